@@ -1,0 +1,175 @@
+/**
+ * Reads the contract (openapi/*.json), bundles each group/version document with
+ * the shared meta schemas into one self-contained document, and extracts the
+ * kinds it declares (SPEC 2, 4.1; contract format: openapi/README.md).
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+
+export type Schema = Record<string, any>;
+export interface OpenApiDocument {
+  openapi: string;
+  info: Record<string, unknown>;
+  paths: Record<string, any>;
+  components: { schemas: Record<string, Schema>; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+  jsonPath: string;
+  formatter?: string;
+}
+
+export interface ResourceExtension {
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  namespaced: boolean;
+  verbs: string[];
+  listKind: string;
+  subresources: Array<{ name: string; verbs: string[] }>;
+  allowCreateOnUpdate: boolean;
+  allowUnconditionalUpdate: boolean;
+  nameValidation: 'DNSSubdomain' | 'DNSLabel';
+  fieldSelectors: Array<{ name: string; jsonPath: string }>;
+  printerColumns: PrinterColumn[];
+}
+
+export interface ContractKind {
+  group: string;
+  version: string;
+  kind: string;
+  schemaName: string;
+  listSchemaName: string;
+  resource: ResourceExtension;
+  storageVersionHash: string;
+}
+
+export interface GroupVersionDocument {
+  /** File stem, e.g. `api__v1` or `apis__networking.orch.io__v1`. */
+  stem: string;
+  group: string;
+  version: string;
+  /** Self-contained document: shared schemas copied in, every $ref local. */
+  document: OpenApiDocument;
+  kinds: ContractKind[];
+}
+
+const SHARED_PREFIX = 'meta__';
+const OPERATION_SCHEMAS = ['DeleteOptions', 'Status', 'Patch'].map((n) => `io.orch.apimachinery.pkg.apis.meta.v1.${n}`);
+
+/** Loads every group/version document of a contract directory, bundled. */
+export function loadContract(dir: string): GroupVersionDocument[] {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const docs = new Map<string, OpenApiDocument>(files.map((f) => [f, JSON.parse(readFileSync(join(dir, f), 'utf8'))]));
+  const result: GroupVersionDocument[] = [];
+  for (const [file, doc] of docs) {
+    if (file.startsWith(SHARED_PREFIX)) continue;
+    const stem = file.replace(/\.json$/, '');
+    const parts = stem.split('__');
+    const [group, version] = parts[0] === 'api' ? ['', parts[1]] : [parts[1], parts[2]];
+    if (!version) throw new Error(`${file}: name must be api__<version>.json or apis__<group>__<version>.json`);
+    const document = bundle(doc, docs, file);
+    result.push({ stem, group, version, document, kinds: extractKinds(document, group, version, file) });
+  }
+  return result;
+}
+
+/** Copies every externally referenced schema (transitively) into the document and makes refs local. */
+function bundle(doc: OpenApiDocument, docs: Map<string, OpenApiDocument>, file: string): OpenApiDocument {
+  const out: OpenApiDocument = structuredClone(doc);
+  out.components ??= { schemas: {} };
+  out.components.schemas ??= {};
+  const pending: Array<{ node: any; from: string }> = Object.values(out.components.schemas).map((node) => ({ node, from: file }));
+  // Every operation's DeleteOptions body, Status answer and Patch body come from the shared document.
+  const operationSchemas = OPERATION_SCHEMAS.map((name) => ({ $ref: `./meta__v1.json#/components/schemas/${name}` }));
+  pending.push({ node: operationSchemas, from: file });
+  while (pending.length) {
+    const { node, from } = pending.pop()!;
+    walk(node, (obj) => {
+      const ref = obj.$ref;
+      if (typeof ref !== 'string') return;
+      const [target, pointer] = ref.startsWith('#') ? [from, ref.slice(1)] : [ref.split('#')[0].replace(/^\.\//, ''), ref.split('#')[1]];
+      const name = pointer.replace('/components/schemas/', '');
+      obj.$ref = `#/components/schemas/${name}`;
+      if (out.components.schemas[name]) return;
+      const source = docs.get(target)?.components?.schemas?.[name];
+      if (!source) throw new Error(`${file}: unresolved $ref ${ref}`);
+      const copy = structuredClone(source);
+      out.components.schemas[name] = copy;
+      pending.push({ node: copy, from: target });
+    });
+  }
+  out.components.schemas = sortKeys(out.components.schemas);
+  return out;
+}
+
+function walk(node: any, visit: (obj: any) => void): void {
+  if (Array.isArray(node)) node.forEach((n) => walk(n, visit));
+  else if (node && typeof node === 'object') {
+    visit(node);
+    for (const value of Object.values(node)) walk(value, visit);
+  }
+}
+
+function sortKeys<T>(obj: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(obj).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function extractKinds(doc: OpenApiDocument, group: string, version: string, file: string): ContractKind[] {
+  const kinds: ContractKind[] = [];
+  for (const [schemaName, schema] of Object.entries(doc.components.schemas)) {
+    const resource = schema['x-orch-resource'] as ResourceExtension | undefined;
+    if (!resource) continue;
+    const gvk = (schema['x-kubernetes-group-version-kind'] ?? [])[0];
+    if (!gvk || gvk.group !== group || gvk.version !== version) {
+      throw new Error(`${file}: ${schemaName} has x-orch-resource but no x-kubernetes-group-version-kind for ${group}/${version}`);
+    }
+    const listSchemaName = Object.keys(doc.components.schemas).find((n) =>
+      (doc.components.schemas[n]['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === resource.listKind && g.group === group),
+    );
+    if (!listSchemaName) throw new Error(`${file}: no schema for ${resource.listKind}`);
+    for (const key of ['plural', 'singular', 'verbs', 'listKind'] as const) {
+      if (!resource[key]) throw new Error(`${file}: ${schemaName} x-orch-resource.${key} is required`);
+    }
+    kinds.push({
+      group,
+      version,
+      kind: gvk.kind,
+      schemaName,
+      listSchemaName,
+      resource: {
+        shortNames: [],
+        categories: [],
+        subresources: [],
+        fieldSelectors: [],
+        printerColumns: [],
+        allowCreateOnUpdate: false,
+        allowUnconditionalUpdate: true,
+        nameValidation: 'DNSSubdomain',
+        ...(resource as Partial<ResourceExtension>),
+        verbs: [...resource.verbs].sort(),
+      } as ResourceExtension,
+      storageVersionHash: storageVersionHash(group, version, gvk.kind),
+    });
+  }
+  return kinds;
+}
+
+/** FACTS 4: base64 of the first 8 bytes of SHA-256(`group/version/Kind`). */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/** Resolves a `$ref` or a single-element `allOf: [{$ref}]` wrapper to the schema name, else undefined. */
+export function refName(schema: Schema): string | undefined {
+  const ref = schema.$ref ?? (Array.isArray(schema.allOf) && schema.allOf.length === 1 ? schema.allOf[0].$ref : undefined);
+  return typeof ref === 'string' ? ref.replace('#/components/schemas/', '') : undefined;
+}

@@ -1,0 +1,949 @@
+/**
+ * derive-contract.ts — one-time (re-runnable) import tool that derives the
+ * contract directory `openapi/` from the upstream reference data in
+ * `../shared/reference` (Kubernetes release-1.31 OpenAPI v3 documents and
+ * `generated.proto` files).
+ *
+ * Usage (from the repository root):
+ *   npx tsx scripts/derive-contract.ts [--ref <reference dir>] [--out <dir>]
+ *
+ *   --ref  directory holding `openapi/*.json` and `proto/` (default: ../shared/reference
+ *          next to the repository)
+ *   --out  output directory (default: openapi/ in the repository)
+ *
+ * Output is deterministic: 2-space JSON, object keys sorted, trailing newline.
+ * The script writes exactly the files listed in DOCS below; hand-written files
+ * in the output directory (README.md, extra group documents) are left alone.
+ *
+ * What it does (see openapi/README.md for the format it produces):
+ *  1. collects the schemas transitively referenced by the served kinds (plus a
+ *     fixed set of meta/v1 schemas the server needs even if nothing refers to
+ *     them) from the upstream documents;
+ *  2. renames vendor identifiers (`io.k8s.*` schema names → `io.orch.*`,
+ *     `*.k8s.io` API groups → `*.orch.io`, identifiers inside descriptions),
+ *     keeping `x-kubernetes-*` extension names and URLs unchanged;
+ *  3. splits the schemas over one shared meta document and one document per
+ *     group-version, turning cross-document references into external `$ref`s;
+ *  4. annotates protobuf field numbers / message names parsed from the
+ *     upstream `generated.proto` files, the `x-orch-resource` registry data of
+ *     each kind, and `x-orch-default` server-side defaults;
+ *  5. verifies (and if needed adds) the list/map semantics extensions that
+ *     server-side apply and strategic merge patch rely on.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// ---------------------------------------------------------------------------
+// JSON helpers
+
+type Json = null | boolean | number | string | Json[] | JsonObject;
+interface JsonObject {
+  [key: string]: Json;
+}
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function clone<T extends Json>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+/** Deterministic serialisation: 2-space indent, keys sorted by code unit, trailing newline. */
+export function canonicalJson(value: Json): string {
+  const out: string[] = [];
+  const write = (v: Json, indent: string): void => {
+    if (Array.isArray(v)) {
+      if (v.length === 0) {
+        out.push('[]');
+        return;
+      }
+      const inner = indent + '  ';
+      out.push('[\n');
+      v.forEach((item, i) => {
+        out.push(inner);
+        write(item, inner);
+        out.push(i < v.length - 1 ? ',\n' : '\n');
+      });
+      out.push(indent + ']');
+      return;
+    }
+    if (isObject(v)) {
+      const keys = Object.keys(v).sort();
+      if (keys.length === 0) {
+        out.push('{}');
+        return;
+      }
+      const inner = indent + '  ';
+      out.push('{\n');
+      keys.forEach((k, i) => {
+        out.push(inner + JSON.stringify(k) + ': ');
+        write(v[k] as Json, inner);
+        out.push(i < keys.length - 1 ? ',\n' : '\n');
+      });
+      out.push(indent + '}');
+      return;
+    }
+    out.push(JSON.stringify(v));
+  };
+  write(value, '');
+  return out.join('') + '\n';
+}
+
+function fail(msg: string): never {
+  throw new Error(`derive-contract: ${msg}`);
+}
+
+// ---------------------------------------------------------------------------
+// Command line
+
+const scriptDir = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(scriptDir, '..');
+
+function parseArgs(argv: string[]): { ref: string; out: string } {
+  let ref = path.resolve(repoRoot, '..', 'shared', 'reference');
+  let out = path.resolve(repoRoot, 'openapi');
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = (): string => {
+      const v = argv[++i];
+      if (v === undefined) fail(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--ref') ref = path.resolve(next());
+    else if (a === '--out') out = path.resolve(next());
+    else if (a.startsWith('--ref=')) ref = path.resolve(a.slice(6));
+    else if (a.startsWith('--out=')) out = path.resolve(a.slice(6));
+    else if (a === '-h' || a === '--help') {
+      process.stdout.write('usage: derive-contract.ts [--ref <reference dir>] [--out <dir>]\n');
+      process.exit(0);
+    } else fail(`unknown argument ${a}`);
+  }
+  return { ref, out };
+}
+
+// ---------------------------------------------------------------------------
+// Renaming rule (FACTS §0)
+
+const UPSTREAM_SCHEMA_PREFIX = 'io.k8s.';
+const ORCH_SCHEMA_PREFIX = 'io.orch.';
+
+export function renameSchemaName(name: string): string {
+  if (!name.startsWith(UPSTREAM_SCHEMA_PREFIX)) fail(`unexpected schema name ${name}`);
+  return ORCH_SCHEMA_PREFIX + name.slice(UPSTREAM_SCHEMA_PREFIX.length);
+}
+
+/** API group rename: `x.k8s.io` → `x.orch.io`; the spec spells flowcontrol without `apiserver.`. */
+export function renameGroup(group: string): string {
+  if (group === 'flowcontrol.apiserver.k8s.io') return 'flowcontrol.orch.io';
+  return group.replace(/(^|\.)k8s\.io$/, '$1orch.io').replace(/(^|\.)kubernetes\.io$/, '$1orch.io');
+}
+
+/**
+ * Spans of description text that are references to upstream material and stay
+ * byte-for-byte: URLs (https://git.k8s.io/..., https://kubernetes.io/docs/...)
+ * and Go module paths of upstream projects (sigs.k8s.io/structured-merge-diff).
+ */
+const PROTECTED_SPANS = /(https?:\/\/[^\s"'<>()[\]]+|\bsigs\.k8s\.io\/[A-Za-z0-9._/-]+)/;
+
+/** Identifier rule inside prose: rename identifiers, keep prose words ("Kubernetes", "kubelet") and URLs. */
+export function renameText(text: string): string {
+  return text
+    .split(PROTECTED_SPANS)
+    .map((part, i) => {
+      if (i % 2 === 1) return part; // protected span (captured by the split regex)
+      return part
+        .replace(/\bflowcontrol\.apiserver\.k8s\.io\b/g, 'flowcontrol.orch.io')
+        .replace(/\b((?:[a-z0-9-]+\.)*)k8s\.io\b/g, '$1orch.io')
+        .replace(/\b((?:[a-z0-9-]+\.)*)kubernetes\.io\//g, '$1orch.io/')
+        .replace(/\bvnd\.kubernetes\b/g, 'vnd.orch')
+        .replace(/\bkube-(system|public|node-lease)\b/g, 'orch-$1');
+    })
+    .join('');
+}
+
+// ---------------------------------------------------------------------------
+// Protobuf: tiny parser for the upstream generated.proto files
+
+export interface ProtoField {
+  number: number;
+  label: 'optional' | 'repeated' | 'required' | 'map';
+  type: string;
+}
+export type ProtoIndex = Map<string, Map<string, ProtoField>>;
+
+/** Parses `package`, (nested) `message` blocks and their `optional|repeated|required|map<K,V>` fields. */
+export function parseProto(source: string, index: ProtoIndex = new Map()): ProtoIndex {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ');
+  const tokens = text.match(/map\s*<[^>]*>|"(?:[^"\\]|\\.)*"|[A-Za-z_.][A-Za-z0-9_.]*|\d+|[{};=[\]<>,()]/g) ?? [];
+  let pkg = '';
+  const scopes: string[] = []; // message name stack
+  const blockKinds: ('message' | 'other')[] = [];
+  let i = 0;
+  const skipStatement = (): void => {
+    while (i < tokens.length && tokens[i] !== ';') i++;
+    i++;
+  };
+  while (i < tokens.length) {
+    const t = tokens[i];
+    if (t === 'package') {
+      pkg = tokens[i + 1] ?? '';
+      skipStatement();
+    } else if (t === 'syntax' || t === 'import' || t === 'option') {
+      skipStatement();
+    } else if (t === 'message') {
+      const name = tokens[i + 1];
+      if (tokens[i + 2] !== '{') fail(`proto: expected { after message ${name}`);
+      scopes.push(name);
+      blockKinds.push('message');
+      index.set([pkg, ...scopes].join('.'), new Map());
+      i += 3;
+    } else if (t === 'enum' || t === 'oneof' || t === 'service' || t === 'extend') {
+      // not used by the Kubernetes generated.proto files; skip the block, but keep
+      // oneof members (they are ordinary fields of the enclosing message)
+      if (t === 'oneof') {
+        blockKinds.push('other');
+        i += 3;
+      } else {
+        let depth = 0;
+        while (i < tokens.length) {
+          if (tokens[i] === '{') depth++;
+          else if (tokens[i] === '}' && --depth === 0) break;
+          i++;
+        }
+        i++;
+      }
+    } else if (t === '}') {
+      const kind = blockKinds.pop();
+      if (kind === 'message') scopes.pop();
+      i++;
+    } else if (t === ';') {
+      i++;
+    } else if (scopes.length > 0) {
+      // field: [label] type name = N [options] ;
+      let label: ProtoField['label'] = 'optional';
+      let type: string;
+      if (t.startsWith('map')) {
+        label = 'map';
+        type = t.replace(/\s+/g, '');
+        i++;
+      } else {
+        if (t === 'optional' || t === 'repeated' || t === 'required') {
+          label = t;
+          i++;
+        }
+        type = tokens[i++];
+      }
+      const name = tokens[i++];
+      if (tokens[i++] !== '=') fail(`proto: cannot parse field ${name} in ${scopes.join('.')}`);
+      const number = Number(tokens[i++]);
+      if (!Number.isInteger(number)) fail(`proto: bad field number for ${name}`);
+      skipStatement();
+      index.get([pkg, ...scopes].join('.'))!.set(name, { number, label, type });
+    } else {
+      fail(`proto: unexpected token ${t}`);
+    }
+  }
+  return index;
+}
+
+function loadProtoIndex(protoDir: string): ProtoIndex {
+  const index: ProtoIndex = new Map();
+  const walk = (dir: string): string[] =>
+    readdirSync(dir)
+      .sort()
+      .flatMap((e) => {
+        const p = path.join(dir, e);
+        return statSync(p).isDirectory() ? walk(p) : e.endsWith('.proto') ? [p] : [];
+      });
+  for (const file of walk(protoDir)) parseProto(readFileSync(file, 'utf8'), index);
+  return index;
+}
+
+/** `io.k8s.api.networking.v1.NetworkPolicyPort` → `k8s.io.api.networking.v1.NetworkPolicyPort`. */
+function protoMessageName(upstreamSchema: string): string {
+  return 'k8s.io.' + upstreamSchema.slice(UPSTREAM_SCHEMA_PREFIX.length);
+}
+
+// ---------------------------------------------------------------------------
+// Contract configuration
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+const CORE = 'io.k8s.api.core.v1.';
+const NET = 'io.k8s.api.networking.v1.';
+
+interface DocSpec {
+  file: string;
+  title: string;
+  description: string;
+  /** upstream documents this one is derived from (for info.x-orch-upstream) */
+  upstream: string[];
+  owns(upstreamName: string): boolean;
+  roots: string[];
+}
+
+const UPSTREAM_FILES = [
+  'api__v1_openapi.json',
+  'apis__networking.k8s.io__v1_openapi.json',
+  'api_openapi.json',
+  'apis_openapi.json',
+];
+
+const DOCS: DocSpec[] = [
+  {
+    file: 'meta__v1.json',
+    title: 'orch meta/v1 shared schemas',
+    description:
+      'Schemas of the meta.orch.io/v1 (apimachinery) types shared by every group-version document. Referenced from the other documents through external $refs.',
+    upstream: UPSTREAM_FILES,
+    owns: (n) => n.startsWith('io.k8s.apimachinery.'),
+    roots: [
+      'DeleteOptions',
+      'Status',
+      'StatusDetails',
+      'StatusCause',
+      'Preconditions',
+      'APIResource',
+      'APIResourceList',
+      'APIGroup',
+      'APIGroupList',
+      'APIVersions',
+      'GroupVersionForDiscovery',
+      'ServerAddressByClientCIDR',
+      'WatchEvent',
+      // request body schema of every PATCH operation
+      'Patch',
+    ].map((k) => META + k),
+  },
+  {
+    file: 'api__v1.json',
+    title: 'orch core v1',
+    description: 'Kinds of the core group (""), version v1, served under /api/v1. paths are emitted by the generator.',
+    upstream: ['api__v1_openapi.json'],
+    owns: (n) => n.startsWith(CORE),
+    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event'].flatMap((k) => [CORE + k, CORE + k + 'List']),
+  },
+  {
+    file: 'apis__networking.orch.io__v1.json',
+    title: 'orch networking.orch.io/v1',
+    description:
+      'Kinds of the networking.orch.io group, version v1, served under /apis/networking.orch.io/v1. paths are emitted by the generator.',
+    upstream: ['apis__networking.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(NET),
+    roots: [NET + 'NetworkPolicy', NET + 'NetworkPolicyList'],
+  },
+];
+
+/** Description taken from a (renamed) schema property, or a literal. */
+type DocText = string | { schema: string; property: string };
+
+interface ColumnSpec {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: DocText;
+  priority?: number;
+  jsonPath: string;
+  formatter?: string;
+}
+
+interface SubresourceSpec {
+  name: string;
+  verbs: string[];
+  kind: string;
+  group?: string;
+  version?: string;
+}
+
+interface FieldSelectorSpec {
+  name: string;
+  jsonPath: string;
+  fallbackJsonPath?: string;
+}
+
+interface ResourceSpec {
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  namespaced: boolean;
+  verbs: string[];
+  subresources: SubresourceSpec[];
+  allowCreateOnUpdate: boolean;
+  allowUnconditionalUpdate: boolean;
+  nameValidation: 'DNSSubdomain' | 'DNSLabel' | 'PathSegment';
+  fieldSelectors: FieldSelectorSpec[];
+  printerColumns: ColumnSpec[];
+}
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+const NAME_COLUMN: ColumnSpec = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: { schema: META + 'ObjectMeta', property: 'name' },
+  jsonPath: '.metadata.name',
+};
+const AGE_COLUMN: ColumnSpec = {
+  name: 'Age',
+  type: 'string',
+  description: { schema: META + 'ObjectMeta', property: 'creationTimestamp' },
+  jsonPath: '.metadata.creationTimestamp',
+  formatter: 'age',
+};
+
+/**
+ * Registry data per kind, upstream 1.31 values:
+ *  - names/verbs/subresources: OAPI paths + K pkg/registry/core/{namespace,configmap,secret,serviceaccount,event}/storage,
+ *    K pkg/registry/networking/networkpolicy/storage (ShortNames());
+ *  - allowCreateOnUpdate/allowUnconditionalUpdate: the registry strategies (strategy.go);
+ *  - nameValidation: K pkg/apis/core/validation (ValidateNamespaceName = DNS label, ConfigMap/Secret/ServiceAccount
+ *    = DNS subdomain; core/v1 Events skip ObjectMeta validation (ValidateEventCreate "legacy" path), so only the
+ *    generic path-segment check of AS registry/rest/create.go applies), K pkg/apis/networking/validation;
+ *  - fieldSelectors: K pkg/registry/core/*\/strategy.go *ToSelectableFields + K pkg/apis/core/v1/conversion.go;
+ *  - printerColumns: K pkg/printers/internalversion/printers.go (column definitions + print* functions).
+ */
+const RESOURCES: Record<string, ResourceSpec> = {
+  [CORE + 'Namespace']: {
+    plural: 'namespaces',
+    singular: 'namespace',
+    shortNames: ['ns'],
+    categories: [],
+    namespaced: false,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [
+      { name: 'finalize', verbs: ['update'], kind: 'Namespace' },
+      { name: 'status', verbs: ['get', 'patch', 'update'], kind: 'Namespace' },
+    ],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSLabel',
+    fieldSelectors: [{ name: 'status.phase', jsonPath: '.status.phase' }],
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Status', type: 'string', description: 'The status of the namespace', jsonPath: '.status.phase' },
+      AGE_COLUMN,
+    ],
+  },
+  [CORE + 'ConfigMap']: {
+    plural: 'configmaps',
+    singular: 'configmap',
+    shortNames: ['cm'],
+    categories: [],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns: [
+      NAME_COLUMN,
+      {
+        name: 'Data',
+        type: 'string',
+        description: { schema: CORE + 'ConfigMap', property: 'data' },
+        jsonPath: '.data',
+        formatter: 'dataCount',
+      },
+      AGE_COLUMN,
+    ],
+  },
+  [CORE + 'Secret']: {
+    plural: 'secrets',
+    singular: 'secret',
+    shortNames: [],
+    categories: [],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [{ name: 'type', jsonPath: '.type' }],
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Type', type: 'string', description: { schema: CORE + 'Secret', property: 'type' }, jsonPath: '.type' },
+      {
+        name: 'Data',
+        type: 'string',
+        description: { schema: CORE + 'Secret', property: 'data' },
+        jsonPath: '.data',
+        formatter: 'dataCount',
+      },
+      AGE_COLUMN,
+    ],
+  },
+  [CORE + 'ServiceAccount']: {
+    plural: 'serviceaccounts',
+    singular: 'serviceaccount',
+    shortNames: ['sa'],
+    categories: [],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [
+      { name: 'token', verbs: ['create'], group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' },
+    ],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns: [
+      NAME_COLUMN,
+      {
+        name: 'Secrets',
+        type: 'string',
+        description: { schema: CORE + 'ServiceAccount', property: 'secrets' },
+        jsonPath: '.secrets',
+        formatter: 'count',
+      },
+      AGE_COLUMN,
+    ],
+  },
+  [CORE + 'Event']: {
+    plural: 'events',
+    singular: 'event',
+    shortNames: ['ev'],
+    categories: [],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [],
+    allowCreateOnUpdate: true,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'PathSegment',
+    fieldSelectors: [
+      { name: 'involvedObject.kind', jsonPath: '.involvedObject.kind' },
+      { name: 'involvedObject.namespace', jsonPath: '.involvedObject.namespace' },
+      { name: 'involvedObject.name', jsonPath: '.involvedObject.name' },
+      { name: 'involvedObject.uid', jsonPath: '.involvedObject.uid' },
+      { name: 'involvedObject.apiVersion', jsonPath: '.involvedObject.apiVersion' },
+      { name: 'involvedObject.resourceVersion', jsonPath: '.involvedObject.resourceVersion' },
+      { name: 'involvedObject.fieldPath', jsonPath: '.involvedObject.fieldPath' },
+      { name: 'reason', jsonPath: '.reason' },
+      // internal ReportingController = v1 JSON field reportingComponent
+      { name: 'reportingComponent', jsonPath: '.reportingComponent' },
+      // source.component, or reportingComponent when that is empty
+      { name: 'source', jsonPath: '.source.component', fallbackJsonPath: '.reportingComponent' },
+      { name: 'type', jsonPath: '.type' },
+    ],
+    printerColumns: [
+      {
+        name: 'Last Seen',
+        type: 'string',
+        description: { schema: CORE + 'Event', property: 'lastTimestamp' },
+        jsonPath: '.lastTimestamp',
+        formatter: 'eventLastSeen',
+      },
+      { name: 'Type', type: 'string', description: { schema: CORE + 'Event', property: 'type' }, jsonPath: '.type' },
+      { name: 'Reason', type: 'string', description: { schema: CORE + 'Event', property: 'reason' }, jsonPath: '.reason' },
+      {
+        name: 'Object',
+        type: 'string',
+        description: { schema: CORE + 'Event', property: 'involvedObject' },
+        jsonPath: '.involvedObject',
+        formatter: 'eventObject',
+      },
+      {
+        name: 'Subobject',
+        type: 'string',
+        priority: 1,
+        description: { schema: CORE + 'ObjectReference', property: 'fieldPath' },
+        jsonPath: '.involvedObject.fieldPath',
+      },
+      {
+        name: 'Source',
+        type: 'string',
+        priority: 1,
+        description: { schema: CORE + 'Event', property: 'source' },
+        jsonPath: '.source',
+        formatter: 'eventSource',
+      },
+      {
+        name: 'Message',
+        type: 'string',
+        description: { schema: CORE + 'Event', property: 'message' },
+        jsonPath: '.message',
+        formatter: 'trimSpace',
+      },
+      {
+        name: 'First Seen',
+        type: 'string',
+        priority: 1,
+        description: { schema: CORE + 'Event', property: 'firstTimestamp' },
+        jsonPath: '.firstTimestamp',
+        formatter: 'eventFirstSeen',
+      },
+      {
+        name: 'Count',
+        type: 'string',
+        priority: 1,
+        description: { schema: CORE + 'Event', property: 'count' },
+        jsonPath: '.count',
+        formatter: 'eventCount',
+      },
+      { ...NAME_COLUMN, priority: 1 },
+    ],
+  },
+  [NET + 'NetworkPolicy']: {
+    plural: 'networkpolicies',
+    singular: 'networkpolicy',
+    shortNames: ['netpol'],
+    categories: [],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns: [
+      NAME_COLUMN,
+      {
+        name: 'Pod-Selector',
+        type: 'string',
+        description: { schema: NET + 'NetworkPolicySpec', property: 'podSelector' },
+        jsonPath: '.spec.podSelector',
+        formatter: 'labelSelector',
+      },
+      AGE_COLUMN,
+    ],
+  },
+};
+
+/** Server-side defaults applied by the generated decoder (`x-orch-default`). */
+const DEFAULTS: { schema: string; property: string; value: Json }[] = [
+  // K pkg/apis/networking/v1/defaults.go SetDefaults_NetworkPolicyPort
+  { schema: NET + 'NetworkPolicyPort', property: 'protocol', value: 'TCP' },
+  // K pkg/apis/core/v1/defaults.go SetDefaults_Secret
+  { schema: CORE + 'Secret', property: 'type', value: 'Opaque' },
+];
+
+/**
+ * List/map semantics that must be present (FACTS §6.4). `add` values are merged in
+ * when missing; a conflicting upstream value is an error.
+ */
+const LIST_SEMANTICS: { schema: string; property: string; ext: JsonObject }[] = [
+  {
+    schema: META + 'ObjectMeta',
+    property: 'finalizers',
+    ext: { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' },
+  },
+  {
+    schema: META + 'ObjectMeta',
+    property: 'ownerReferences',
+    ext: {
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['uid'],
+      'x-kubernetes-patch-merge-key': 'uid',
+      'x-kubernetes-patch-strategy': 'merge',
+    },
+  },
+  { schema: META + 'ObjectMeta', property: 'managedFields', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  // granular is the default for maps; stated explicitly so the contract is self-describing
+  { schema: META + 'ObjectMeta', property: 'labels', ext: { 'x-kubernetes-map-type': 'granular' } },
+  { schema: META + 'ObjectMeta', property: 'annotations', ext: { 'x-kubernetes-map-type': 'granular' } },
+  { schema: META + 'LabelSelector', property: 'matchExpressions', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: META + 'LabelSelectorRequirement', property: 'values', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicySpec', property: 'ingress', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicySpec', property: 'egress', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicySpec', property: 'policyTypes', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicyIngressRule', property: 'from', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicyIngressRule', property: 'ports', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicyEgressRule', property: 'to', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'NetworkPolicyEgressRule', property: 'ports', ext: { 'x-kubernetes-list-type': 'atomic' } },
+  { schema: NET + 'IPBlock', property: 'except', ext: { 'x-kubernetes-list-type': 'atomic' } },
+];
+/** Whole-schema semantics that must be present. */
+const MAP_SEMANTICS: { schema: string; ext: JsonObject }[] = [
+  { schema: META + 'LabelSelector', ext: { 'x-kubernetes-map-type': 'atomic' } },
+  { schema: META + 'OwnerReference', ext: { 'x-kubernetes-map-type': 'atomic' } },
+];
+
+// ---------------------------------------------------------------------------
+// Derivation
+
+const REF_PREFIX = '#/components/schemas/';
+
+function collectRefs(node: Json, out: Set<string>): void {
+  if (Array.isArray(node)) node.forEach((n) => collectRefs(n, out));
+  else if (isObject(node)) {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') {
+        if (!v.startsWith(REF_PREFIX)) fail(`unexpected $ref ${v}`);
+        out.add(v.slice(REF_PREFIX.length));
+      } else collectRefs(v, out);
+    }
+  }
+}
+
+function loadSchemaPool(openapiDir: string): Map<string, JsonObject> {
+  const pool = new Map<string, JsonObject>();
+  for (const file of UPSTREAM_FILES) {
+    const doc = JSON.parse(readFileSync(path.join(openapiDir, file), 'utf8')) as JsonObject;
+    const components = doc.components;
+    const schemas = isObject(components) ? components.schemas : undefined;
+    if (!isObject(schemas)) fail(`${file} has no components.schemas`);
+    for (const [name, schema] of Object.entries(schemas)) {
+      if (!isObject(schema)) fail(`${file}: schema ${name} is not an object`);
+      const seen = pool.get(name);
+      if (seen && canonicalJson(seen) !== canonicalJson(schema)) fail(`schema ${name} differs between reference documents`);
+      if (!seen) pool.set(name, schema);
+    }
+  }
+  return pool;
+}
+
+function closure(pool: Map<string, JsonObject>, roots: string[]): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const name = stack.pop()!;
+    if (seen.has(name)) continue;
+    const schema = pool.get(name);
+    if (!schema) fail(`schema ${name} not found in the reference documents`);
+    seen.add(name);
+    const refs = new Set<string>();
+    collectRefs(schema, refs);
+    stack.push(...refs);
+  }
+  return seen;
+}
+
+/** Rename one schema node (recursively): $refs, descriptions, GVK groups. */
+function transformSchema(node: Json, refFor: (upstream: string) => string): Json {
+  if (Array.isArray(node)) return node.map((n) => transformSchema(n, refFor));
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$ref' && typeof v === 'string') out[k] = refFor(v.slice(REF_PREFIX.length));
+    else if (k === 'description' && typeof v === 'string') out[k] = renameText(v);
+    else if (k === 'properties' && isObject(v)) {
+      const props: JsonObject = {};
+      for (const [pname, pschema] of Object.entries(v)) props[pname] = transformSchema(pschema, refFor);
+      out[k] = props;
+    } else if (k === 'x-kubernetes-group-version-kind' && Array.isArray(v)) {
+      out[k] = v.map((gvk) => {
+        if (!isObject(gvk) || typeof gvk.group !== 'string') fail('malformed x-kubernetes-group-version-kind');
+        return { ...gvk, group: renameGroup(gvk.group) };
+      });
+    } else if (k === 'default' || k === 'enum' || k === 'example') out[k] = clone(v);
+    else out[k] = transformSchema(v, refFor);
+  }
+  return out;
+}
+
+function propertyOf(schema: JsonObject, property: string, where: string): JsonObject {
+  const props = schema.properties;
+  const p = isObject(props) ? props[property] : undefined;
+  if (!isObject(p)) fail(`${where}: property ${property} not found`);
+  return p;
+}
+
+/** Adds keys to a property schema; a bare `$ref` is wrapped in allOf first (siblings of $ref are ignored in OAS 3.0). */
+function annotate(prop: JsonObject, ext: JsonObject): void {
+  if (typeof prop.$ref === 'string') {
+    prop.allOf = [{ $ref: prop.$ref }];
+    delete prop.$ref;
+  }
+  Object.assign(prop, ext);
+}
+
+function resolveDocText(text: DocText, renamed: Map<string, JsonObject>): string {
+  if (typeof text === 'string') return text;
+  const schema = renamed.get(text.schema);
+  if (!schema) fail(`column description: schema ${text.schema} not in the contract`);
+  const d = propertyOf(schema, text.property, text.schema).description;
+  if (typeof d !== 'string') fail(`column description: ${text.schema}.${text.property} has no description`);
+  return d;
+}
+
+function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<string, JsonObject>): JsonObject {
+  const kindName = kindSchema.slice(kindSchema.lastIndexOf('.') + 1);
+  const sortedVerbs = (v: string[]): string[] => [...v].sort();
+  return {
+    plural: spec.plural,
+    singular: spec.singular,
+    shortNames: [...spec.shortNames],
+    categories: [...spec.categories],
+    namespaced: spec.namespaced,
+    verbs: sortedVerbs(spec.verbs),
+    listKind: kindName + 'List',
+    subresources: [...spec.subresources]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((s) => {
+        const o: JsonObject = { name: s.name, verbs: sortedVerbs(s.verbs), kind: s.kind };
+        if (s.group !== undefined) o.group = s.group;
+        if (s.version !== undefined) o.version = s.version;
+        return o;
+      }),
+    allowCreateOnUpdate: spec.allowCreateOnUpdate,
+    allowUnconditionalUpdate: spec.allowUnconditionalUpdate,
+    nameValidation: spec.nameValidation,
+    fieldSelectors: [...spec.fieldSelectors]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((f) => {
+        const o: JsonObject = { name: f.name, jsonPath: f.jsonPath };
+        if (f.fallbackJsonPath !== undefined) o.fallbackJsonPath = f.fallbackJsonPath;
+        return o;
+      }),
+    printerColumns: spec.printerColumns.map((c) => {
+      const o: JsonObject = {
+        name: c.name,
+        type: c.type,
+        format: c.format ?? '',
+        description: resolveDocText(c.description, renamed),
+        priority: c.priority ?? 0,
+        jsonPath: c.jsonPath,
+      };
+      if (c.formatter !== undefined) o.formatter = c.formatter;
+      return o;
+    }),
+  };
+}
+
+export interface DeriveResult {
+  /** file name → file content */
+  files: Map<string, string>;
+  /** human-readable notes (properties without proto fields, remaining vendor words) */
+  notes: string[];
+}
+
+export function derive(refDir: string): DeriveResult {
+  const pool = loadSchemaPool(path.join(refDir, 'openapi'));
+  const proto = loadProtoIndex(path.join(refDir, 'proto'));
+  const notes: string[] = [];
+
+  // 1. closure of every document's roots; the owner of each schema is decided by its name
+  const all = closure(
+    pool,
+    DOCS.flatMap((d) => d.roots),
+  );
+  const ownerOf = new Map<string, DocSpec>();
+  for (const name of all) {
+    const owners = DOCS.filter((d) => d.owns(name));
+    if (owners.length !== 1) fail(`schema ${name} has ${owners.length} owning documents`);
+    ownerOf.set(name, owners[0]);
+  }
+
+  // 2. rename + split
+  const renamed = new Map<string, JsonObject>(); // keyed by *upstream* name
+  for (const name of [...all].sort()) {
+    const home = ownerOf.get(name)!;
+    const refFor = (target: string): string => {
+      const targetDoc = ownerOf.get(target);
+      if (!targetDoc) fail(`${name} refers to ${target}, which is not in the contract`);
+      const local = REF_PREFIX + renameSchemaName(target);
+      return targetDoc === home ? local : `./${targetDoc.file}${local}`;
+    };
+    renamed.set(name, transformSchema(pool.get(name)!, refFor) as JsonObject);
+  }
+
+  // 3. protobuf annotations
+  for (const [name, schema] of renamed) {
+    const message = proto.get(protoMessageName(name));
+    if (!message) {
+      notes.push(`no proto message for ${name}`);
+      continue;
+    }
+    schema['x-orch-protobuf-message'] = protoMessageName(name);
+    const props = schema.properties;
+    if (!isObject(props)) continue;
+    for (const [pname, pschema] of Object.entries(props)) {
+      if (!isObject(pschema)) continue;
+      const field = message.get(pname);
+      if (field) annotate(pschema, { 'x-orch-protobuf-field': field.number });
+      else notes.push(`no proto field for ${name}.${pname}`);
+    }
+    const jsonNames = new Set(Object.keys(props));
+    for (const fname of message.keys()) {
+      if (!jsonNames.has(fname)) notes.push(`proto field ${protoMessageName(name)}.${fname} has no JSON property`);
+    }
+  }
+
+  // 4. resources
+  for (const [kindSchema, spec] of Object.entries(RESOURCES)) {
+    const schema = renamed.get(kindSchema);
+    if (!schema) fail(`resource kind ${kindSchema} not in the contract`);
+    const gvk = schema['x-kubernetes-group-version-kind'];
+    if (!Array.isArray(gvk) || gvk.length !== 1) fail(`${kindSchema} must have exactly one group-version-kind`);
+    if (!renamed.has(kindSchema + 'List')) fail(`${kindSchema}List missing`);
+    schema['x-orch-resource'] = resourceExtension(kindSchema, spec, renamed);
+  }
+
+  // 5. defaults
+  for (const d of DEFAULTS) {
+    const schema = renamed.get(d.schema);
+    if (!schema) fail(`default: ${d.schema} not in the contract`);
+    annotate(propertyOf(schema, d.property, d.schema), { 'x-orch-default': d.value });
+  }
+
+  // 6. list / map semantics: verify, add when missing
+  for (const l of LIST_SEMANTICS) {
+    const schema = renamed.get(l.schema);
+    if (!schema) fail(`list semantics: ${l.schema} not in the contract`);
+    const prop = propertyOf(schema, l.property, l.schema);
+    for (const [k, v] of Object.entries(l.ext)) {
+      if (prop[k] === undefined) {
+        prop[k] = clone(v);
+        notes.push(`added ${k} to ${l.schema}.${l.property}`);
+      } else if (canonicalJson(prop[k]) !== canonicalJson(v)) {
+        fail(`${l.schema}.${l.property}: upstream ${k}=${JSON.stringify(prop[k])}, expected ${JSON.stringify(v)}`);
+      }
+    }
+  }
+  for (const m of MAP_SEMANTICS) {
+    const schema = renamed.get(m.schema);
+    if (!schema) fail(`map semantics: ${m.schema} not in the contract`);
+    for (const [k, v] of Object.entries(m.ext)) {
+      if (schema[k] === undefined) {
+        schema[k] = clone(v);
+        notes.push(`added ${k} to ${m.schema}`);
+      } else if (canonicalJson(schema[k]) !== canonicalJson(v)) fail(`${m.schema}: unexpected ${k}`);
+    }
+  }
+
+  // 7. assemble documents
+  const files = new Map<string, string>();
+  for (const doc of DOCS) {
+    const schemas: JsonObject = {};
+    for (const [name, schema] of renamed) if (ownerOf.get(name) === doc) schemas[renameSchemaName(name)] = schema;
+    const out: JsonObject = {
+      openapi: '3.0.3',
+      info: {
+        title: doc.title,
+        version: 'v1',
+        description: doc.description,
+        'x-orch-upstream': {
+          release: 'kubernetes release-1.31',
+          openapi: doc.upstream.map((f) => `api/openapi-spec/v3/${f}`),
+          proto: 'k8s.io/api, k8s.io/apimachinery v0.31.14 generated.proto',
+          generator: 'scripts/derive-contract.ts',
+        },
+      },
+      paths: {},
+      components: { schemas },
+    };
+    const text = canonicalJson(out);
+    for (const m of text.matchAll(/"description": "((?:[^"\\]|\\.)*)"/g)) {
+      const stripped = m[1].split(PROTECTED_SPANS).filter((_, i) => i % 2 === 0).join('');
+      const hit = stripped.match(/.{0,30}(?:k8s\.io|kubernetes\.io\/|kube-(?:system|public)).{0,30}/);
+      if (hit) notes.push(`${doc.file}: vendor identifier left in description: …${hit[0]}…`);
+    }
+    files.set(doc.file, text);
+  }
+  return { files, notes };
+}
+
+function main(): void {
+  const { ref, out } = parseArgs(process.argv.slice(2));
+  if (!existsSync(ref)) fail(`reference directory ${ref} not found (use --ref)`);
+  const { files, notes } = derive(ref);
+  mkdirSync(out, { recursive: true });
+  for (const [name, text] of files) writeFileSync(path.join(out, name), text);
+  if (process.env.DERIVE_CONTRACT_VERBOSE) for (const n of notes) process.stderr.write(`note: ${n}\n`);
+  process.stdout.write(`wrote ${[...files.keys()].join(', ')} to ${path.relative(process.cwd(), out) || '.'}\n`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

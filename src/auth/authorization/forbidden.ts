@@ -1,0 +1,20 @@
+/** The 403 of SPEC 5.1 with upstream's message (FACTS 1.2). */
+import * as errors from '../../api/status-error.ts';
+import type { AuthorizationAttributes } from './authorizer.ts';
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function forbiddenError(a: AuthorizationAttributes, reason: string): errors.StatusError {
+  const user = escapeHtml(a.user.name);
+  let text: string;
+  if (!a.isResourceRequest) {
+    text = `User "${user}" cannot ${a.verb} path "${escapeHtml(a.path)}"`;
+    return errors.forbidden(undefined, '', reason ? `${text}: ${reason}` : text);
+  }
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const scope = a.namespace ? `in the namespace "${escapeHtml(a.namespace)}"` : 'at the cluster scope';
+  text = `User "${user}" cannot ${a.verb} resource "${escapeHtml(resource)}" in API group "${a.group}" ${scope}`;
+  return errors.forbidden({ group: a.group, resource: a.resource }, a.name, reason ? `${text}: ${reason}` : text);
+}

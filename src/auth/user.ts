@@ -1,0 +1,12 @@
+/** The identity a request is evaluated as (SPEC 5.1 user, groups, extra). */
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export const ANONYMOUS_USER = 'system:anonymous';
+export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+export const MASTERS_GROUP = 'system:masters';

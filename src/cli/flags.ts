@@ -1,0 +1,103 @@
+/**
+ * Command-line flags, spelled as kube-apiserver spells them where the concept
+ * is the same.
+ */
+
+export interface Flags {
+  secureport: number;
+  bindAddress: string;
+  dataDir: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tokenAuthFile?: string;
+  authorizationMode: string[];
+  anonymousAuth?: boolean;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  storageBackend: 'sqlite' | 'etcd3';
+  etcdServers: string[];
+}
+
+interface FlagSpec {
+  name: string;
+  value: string;
+  help: string;
+  apply(flags: Flags, value: string): void;
+}
+
+/** Parses a Go duration (`1m30s`, `500ms`, `0`). */
+export function parseDuration(text: string): number {
+  if (text === '0') return 0;
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m; (m = re.exec(text)); ) {
+    total += Number(m[1]) * units[m[2]];
+    consumed = re.lastIndex;
+  }
+  if (!text || consumed !== text.length) throw new Error(`invalid duration ${JSON.stringify(text)}`);
+  return total;
+}
+
+function parseBool(text: string): boolean {
+  if (['true', '1', 't', 'T', 'TRUE', 'True'].includes(text)) return true;
+  if (['false', '0', 'f', 'F', 'FALSE', 'False'].includes(text)) return false;
+  throw new Error(`invalid boolean ${JSON.stringify(text)}`);
+}
+
+const SPECS: FlagSpec[] = [
+  { name: 'secure-port', value: 'int', help: 'The port on which to serve HTTPS (0 picks a free port). (default 6443)', apply: (f, v) => (f.secureport = Number.parseInt(v, 10)) },
+  { name: 'bind-address', value: 'ip', help: 'The IP address on which to listen for the --secure-port port. (default 127.0.0.1)', apply: (f, v) => (f.bindAddress = v) },
+  { name: 'data-dir', value: 'string', help: 'Directory for the SQLite store, generated certificates and admin.orchconfig. (default "data")', apply: (f, v) => (f.dataDir = v) },
+  { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
+  { name: 'tls-private-key-file', value: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.', apply: (f, v) => (f.tlsPrivateKeyFile = v) },
+  { name: 'token-auth-file', value: 'string', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").', apply: (f, v) => (f.tokenAuthFile = v) },
+  { name: 'authorization-mode', value: 'strings', help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow,AlwaysDeny. (default [AlwaysAllow])', apply: (f, v) => (f.authorizationMode = v.split(',').map((s) => s.trim()).filter(Boolean)) },
+  { name: 'anonymous-auth', value: 'bool', help: 'Enables anonymous requests to the secure port. Anonymous requests are treated as user system:anonymous in group system:unauthenticated. Ignored with AlwaysAllow authorization, except for the health and version paths. (default true)', apply: (f, v) => (f.anonymousAuth = parseBool(v)) },
+  { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
+  { name: 'shutdown-delay-duration', value: 'duration', help: 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz returns failure. (default 0s)', apply: (f, v) => (f.shutdownDelayMs = parseDuration(v)) },
+  { name: 'storage-backend', value: 'string', help: 'The storage backend for persistence. Options: sqlite (embedded, default), etcd3.', apply: (f, v) => (f.storageBackend = v as Flags['storageBackend']) },
+  { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
+];
+
+export function usage(): string {
+  const lines = SPECS.map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
+  return `orch-apiserver serves the orch control-plane API over HTTPS.\n\nUsage:\n  orch-apiserver [flags]\n\nFlags:\n      --help\n                help for orch-apiserver\n${lines.join('\n')}\n`;
+}
+
+export class FlagError extends Error {}
+
+export function parseFlags(argv: string[]): Flags | 'help' {
+  const flags: Flags = {
+    secureport: 6443,
+    bindAddress: '127.0.0.1',
+    dataDir: 'data',
+    authorizationMode: ['AlwaysAllow'],
+    livezGracePeriodMs: 0,
+    shutdownDelayMs: 0,
+    storageBackend: 'sqlite',
+    etcdServers: [],
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    const match = /^--?([a-z0-9-]+)(?:=(.*))?$/.exec(arg);
+    const spec = match && SPECS.find((s) => s.name === match[1]);
+    if (!match || !spec) throw new FlagError(`unknown flag: ${arg}`);
+    let value = match[2];
+    if (value === undefined) {
+      if (spec.value === 'bool') value = 'true';
+      else if (i + 1 < argv.length) value = argv[++i];
+      else throw new FlagError(`flag needs an argument: --${spec.name}`);
+    }
+    try {
+      spec.apply(flags, value);
+    } catch (err) {
+      throw new FlagError(`invalid argument ${JSON.stringify(value)} for "--${spec.name}" flag: ${(err as Error).message}`);
+    }
+  }
+  if (!Number.isInteger(flags.secureport) || flags.secureport < 0 || flags.secureport > 65535) throw new FlagError('--secure-port must be between 0 and 65535');
+  if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
+  return flags;
+}

@@ -1,0 +1,23 @@
+/**
+ * What every generic handler receives: the request, its resolved info, the
+ * store of the addressed resource, and how to encode the answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GenericStore } from '../registry/store.ts';
+import type { RequestInfo } from '../server/request-info.ts';
+import type { EncodeOptions } from '../server/respond.ts';
+import type { UserInfo } from '../auth/user.ts';
+
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  user: UserInfo;
+  store: GenericStore;
+  /** Namespace for namespaced kinds, undefined for cluster-scoped ones. */
+  namespace: string | undefined;
+  encode: EncodeOptions;
+  /** Whether the client accepts Table (SPEC 2.5, 4.7) and which group-version it asked for. */
+  table?: { version: string };
+}

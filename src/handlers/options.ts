@@ -1,0 +1,56 @@
+/**
+ * Query options of the generic operations (SPEC 4.3) and their validation.
+ * Invalid options are 400 here: SPEC 7 files every invalid request option under
+ * 400 where upstream answers 422 for some (FACTS 1.1).
+ */
+import * as errors from '../api/status-error.ts';
+import type { FieldValidation } from './request-body.ts';
+
+/** `{Kind}Options.meta.orch.io "" is invalid: {field}: {detail}` as a 400. */
+export function invalidOption(optionsKind: string, field: string, detail: string): errors.StatusError {
+  return errors.badRequest(`${optionsKind}.meta.orch.io "" is invalid: ${field}: ${detail}`);
+}
+
+/** SPEC 4.9: `dryRun` is absent or `All`. */
+export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
+  const values = query.getAll('dryRun');
+  values.forEach((value, i) => {
+    if (value !== 'All') throw invalidOption(optionsKind, `dryRun[${i}]`, `Unsupported value: ${JSON.stringify(value)}: supported values: "All"`);
+  });
+  return values.length > 0;
+}
+
+/** SPEC 4.9: Ignore, Warn (default) or Strict. */
+export function parseFieldValidation(query: URLSearchParams, optionsKind: string): FieldValidation {
+  const value = query.get('fieldValidation') ?? '';
+  if (value === '') return 'Warn';
+  if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
+  throw invalidOption(optionsKind, 'fieldValidation', `Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`);
+}
+
+/** FACTS 8.1: fieldManager is at most 128 characters. */
+export function parseFieldManager(query: URLSearchParams, optionsKind: string): string | undefined {
+  const value = query.get('fieldManager') ?? undefined;
+  if (value !== undefined && value.length > 128) {
+    throw invalidOption(optionsKind, 'fieldManager', `Too long: may not be more than 128 bytes`);
+  }
+  return value;
+}
+
+/** An optional non-negative integer query parameter. */
+export function parseInteger(query: URLSearchParams, name: string, optionsKind: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) throw errors.badRequest(`invalid value for ${name}: ${JSON.stringify(value)}: must be an integer`);
+  const n = Number(value);
+  if (n < 0) throw invalidOption(optionsKind, name, `Invalid value: ${n}: must be greater than or equal to 0`);
+  return n;
+}
+
+export function parseBoolean(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (value === '' || value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw errors.badRequest(`invalid value for ${name}: ${JSON.stringify(value)}: must be a boolean`);
+}

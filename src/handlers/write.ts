@@ -1,0 +1,101 @@
+/**
+ * create, update, delete and deletecollection (SPEC 4.2, 4.8, 4.9; FACTS 3):
+ * each decodes its request, hands a function to the generic store and writes
+ * the store's answer with upstream's status codes.
+ */
+import * as errors from '../api/status-error.ts';
+import { apiVersionOf } from '../registry/kind.ts';
+import { compileFilter } from '../registry/list-filter.ts';
+import type { ResourceRequest } from './context.ts';
+import { parseDryRun, parseFieldValidation, parseInteger, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
+import { bodyMediaType, decodeObject, parseDocument, readBody } from './request-body.ts';
+import { writeObject } from '../server/respond.ts';
+import type { DeleteOptions } from '../registry/store.ts';
+
+async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string) {
+  const dryRun = parseDryRun(ctx.query, optionsKind);
+  const fieldValidation = parseFieldValidation(ctx.query, optionsKind);
+  parseFieldManager(ctx.query, optionsKind);
+  const body = await readBody(ctx.req);
+  const decoded = decodeObject(ctx.store.kind, body, bodyMediaType(ctx.req), fieldValidation);
+  ctx.encode.warnings = [...(ctx.encode.warnings ?? []), ...decoded.warnings];
+  return { object: decoded.object, dryRun };
+}
+
+/** POST collection: 201 Created with the stored object. */
+export async function handleCreate(ctx: ResourceRequest): Promise<void> {
+  const { object, dryRun } = await decodeRequestObject(ctx, 'CreateOptions');
+  const created = await ctx.store.create(ctx.namespace, object, { dryRun });
+  writeObject(ctx.res, 201, created, ctx.encode);
+}
+
+/** PUT single: the body replaces the object (200), or creates it where the kind allows (201). */
+export async function handleUpdate(ctx: ResourceRequest): Promise<void> {
+  const { object, dryRun } = await decodeRequestObject(ctx, 'UpdateOptions');
+  const result = await ctx.store.update(ctx.namespace, ctx.info.name, () => structuredClone(object), { dryRun });
+  writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);
+}
+
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+
+/** DeleteOptions from the optional body and the query (FACTS 3). */
+async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions & { orphanDependents?: boolean }> {
+  const body = await readBody(ctx.req);
+  let fromBody: any = {};
+  if (body.length) {
+    try {
+      fromBody = parseDocument(body.toString('utf8'), bodyMediaType(ctx.req) === 'application/yaml' ? 'application/yaml' : 'application/json') ?? {};
+    } catch (err) {
+      throw errors.badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: ${(err as Error).message}`);
+    }
+    if (typeof fromBody !== 'object' || Array.isArray(fromBody)) {
+      throw errors.badRequest('DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal into Go value of type v1.DeleteOptions');
+    }
+  }
+  const queryDryRun = parseDryRun(ctx.query, 'DeleteOptions');
+  const bodyDryRun: unknown[] = Array.isArray(fromBody.dryRun) ? fromBody.dryRun : [];
+  bodyDryRun.forEach((value, i) => {
+    if (value !== 'All') throw invalidOption('DeleteOptions', `dryRun[${i}]`, `Unsupported value: ${JSON.stringify(value)}: supported values: "All"`);
+  });
+  const propagationPolicy = ctx.query.get('propagationPolicy') ?? fromBody.propagationPolicy;
+  if (propagationPolicy !== undefined && propagationPolicy !== null && !PROPAGATION_POLICIES.includes(propagationPolicy)) {
+    throw invalidOption('DeleteOptions', 'propagationPolicy', `Unsupported value: ${JSON.stringify(propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`);
+  }
+  const orphanDependents = parseBoolean(ctx.query, 'orphanDependents') ?? fromBody.orphanDependents;
+  if (orphanDependents !== undefined && orphanDependents !== null && propagationPolicy) {
+    throw invalidOption('DeleteOptions', 'propagationPolicy', 'Invalid value: "' + propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
+  }
+  const grace = parseInteger(ctx.query, 'gracePeriodSeconds', 'DeleteOptions') ?? fromBody.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null && (!Number.isInteger(grace) || grace < 0)) {
+    throw invalidOption('DeleteOptions', 'gracePeriodSeconds', `Invalid value: ${JSON.stringify(grace)}: must be a non-negative integer`);
+  }
+  const preconditions = fromBody.preconditions ?? undefined;
+  return { dryRun: queryDryRun || bodyDryRun.length > 0, preconditions, orphanDependents };
+}
+
+/** DELETE single: a Status when removed, the object when finalizers keep it (SPEC 3; FACTS 3). */
+export async function handleDelete(ctx: ResourceRequest): Promise<void> {
+  const options = await parseDeleteOptions(ctx);
+  const { store } = ctx;
+  const { object, deleted } = await store.delete(ctx.namespace, ctx.info.name, options);
+  if (!deleted) {
+    writeObject(ctx.res, options.orphanDependents === false ? 202 : 200, object, ctx.encode);
+    return;
+  }
+  const details: errors.StatusDetails = { name: object.metadata.name };
+  if (store.kind.group) details.group = store.kind.group;
+  details.kind = store.kind.plural;
+  details.uid = object.metadata.uid;
+  writeObject(ctx.res, 200, errors.successStatus(details), ctx.encode);
+}
+
+/** DELETE collection: the list of what was deleted (FACTS 3). */
+export async function handleDeleteCollection(ctx: ResourceRequest): Promise<void> {
+  const options = await parseDeleteOptions(ctx);
+  const { store, query } = ctx;
+  const filter = compileFilter(store.kind, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+  const limit = parseInteger(query, 'limit', 'ListOptions') || undefined;
+  const { items, page } = await store.deleteCollection({ namespace: ctx.namespace, filter, limit }, options);
+  const metadata: Record<string, unknown> = { resourceVersion: String(page.revision) };
+  writeObject(ctx.res, 200, { kind: store.kind.listKind, apiVersion: apiVersionOf(store.kind), metadata, items }, ctx.encode);
+}

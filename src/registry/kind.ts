@@ -1,0 +1,59 @@
+/**
+ * The shape of one kind as codegen emits it into src/generated/kinds.ts
+ * (SPEC 2.1, 4.1): identity, scope, verbs and the contract-driven behaviour.
+ */
+
+export interface DecodeContext {
+  /** Records a field the schema does not know; the decoder drops it (SPEC 4.9). */
+  unknown(path: string): void;
+  /** A value of the wrong JSON type: throws, as Go's decoder stops at the first one. */
+  fail(path: string, value: unknown, struct: string, goType: string): never;
+  /** A value of the right type that cannot be decoded (bad base64, bad timestamp). */
+  invalidValue(path: string, message: string): never;
+}
+
+export type Decoder = (value: unknown, path: string, context: DecodeContext, struct?: string) => any;
+
+export interface PrinterColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+  path: readonly string[];
+  formatter?: string;
+}
+
+export interface KindDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  namespaced: boolean;
+  verbs: readonly string[];
+  subresources: ReadonlyArray<{ name: string; verbs: readonly string[] }>;
+  allowCreateOnUpdate: boolean;
+  allowUnconditionalUpdate: boolean;
+  /** A key of nameValidators (registry/validation/names.ts). */
+  nameValidation: string;
+  fieldSelectors: ReadonlyArray<{ name: string; path: readonly string[] }>;
+  printerColumns: readonly PrinterColumnDefinition[];
+  storageVersionHash: string;
+  decode: Decoder;
+  decodeList: Decoder;
+}
+
+/** What codegen's index.ts exports; the server is built from one of these. */
+export interface GeneratedApi {
+  kinds: readonly KindDefinition[];
+  openapiV3Paths: Record<string, string>;
+  readPublishedOpenApi(file: string): Buffer;
+}
+
+export function apiVersionOf(kind: { group: string; version: string }): string {
+  return kind.group ? `${kind.group}/${kind.version}` : kind.version;
+}

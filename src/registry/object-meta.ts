@@ -1,0 +1,77 @@
+/**
+ * Server-owned ObjectMeta fields (SPEC 2.2; FACTS 7 "system fields", "generateName").
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import type { ApiObject } from './strategy.ts';
+
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_PREFIX = 58;
+
+/** FACTS 7: `generateName[:58]` plus five random characters from upstream's alphabet. */
+export function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
+  return prefix.slice(0, MAX_GENERATED_PREFIX) + suffix;
+}
+
+/** RFC 3339 with second precision, as upstream's metav1.Time. */
+export function nowTimestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Overwrites the fields a client may not choose on create (AS registry/rest/meta.go). */
+export function fillSystemFieldsForCreate(obj: ApiObject): void {
+  const meta = obj.metadata;
+  meta.uid = randomUUID();
+  meta.creationTimestamp = nowTimestamp();
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  if (meta.generation !== undefined) delete meta.generation;
+}
+
+/** Carries what a client may omit on update over from the stored object (AS registry/rest/update.go). */
+export function carrySystemFieldsForUpdate(obj: ApiObject, old: ApiObject): void {
+  const meta = obj.metadata;
+  const oldMeta = old.metadata;
+  if (!meta.uid) meta.uid = oldMeta.uid;
+  if (!meta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (meta.deletionTimestamp === undefined && oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  if (meta.deletionGracePeriodSeconds === undefined && oldMeta.deletionGracePeriodSeconds !== undefined) {
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  }
+  delete meta.selfLink;
+  // Clients cannot move generation; strategies advance it.
+  if (oldMeta.generation === undefined) delete meta.generation;
+  else meta.generation = oldMeta.generation;
+}
+
+/** Serialized form kept in storage: the object without its resourceVersion, which is the revision. */
+export function serializeForStorage(obj: ApiObject): string {
+  const rv = obj.metadata.resourceVersion;
+  delete obj.metadata.resourceVersion;
+  const text = JSON.stringify(obj);
+  if (rv !== undefined) obj.metadata.resourceVersion = rv;
+  return text;
+}
+
+const METADATA_OPEN = '"metadata":{';
+
+/**
+ * Splices the resourceVersion into stored JSON without parsing it: the hot GET
+ * and list paths serve stored bytes as they are (DESIGN "watch cache").
+ */
+export function withResourceVersion(stored: string, revision: number): string {
+  const at = stored.indexOf(METADATA_OPEN);
+  if (at < 0) throw new Error('stored object has no metadata');
+  const insertAt = at + METADATA_OPEN.length;
+  const separator = stored[insertAt] === '}' ? '' : ',';
+  return `${stored.slice(0, insertAt)}"resourceVersion":"${revision}"${separator}${stored.slice(insertAt)}`;
+}
+
+export function parseStored(stored: string, revision: number): ApiObject {
+  const obj = JSON.parse(stored) as ApiObject;
+  obj.metadata.resourceVersion = String(revision);
+  return obj;
+}

@@ -1,0 +1,302 @@
+/**
+ * The generic store: one per resource (and per subresource), owning every verb
+ * on top of the Storage interface. Kinds differ only by their strategy. Every
+ * write is one compare-and-swap loop; update and (later) patch and apply differ
+ * only in the function that computes the new object (SPEC 2.2, 3, 4.2, 4.5).
+ */
+import * as errors from '../api/status-error.ts';
+import { CasFailedError, KeyExistsError, type KeyValue, type Storage } from '../storage/interface.ts';
+import { collectionPrefix, objectKey } from '../storage/keys.ts';
+import { apiVersionOf, type KindDefinition } from './kind.ts';
+import {
+  carrySystemFieldsForUpdate,
+  fillSystemFieldsForCreate,
+  generateName,
+  nowTimestamp,
+  parseStored,
+  serializeForStorage,
+} from './object-meta.ts';
+import type { ApiObject, Strategy } from './strategy.ts';
+import { validateObjectMetaCreate, validateObjectMetaUpdate } from './validation/object-meta.ts';
+import type { FieldError } from './validation/field-errors.ts';
+import type { NameValidation } from './validation/names.ts';
+import type { ObjectFilter } from './list-filter.ts';
+
+/** Admission sees every write after defaulting and validation, before storage (DESIGN request path). */
+export type AdmissionHook = (attributes: {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  kind: KindDefinition;
+  namespace: string | undefined;
+  name: string;
+  object: ApiObject | null;
+  dryRun: boolean;
+}) => Promise<void>;
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ListRequest {
+  namespace: string | undefined;
+  filter?: ObjectFilter;
+  limit?: number;
+  /** Key to start from (continue token) and the snapshot revision to read at. */
+  startKey?: string;
+  revision?: number;
+}
+
+export interface ListPage {
+  items: KeyValue[];
+  revision: number;
+  /** The key of the last item returned, when more remain. */
+  lastKey?: string;
+  remaining: number;
+}
+
+/** Result of computing a new object for an update: the object, or null to leave the stored one. */
+export type UpdateFunction = (current: ApiObject | null) => ApiObject;
+
+const GENERATE_NAME_ATTEMPTS = 8;
+
+export class GenericStore {
+  readonly groupResource: errors.GroupResource;
+  readonly apiVersion: string;
+
+  constructor(
+    readonly kind: KindDefinition,
+    readonly strategy: Strategy,
+    private readonly storage: Storage,
+    private readonly admit: AdmissionHook,
+  ) {
+    this.groupResource = { group: kind.group, resource: kind.plural };
+    this.apiVersion = apiVersionOf(kind);
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return objectKey(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined, name);
+  }
+
+  prefix(namespace: string | undefined): string {
+    return collectionPrefix(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined);
+  }
+
+  /** The stored bytes of one object (SPEC 4.2 get); the handler encodes them. */
+  async getRaw(namespace: string | undefined, name: string, revision = 0): Promise<KeyValue> {
+    const kv = await this.storage.get(this.key(namespace, name), revision);
+    if (!kv) throw errors.notFound(this.groupResource, name);
+    return kv;
+  }
+
+  async get(namespace: string | undefined, name: string): Promise<ApiObject> {
+    const kv = await this.getRaw(namespace, name);
+    return parseStored(kv.value, kv.modRevision);
+  }
+
+  async list(request: ListRequest): Promise<ListPage> {
+    const prefix = this.prefix(request.namespace);
+    const filter = request.filter;
+    const result = await this.storage.list({
+      prefix,
+      startKey: request.startKey,
+      limit: request.limit,
+      revision: request.revision,
+      filter: filter ? (kv) => filter(JSON.parse(kv.value)) : undefined,
+    });
+    const page: ListPage = { items: result.items, revision: result.revision, remaining: result.remaining };
+    if (result.more) page.lastKey = result.items.length ? result.items[result.items.length - 1].key : request.startKey;
+    return page;
+  }
+
+  /** SPEC 4.2 create: defaults, system fields, validation, admission, then a write that must not find the key. */
+  async create(namespace: string | undefined, obj: ApiObject, options: WriteOptions): Promise<ApiObject> {
+    this.prepareIdentity(obj, namespace);
+    const meta = obj.metadata;
+    const generated = !meta.name && !!meta.generateName;
+    fillSystemFieldsForCreate(obj);
+    this.strategy.applyDefaults?.(obj);
+    this.strategy.prepareForCreate?.(obj);
+    if (generated) meta.name = generateName(meta.generateName);
+    this.throwIfInvalid(meta.name ?? '', [
+      ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
+      ...(this.strategy.validate?.(obj) ?? []),
+    ]);
+    await this.admit({ operation: 'CREATE', kind: this.kind, namespace, name: meta.name, object: obj, dryRun: options.dryRun });
+    for (let attempt = 1; ; attempt++) {
+      const key = this.key(namespace, meta.name);
+      try {
+        if (options.dryRun) {
+          if (await this.storage.get(key)) throw new KeyExistsError(key);
+          return obj;
+        }
+        const revision = await this.storage.create(key, serializeForStorage(obj));
+        meta.resourceVersion = String(revision);
+        return obj;
+      } catch (err) {
+        if (!(err instanceof KeyExistsError)) throw err;
+        if (!generated) throw errors.alreadyExists(this.groupResource, meta.name);
+        if (attempt >= GENERATE_NAME_ATTEMPTS) throw errors.generateNameConflict(this.groupResource, meta.name);
+        meta.name = generateName(meta.generateName);
+      }
+    }
+  }
+
+  /**
+   * SPEC 4.2 update: reads, computes the new object, validates and compare-and-swaps;
+   * a lost race re-reads and recomputes. Returns whether the object was created.
+   */
+  async update(
+    namespace: string | undefined,
+    name: string,
+    computeNew: UpdateFunction,
+    options: WriteOptions,
+  ): Promise<{ object: ApiObject; created: boolean }> {
+    const key = this.key(namespace, name);
+    for (;;) {
+      const current = await this.storage.get(key);
+      if (!current) {
+        if (!this.kind.allowCreateOnUpdate) throw errors.notFound(this.groupResource, name);
+        const obj = computeNew(null);
+        this.checkName(obj, name);
+        try {
+          return { object: await this.create(namespace, obj, options), created: true };
+        } catch (err) {
+          if (err instanceof errors.StatusError && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      const old = parseStored(current.value, current.modRevision);
+      const obj = computeNew(structuredClone(old));
+      this.prepareIdentity(obj, namespace);
+      this.checkName(obj, name);
+      const requested = obj.metadata.resourceVersion;
+      if (requested === undefined || requested === '') {
+        if (!this.kind.allowUnconditionalUpdate) {
+          this.throwIfInvalid(name, [
+            { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' },
+          ]);
+        }
+      } else if (requested !== old.metadata.resourceVersion) {
+        throw errors.conflict(this.groupResource, name, errors.OPTIMISTIC_LOCK_MESSAGE);
+      }
+      // An unconditional update is validated as if it named the stored version (upstream fills it in).
+      obj.metadata.resourceVersion = old.metadata.resourceVersion;
+      carrySystemFieldsForUpdate(obj, old);
+      this.strategy.applyDefaults?.(obj);
+      this.strategy.prepareForUpdate?.(obj, old);
+      this.throwIfInvalid(name, [
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
+        ...(this.strategy.validateUpdate?.(obj, old) ?? []),
+      ]);
+      await this.admit({ operation: 'UPDATE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
+      // SPEC 3: the update that empties the finalizers of a deleting object removes it.
+      const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0);
+      const value = serializeForStorage(obj);
+      if (!finishesDeletion && value === serializeForStorage(old)) return { object: old, created: false };
+      if (options.dryRun) return { object: obj, created: false };
+      try {
+        const revision = finishesDeletion
+          ? await this.storage.delete(key, current.modRevision)
+          : await this.storage.update(key, value, current.modRevision);
+        obj.metadata.resourceVersion = String(revision);
+        return { object: obj, created: false };
+      } catch (err) {
+        if (err instanceof CasFailedError) continue;
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * SPEC 3 deletion: an object with finalizers is marked (deletionTimestamp) and
+   * returned; otherwise it is removed. `deleted` tells the handler which happened.
+   */
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions): Promise<{ object: ApiObject; deleted: boolean }> {
+    const key = this.key(namespace, name);
+    for (;;) {
+      const current = await this.storage.get(key);
+      if (!current) throw errors.notFound(this.groupResource, name);
+      const obj = parseStored(current.value, current.modRevision);
+      this.checkPreconditions(obj, options.preconditions);
+      await this.admit({ operation: 'DELETE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
+      try {
+        if (obj.metadata.finalizers?.length > 0) {
+          if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
+          obj.metadata.deletionTimestamp = nowTimestamp();
+          obj.metadata.deletionGracePeriodSeconds = 0;
+          if (obj.metadata.generation > 0) obj.metadata.generation++;
+          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision));
+          return { object: obj, deleted: false };
+        }
+        if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, current.modRevision));
+        return { object: obj, deleted: true };
+      } catch (err) {
+        if (err instanceof CasFailedError) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** SPEC 4.8 deletecollection: deletes each listed object; returns what was listed. */
+  async deleteCollection(request: ListRequest, options: DeleteOptions): Promise<{ items: ApiObject[]; page: ListPage }> {
+    const page = await this.list(request);
+    const items: ApiObject[] = [];
+    for (const kv of page.items) {
+      const listed = parseStored(kv.value, kv.modRevision);
+      try {
+        const { object } = await this.delete(listed.metadata.namespace, listed.metadata.name, options);
+        items.push(object);
+      } catch (err) {
+        // Gone in between: someone else deleted it, which is what was asked.
+        if (!(err instanceof errors.StatusError && err.code === 404)) throw err;
+      }
+    }
+    return { items, page };
+  }
+
+  private checkPreconditions(obj: ApiObject, preconditions: DeleteOptions['preconditions']): void {
+    if (preconditions?.uid && preconditions.uid !== obj.metadata.uid) {
+      throw errors.conflict(
+        this.groupResource,
+        obj.metadata.name,
+        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${obj.metadata.uid}`,
+      );
+    }
+    if (preconditions?.resourceVersion && preconditions.resourceVersion !== obj.metadata.resourceVersion) {
+      throw errors.conflict(
+        this.groupResource,
+        obj.metadata.name,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      );
+    }
+  }
+
+  /** apiVersion/kind are the endpoint's; the namespace is the path's (FACTS 1.1). */
+  private prepareIdentity(obj: ApiObject, namespace: string | undefined): void {
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.kind.kind;
+    obj.metadata ??= {};
+    if (this.kind.namespaced) {
+      if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      obj.metadata.namespace = namespace;
+    } else {
+      delete obj.metadata.namespace;
+    }
+  }
+
+  private checkName(obj: ApiObject, name: string): void {
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    obj.metadata.name = name;
+  }
+
+  private throwIfInvalid(name: string, fieldErrors: FieldError[]): void {
+    if (fieldErrors.length) throw errors.invalid(this.kind.kind, this.kind.group, name, fieldErrors);
+  }
+}

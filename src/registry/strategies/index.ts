@@ -1,0 +1,67 @@
+/**
+ * The hand-written strategies, keyed by `group/Kind`. A kind without an entry
+ * gets the default strategy: ObjectMeta validation and schema decoding only,
+ * which is all a kind added through the contract needs.
+ */
+import { specGeneration, type Strategy } from '../strategy.ts';
+import {
+  defaultNamespace,
+  defaultNetworkPolicy,
+  mergeSecretStringData,
+  validateConfigMap,
+  validateEvent,
+  validateNamespace,
+  validateNetworkPolicy,
+  validateSecret,
+  validateServiceAccount,
+} from '../validation/kinds.ts';
+
+/** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
+const networkPolicy: Strategy = {
+  ...specGeneration,
+  applyDefaults: defaultNetworkPolicy,
+  validate: (obj) => validateNetworkPolicy(obj),
+  validateUpdate: (obj, old) => validateNetworkPolicy(obj, old),
+};
+
+/** Namespaces start Active with the `orch` finalizer; spec.finalizers change only through /finalize. */
+const namespace: Strategy = {
+  prepareForCreate: (obj) => defaultNamespace(obj),
+  prepareForUpdate: (obj, old) => defaultNamespace(obj, old),
+  validate: (obj) => validateNamespace(obj),
+  validateUpdate: (obj, old) => validateNamespace(obj, old),
+};
+
+const secret: Strategy = {
+  applyDefaults: mergeSecretStringData,
+  validate: (obj) => validateSecret(obj),
+  validateUpdate: (obj, old) => validateSecret(obj, old),
+};
+
+const configMap: Strategy = {
+  validate: (obj) => validateConfigMap(obj),
+  validateUpdate: (obj, old) => validateConfigMap(obj, old),
+};
+
+const serviceAccount: Strategy = {
+  validate: (obj) => validateServiceAccount(obj),
+  validateUpdate: (obj, old) => validateServiceAccount(obj, old),
+};
+
+const event: Strategy = {
+  validate: (obj) => validateEvent(obj),
+  validateUpdate: (obj, old) => validateEvent(obj, old),
+};
+
+const strategies: Record<string, Strategy> = {
+  'networking.orch.io/NetworkPolicy': networkPolicy,
+  '/Namespace': namespace,
+  '/Secret': secret,
+  '/ConfigMap': configMap,
+  '/ServiceAccount': serviceAccount,
+  '/Event': event,
+};
+
+export function strategyFor(group: string, kind: string): Strategy {
+  return strategies[`${group}/${kind}`] ?? {};
+}

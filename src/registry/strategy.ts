@@ -1,0 +1,77 @@
+/**
+ * A kind's strategy: the few pure hooks in which kinds differ, in the manner of
+ * Kubernetes' generic registry (DESIGN "Models to learn from"). Everything else
+ * (the compare-and-swap loop, metadata, validation of ObjectMeta, storage) is
+ * the generic store's.
+ */
+import type { FieldError } from './validation/field-errors.ts';
+
+export type ApiObject = Record<string, any> & { metadata: Record<string, any> };
+
+export interface Strategy {
+  /** Defaults beyond the schema's, applied to every object a write decodes (create, update, patch). */
+  applyDefaults?(obj: ApiObject): void;
+  /** Sets server-owned fields of a new object (status, generation). */
+  prepareForCreate?(obj: ApiObject): void;
+  /** Carries server-owned fields over from the stored object. */
+  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  /** Kind-specific validation of a new object; ObjectMeta is checked by the store. */
+  validate?(obj: ApiObject): FieldError[];
+  /** Kind-specific validation of an update; ObjectMeta is checked by the store. */
+  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+}
+
+/** Kinds whose spec drives a status follow this convention: generation 1 on create, +1 per spec change. */
+export const specGeneration = {
+  prepareForCreate(obj: ApiObject): void {
+    obj.metadata.generation = 1;
+  },
+  prepareForUpdate(obj: ApiObject, old: ApiObject): void {
+    const oldGeneration = old.metadata.generation ?? 0;
+    obj.metadata.generation = JSON.stringify(obj.spec) === JSON.stringify(old.spec) ? oldGeneration : oldGeneration + 1;
+  },
+};
+
+/**
+ * The strategy of a kind's main resource when it has a status subresource: writes to
+ * the resource cannot change status (SPEC 1.3 subresources).
+ */
+export function withStatusReset(strategy: Strategy): Strategy {
+  return {
+    ...strategy,
+    prepareForUpdate(obj, old) {
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
+      strategy.prepareForUpdate?.(obj, old);
+    },
+  };
+}
+
+/** The strategy of the status subresource: only status changes; everything else is the stored object's. */
+export function statusSubresourceStrategy(strategy: Strategy): Strategy {
+  return {
+    validateUpdate: strategy.validateUpdate,
+    prepareForUpdate(obj, old) {
+      const status = obj.status;
+      for (const key of Object.keys(obj)) delete obj[key];
+      Object.assign(obj, structuredClone(old));
+      if (status === undefined) delete obj.status;
+      else obj.status = status;
+    },
+  };
+}
+
+/** The strategy of a namespace's /finalize subresource: only spec.finalizers changes (SPEC 3). */
+export function finalizeSubresourceStrategy(strategy: Strategy): Strategy {
+  return {
+    validateUpdate: strategy.validateUpdate,
+    prepareForUpdate(obj, old) {
+      const finalizers = obj.spec?.finalizers;
+      for (const key of Object.keys(obj)) delete obj[key];
+      Object.assign(obj, structuredClone(old));
+      obj.spec = { ...(obj.spec ?? {}) };
+      if (finalizers === undefined) delete obj.spec.finalizers;
+      else obj.spec.finalizers = finalizers;
+    },
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * The request path (DESIGN "One request, one direction"): request info ->
+ * authentication -> authorization -> negotiation -> handler -> store ->
+ * storage. Routes come from the generated kind registry; nothing here knows
+ * a kind by name.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as errors from '../api/status-error.ts';
+import { attributesFor, type Authorizer } from '../auth/authorization/authorizer.ts';
+import { forbiddenError } from '../auth/authorization/forbidden.ts';
+import type { UserInfo } from '../auth/user.ts';
+import type { ResourceRequest } from '../handlers/context.ts';
+import { handleGet, handleList } from '../handlers/read.ts';
+import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
+import type { GeneratedApi, KindDefinition } from '../registry/kind.ts';
+import { strategyFor } from '../registry/strategies/index.ts';
+import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset } from '../registry/strategy.ts';
+import { GenericStore, type AdmissionHook } from '../registry/store.ts';
+import type { Storage } from '../storage/interface.ts';
+import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
+import type { HealthChecks, HealthEndpoint } from './health.ts';
+import { OpenApiPublisher } from './openapi.ts';
+import { resolveRequestInfo, type RequestInfo } from './request-info.ts';
+import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
+import { versionInfo } from './version.ts';
+
+export interface ApiServerOptions {
+  api: GeneratedApi;
+  storage: Storage;
+  authenticate: (req: IncomingMessage, path: string) => Promise<UserInfo>;
+  authorizer: Authorizer;
+  admission: AdmissionHook;
+  health: HealthChecks;
+  /** host:port clients reach us at, for discovery's serverAddressByClientCIDRs. */
+  serverAddress: string;
+}
+
+interface Route {
+  kind: KindDefinition;
+  store: GenericStore;
+  /** Stores of the kind's subresources that are the same object under another strategy. */
+  subresources: Map<string, GenericStore>;
+}
+
+const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE, 'application/json;as=Table;v=v1;g=meta.orch.io'];
+
+export class ApiServer {
+  private readonly routes = new Map<string, Route>();
+  private readonly discovery: DiscoveryDocuments;
+  private readonly openapi: OpenApiPublisher;
+  /** Counts requests in flight so a graceful shutdown can drain them. */
+  inFlight = 0;
+
+  constructor(private readonly options: ApiServerOptions) {
+    for (const kind of options.api.kinds) {
+      const strategy = strategyFor(kind.group, kind.kind);
+      const hasStatus = kind.subresources.some((s) => s.name === 'status');
+      const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, options.storage, options.admission);
+      const subresources = new Map<string, GenericStore>();
+      for (const sub of kind.subresources) {
+        const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
+        if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, options.storage, options.admission));
+      }
+      this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, store, subresources });
+    }
+    this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
+    this.openapi = new OpenApiPublisher(options.api);
+  }
+
+  /** The store of a resource, for controllers and start-up hooks. */
+  store(group: string, version: string, plural: string): GenericStore {
+    const route = this.routes.get(`${group}/${version}/${plural}`);
+    if (!route) throw new Error(`no resource ${group}/${version}/${plural}`);
+    return route.store;
+  }
+
+  handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    this.inFlight++;
+    res.once('close', () => this.inFlight--);
+    const url = new URL(req.url ?? '/', 'https://orch');
+    const query = url.searchParams;
+    const encode: EncodeOptions = { pretty: wantsPretty(req, query), mediaType: JSON_TYPE };
+    try {
+      const path = decodeURIComponent(url.pathname);
+      const info = resolveRequestInfo(req.method ?? 'GET', path, query);
+      const user = await this.options.authenticate(req, path);
+      const attributes = attributesFor(user, info);
+      const { decision, reason } = await this.options.authorizer.authorize(attributes);
+      if (decision !== 'Allow') throw forbiddenError(attributes, reason);
+      if (info.isResourceRequest) await this.serveResource(req, res, info, query, user, encode);
+      else await this.serveNonResource(req, res, path, query, encode);
+    } catch (err) {
+      writeError(res, err, encode);
+    }
+  };
+
+  private async serveNonResource(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, encode: EncodeOptions): Promise<void> {
+    const trimmed = path.length > 1 ? path.replace(/\/$/, '') : path;
+    const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(trimmed);
+    if (health) {
+      const endpoint = health[1] as HealthEndpoint;
+      if (!health[2]) return this.options.health.serveAll(endpoint, query, res);
+      if (await this.options.health.serveOne(endpoint, health[2], res)) return;
+      return writeText(res, 404, '404 page not found\n');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (this.discovery.legacy.has(trimmed) || trimmed === '/version') throw errors.methodNotAllowed();
+      return writeText(res, 404, '404 page not found\n');
+    }
+    if (trimmed === '/version') return writeJsonText(res, 200, JSON.stringify(versionInfo()), encode);
+    if (this.openapi.serve(req, res, trimmed, query)) return;
+    const aggregated = this.discovery.aggregated.get(trimmed);
+    if (aggregated && wantsAggregatedDiscovery(req)) {
+      if (req.headers['if-none-match'] === aggregated.etag) {
+        res.writeHead(304, { ETag: aggregated.etag, Vary: 'Accept' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, {
+        'Content-Type': 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList',
+        ETag: aggregated.etag,
+        Vary: 'Accept',
+        'Cache-Control': 'public',
+      });
+      res.end(aggregated.body);
+      return;
+    }
+    const legacy = this.discovery.legacy.get(trimmed);
+    if (legacy) return writeJsonText(res, 200, legacy, encode);
+    if (/^\/apis?(\/|$)/.test(trimmed)) throw errors.routeNotFound();
+    writeText(res, 404, '404 page not found\n');
+  }
+
+  private async serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    query: URLSearchParams,
+    user: UserInfo,
+    encode: EncodeOptions,
+  ): Promise<void> {
+    const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
+    if (!route) throw errors.routeNotFound();
+    const { kind } = route;
+    // A cluster-scoped kind has no namespaced path, except a namespace addressing itself.
+    const namespacedPath = info.parts !== undefined && info.namespace !== '' && !(kind.plural === 'namespaces' && kind.group === '');
+    if (!kind.namespaced && namespacedPath) throw errors.routeNotFound();
+    if (info.parts.length > 3) throw errors.routeNotFound();
+    const negotiated = negotiate(req, info.verb);
+    encode.mediaType = negotiated.mediaType;
+    let store = route.store;
+    if (info.subresource) {
+      const sub = kind.subresources.find((s) => s.name === info.subresource);
+      const subStore = route.subresources.get(info.subresource);
+      if (!sub || !subStore) throw errors.routeNotFound();
+      if (!sub.verbs.includes(info.verb)) throw errors.methodNotSupported(route.store.groupResource, info.verb);
+      store = subStore;
+    } else if (!kind.verbs.includes(info.verb)) {
+      throw errors.methodNotSupported(route.store.groupResource, info.verb);
+    }
+    const namespace = kind.namespaced ? info.namespace || undefined : undefined;
+    if (kind.namespaced && !namespace && info.verb !== 'list' && info.verb !== 'watch') throw errors.methodNotAllowed();
+    const ctx: ResourceRequest = { req, res, info, query, user, store, namespace, encode, table: negotiated.table };
+    switch (info.verb) {
+      case 'get':
+        return handleGet(ctx, this.options.storage);
+      case 'list':
+        return handleList(ctx, this.options.storage);
+      case 'create':
+        return handleCreate(ctx);
+      case 'update':
+        return handleUpdate(ctx);
+      case 'delete':
+        return handleDelete(ctx);
+      case 'deletecollection':
+        return handleDeleteCollection(ctx);
+      default:
+        throw errors.methodNotSupported(route.store.groupResource, info.verb);
+    }
+  }
+}
+
+function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
+  for (const range of parseAccept(req.headers.accept)) {
+    if (range.params.as === 'APIGroupDiscoveryList' && range.params.g === 'apidiscovery.orch.io' && (range.params.v === 'v2' || range.params.v === 'v2beta1')) return true;
+    if (!range.params.as) return false;
+  }
+  return false;
+}
+
+/** SPEC 4.7: the first acceptable media range wins; none acceptable is 406. */
+function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { version: string } } {
+  const ranges = parseAccept(req.headers.accept);
+  if (ranges.length === 0) return { mediaType: JSON_TYPE };
+  for (const range of ranges) {
+    const { type, subtype, params } = range;
+    if (params.as) {
+      if (params.as === 'Table' && params.g === 'meta.orch.io' && (params.v === 'v1' || params.v === 'v1beta1') && (verb === 'get' || verb === 'list')) {
+        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { version: params.v } };
+      }
+      continue;
+    }
+    if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
+    if (type === 'application' && subtype === 'yaml') return { mediaType: YAML_TYPE };
+  }
+  throw errors.notAcceptable(SERVED_MEDIA_TYPES);
+}

@@ -1,0 +1,122 @@
+/**
+ * Discovery documents built from the generated kind registry (FACTS 4):
+ * /api, /api/v1, /apis, /apis/{group}, /apis/{group}/{version}, and the
+ * aggregated APIGroupDiscoveryList served on /api and /apis by content
+ * negotiation (`g=apidiscovery.orch.io;v=v2`).
+ */
+import { createHash } from 'node:crypto';
+import type { KindDefinition } from '../registry/kind.ts';
+
+export interface DiscoveryDocuments {
+  /** path -> JSON body */
+  legacy: Map<string, string>;
+  /** `api` / `apis` -> aggregated document and its ETag */
+  aggregated: Map<string, { body: string; etag: string }>;
+}
+
+function apiResources(kinds: readonly KindDefinition[]) {
+  const resources: any[] = [];
+  for (const k of kinds) {
+    const resource: Record<string, unknown> = {
+      name: k.plural,
+      singularName: k.singular,
+      namespaced: k.namespaced,
+      kind: k.kind,
+      verbs: [...k.verbs],
+    };
+    if (k.shortNames.length) resource.shortNames = [...k.shortNames];
+    if (k.categories.length) resource.categories = [...k.categories];
+    resource.storageVersionHash = k.storageVersionHash;
+    resources.push(resource);
+    for (const sub of k.subresources) {
+      const subKind = (sub as any).kind ?? k.kind;
+      const entry: Record<string, unknown> = { name: `${k.plural}/${sub.name}`, singularName: '', namespaced: k.namespaced };
+      if ((sub as any).group !== undefined) entry.group = (sub as any).group;
+      if ((sub as any).version !== undefined) entry.version = (sub as any).version;
+      entry.kind = subKind;
+      entry.verbs = [...sub.verbs].sort();
+      resources.push(entry);
+    }
+  }
+  return resources;
+}
+
+function groupVersions(kinds: readonly KindDefinition[]): Map<string, Map<string, KindDefinition[]>> {
+  const groups = new Map<string, Map<string, KindDefinition[]>>();
+  for (const k of kinds) {
+    if (!groups.has(k.group)) groups.set(k.group, new Map());
+    const versions = groups.get(k.group)!;
+    if (!versions.has(k.version)) versions.set(k.version, []);
+    versions.get(k.version)!.push(k);
+  }
+  return groups;
+}
+
+function apiGroup(group: string, versions: string[], serverAddress: string) {
+  const list = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return {
+    name: group,
+    versions: list,
+    preferredVersion: list[0],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function aggregatedResource(k: KindDefinition) {
+  const entry: Record<string, unknown> = {
+    resource: k.plural,
+    responseKind: { group: k.group, version: k.version, kind: k.kind },
+    scope: k.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: k.singular,
+    verbs: [...k.verbs],
+  };
+  if (k.shortNames.length) entry.shortNames = [...k.shortNames];
+  if (k.categories.length) entry.categories = [...k.categories];
+  if (k.subresources.length) {
+    entry.subresources = k.subresources.map((sub: any) => ({
+      subresource: sub.name,
+      responseKind: { group: sub.group ?? k.group, version: sub.version ?? k.version, kind: sub.kind ?? k.kind },
+      verbs: [...sub.verbs].sort(),
+    }));
+  }
+  return entry;
+}
+
+function aggregatedDocument(groups: Array<[string, Map<string, KindDefinition[]>]>) {
+  const body = JSON.stringify({
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: 'apidiscovery.orch.io/v2',
+    metadata: {},
+    items: groups.map(([group, versions]) => ({
+      metadata: { name: group, creationTimestamp: null },
+      versions: [...versions].map(([version, kinds]) => ({
+        version,
+        resources: kinds.map(aggregatedResource),
+        freshness: 'Current',
+      })),
+    })),
+  });
+  return { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` };
+}
+
+export function buildDiscovery(kinds: readonly KindDefinition[], serverAddress: string): DiscoveryDocuments {
+  const legacy = new Map<string, string>();
+  const groups = groupVersions(kinds);
+  const serverAddressByClientCIDRs = [{ clientCIDR: '0.0.0.0/0', serverAddress }];
+  legacy.set('/api', JSON.stringify({ kind: 'APIVersions', versions: [...(groups.get('')?.keys() ?? [])], serverAddressByClientCIDRs }));
+  const named = [...groups].filter(([g]) => g !== '');
+  legacy.set('/apis', JSON.stringify({ kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(([g, v]) => apiGroup(g, [...v.keys()], serverAddress)) }));
+  for (const [group, versions] of groups) {
+    if (group) legacy.set(`/apis/${group}`, JSON.stringify({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, [...versions.keys()], serverAddress) }));
+    for (const [version, members] of versions) {
+      const path = group ? `/apis/${group}/${version}` : `/api/${version}`;
+      const head = group ? { kind: 'APIResourceList', apiVersion: 'v1' } : { kind: 'APIResourceList' };
+      legacy.set(path, JSON.stringify({ ...head, groupVersion: group ? `${group}/${version}` : version, resources: apiResources(members) }));
+    }
+  }
+  const aggregated = new Map([
+    ['/api', aggregatedDocument([...groups].filter(([g]) => g === ''))],
+    ['/apis', aggregatedDocument(named)],
+  ]);
+  return { legacy, aggregated };
+}

@@ -1,0 +1,97 @@
+/**
+ * Request info: the first stage of the request path (DESIGN). Turns a method
+ * and path into the attributes authorization sees (SPEC 4.1 path shapes, 5.1
+ * verb derivation).
+ */
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  /** The API verb (get, list, watch, create, ...) or, for non-resource requests, the lower-case method. */
+  verb: string;
+  path: string;
+  /** `api` or `apis` for resource requests. */
+  apiPrefix: string;
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Path segments after the group/version. */
+  parts: string[];
+}
+
+/** Subresources of a namespace that are not namespaced collections (upstream namespaceSubresources). */
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+const RESOURCE_VERBS: Record<string, string> = {
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+  GET: 'get',
+  HEAD: 'get',
+};
+
+/** SPEC 4.3: `watch` is set by any value but `0` and `false` (FACTS 2). */
+export function isWatchParameter(value: string | null): boolean {
+  return value !== null && value !== '0' && value !== 'false';
+}
+
+export function resolveRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    verb: method.toLowerCase(),
+    path,
+    apiPrefix: '',
+    group: '',
+    version: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+  const segments = path.split('/').filter((s, i) => i > 0 || s !== '');
+  if (segments[0] === '') segments.shift();
+  if (segments[segments.length - 1] === '') segments.pop();
+  const prefix = segments[0];
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  let rest: string[];
+  if (prefix === 'api') {
+    if (segments.length < 3) return info;
+    info.version = segments[1];
+    rest = segments.slice(2);
+  } else {
+    if (segments.length < 4) return info;
+    info.group = segments[1];
+    info.version = segments[2];
+    rest = segments.slice(3);
+  }
+  info.isResourceRequest = true;
+  info.apiPrefix = prefix;
+  let verb = RESOURCE_VERBS[method] ?? method.toLowerCase();
+  // The deprecated /watch/ path prefix (FACTS 2).
+  if (rest[0] === 'watch') {
+    verb = 'watch';
+    rest = rest.slice(1);
+  }
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    info.namespace = rest[1];
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+  }
+  info.parts = rest;
+  info.resource = rest[0] ?? '';
+  info.name = rest[1] ?? '';
+  info.subresource = rest[2] ?? '';
+  if (rest.length > 3) info.subresource = rest.slice(2).join('/');
+  if (verb === 'get' || verb === 'watch') {
+    if (verb === 'get' && isWatchParameter(query.get('watch'))) verb = 'watch';
+    else if (verb === 'get' && !info.name) verb = 'list';
+    // A watch on a single object is a watch on its collection narrowed by name.
+  } else if (verb === 'delete' && !info.name) {
+    verb = 'deletecollection';
+  }
+  info.verb = verb;
+  return info;
+}

@@ -1,0 +1,101 @@
+/**
+ * The one place that writes API responses: Status errors, objects and stored
+ * JSON, in the negotiated encoding (SPEC 4.7), pretty-printed on request
+ * (SPEC 4.3 `pretty`), with the warnings a request collected (SPEC 4.9).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stringify as toYaml } from 'yaml';
+import { internalError, StatusError, type Status } from '../api/status-error.ts';
+
+export const JSON_TYPE = 'application/json';
+export const YAML_TYPE = 'application/yaml';
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+}
+
+/** Parses an Accept header into media ranges in order of preference (q-values honoured). */
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header) return [];
+  const ranges = header.split(',').map((part, index) => {
+    const [mediaType, ...rawParams] = part.trim().split(';');
+    const [type = '', subtype = ''] = mediaType.trim().toLowerCase().split('/');
+    const params: Record<string, string> = {};
+    for (const p of rawParams) {
+      const eq = p.indexOf('=');
+      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    }
+    const q = params.q === undefined ? 1 : Number(params.q);
+    return { range: { type, subtype, params }, q: Number.isNaN(q) ? 0 : q, index };
+  });
+  return ranges
+    .filter((r) => r.q > 0 && r.range.type)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((r) => r.range);
+}
+
+/** upstream pretty-prints for browsers and command-line HTTP clients even without `pretty`. */
+const PRETTY_AGENTS = /^(curl|Wget|Mozilla\/5\.0)/;
+
+export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
+  const pretty = query.get('pretty');
+  if (pretty !== null) return pretty !== '0' && pretty !== 'false';
+  return PRETTY_AGENTS.test(req.headers['user-agent'] ?? '');
+}
+
+export interface EncodeOptions {
+  pretty: boolean;
+  mediaType: string;
+  warnings?: string[];
+  headers?: Record<string, string>;
+}
+
+function baseHeaders(res: ServerResponse, options: EncodeOptions, contentType: string): void {
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Cache-Control', 'no-cache, private');
+  if (options.warnings?.length) res.setHeader('Warning', options.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  for (const [k, v] of Object.entries(options.headers ?? {})) res.setHeader(k, v);
+}
+
+/** Writes a JS value in the negotiated encoding. */
+export function writeObject(res: ServerResponse, status: number, body: unknown, options: EncodeOptions): void {
+  let text: string;
+  if (options.mediaType === YAML_TYPE) text = toYaml(body, { lineWidth: 0 });
+  else text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+  baseHeaders(res, options, options.mediaType);
+  res.writeHead(status);
+  res.end(text);
+}
+
+/** Writes JSON text that is already encoded (the stored bytes), re-encoding only when needed. */
+export function writeJsonText(res: ServerResponse, status: number, json: string, options: EncodeOptions): void {
+  if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json), options);
+  baseHeaders(res, options, JSON_TYPE);
+  res.writeHead(status);
+  res.end(json);
+}
+
+/** Renders any thrown value as a Status; unknown errors become 500 InternalError (FACTS 1). */
+export function toStatusError(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
+  return internalError(err);
+}
+
+export function writeError(res: ServerResponse, err: unknown, options: EncodeOptions): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const statusError = toStatusError(err);
+  if (statusError.code >= 500) console.error('request failed:', err);
+  const status: Status = statusError.toStatus();
+  const mediaType = options.mediaType === YAML_TYPE ? YAML_TYPE : JSON_TYPE;
+  writeObject(res, statusError.code, status, { ...options, mediaType, headers: { ...options.headers, ...statusError.headers } });
+}
+
+export function writeText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...headers });
+  res.end(text);
+}

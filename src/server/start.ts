@@ -1,0 +1,144 @@
+/**
+ * The composition root: storage, authentication, authorization, admission, the
+ * API server and its HTTPS listener, health checks and graceful shutdown
+ * (SPEC 4.10, 5).
+ */
+import { createServer, type Server } from 'node:https';
+import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
+import { createAuthenticator, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { loadTokenFile } from '../auth/authentication/token-file.ts';
+import { authorizerForModes, isPublicInfoPath } from '../auth/authorization/authorizer.ts';
+import type { GeneratedApi } from '../registry/kind.ts';
+import type { ApiObject } from '../registry/strategy.ts';
+import { parseStored } from '../registry/object-meta.ts';
+import type { Storage } from '../storage/interface.ts';
+import { objectKey } from '../storage/keys.ts';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
+import { ApiServer } from './api-server.ts';
+import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
+import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
+import { servingCertificate } from './tls.ts';
+
+export interface StartOptions {
+  api: GeneratedApi;
+  dataDir: string;
+  port: number;
+  bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tokenAuthFile?: string;
+  authorizationMode: string[];
+  anonymousAuth?: boolean;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  storage?: Storage;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  adminToken: string;
+  caPem: string;
+  orchconfigPath: string;
+  /** Graceful stop: readyz fails, the delay passes, in-flight requests drain, storage closes. */
+  shutdown(): Promise<void>;
+  server: Server;
+  apiServer: ApiServer;
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const storage = options.storage ?? new SqliteStorage({ file: join(dataDir, 'orch.db') });
+
+  const admin = adminCredentials(join(dataDir, 'admin-token.csv'));
+  const tokens = options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : new Map();
+  tokens.set(admin.token, admin.user);
+  const tokenFile: TokenAuthenticator = (token) => tokens.get(token) ?? null;
+  const alwaysAllow = options.authorizationMode.includes('AlwaysAllow');
+  const authenticate = createAuthenticator({
+    tokenAuthenticators: [tokenFile],
+    // SPEC 5.3: on by default unless AlwaysAllow; the probes stay reachable either way.
+    anonymous: (options.anonymousAuth ?? true) && !alwaysAllow,
+    anonymousPaths: (path) => options.anonymousAuth !== false && isPublicInfoPath(path),
+  });
+  const authorizer = authorizerForModes(options.authorizationMode);
+
+  const getNamespace = async (name: string): Promise<ApiObject | null> => {
+    const kv = await storage.get(objectKey('', 'namespaces', undefined, name));
+    return kv ? parseStored(kv.value, kv.modRevision) : null;
+  };
+
+  let shuttingDown = false;
+  const systemNamespaces = new PostStartHook('poststarthook/start-system-namespaces-controller');
+  const checks: HealthCheck[] = [
+    { name: 'ping', check: async () => {} },
+    { name: 'log', check: async () => {} },
+    { name: storage.name, check: () => storage.ping() },
+    systemNamespaces,
+    {
+      name: 'shutdown',
+      readyzOnly: true,
+      check: async () => {
+        if (shuttingDown) throw new Error('process is shutting down');
+      },
+    },
+  ];
+  const health = new HealthChecks(checks, options.livezGracePeriodMs);
+
+  const hosts = ['127.0.0.1', 'localhost', '::1', ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
+  const tls = await servingCertificate({ pkiDir: join(dataDir, 'pki'), hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile });
+
+  const clientHost = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
+  let apiServer!: ApiServer;
+  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => void apiServer.handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port, options.bindAddress, () => resolveListen());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = clientHost.includes(':') ? `[${clientHost}]` : clientHost;
+  apiServer = new ApiServer({
+    api: options.api,
+    storage,
+    authenticate,
+    authorizer,
+    admission: namespaceLifecycle(getNamespace),
+    health,
+    serverAddress: `${hostForUrl}:${port}`,
+  });
+
+  // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
+  const namespaces = apiServer.store('', 'v1', 'namespaces');
+  await systemNamespaces.run(async () => {
+    for (const name of SYSTEM_NAMESPACES) {
+      if (await getNamespace(name)) continue;
+      try {
+        await namespaces.create(undefined, { metadata: { name } }, { dryRun: false });
+      } catch (err) {
+        if ((err as { reason?: string }).reason !== 'AlreadyExists') throw err;
+      }
+    }
+  });
+
+  const url = `https://${hostForUrl}:${port}`;
+  const orchconfigPath = join(dataDir, 'admin.orchconfig');
+  writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      shuttingDown = true;
+      await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeIdleConnections();
+      });
+      await storage.close();
+    })());
+  return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer };
+}

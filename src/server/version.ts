@@ -1,0 +1,18 @@
+/** GET /version (FACTS 4): the API level this server implements, 1.31. */
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export function versionInfo() {
+  return {
+    major: '1',
+    minor: '31',
+    gitVersion: `v1.31.0+orch-${pkg.version}`,
+    gitCommit: '',
+    gitTreeState: '',
+    buildDate: '',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsx',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}

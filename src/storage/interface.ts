@@ -1,0 +1,99 @@
+/**
+ * The one storage interface every backend implements (DESIGN "Storage"). Keys
+ * are opaque strings ordered bytewise; values are serialized objects without
+ * their resourceVersion, which is the backend's global revision (SPEC 4.6).
+ */
+
+export interface KeyValue {
+  key: string;
+  /** Serialized object as stored (JSON text). */
+  value: string;
+  /** Revision of the write that produced this value: the object's resourceVersion. */
+  modRevision: number;
+  createRevision: number;
+}
+
+export interface ListOptions {
+  /** Every key starting with this prefix. */
+  prefix: string;
+  /** First key to return (inclusive); continues a chunked list. */
+  startKey?: string;
+  /** At most this many items; 0 or absent = all. */
+  limit?: number;
+  /** Read the state as of this revision; 0 or absent = current. */
+  revision?: number;
+  /** Items failing this are skipped without counting towards limit. */
+  filter?: (kv: KeyValue) => boolean;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** More matching keys exist after the last item. */
+  more: boolean;
+  /** Keys after the last returned item (before filtering), when more. */
+  remaining: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StorageEvent {
+  type: WatchEventType;
+  key: string;
+  /** The new value; for DELETED the last value before deletion. */
+  value: string;
+  /** For MODIFIED and DELETED, the value the write replaced. */
+  prevValue?: string;
+  revision: number;
+  createRevision: number;
+}
+
+export interface Watch {
+  stop(): void;
+}
+
+/** A revision older than the compacted revision was requested. */
+export class CompactedError extends Error {
+  constructor(readonly requested: number, readonly compacted: number) {
+    super(`required revision ${requested} has been compacted (compacted revision ${compacted})`);
+  }
+}
+
+/** A compare-and-swap lost: the key changed or (dis)appeared since it was read. */
+export class CasFailedError extends Error {
+  constructor(readonly key: string, readonly current: KeyValue | null) {
+    super(`compare-and-swap failed for ${key}`);
+  }
+}
+
+export class KeyExistsError extends Error {
+  constructor(readonly key: string) {
+    super(`key ${key} already exists`);
+  }
+}
+
+export interface Storage {
+  readonly name: string;
+  /** Current value of a key at a revision (0 = latest), or null. */
+  get(key: string, revision?: number): Promise<KeyValue | null>;
+  list(options: ListOptions): Promise<ListResult>;
+  /** Counts live keys under a prefix at the current revision. */
+  count(prefix: string): Promise<number>;
+  /** Writes a key that must not exist; resolves to the new revision. */
+  create(key: string, value: string): Promise<number>;
+  /** Replaces a key whose modRevision is still `expectedRevision`; throws CasFailedError otherwise. */
+  update(key: string, value: string, expectedRevision: number): Promise<number>;
+  /** Deletes a key whose modRevision is still `expectedRevision`; throws CasFailedError otherwise. */
+  delete(key: string, expectedRevision: number): Promise<number>;
+  /** Streams every change under the prefix after `fromRevision`, in revision order. */
+  watch(prefix: string, fromRevision: number, onEvent: (event: StorageEvent) => void, onError: (err: Error) => void): Watch;
+  currentRevision(): Promise<number>;
+  /** Oldest revision still readable (everything at or before is compacted). */
+  compactedRevision(): Promise<number>;
+  /** Drops superseded history at or before `revision`. */
+  compact(revision: number): Promise<void>;
+  /** A cheap round trip, for the readiness check. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,22 @@
+/**
+ * Storage keys: `/<group or "core">/<resource>/<namespace>/<name>` for namespaced
+ * objects and `/<group>/<resource>/<name>` for cluster-scoped ones, so a byte-ordered
+ * range scan lists a namespace, or every namespace, in upstream's order.
+ */
+
+/** The first key after every key that starts with `prefix`. */
+export function prefixEnd(prefix: string): string {
+  return prefix + '\uffff';
+}
+
+export function resourcePrefix(group: string, resource: string): string {
+  return `/${group || 'core'}/${resource}/`;
+}
+
+export function collectionPrefix(group: string, resource: string, namespace: string | undefined): string {
+  return namespace ? `${resourcePrefix(group, resource)}${namespace}/` : resourcePrefix(group, resource);
+}
+
+export function objectKey(group: string, resource: string, namespace: string | undefined, name: string): string {
+  return `${collectionPrefix(group, resource, namespace)}${name}`;
+}

@@ -1,0 +1,295 @@
+/**
+ * Embedded SQLite backend in the style of k3s' kine: one append-only log table
+ * whose autoincrement id is the global revision (SPEC 4.6 resourceVersion);
+ * `UNIQUE(name, prev_revision)` is the compare-and-swap; deletes append
+ * tombstones; compaction drops superseded rows in batches. Writes queued in one
+ * event-loop turn commit in one WAL transaction (group commit) and are
+ * acknowledged only after it, so an acknowledged write survives kill -9.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  CasFailedError,
+  CompactedError,
+  KeyExistsError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type Watch,
+} from '../interface.ts';
+import { prefixEnd } from '../keys.ts';
+
+interface Row {
+  id: number;
+  name: string;
+  deleted: number;
+  create_revision: number;
+  prev_revision: number;
+  value: string;
+  old_value: string | null;
+}
+
+interface PendingWrite {
+  apply: () => StorageEvent;
+  resolve: (revision: number) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Watcher {
+  prefix: string;
+  onEvent: (event: StorageEvent) => void;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kine (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  old_value TEXT
+);
+CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id);
+CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision);
+CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+`;
+
+const COMPACT_BATCH = 1000;
+
+export interface SqliteOptions {
+  /** Path of the database file. */
+  file: string;
+  /** fsync every commit (FULL) rather than rely on the WAL surviving a process crash (NORMAL). */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+/** SQLite implementation of the Storage interface (DESIGN "Storage"). */
+export class SqliteStorage implements Storage {
+  readonly name = 'sqlite';
+  private readonly db: Database.Database;
+  private revision: number;
+  private compacted: number;
+  private pending: PendingWrite[] = [];
+  private flushScheduled = false;
+  private watchers = new Set<Watcher>();
+  private readonly stmt;
+
+  constructor(options: SqliteOptions) {
+    mkdirSync(dirname(options.file), { recursive: true });
+    this.db = new Database(options.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.db.exec(SCHEMA);
+    const head = `SELECT id, name, deleted, create_revision, prev_revision, value, old_value FROM kine`;
+    this.stmt = {
+      latest: this.db.prepare(`${head} WHERE name = ? ORDER BY id DESC LIMIT 1`),
+      atRevision: this.db.prepare(`${head} WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
+      listRange: this.db.prepare(
+        `${head} WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0 ORDER BY name`,
+      ),
+      countRange: this.db.prepare(
+        `SELECT COUNT(*) AS n FROM kine WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0`,
+      ),
+      history: this.db.prepare(`${head} WHERE name >= ? AND name < ? AND id > ? ORDER BY id`),
+      insert: this.db.prepare(
+        `INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      setCreateRevision: this.db.prepare(`UPDATE kine SET create_revision = id WHERE id = ?`),
+      maxRevision: this.db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kine'`),
+      getMeta: this.db.prepare(`SELECT value FROM kine_meta WHERE key = ?`),
+      setMeta: this.db.prepare(`INSERT INTO kine_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
+      compactSuperseded: this.db.prepare(
+        `DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE prev_revision != 0 AND id > ? AND id <= ?)`,
+      ),
+      compactTombstones: this.db.prepare(`DELETE FROM kine WHERE deleted = 1 AND id > ? AND id <= ?`),
+    };
+    this.revision = (this.stmt.maxRevision.get() as { seq: number } | undefined)?.seq ?? 0;
+    this.compacted = (this.stmt.getMeta.get('compact_rev') as { value: number } | undefined)?.value ?? 0;
+  }
+
+  async get(key: string, revision = 0): Promise<KeyValue | null> {
+    this.checkRevision(revision);
+    const row = (revision ? this.stmt.atRevision.get(key, revision) : this.stmt.latest.get(key)) as Row | undefined;
+    return row && !row.deleted ? toKeyValue(row) : null;
+  }
+
+  async list(options: ListOptions): Promise<ListResult> {
+    const revision = options.revision || this.revision;
+    this.checkRevision(options.revision ?? 0);
+    const end = prefixEnd(options.prefix);
+    const start = options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix;
+    const limit = options.limit ?? 0;
+    const items: KeyValue[] = [];
+    let more = false;
+    let lastKey = '';
+    for (const row of this.stmt.listRange.iterate(start, end, revision) as IterableIterator<Row>) {
+      if (limit && items.length >= limit) {
+        more = true;
+        break;
+      }
+      lastKey = row.name;
+      const kv = toKeyValue(row);
+      if (!options.filter || options.filter(kv)) items.push(kv);
+    }
+    const remaining = more ? (this.stmt.countRange.get(lastKey + '\0', end, revision) as { n: number }).n : 0;
+    return { items, revision, more, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    return (this.stmt.countRange.get(prefix, prefixEnd(prefix), this.revision) as { n: number }).n;
+  }
+
+  create(key: string, value: string): Promise<number> {
+    return this.enqueue(() => {
+      const latest = this.stmt.latest.get(key) as Row | undefined;
+      if (latest && !latest.deleted) throw new KeyExistsError(key);
+      const id = Number(this.stmt.insert.run(key, 1, 0, 0, latest?.id ?? 0, value, null).lastInsertRowid);
+      this.stmt.setCreateRevision.run(id);
+      return { type: 'ADDED', key, value, revision: id, createRevision: id };
+    });
+  }
+
+  update(key: string, value: string, expectedRevision: number): Promise<number> {
+    return this.enqueue(() => {
+      const latest = this.expectLatest(key, expectedRevision);
+      const id = Number(this.stmt.insert.run(key, 0, 0, latest.create_revision, latest.id, value, latest.value).lastInsertRowid);
+      return { type: 'MODIFIED', key, value, prevValue: latest.value, revision: id, createRevision: latest.create_revision };
+    });
+  }
+
+  delete(key: string, expectedRevision: number): Promise<number> {
+    return this.enqueue(() => {
+      const latest = this.expectLatest(key, expectedRevision);
+      const id = Number(
+        this.stmt.insert.run(key, 0, 1, latest.create_revision, latest.id, latest.value, latest.value).lastInsertRowid,
+      );
+      return { type: 'DELETED', key, value: latest.value, prevValue: latest.value, revision: id, createRevision: latest.create_revision };
+    });
+  }
+
+  watch(prefix: string, fromRevision: number, onEvent: (e: StorageEvent) => void, onError: (err: Error) => void): Watch {
+    const watcher: Watcher = { prefix, onEvent };
+    let stopped = false;
+    // Replay and registration happen in one synchronous turn, so no write can slip between them.
+    try {
+      this.checkRevision(fromRevision);
+      if (fromRevision < this.revision) {
+        for (const row of this.stmt.history.iterate(prefix, prefixEnd(prefix), fromRevision) as IterableIterator<Row>) {
+          onEvent(toEvent(row));
+        }
+      }
+      this.watchers.add(watcher);
+    } catch (err) {
+      queueMicrotask(() => !stopped && onError(err as Error));
+    }
+    return {
+      stop: () => {
+        stopped = true;
+        this.watchers.delete(watcher);
+      },
+    };
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compacted;
+  }
+
+  async compact(revision: number): Promise<void> {
+    const target = Math.min(revision, this.revision);
+    // Batches keep each transaction short so writers are never blocked for long.
+    for (let from = this.compacted; from < target; from += COMPACT_BATCH) {
+      const to = Math.min(from + COMPACT_BATCH, target);
+      this.db.transaction(() => {
+        this.stmt.compactSuperseded.run(from, to);
+        this.stmt.compactTombstones.run(from, to);
+        this.stmt.setMeta.run('compact_rev', to);
+      })();
+      this.compacted = to;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.stmt.maxRevision.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.pending.length) this.flush();
+    this.watchers.clear();
+    this.db.close();
+  }
+
+  private expectLatest(key: string, expectedRevision: number): Row {
+    const latest = this.stmt.latest.get(key) as Row | undefined;
+    if (!latest || latest.deleted || latest.id !== expectedRevision) {
+      throw new CasFailedError(key, latest && !latest.deleted ? toKeyValue(latest) : null);
+    }
+    return latest;
+  }
+
+  private checkRevision(revision: number): void {
+    if (revision && revision <= this.compacted) throw new CompactedError(revision, this.compacted);
+  }
+
+  private enqueue(apply: () => StorageEvent): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ apply, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction; each write is its own savepoint so one failure spares the rest. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    const outcomes: Array<{ event?: StorageEvent; error?: unknown }> = [];
+    try {
+      this.db.transaction(() => {
+        for (const write of batch) {
+          try {
+            outcomes.push({ event: this.db.transaction(write.apply)() });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      })();
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    batch.forEach((write, i) => {
+      const { event, error } = outcomes[i];
+      if (event) {
+        this.revision = event.revision;
+        write.resolve(event.revision);
+        for (const watcher of this.watchers) if (event.key.startsWith(watcher.prefix)) watcher.onEvent(event);
+      } else {
+        write.reject(error);
+      }
+    });
+  }
+}
+
+function toKeyValue(row: Row): KeyValue {
+  return { key: row.name, value: row.value, modRevision: row.id, createRevision: row.create_revision };
+}
+
+function toEvent(row: Row): StorageEvent {
+  const type = row.deleted ? 'DELETED' : row.prev_revision === 0 || row.create_revision === row.id ? 'ADDED' : 'MODIFIED';
+  const event: StorageEvent = { type, key: row.name, value: row.value, revision: row.id, createRevision: row.create_revision };
+  if (row.old_value !== null) event.prevValue = row.old_value;
+  return event;
+}
