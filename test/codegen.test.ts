@@ -142,3 +142,24 @@ test('a kind added to a copy of the contract is generated and served', async () 
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('the published OpenAPI feeds a client generator (openapi-typescript)', async () => {
+  const { startTestServer } = await import('./helpers/server.ts');
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
+  const server = await startTestServer();
+  try {
+    const index = await server.request('GET', '/openapi/v3');
+    const url = index.body.paths['apis/networking.orch.io/v1'].serverRelativeURL;
+    const doc = await server.request('GET', url);
+    assert.equal(doc.status, 200);
+    const source = astToString(await openapiTS(doc.body, { silent: true }));
+    assert.match(source, /"io\.orch\.api\.networking\.v1\.NetworkPolicy": \{/);
+    assert.match(source, /listNetworkingV1NamespacedNetworkPolicy/);
+    assert.match(source, /"\/apis\/networking\.orch\.io\/v1\/namespaces\/\{namespace\}\/networkpolicies\/\{name\}": \{/);
+    const v2 = await server.request('GET', '/openapi/v2');
+    assert.equal(v2.body.swagger, '2.0');
+    assert.ok(v2.body.definitions['io.orch.api.core.v1.ConfigMap']);
+  } finally {
+    await server.close();
+  }
+});
