@@ -237,7 +237,7 @@ export class SqliteStorage implements Storage {
   }
 
   private checkRevision(revision: number): void {
-    if (revision && revision <= this.compacted) throw new CompactedError(revision, this.compacted);
+    if (revision && revision < this.compacted) throw new CompactedError(revision, this.compacted);
   }
 
   private enqueue(apply: () => StorageEvent): Promise<number> {

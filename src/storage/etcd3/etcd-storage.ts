@@ -1,0 +1,224 @@
+/**
+ * The etcd3 backend (DESIGN "Storage"; `--storage-backend=etcd3`): keys under a
+ * prefix, values as stored JSON, resourceVersion = etcd's mod revision, every
+ * write a transaction comparing create or mod revision, compaction through
+ * etcd. Several servers share one etcd and see each other's writes and events.
+ */
+import { Etcd3, type IKeyValue } from 'etcd3';
+import {
+  CasFailedError,
+  CompactedError,
+  KeyExistsError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type Watch,
+} from '../interface.ts';
+import { prefixEnd } from '../keys.ts';
+
+export interface EtcdOptions {
+  servers: string[];
+  /** Every key is stored under this prefix (upstream: /registry). */
+  prefix?: string;
+}
+
+/** Reads through a filter fetch this many keys per round trip. */
+const FILTER_PAGE = 500;
+
+function isCompactedError(err: unknown): boolean {
+  return /compacted/i.test(String((err as Error)?.message ?? err));
+}
+
+export class EtcdStorage implements Storage {
+  readonly name = 'etcd';
+  private readonly client: Etcd3;
+  private readonly prefix: string;
+  private compacted = 0;
+
+  constructor(options: EtcdOptions) {
+    this.client = new Etcd3({ hosts: options.servers });
+    this.prefix = options.prefix ?? '/registry';
+  }
+
+  private toEtcd(key: string): Buffer {
+    return Buffer.from(this.prefix + key);
+  }
+
+  private fromEtcd(kv: IKeyValue): KeyValue {
+    return {
+      key: kv.key.toString().slice(this.prefix.length),
+      value: kv.value.toString(),
+      modRevision: Number(kv.mod_revision),
+      createRevision: Number(kv.create_revision),
+    };
+  }
+
+  private async range(request: Parameters<Etcd3['kv']['range']>[0]) {
+    try {
+      return await this.client.kv.range(request);
+    } catch (err) {
+      if (isCompactedError(err)) throw new CompactedError(Number(request.revision ?? 0), this.compacted);
+      throw err;
+    }
+  }
+
+  async get(key: string, revision = 0): Promise<KeyValue | null> {
+    if (revision && revision < this.compacted) throw new CompactedError(revision, this.compacted);
+    const res = await this.range({ key: this.toEtcd(key), revision: revision || undefined });
+    return res.kvs.length ? this.fromEtcd(res.kvs[0]) : null;
+  }
+
+  async list(options: ListOptions): Promise<ListResult> {
+    if (options.revision && options.revision < this.compacted) throw new CompactedError(options.revision, this.compacted);
+    const end = this.toEtcd(prefixEnd(options.prefix));
+    let start = this.toEtcd(options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix);
+    let revision = options.revision || 0;
+    const limit = options.limit ?? 0;
+    const items: KeyValue[] = [];
+    let more = false;
+    let remaining = 0;
+    // Without a filter one range answers; with one, pages are fetched until the limit is met.
+    for (;;) {
+      const pageSize = options.filter ? FILTER_PAGE : limit ? limit - items.length : 0;
+      const res = await this.range({ key: start, range_end: end, revision: revision || undefined, limit: pageSize || undefined });
+      revision ||= Number(res.header.revision);
+      let consumed = 0;
+      for (const raw of res.kvs) {
+        consumed++;
+        const kv = this.fromEtcd(raw);
+        if (!options.filter || options.filter(kv)) items.push(kv);
+        if (limit && items.length >= limit) break;
+      }
+      const countAfterPage = Number(res.count) - consumed;
+      if (limit && items.length >= limit) {
+        more = countAfterPage > 0;
+        remaining = countAfterPage;
+        break;
+      }
+      if (!res.more) break;
+      start = Buffer.concat([res.kvs[res.kvs.length - 1].key, Buffer.from([0])]);
+    }
+    return { items, revision, more, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    const res = await this.range({ key: this.toEtcd(prefix), range_end: this.toEtcd(prefixEnd(prefix)), count_only: true });
+    return Number(res.count);
+  }
+
+  async create(key: string, value: string): Promise<number> {
+    const k = this.toEtcd(key);
+    const res = await this.client.kv.txn({
+      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+      success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+      failure: [],
+    });
+    if (!res.succeeded) throw new KeyExistsError(key);
+    return Number(res.header.revision);
+  }
+
+  async update(key: string, value: string, expectedRevision: number): Promise<number> {
+    const k = this.toEtcd(key);
+    const res = await this.client.kv.txn({
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
+      success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!res.succeeded) throw new CasFailedError(key, this.currentFromFailure(res));
+    return Number(res.header.revision);
+  }
+
+  async delete(key: string, expectedRevision: number): Promise<number> {
+    const k = this.toEtcd(key);
+    const res = await this.client.kv.txn({
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
+      success: [{ request_delete_range: { key: k } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!res.succeeded) throw new CasFailedError(key, this.currentFromFailure(res));
+    return Number(res.header.revision);
+  }
+
+  private currentFromFailure(res: { responses: Array<{ response_range?: { kvs: IKeyValue[] } }> }): KeyValue | null {
+    const kv = res.responses[0]?.response_range?.kvs?.[0];
+    return kv ? this.fromEtcd(kv) : null;
+  }
+
+  watch(prefix: string, fromRevision: number, onEvent: (e: StorageEvent) => void, onError: (err: Error) => void): Watch {
+    let stopped = false;
+    if (fromRevision && fromRevision < this.compacted) {
+      queueMicrotask(() => onError(new CompactedError(fromRevision, this.compacted)));
+      return { stop: () => {} };
+    }
+    const builder = this.client
+      .watch()
+      .prefix(this.toEtcd(prefix))
+      .withPreviousKV()
+      .startRevision(String(fromRevision + 1));
+    const watcherPromise = builder.create();
+    watcherPromise.then(
+      (watcher) => {
+        if (stopped) {
+          void watcher.cancel();
+          return;
+        }
+        watcher.on('data', (res) => {
+          for (const event of res.events) {
+            const kv = event.kv;
+            const revision = Number(kv.mod_revision);
+            const key = kv.key.toString().slice(this.prefix.length);
+            if (event.type === 'Delete') {
+              const prev = event.prev_kv;
+              onEvent({ type: 'DELETED', key, value: prev?.value.toString() ?? '', prevValue: prev?.value.toString(), revision, createRevision: Number(prev?.create_revision ?? 0) });
+            } else {
+              const created = kv.create_revision === kv.mod_revision;
+              const e: StorageEvent = { type: created ? 'ADDED' : 'MODIFIED', key, value: kv.value.toString(), revision, createRevision: Number(kv.create_revision) };
+              if (!created && event.prev_kv) e.prevValue = event.prev_kv.value.toString();
+              onEvent(e);
+            }
+          }
+        });
+        watcher.on('error', (err) => {
+          if (stopped) return;
+          onError(isCompactedError(err) ? new CompactedError(fromRevision, this.compacted) : err);
+        });
+      },
+      (err) => !stopped && onError(isCompactedError(err) ? new CompactedError(fromRevision, this.compacted) : err),
+    );
+    return {
+      stop: () => {
+        stopped = true;
+        void watcherPromise.then((w) => w.cancel()).catch(() => {});
+      },
+    };
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.client.kv.range({ key: this.toEtcd('/'), limit: 1, keys_only: true });
+    return Number(res.header.revision);
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compacted;
+  }
+
+  async compact(revision: number): Promise<void> {
+    try {
+      await this.client.kv.compact({ revision, physical: false });
+    } catch (err) {
+      // Another server compacted at or past this revision already.
+      if (!isCompactedError(err)) throw err;
+    }
+    this.compacted = Math.max(this.compacted, revision);
+  }
+
+  async ping(): Promise<void> {
+    await this.client.maintenance.status();
+  }
+
+  async close(): Promise<void> {
+    this.client.close();
+  }
+}
