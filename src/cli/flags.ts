@@ -16,6 +16,7 @@ export interface Flags {
   shutdownDelayMs: number;
   storageBackend: 'sqlite' | 'etcd3';
   etcdServers: string[];
+  etcdPrefix: string;
 }
 
 interface FlagSpec {
@@ -58,6 +59,7 @@ const SPECS: FlagSpec[] = [
   { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
   { name: 'shutdown-delay-duration', value: 'duration', help: 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz returns failure. (default 0s)', apply: (f, v) => (f.shutdownDelayMs = parseDuration(v)) },
   { name: 'storage-backend', value: 'string', help: 'The storage backend for persistence. Options: sqlite (embedded, default), etcd3.', apply: (f, v) => (f.storageBackend = v as Flags['storageBackend']) },
+  { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
 ];
 
@@ -78,6 +80,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     shutdownDelayMs: 0,
     storageBackend: 'sqlite',
     etcdServers: [],
+    etcdPrefix: '/registry',
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

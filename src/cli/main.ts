@@ -4,6 +4,7 @@
  */
 import * as api from '../generated/index.ts';
 import { startServer } from '../server/start.ts';
+import { EtcdStorage } from '../storage/etcd3/etcd-storage.ts';
 import { FlagError, parseFlags, usage } from './flags.ts';
 
 async function main(argv: string[]): Promise<void> {
@@ -21,8 +22,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(usage());
     return;
   }
-  if (flags.storageBackend === 'etcd3') {
-    console.error('Error: --storage-backend=etcd3 is not available in this build yet; use the default sqlite backend');
+  if (flags.storageBackend === 'etcd3' && flags.etcdServers.length === 0) {
+    console.error('Error: --storage-backend=etcd3 needs --etcd-servers');
     process.exit(2);
   }
   const started = Date.now();
@@ -38,6 +39,7 @@ async function main(argv: string[]): Promise<void> {
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,
     shutdownDelayMs: flags.shutdownDelayMs,
+    storage: flags.storageBackend === 'etcd3' ? new EtcdStorage({ servers: flags.etcdServers, prefix: flags.etcdPrefix }) : undefined,
   });
   console.log(`orch-apiserver serving on ${running.url} (ready in ${Date.now() - started} ms)`);
   console.log(`admin credentials: ${running.orchconfigPath}  (kubectl --kubeconfig ${running.orchconfigPath} get namespaces)`);
