@@ -1,0 +1,64 @@
+/**
+ * bench-baselines.ts — the reference servers for scripts/bench.ts, run in their
+ * own process so they do not share an event loop with the load generator.
+ *
+ * Serves the bytes of --body (the orch server's own NetworkPolicy GET
+ * response, so both sides send the same payload) from a raw node:http and a raw
+ * node:https server on 127.0.0.1, the latter with --cert/--key (the orch
+ * server's serving certificate). Prints one JSON line {"http":port,"https":port}
+ * once both listen. Exits on SIGTERM/SIGINT or when stdin closes (the parent
+ * went away).
+ *
+ *   node --import tsx scripts/bench-baselines.ts --body <file> --cert <pem> --key <pem>
+ */
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+function arg(name: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0 || i + 1 >= process.argv.length) {
+    console.error(`bench-baselines: missing --${name}`);
+    process.exit(2);
+  }
+  return process.argv[i + 1];
+}
+
+const body = readFileSync(arg('body'));
+const handler = (req: IncomingMessage, res: ServerResponse) => {
+  // Drain any request body, then answer like the orch server does for a GET.
+  req.resume();
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'cache-control': 'no-cache, private',
+    'content-length': body.length,
+  });
+  res.end(body);
+};
+
+const http = createHttpServer(handler);
+const https = createHttpsServer({ cert: readFileSync(arg('cert')), key: readFileSync(arg('key')) }, handler);
+for (const server of [http, https]) server.keepAliveTimeout = 65_000;
+
+const listen = (server: Server) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+const ports = { http: await listen(http), https: await listen(https) };
+process.stdout.write(`${JSON.stringify(ports)}\n`);
+
+const stop = () => {
+  for (const server of [http, https]) {
+    server.closeAllConnections();
+    server.close();
+  }
+  process.exit(0);
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
+process.stdin.on('end', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();
