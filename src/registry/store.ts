@@ -240,15 +240,18 @@ export class GenericStore {
     }
   }
 
-  /** SPEC 4.8 deletecollection: deletes each listed object; returns what was listed. */
+  /**
+   * SPEC 4.8 deletecollection: deletes each listed object; returns the items as
+   * listed before deletion, as upstream's DeleteCollection returns its list (FACTS 3).
+   */
   async deleteCollection(request: ListRequest, options: DeleteOptions): Promise<{ items: ApiObject[]; page: ListPage }> {
     const page = await this.list(request);
     const items: ApiObject[] = [];
     for (const kv of page.items) {
       const listed = parseStored(kv.value, kv.modRevision);
+      items.push(listed);
       try {
-        const { object } = await this.delete(listed.metadata.namespace, listed.metadata.name, options);
-        items.push(object);
+        await this.delete(listed.metadata.namespace, listed.metadata.name, options);
       } catch (err) {
         // Gone in between: someone else deleted it, which is what was asked.
         if (!(err instanceof errors.StatusError && err.code === 404)) throw err;

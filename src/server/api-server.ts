@@ -142,10 +142,17 @@ export class ApiServer {
     const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
     if (!route) throw errors.routeNotFound();
     const { kind } = route;
-    // A cluster-scoped kind has no namespaced path, except a namespace addressing itself.
-    const namespacedPath = info.parts !== undefined && info.namespace !== '' && !(kind.plural === 'namespaces' && kind.group === '');
-    if (!kind.namespaced && namespacedPath) throw errors.routeNotFound();
+    // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
+    if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
     if (info.parts.length > 3) throw errors.routeNotFound();
+    // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
+    // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).
+    if (kind.namespaced && !info.namespacedPath && info.verb !== 'list' && info.verb !== 'watch') {
+      throw info.name ? errors.routeNotFound() : errors.methodNotAllowed();
+    }
+    // SPEC 4.2: create is POST to a collection; update and patch address one object.
+    if (info.verb === 'create' && info.name && !info.subresource) throw errors.methodNotAllowed();
+    if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
     const negotiated = negotiate(req, info.verb);
     encode.mediaType = negotiated.mediaType;
     let store = route.store;
@@ -159,7 +166,6 @@ export class ApiServer {
       throw errors.methodNotSupported(route.store.groupResource, info.verb);
     }
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
-    if (kind.namespaced && !namespace && info.verb !== 'list' && info.verb !== 'watch') throw errors.methodNotAllowed();
     const ctx: ResourceRequest = { req, res, info, query, user, store, namespace, encode, table: negotiated.table };
     switch (info.verb) {
       case 'get':

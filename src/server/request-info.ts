@@ -17,8 +17,10 @@ export interface RequestInfo {
   resource: string;
   subresource: string;
   name: string;
-  /** Path segments after the group/version. */
+  /** Path segments after the group/version, and after `namespaces/{namespace}` when that prefix scoped the request. */
   parts: string[];
+  /** Whether a `namespaces/{namespace}/` prefix preceded the resource (SPEC 4.1 namespaced path shapes). */
+  namespacedPath: boolean;
 }
 
 /** Subresources of a namespace that are not namespaced collections (upstream namespaceSubresources). */
@@ -51,6 +53,7 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
     subresource: '',
     name: '',
     parts: [],
+    namespacedPath: false,
   };
   const segments = path.split('/').filter((s, i) => i > 0 || s !== '');
   if (segments[0] === '') segments.shift();
@@ -78,7 +81,10 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   }
   if (rest[0] === 'namespaces' && rest.length > 1) {
     info.namespace = rest[1];
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) {
+      rest = rest.slice(2);
+      info.namespacedPath = true;
+    }
   }
   info.parts = rest;
   info.resource = rest[0] ?? '';

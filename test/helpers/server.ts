@@ -55,6 +55,8 @@ export function request(url: string, ca: string, method: string, path: string, o
     payload = Buffer.from(JSON.stringify(options.body));
     headers['content-type'] ??= 'application/json';
   }
+  // Node sends DELETE bodies without framing unless told their length.
+  if (payload) headers['content-length'] ??= String(payload.length);
   return new Promise((resolvePromise, reject) => {
     const req = httpsRequest(new URL(path, url), { method, headers, ca, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -33,7 +33,8 @@ function validatePort(port: any, path: string): FieldError[] {
     if (typeof p.port === 'number') {
       for (const m of isValidPortNum(p.port)) errs.push(invalid(child(path, 'port'), p.port, m));
       if (hasEnd) {
-        if (p.endPort < p.port) errs.push(invalid(child(path, 'endPort'), p.endPort, 'must be greater than or equal to `port`'));
+        // upstream reports `port`'s value here, not endPort's (networking/validation ValidateNetworkPolicyPort).
+        if (p.endPort < p.port) errs.push(invalid(child(path, 'endPort'), p.port, 'must be greater than or equal to `port`'));
         for (const m of isValidPortNum(p.endPort)) errs.push(invalid(child(path, 'endPort'), p.endPort, m));
       }
     } else {

@@ -1,0 +1,83 @@
+/**
+ * watch (SPEC 2.4, 4.3, 4.4, 4.6, 6): a chunked stream of newline-delimited
+ * `{type, object}` events served from the watch cache, with bookmarks,
+ * streaming lists (sendInitialEvents) and timeoutSeconds.
+ */
+import * as errors from '../api/status-error.ts';
+import { apiVersionOf } from '../registry/kind.ts';
+import { compileFilter } from '../registry/list-filter.ts';
+import type { Cacher } from '../storage/cacher/cacher.ts';
+import { resourcePrefix } from '../storage/keys.ts';
+import type { ResourceRequest } from './context.ts';
+import { invalidOption, parseBoolean, parseInteger } from './options.ts';
+import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
+
+/** Upstream's default watch lifetime is randomized in [min-request-timeout, 2x) so clients spread their reconnects. */
+const MIN_REQUEST_TIMEOUT_S = 1800;
+
+export interface WatchSettings {
+  /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, on here). */
+  watchList: boolean;
+}
+
+/** SPEC 4.3, 4.4 item 4: the option rules of a watch (FACTS 2). */
+function parseWatchOptions(ctx: ResourceRequest, settings: WatchSettings) {
+  const { query } = ctx;
+  const rvText = query.get('resourceVersion') ?? '';
+  const match = query.get('resourceVersionMatch') ?? '';
+  const sendInitialEvents = parseBoolean(query, 'sendInitialEvents');
+  if (sendInitialEvents !== undefined) {
+    if (!settings.watchList) throw invalidOption('ListOptions', 'sendInitialEvents', 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+    if (match !== 'NotOlderThan') throw invalidOption('ListOptions', 'resourceVersionMatch', "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+  } else if (match) {
+    throw invalidOption('ListOptions', 'resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  if (query.get('continue')) throw errors.badRequest('a continue token is not supported when watch is true');
+  const resourceVersion = rvText === '' ? undefined : parseResourceVersion(rvText);
+  const allowBookmarks = parseBoolean(query, 'allowWatchBookmarks') ?? false;
+  const timeoutSeconds = parseInteger(query, 'timeoutSeconds', 'ListOptions');
+  return { resourceVersion, sendInitialEvents, allowBookmarks, timeoutSeconds };
+}
+
+export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings: WatchSettings): Promise<void> {
+  const { store, res, req } = ctx;
+  const kind = store.kind;
+  const options = parseWatchOptions(ctx, settings);
+  // A watch on one object is a watch on its collection narrowed to that name (FACTS 2).
+  let fieldSelector = ctx.query.get('fieldSelector') ?? undefined;
+  if (ctx.info.name) {
+    const byName = `metadata.name=${ctx.info.name}`;
+    fieldSelector = fieldSelector ? `${fieldSelector},${byName}` : byName;
+  }
+  const matches = compileFilter(kind, ctx.query.get('labelSelector') ?? undefined, fieldSelector);
+  const { resourceVersion, sendInitialEvents } = options;
+  // SPEC 4.6 watch: unset and "0" start with the state; sendInitialEvents decides explicitly.
+  const initialEvents = sendInitialEvents ?? (resourceVersion === undefined || resourceVersion === 0);
+  // Waits happen before the 200 is committed, so their 504 is still a plain Status response.
+  if (resourceVersion === undefined) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
+  else if (sendInitialEvents && resourceVersion) await cacher.waitFor(resourceVersion, TOO_LARGE_WAIT_MS);
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  const watcher = await cacher.startWatch(
+    {
+      resourcePrefix: resourcePrefix(kind.group, kind.plural),
+      selection: { keyPrefix: store.prefix(ctx.namespace), matches },
+      resourceVersion: sendInitialEvents && resourceVersion === 0 ? 0 : resourceVersion,
+      initialEvents,
+      initialEventsEndBookmark: !!sendInitialEvents && options.allowBookmarks,
+      bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
+      out: res,
+    },
+    TOO_LARGE_WAIT_MS,
+  );
+  if (!watcher) return;
+  const timeoutSeconds = options.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
+  const timer = setTimeout(() => watcher.close(), timeoutSeconds * 1000);
+  const stop = () => {
+    clearTimeout(timer);
+    watcher.close(true);
+  };
+  req.once('close', stop);
+  res.once('close', stop);
+}

@@ -1,0 +1,136 @@
+/**
+ * One watch stream (SPEC 2.4, 4.4, 6): filters the shared events of a resource
+ * cache through the watcher's namespace and selectors, turns selection changes
+ * into ADDED/DELETED as upstream's cacher does, and writes shared lines to the
+ * socket in batches. A watcher whose socket backs up past its budget is closed
+ * rather than buffered without bound.
+ */
+import type { Writable } from 'node:stream';
+import type { WatchEventType } from '../interface.ts';
+import type { CacheEvent, CachedObject } from './resource-cache.ts';
+
+export interface WatchSelection {
+  /** Key prefix of the namespace (or of the resource, for all namespaces). */
+  keyPrefix: string;
+  /** Label/field selector predicate over the parsed object; undefined selects all. */
+  matches?: (obj: any) => boolean;
+}
+
+export interface CacheWatcherOptions {
+  /** Bytes the socket may hold unsent before the watcher counts as too slow. */
+  maxBufferedBytes: number;
+  /** `{"kind","apiVersion"}` JSON prefix for BOOKMARK objects, or undefined when bookmarks were not requested. */
+  bookmarkHead?: string;
+  onClose: (watcher: CacheWatcher) => void;
+}
+
+const dirty = new Set<CacheWatcher>();
+let flushScheduled = false;
+
+/** Writes every watcher's pending lines once per event-loop turn: one socket write per watcher per batch. */
+function flushAll(): void {
+  flushScheduled = false;
+  const watchers = [...dirty];
+  dirty.clear();
+  for (const watcher of watchers) watcher.flush();
+}
+
+export class CacheWatcher {
+  private pending: string[] = [];
+  private closed = false;
+  /** Events at or before this revision were sent (or predate the watch). */
+  private sentRevision: number;
+
+  constructor(
+    private readonly out: Writable,
+    private readonly selection: WatchSelection,
+    startRevision: number,
+    private readonly options: CacheWatcherOptions,
+  ) {
+    this.sentRevision = startRevision;
+  }
+
+  private selected(object: CachedObject | undefined): boolean {
+    if (!object || !object.key.startsWith(this.selection.keyPrefix)) return false;
+    return !this.selection.matches || this.selection.matches(object.parsed());
+  }
+
+  /** The type this watcher sees for an event, or undefined when it is not selected (FACTS 2). */
+  private typeFor(event: CacheEvent): WatchEventType | undefined {
+    if (event.type === 'MODIFIED') {
+      const now = this.selected(event.object);
+      const before = this.selected(event.prev);
+      if (now && before) return 'MODIFIED';
+      if (now) return 'ADDED';
+      if (before) return 'DELETED';
+      return undefined;
+    }
+    return this.selected(event.object) ? event.type : undefined;
+  }
+
+  /** Receives an event from the cache; each is delivered at most once, in revision order. */
+  offer(event: CacheEvent): void {
+    if (this.closed || event.revision <= this.sentRevision) return;
+    this.sentRevision = event.revision;
+    const type = this.typeFor(event);
+    if (type) this.enqueue(event.line(type));
+  }
+
+  /** Synthetic ADDED events for the current state (SPEC 4.6 "Get State and Start at ..."). */
+  sendInitial(objects: CachedObject[]): void {
+    for (const object of objects) {
+      if (!this.selection.matches || this.selection.matches(object.parsed())) this.enqueue(`{"type":"ADDED","object":${object.json()}}\n`);
+    }
+  }
+
+  /** SPEC 2.4: a BOOKMARK with only apiVersion, kind and metadata.resourceVersion; all changes up to it were sent. */
+  bookmark(revision: number, initialEventsEnd = false): void {
+    if (this.closed || !this.options.bookmarkHead || revision < this.sentRevision) return;
+    this.sentRevision = revision;
+    const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
+    this.enqueue(`{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`);
+  }
+
+  /** A terminal ERROR event carrying a Status (FACTS 2), then the stream ends. */
+  fail(status: unknown): void {
+    this.enqueue(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    this.flush();
+    this.close();
+  }
+
+  private enqueue(line: string): void {
+    if (this.closed) return;
+    this.pending.push(line);
+    dirty.add(this);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flushAll);
+    }
+  }
+
+  flush(): void {
+    if (this.closed || this.pending.length === 0) return;
+    const chunk = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    this.pending = [];
+    this.out.write(chunk);
+    if (this.out.writableLength > this.options.maxBufferedBytes) {
+      // Too slow: drop the connection instead of buffering without bound; the client
+      // resumes from its last resourceVersion or relists.
+      this.close(true);
+    }
+  }
+
+  close(abort = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.pending = [];
+    dirty.delete(this);
+    this.options.onClose(this);
+    if (abort) this.out.destroy();
+    else this.out.end();
+  }
+
+  isClosed(): boolean {
+    return this.closed;
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The cacher (DESIGN "watch cache"): one storage watch over every key feeds the
+ * resource caches. Because that watch sees every write, its last revision is
+ * the store's revision as far as the caches know, so a consistent read waits
+ * for it to reach the store's current revision instead of falling back to
+ * storage (SPEC 4.6 "Most Recent"). It also sends periodic bookmarks and
+ * expires history.
+ */
+import * as errors from '../../api/status-error.ts';
+import type { Storage, StorageEvent, Watch } from '../interface.ts';
+import { CacheWatcher, type WatchSelection } from './cache-watcher.ts';
+import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
+
+export interface CacherOptions extends ResourceCacheOptions {
+  /** Interval between BOOKMARK events to watchers that asked for them (about a minute upstream). */
+  bookmarkIntervalMs: number;
+  /** Per-watcher unsent-bytes budget before the watcher is closed as too slow. */
+  maxWatcherBufferedBytes: number;
+}
+
+export interface WatchRequest {
+  resourcePrefix: string;
+  selection: WatchSelection;
+  /** undefined = unset (consistent state then changes), 0 = any state then changes, n = changes after n. */
+  resourceVersion: number | undefined;
+  /** Send the current state as ADDED events first (SPEC 4.6 "Get State and Start at ..."). */
+  initialEvents: boolean;
+  /** BOOKMARK with the initial-events-end annotation after the initial events (SPEC 4.4 item 4). */
+  initialEventsEndBookmark: boolean;
+  bookmarkHead?: string;
+  out: import('node:stream').Writable;
+}
+
+export class Cacher {
+  private readonly caches = new Map<string, ResourceCache>();
+  private revision = 0;
+  private watch: Watch | undefined;
+  private waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private timers: NodeJS.Timeout[] = [];
+  private failure: Error | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: CacherOptions,
+  ) {}
+
+  /** Lists every resource at one revision, then watches everything after it. */
+  async start(resourcePrefixes: string[]): Promise<void> {
+    const revision = await this.storage.currentRevision();
+    for (const prefix of resourcePrefixes) {
+      const { items } = await this.storage.list({ prefix, revision: revision || undefined });
+      this.caches.set(prefix, new ResourceCache(prefix, this.options, items, revision));
+    }
+    this.revision = revision;
+    this.watch = this.storage.watch('/', revision, (event) => this.onEvent(event), (err) => this.onError(err));
+    this.timers.push(setInterval(() => this.sendBookmarks(), this.options.bookmarkIntervalMs).unref());
+    this.timers.push(setInterval(() => this.expire(), Math.min(this.options.historyMs, 10_000)).unref());
+  }
+
+  private onEvent(event: StorageEvent): void {
+    const now = Date.now();
+    const second = event.key.indexOf('/', 1);
+    const cache = this.caches.get(event.key.slice(0, event.key.indexOf('/', second + 1) + 1));
+    cache?.apply(event, now);
+    if (event.revision > this.revision) this.revision = event.revision;
+    if (this.waiters.length) {
+      const ready = this.waiters.filter((w) => w.revision <= this.revision);
+      this.waiters = this.waiters.filter((w) => w.revision > this.revision);
+      for (const w of ready) w.resolve();
+    }
+  }
+
+  private onError(err: Error): void {
+    // The cache can no longer be trusted; readiness reports it and reads fall back to errors.
+    this.failure = err;
+    console.error('watch cache: storage watch failed:', err);
+    for (const cache of this.caches.values()) for (const watcher of cache.watchers) watcher.close(true);
+  }
+
+  /** For /readyz: the cache is live. */
+  async check(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!this.watch) throw new Error('not started');
+  }
+
+  cache(resourcePrefix: string): ResourceCache {
+    const cache = this.caches.get(resourcePrefix);
+    if (!cache) throw new Error(`no watch cache for ${resourcePrefix}`);
+    return cache;
+  }
+
+  currentRevision(): number {
+    return this.revision;
+  }
+
+  /** Resolves once the cache has seen `revision`; 504 Too large resource version after `timeoutMs`. */
+  waitFor(revision: number, timeoutMs: number): Promise<void> {
+    if (this.failure) return Promise.reject(errors.serviceUnavailable('the watch cache is not available'));
+    if (revision <= this.revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { revision, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(errors.tooLargeResourceVersion(revision, this.revision, 1));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** SPEC 4.6 "Most Recent": waits until the cache reflects everything the store has committed. */
+  async waitUntilFresh(timeoutMs: number): Promise<number> {
+    const current = await this.storage.currentRevision();
+    await this.waitFor(current, timeoutMs);
+    return this.revision;
+  }
+
+  /** Registers a watcher: initial state if asked, replayed history, then live events (SPEC 4.4, 4.6). */
+  async startWatch(request: WatchRequest, freshTimeoutMs: number): Promise<CacheWatcher | undefined> {
+    const cache = this.cache(request.resourcePrefix);
+    if (request.resourceVersion === undefined) await this.waitUntilFresh(freshTimeoutMs);
+    const from = request.resourceVersion || this.revision;
+    const watcher = new CacheWatcher(request.out, request.selection, request.initialEvents ? this.revision : from, {
+      maxBufferedBytes: this.options.maxWatcherBufferedBytes,
+      bookmarkHead: request.bookmarkHead,
+      onClose: (w) => cache.watchers.delete(w),
+    });
+    if (request.initialEvents) {
+      watcher.sendInitial(cache.list(request.selection.keyPrefix));
+      if (request.initialEventsEndBookmark) watcher.bookmark(this.revision, true);
+    } else {
+      const history = cache.eventsAfter(from);
+      if (!history) {
+        watcher.fail(errors.expired(`too old resource version: ${from} (${cache.oldestRevision()})`).toStatus());
+        return undefined;
+      }
+      for (const event of history) watcher.offer(event);
+    }
+    cache.watchers.add(watcher);
+    return watcher;
+  }
+
+  private sendBookmarks(): void {
+    for (const cache of this.caches.values()) for (const watcher of cache.watchers) watcher.bookmark(this.revision);
+  }
+
+  private expire(): void {
+    const now = Date.now();
+    for (const cache of this.caches.values()) cache.expire(now);
+  }
+
+  /** Ends every watch cleanly (graceful shutdown) and stops the storage watch. */
+  stop(): void {
+    for (const timer of this.timers) clearInterval(timer);
+    this.watch?.stop();
+    for (const cache of this.caches.values()) for (const watcher of [...cache.watchers]) watcher.close();
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The watch cache of one resource (DESIGN "watch cache"; SPEC 4.4, 4.6): the
+ * current objects and a window of recent events, fed by the cacher's single
+ * storage watch. Lists at resourceVersion "0" and every watch are served from
+ * here. Each event is serialized at most once per form and shared by every
+ * watcher (never copied per watcher).
+ */
+import { withResourceVersion } from '../../registry/object-meta.ts';
+import type { StorageEvent, WatchEventType } from '../interface.ts';
+import type { CacheWatcher } from './cache-watcher.ts';
+
+/** One object version as the cache holds it; serialized and parsed forms are made on first use. */
+export class CachedObject {
+  private jsonText: string | undefined;
+  private parsedObject: any;
+
+  constructor(
+    readonly key: string,
+    /** Stored JSON without resourceVersion. */
+    readonly value: string,
+    readonly revision: number,
+  ) {}
+
+  /** JSON with metadata.resourceVersion spliced in. */
+  json(): string {
+    return (this.jsonText ??= withResourceVersion(this.value, this.revision));
+  }
+
+  /** Parsed object for selectors; treat as read-only, it is shared. */
+  parsed(): any {
+    return (this.parsedObject ??= JSON.parse(this.value));
+  }
+}
+
+/** A change as watchers see it; the wire line of each form is built once and shared. */
+export class CacheEvent {
+  private readonly lines = new Map<string, string>();
+
+  constructor(
+    readonly type: WatchEventType,
+    /** The object after the change; for DELETED its last state. */
+    readonly object: CachedObject,
+    /** The object before the change (MODIFIED, DELETED). */
+    readonly prev: CachedObject | undefined,
+    readonly revision: number,
+    readonly time: number,
+  ) {}
+
+  /**
+   * The newline-terminated `{"type","object"}` line (SPEC 2.4). `asType` is the type
+   * a filtered watcher sees; a DELETED for an object leaving a selection carries
+   * the previous state at this event's revision (upstream cacher).
+   */
+  line(asType: WatchEventType): string {
+    let line = this.lines.get(asType);
+    if (line === undefined) {
+      const source = asType === 'DELETED' && this.type === 'MODIFIED' ? this.prev! : this.object;
+      line = `{"type":"${asType}","object":${withResourceVersion(source.value, this.revision)}}\n`;
+      this.lines.set(asType, line);
+    }
+    return line;
+  }
+}
+
+export interface ResourceCacheOptions {
+  /** Events are kept this long (SPEC 4.4 item 2, 8: 5 minutes by default). */
+  historyMs: number;
+  /** And at most this many, to bound memory whatever the write rate. */
+  maxEvents: number;
+}
+
+export class ResourceCache {
+  private readonly objects = new Map<string, CachedObject>();
+  private sortedKeys: string[] | null = null;
+  private events: CacheEvent[] = [];
+  private head = 0;
+  /** The revision the retained window starts after: watches from an older one get 410. */
+  private windowStart: number;
+  readonly watchers = new Set<CacheWatcher>();
+
+  constructor(
+    readonly prefix: string,
+    private readonly options: ResourceCacheOptions,
+    initial: Array<{ key: string; value: string; modRevision: number }>,
+    initialRevision: number,
+  ) {
+    for (const kv of initial) this.objects.set(kv.key, new CachedObject(kv.key, kv.value, kv.modRevision));
+    this.windowStart = initialRevision;
+  }
+
+  /** Oldest revision a watch may start from. */
+  oldestRevision(): number {
+    return this.windowStart;
+  }
+
+  /** Applies one storage event and fans it out to the watchers. */
+  apply(event: StorageEvent, now: number): void {
+    const prev = this.objects.get(event.key);
+    const object = new CachedObject(event.key, event.value, event.revision);
+    if (event.type === 'DELETED') {
+      if (prev) this.objects.delete(event.key);
+      this.sortedKeys = null;
+    } else {
+      if (!prev) this.sortedKeys = null;
+      this.objects.set(event.key, object);
+    }
+    const prevObject = prev ?? (event.prevValue !== undefined ? new CachedObject(event.key, event.prevValue, event.revision) : undefined);
+    const cacheEvent = new CacheEvent(event.type, event.type === 'DELETED' ? prevObject ?? object : object, prevObject, event.revision, now);
+    this.events.push(cacheEvent);
+    this.trim(now);
+    for (const watcher of this.watchers) watcher.offer(cacheEvent);
+  }
+
+  private trim(now: number): void {
+    const { historyMs, maxEvents } = this.options;
+    while (this.head < this.events.length && (now - this.events[this.head].time > historyMs || this.events.length - this.head > maxEvents)) {
+      this.windowStart = this.events[this.head].revision;
+      this.head++;
+    }
+    // Compact the array once the dropped prefix dominates, so trimming stays amortized O(1).
+    if (this.head > 1024 && this.head * 2 > this.events.length) {
+      this.events = this.events.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Drops events older than the window even when no writes arrive. */
+  expire(now: number): void {
+    this.trim(now);
+  }
+
+  /** Events after `revision`, in order; undefined when the window no longer reaches back that far. */
+  eventsAfter(revision: number): CacheEvent[] | undefined {
+    if (revision < this.windowStart) return undefined;
+    // Binary search the first event past the revision.
+    let lo = this.head;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid].revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.events.slice(lo);
+  }
+
+  /** Current objects under `keyPrefix`, in key order (upstream list order). */
+  list(keyPrefix: string): CachedObject[] {
+    if (!this.sortedKeys) this.sortedKeys = [...this.objects.keys()].sort();
+    const keys = this.sortedKeys;
+    let start = 0;
+    if (keyPrefix !== this.prefix) {
+      let hi = keys.length;
+      while (start < hi) {
+        const mid = (start + hi) >>> 1;
+        if (keys[mid] < keyPrefix) start = mid + 1;
+        else hi = mid;
+      }
+    }
+    const out: CachedObject[] = [];
+    for (let i = start; i < keys.length && keys[i].startsWith(keyPrefix); i++) out.push(this.objects.get(keys[i])!);
+    return out;
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.objects.get(key);
+  }
+
+  size(): number {
+    return this.objects.size;
+  }
+}
