@@ -129,7 +129,8 @@ function primitive(node: Schema): string {
 
 function goType(node: Schema): string {
   const ref = refName(node);
-  if (ref) return ref.split('.').pop()!;
+  // Go names a struct by its package: every API package here is a `v1`-style version (`v1.NetworkPolicyPort`).
+  if (ref) return `${ref.split('.').slice(-2).join('.')}`;
   if (node.type === 'array') return `[]${goType(node.items ?? {})}`;
   if (node.type === 'object' && node.additionalProperties) return `map[string]${goType(node.additionalProperties)}`;
   if (node.type === 'integer') return node.format === 'int32' ? 'int32' : 'int64';

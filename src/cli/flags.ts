@@ -17,6 +17,10 @@ export interface Flags {
   storageBackend: 'sqlite' | 'etcd3';
   etcdServers: string[];
   etcdPrefix: string;
+  compactionIntervalMs: number;
+  watchHistoryMs: number;
+  bookmarkIntervalMs: number;
+  featureGates: Record<string, boolean>;
 }
 
 interface FlagSpec {
@@ -41,6 +45,18 @@ export function parseDuration(text: string): number {
   return total;
 }
 
+const KNOWN_GATES = ['WatchList'];
+
+function parseFeatureGates(text: string): Record<string, boolean> {
+  const gates: Record<string, boolean> = {};
+  for (const pair of text.split(',').filter(Boolean)) {
+    const [name, value] = pair.split('=');
+    if (!KNOWN_GATES.includes(name)) throw new Error(`unrecognized feature gate: ${name}`);
+    gates[name] = parseBool(value ?? '');
+  }
+  return gates;
+}
+
 function parseBool(text: string): boolean {
   if (['true', '1', 't', 'T', 'TRUE', 'True'].includes(text)) return true;
   if (['false', '0', 'f', 'F', 'FALSE', 'False'].includes(text)) return false;
@@ -59,6 +75,10 @@ const SPECS: FlagSpec[] = [
   { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
   { name: 'shutdown-delay-duration', value: 'duration', help: 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz returns failure. (default 0s)', apply: (f, v) => (f.shutdownDelayMs = parseDuration(v)) },
   { name: 'storage-backend', value: 'string', help: 'The storage backend for persistence. Options: sqlite (embedded, default), etcd3.', apply: (f, v) => (f.storageBackend = v as Flags['storageBackend']) },
+  { name: 'etcd-compaction-interval', value: 'duration', help: 'The interval of compaction requests. Revisions older than one interval are compacted; continue tokens and watch history reach back at least this far. 0 disables. (default 5m0s)', apply: (f, v) => (f.compactionIntervalMs = parseDuration(v)) },
+  { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
+  { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
+  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
   { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
 ];
@@ -81,6 +101,10 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     storageBackend: 'sqlite',
     etcdServers: [],
     etcdPrefix: '/registry',
+    compactionIntervalMs: 5 * 60_000,
+    watchHistoryMs: 5 * 60_000,
+    bookmarkIntervalMs: 60_000,
+    featureGates: {},
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

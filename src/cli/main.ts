@@ -39,6 +39,10 @@ async function main(argv: string[]): Promise<void> {
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,
     shutdownDelayMs: flags.shutdownDelayMs,
+    compactionIntervalMs: flags.compactionIntervalMs,
+    watchHistoryMs: flags.watchHistoryMs,
+    bookmarkIntervalMs: flags.bookmarkIntervalMs,
+    featureGates: flags.featureGates,
     storage: flags.storageBackend === 'etcd3' ? new EtcdStorage({ servers: flags.etcdServers, prefix: flags.etcdPrefix }) : undefined,
   });
   console.log(`orch-apiserver serving on ${running.url} (ready in ${Date.now() - started} ms)`);

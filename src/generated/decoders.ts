@@ -96,7 +96,7 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c) {
 
 function decode_anon2(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]ConfigMap");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ConfigMap");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ConfigMap(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -180,7 +180,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c) {
 
 function decode_anon3(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]Event");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Event(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -317,7 +317,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c) {
 
 function decode_anon4(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]Namespace");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Namespace(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -372,7 +372,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c) {
 
 function decode_anon6(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NamespaceCondition");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NamespaceCondition(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -472,7 +472,7 @@ function decode_io_orch_api_core_v1_Secret(v, p, c) {
 
 function decode_anon9(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]Secret");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Secret(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -503,7 +503,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c) {
 
 function decode_anon10(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]ObjectReference");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ObjectReference(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -511,7 +511,7 @@ function decode_anon10(v, p, c, st) {
 
 function decode_anon11(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]LocalObjectReference");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_LocalObjectReference(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -546,7 +546,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c) {
 
 function decode_anon12(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]ServiceAccount");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ServiceAccount(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -628,7 +628,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c) {
 
 function decode_anon14(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicyPort");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicyPort(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -636,7 +636,7 @@ function decode_anon14(v, p, c, st) {
 
 function decode_anon15(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicyPeer");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicyPeer(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -662,7 +662,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c) {
 
 function decode_anon16(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicyPort");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicyPort(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -670,7 +670,7 @@ function decode_anon16(v, p, c, st) {
 
 function decode_anon17(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicyPeer");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicyPeer(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -696,7 +696,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c) {
 
 function decode_anon18(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicy");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicy(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -768,7 +768,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c) {
 
 function decode_anon19(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicyIngressRule");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -776,7 +776,7 @@ function decode_anon19(v, p, c, st) {
 
 function decode_anon20(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]NetworkPolicyEgressRule");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -863,7 +863,7 @@ function decode_anon23(v, p, c, st) {
 
 function decode_anon24(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]LabelSelectorRequirement");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -989,7 +989,7 @@ function decode_anon27(v, p, c, st) {
 
 function decode_anon28(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]OwnerReference");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apimachinery_pkg_apis_meta_v1_OwnerReference(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -1005,7 +1005,7 @@ function decode_anon29(v, p, c, st) {
 
 function decode_anon30(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]ManagedFieldsEntry");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apimachinery_pkg_apis_meta_v1_ManagedFieldsEntry(v[i], p + '[' + i + ']', c, st);
   return out;
@@ -1160,7 +1160,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c) {
 
 function decode_anon31(v, p, c, st) {
   if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]StatusCause");
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v[i], p + '[' + i + ']', c, st);
   return out;

@@ -7,6 +7,8 @@ import type { GenericStore } from '../registry/store.ts';
 import type { RequestInfo } from '../server/request-info.ts';
 import type { EncodeOptions } from '../server/respond.ts';
 import type { UserInfo } from '../auth/user.ts';
+import type { Storage } from '../storage/interface.ts';
+import type { Cacher } from '../storage/cacher/cacher.ts';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -15,6 +17,8 @@ export interface ResourceRequest {
   query: URLSearchParams;
   user: UserInfo;
   store: GenericStore;
+  storage: Storage;
+  cacher: Cacher;
   /** Namespace for namespaced kinds, undefined for cluster-scoped ones. */
   namespace: string | undefined;
   encode: EncodeOptions;

@@ -1,42 +1,68 @@
 /**
- * get and list (SPEC 4.2, 2.3): the hot read paths. They serve stored JSON with
- * the resourceVersion spliced in, and stream list items to the socket instead
- * of building the whole response in memory.
+ * get and list (SPEC 4.2, 2.3, 4.6): the hot read paths. Whole lists are served
+ * from the watch cache (consistent for an unset resourceVersion, by waiting for
+ * the cache to catch up with the store); chunked and exact-revision lists read
+ * the store at one revision. Items are stored JSON with the resourceVersion
+ * spliced in, streamed to the socket rather than built into one response.
  */
+import type { ServerResponse } from 'node:http';
 import { apiVersionOf } from '../registry/kind.ts';
-import { compileFilter } from '../registry/list-filter.ts';
+import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import { withResourceVersion } from '../registry/object-meta.ts';
+import type { ListPage } from '../registry/store.ts';
+import { resourcePrefix } from '../storage/keys.ts';
+import { JSON_TYPE, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
 import { parseInteger } from './options.ts';
-import { expiredFor, parseResourceVersion, planList, waitForRevision } from './resource-version.ts';
-import { JSON_TYPE, writeJsonText, writeObject } from '../server/respond.ts';
+import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, waitForRevision, type ListReadPlan } from './resource-version.ts';
 import { toTable } from './table.ts';
-import type { Storage } from '../storage/interface.ts';
 
-/** SPEC 4.6 get: unset = most recent, "0" = any, other = not older than. */
-export async function handleGet(ctx: ResourceRequest, storage: Storage): Promise<void> {
+/** SPEC 4.6 get: unset = most recent, "0" = any (the cache), other = not older than. */
+export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const rv = ctx.query.get('resourceVersion');
-  if (rv && rv !== '0') await waitForRevision(storage, parseResourceVersion(rv));
-  const kv = await ctx.store.getRaw(ctx.namespace, ctx.info.name);
-  const json = withResourceVersion(kv.value, kv.modRevision);
-  if (ctx.table) return writeObject(ctx.res, 200, toTable(ctx.store.kind, [JSON.parse(json)], { resourceVersion: String(kv.modRevision) }, ctx), ctx.encode);
+  let json: string;
+  let revision: number;
+  const cached = rv === '0' ? ctx.cacher.cache(resourcePrefix(ctx.store.kind.group, ctx.store.kind.plural)).get(ctx.store.key(ctx.namespace, ctx.info.name)) : undefined;
+  if (cached) {
+    json = cached.json();
+    revision = cached.revision;
+  } else {
+    if (rv && rv !== '0') await waitForRevision(ctx.storage, parseResourceVersion(rv));
+    const kv = await ctx.store.getRaw(ctx.namespace, ctx.info.name);
+    json = withResourceVersion(kv.value, kv.modRevision);
+    revision = kv.modRevision;
+  }
+  if (ctx.table) return writeObject(ctx.res, 200, toTable(ctx.store.kind, [JSON.parse(json)], { resourceVersion: String(revision) }, ctx), ctx.encode);
   writeJsonText(ctx.res, 200, json, ctx.encode);
 }
 
-/** SPEC 4.2 list with selectors, limit/continue and resourceVersion (SPEC 4.6). */
-export async function handleList(ctx: ResourceRequest, storage: Storage): Promise<void> {
+export interface ListQuery {
+  plan: ListReadPlan;
+  filter: ObjectFilter | undefined;
+  /** Key prefix of the listed collection; continue tokens are relative to it. */
+  prefix: string;
+}
+
+/** The list options shared by list and deletecollection (SPEC 4.3, 4.6). */
+export function parseListQuery(ctx: ResourceRequest): ListQuery {
   const { store, query } = ctx;
   const limit = parseInteger(query, 'limit', 'ListOptions') || undefined;
-  const plan = planList(query, limit);
-  const filter = compileFilter(store.kind, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
-  if (plan.minimumRevision) await waitForRevision(storage, plan.minimumRevision);
-  const prefix = store.prefix(ctx.namespace);
-  let page;
+  return {
+    plan: planList(query, limit),
+    filter: compileFilter(store.kind, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined),
+    prefix: store.prefix(ctx.namespace),
+  };
+}
+
+/** One page read from the store at the plan's revision (chunked and exact lists). */
+export async function readPage(ctx: ResourceRequest, list: ListQuery): Promise<ListPage> {
+  const { plan, prefix } = list;
+  if (plan.minimumRevision) await waitForRevision(ctx.storage, plan.minimumRevision);
   try {
-    page = await store.list({
+    return await ctx.store.list({
       namespace: ctx.namespace,
-      filter,
+      filter: list.filter,
       limit: plan.limit,
       startKey: plan.continueToken ? prefix + plan.continueToken.start : undefined,
       revision: plan.exactRevision || undefined,
@@ -44,39 +70,72 @@ export async function handleList(ctx: ResourceRequest, storage: Storage): Promis
   } catch (err) {
     throw expiredFor(err, !!plan.continueToken);
   }
+}
+
+/** List metadata: the snapshot revision, and a continue token unless this is the last chunk (SPEC 2.3). */
+export function listMetadata(page: ListPage, list: ListQuery): Record<string, unknown> {
   const metadata: Record<string, unknown> = { resourceVersion: String(page.revision) };
   if (page.lastKey !== undefined) {
-    metadata.continue = encodeContinueToken(page.revision, page.lastKey.slice(prefix.length));
-    // SPEC 2.3: only without selectors, and never on the last chunk.
-    if (!filter) metadata.remainingItemCount = page.remaining;
+    metadata.continue = encodeContinueToken(page.revision, page.lastKey.slice(list.prefix.length));
+    if (!list.filter) metadata.remainingItemCount = page.remaining;
   }
-  const kind = store.kind;
+  return metadata;
+}
+
+/** SPEC 4.6 list table: whole lists not pinned to an exact revision come from the watch cache. */
+function servedFromCache(plan: ListReadPlan): boolean {
+  return !plan.continueToken && !plan.limit && plan.exactRevision === 0;
+}
+
+/** SPEC 4.2 list with selectors, limit/continue and resourceVersion. */
+export async function handleList(ctx: ResourceRequest): Promise<void> {
+  const list = parseListQuery(ctx);
+  const { plan, filter } = list;
+  const kind = ctx.store.kind;
+  let items: Array<{ json(): string }>;
+  let metadata: Record<string, unknown>;
+  if (servedFromCache(plan)) {
+    const { cacher } = ctx;
+    const rv = ctx.query.get('resourceVersion');
+    if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
+    else if (plan.minimumRevision) await cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
+    const revision = cacher.currentRevision();
+    const cached = cacher.cache(resourcePrefix(kind.group, kind.plural)).list(list.prefix);
+    items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
+    metadata = { resourceVersion: String(revision) };
+  } else {
+    const page = await readPage(ctx, list);
+    items = page.items.map((kv) => ({ json: () => withResourceVersion(kv.value, kv.modRevision) }));
+    metadata = listMetadata(page, list);
+  }
   if (ctx.table) {
-    const objects = page.items.map((kv) => JSON.parse(withResourceVersion(kv.value, kv.modRevision)));
-    return writeObject(ctx.res, 200, toTable(kind, objects, metadata, ctx), ctx.encode);
+    return writeObject(ctx.res, 200, toTable(kind, items.map((i) => JSON.parse(i.json())), metadata, ctx), ctx.encode);
   }
   const head = { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata };
   if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
-    const items = page.items.map((kv) => JSON.parse(withResourceVersion(kv.value, kv.modRevision)));
-    return writeObject(ctx.res, 200, { ...head, items }, ctx.encode);
+    return writeObject(ctx.res, 200, { ...head, items: items.map((i) => JSON.parse(i.json())) }, ctx.encode);
   }
-  streamList(ctx, JSON.stringify(head), page.items);
+  streamList(ctx.res, ctx.encode, JSON.stringify(head), items);
 }
 
-/** Writes `{head..., "items":[...]}` item by item, in bounded chunks. */
-function streamList(ctx: ResourceRequest, headJson: string, items: Array<{ value: string; modRevision: number }>): void {
-  const { res } = ctx;
+/** Writes `{head..., "items":[...]}` item by item, in bounded chunks that respect backpressure. */
+function streamList(res: ServerResponse, encode: EncodeOptions, headJson: string, items: Array<{ json(): string }>): void {
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'no-cache, private');
-  if (ctx.encode.warnings?.length) res.setHeader('Warning', ctx.encode.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  if (encode.warnings?.length) res.setHeader('Warning', encode.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
   res.writeHead(200);
-  let chunk = `${headJson.slice(0, -1)},"items":[`;
-  for (let i = 0; i < items.length; i++) {
-    chunk += (i ? ',' : '') + withResourceVersion(items[i].value, items[i].modRevision);
-    if (chunk.length > 65536) {
-      res.write(chunk);
-      chunk = '';
+  let i = 0;
+  const writeSome = () => {
+    let chunk = i === 0 ? `${headJson.slice(0, -1)},"items":[` : '';
+    while (i < items.length) {
+      chunk += (i ? ',' : '') + items[i].json();
+      i++;
+      if (chunk.length > 262_144) {
+        if (!res.write(chunk)) return void res.once('drain', writeSome);
+        chunk = '';
+      }
     }
-  }
-  res.end(chunk + ']}');
+    res.end(chunk + ']}');
+  };
+  writeSome();
 }

@@ -5,8 +5,8 @@
  */
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf } from '../registry/kind.ts';
-import { compileFilter } from '../registry/list-filter.ts';
 import type { ResourceRequest } from './context.ts';
+import { listMetadata, parseListQuery, readPage } from './read.ts';
 import { parseDryRun, parseFieldValidation, parseInteger, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
 import { bodyMediaType, decodeObject, parseDocument, readBody } from './request-body.ts';
 import { writeObject } from '../server/respond.ts';
@@ -89,13 +89,12 @@ export async function handleDelete(ctx: ResourceRequest): Promise<void> {
   writeObject(ctx.res, 200, errors.successStatus(details), ctx.encode);
 }
 
-/** DELETE collection: the list of what was deleted (FACTS 3). */
+/** DELETE collection: the list of what was deleted, chunked by limit/continue like a list (FACTS 3). */
 export async function handleDeleteCollection(ctx: ResourceRequest): Promise<void> {
   const options = await parseDeleteOptions(ctx);
-  const { store, query } = ctx;
-  const filter = compileFilter(store.kind, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
-  const limit = parseInteger(query, 'limit', 'ListOptions') || undefined;
-  const { items, page } = await store.deleteCollection({ namespace: ctx.namespace, filter, limit }, options);
-  const metadata: Record<string, unknown> = { resourceVersion: String(page.revision) };
-  writeObject(ctx.res, 200, { kind: store.kind.listKind, apiVersion: apiVersionOf(store.kind), metadata, items }, ctx.encode);
+  const list = parseListQuery(ctx);
+  const page = await readPage(ctx, list);
+  const items = await ctx.store.deleteListed(page.items, options);
+  const kind = ctx.store.kind;
+  writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMetadata(page, list), items }, ctx.encode);
 }

@@ -244,20 +244,19 @@ export class GenericStore {
    * SPEC 4.8 deletecollection: deletes each listed object; returns the items as
    * listed before deletion, as upstream's DeleteCollection returns its list (FACTS 3).
    */
-  async deleteCollection(request: ListRequest, options: DeleteOptions): Promise<{ items: ApiObject[]; page: ListPage }> {
-    const page = await this.list(request);
+  async deleteListed(listed: KeyValue[], options: DeleteOptions): Promise<ApiObject[]> {
     const items: ApiObject[] = [];
-    for (const kv of page.items) {
-      const listed = parseStored(kv.value, kv.modRevision);
-      items.push(listed);
+    for (const kv of listed) {
+      const obj = parseStored(kv.value, kv.modRevision);
+      items.push(obj);
       try {
-        await this.delete(listed.metadata.namespace, listed.metadata.name, options);
+        await this.delete(obj.metadata.namespace, obj.metadata.name, options);
       } catch (err) {
         // Gone in between: someone else deleted it, which is what was asked.
         if (!(err instanceof errors.StatusError && err.code === 404)) throw err;
       }
     }
-    return { items, page };
+    return items;
   }
 
   private checkPreconditions(obj: ApiObject, preconditions: DeleteOptions['preconditions']): void {
@@ -279,9 +278,13 @@ export class GenericStore {
 
   /** apiVersion/kind are the endpoint's; the namespace is the path's (FACTS 1.1). */
   private prepareIdentity(obj: ApiObject, namespace: string | undefined): void {
+    // apiVersion, kind, metadata lead every stored object: withResourceVersion relies on it.
+    const rest = { ...obj };
+    for (const key of Object.keys(obj)) delete obj[key];
     obj.apiVersion = this.apiVersion;
     obj.kind = this.kind.kind;
-    obj.metadata ??= {};
+    obj.metadata = rest.metadata ?? {};
+    for (const [key, value] of Object.entries(rest)) if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata') obj[key] = value;
     if (this.kind.namespaced) {
       if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');

@@ -17,6 +17,8 @@ import { strategyFor } from '../registry/strategies/index.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset } from '../registry/strategy.ts';
 import { GenericStore, type AdmissionHook } from '../registry/store.ts';
 import type { Storage } from '../storage/interface.ts';
+import type { Cacher } from '../storage/cacher/cacher.ts';
+import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
@@ -27,6 +29,8 @@ import { versionInfo } from './version.ts';
 export interface ApiServerOptions {
   api: GeneratedApi;
   storage: Storage;
+  cacher: Cacher;
+  watch: WatchSettings;
   authenticate: (req: IncomingMessage, path: string) => Promise<UserInfo>;
   authorizer: Authorizer;
   admission: AdmissionHook;
@@ -42,7 +46,7 @@ interface Route {
   subresources: Map<string, GenericStore>;
 }
 
-const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE, 'application/json;as=Table;v=v1;g=meta.orch.io'];
+const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
 
 export class ApiServer {
   private readonly routes = new Map<string, Route>();
@@ -160,18 +164,22 @@ export class ApiServer {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
       const subStore = route.subresources.get(info.subresource);
       if (!sub || !subStore) throw errors.routeNotFound();
-      if (!sub.verbs.includes(info.verb)) throw errors.methodNotSupported(route.store.groupResource, info.verb);
+      if (!sub.verbs.includes(info.verb)) throw errors.methodNotAllowed();
       store = subStore;
     } else if (!kind.verbs.includes(info.verb)) {
-      throw errors.methodNotSupported(route.store.groupResource, info.verb);
+      // No route serves this method here: upstream's router answers with its generic 405.
+      throw errors.methodNotAllowed();
     }
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
-    const ctx: ResourceRequest = { req, res, info, query, user, store, namespace, encode, table: negotiated.table };
+    const { storage, cacher } = this.options;
+    const ctx: ResourceRequest = { req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table };
     switch (info.verb) {
       case 'get':
-        return handleGet(ctx, this.options.storage);
+        return handleGet(ctx);
       case 'list':
-        return handleList(ctx, this.options.storage);
+        return handleList(ctx);
+      case 'watch':
+        return handleWatch(ctx, cacher, this.options.watch);
       case 'create':
         return handleCreate(ctx);
       case 'update':

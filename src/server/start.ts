@@ -17,6 +17,9 @@ import { parseStored } from '../registry/object-meta.ts';
 import type { Storage } from '../storage/interface.ts';
 import { objectKey } from '../storage/keys.ts';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
+import { Cacher } from '../storage/cacher/cacher.ts';
+import { startCompactor } from '../storage/compactor.ts';
+import { resourcePrefix } from '../storage/keys.ts';
 import { ApiServer } from './api-server.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
@@ -35,6 +38,14 @@ export interface StartOptions {
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   storage?: Storage;
+  /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
+  compactionIntervalMs?: number;
+  /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */
+  watchHistoryMs?: number;
+  /** Interval of BOOKMARK events (about a minute upstream). */
+  bookmarkIntervalMs?: number;
+  /** Feature gates by name (SPEC 9.6). */
+  featureGates?: Record<string, boolean>;
 }
 
 export interface RunningServer {
@@ -72,12 +83,23 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     return kv ? parseStored(kv.value, kv.modRevision) : null;
   };
 
+  const minute = 60_000;
+  const cacher = new Cacher(storage, {
+    historyMs: options.watchHistoryMs ?? 5 * minute,
+    maxEvents: 200_000,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? minute,
+    maxWatcherBufferedBytes: 8 * 1024 * 1024,
+  });
+  await cacher.start(options.api.kinds.map((k) => resourcePrefix(k.group, k.plural)));
+  const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
+
   let shuttingDown = false;
   const systemNamespaces = new PostStartHook('poststarthook/start-system-namespaces-controller');
   const checks: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
     { name: storage.name, check: () => storage.ping() },
+    { name: 'watch-cache', check: () => cacher.check(), readyzOnly: true },
     systemNamespaces,
     {
       name: 'shutdown',
@@ -105,6 +127,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   apiServer = new ApiServer({
     api: options.api,
     storage,
+    cacher,
+    watch: { watchList: options.featureGates?.WatchList ?? false },
     authenticate,
     authorizer,
     admission: namespaceLifecycle(getNamespace),
@@ -134,6 +158,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     (stopping ??= (async () => {
       shuttingDown = true;
       await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
+      compactor.stop();
+      cacher.stop();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeIdleConnections();
