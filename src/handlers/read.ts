@@ -15,7 +15,7 @@ import { JSON_TYPE, writeJsonText, writeObject, type EncodeOptions } from '../se
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
 import { parseInteger } from './options.ts';
-import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, waitForRevision, type ListReadPlan } from './resource-version.ts';
+import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
 import { toTable } from './table.ts';
 
 /** SPEC 4.6 get: unset = most recent, "0" = any (the cache), other = not older than. */
@@ -28,7 +28,7 @@ export async function handleGet(ctx: ResourceRequest): Promise<void> {
     json = cached.json();
     revision = cached.revision;
   } else {
-    if (rv && rv !== '0') await waitForRevision(ctx.storage, parseResourceVersion(rv));
+    if (rv && rv !== '0') await ctx.cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
     const kv = await ctx.store.getRaw(ctx.namespace, ctx.info.name);
     json = withResourceVersion(kv.value, kv.modRevision);
     revision = kv.modRevision;
@@ -58,7 +58,7 @@ export function parseListQuery(ctx: ResourceRequest): ListQuery {
 /** One page read from the store at the plan's revision (chunked and exact lists). */
 export async function readPage(ctx: ResourceRequest, list: ListQuery): Promise<ListPage> {
   const { plan, prefix } = list;
-  if (plan.minimumRevision) await waitForRevision(ctx.storage, plan.minimumRevision);
+  if (plan.minimumRevision) await ctx.cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
   try {
     return await ctx.store.list({
       namespace: ctx.namespace,

@@ -1,10 +1,10 @@
 /**
  * Resource-version semantics of get and list (SPEC 4.6): which revision a read
- * is served at, the invalid combinations (400, SPEC 7), waiting for a version
- * the store has not reached (504 'Too large resource version').
+ * is served at and the invalid combinations (400, SPEC 7). Waiting for a version
+ * the store has not reached (504 'Too large resource version') is the cacher's.
  */
 import * as errors from '../api/status-error.ts';
-import { CompactedError, type Storage } from '../storage/interface.ts';
+import { CompactedError } from '../storage/interface.ts';
 import { decodeContinueToken, type ContinueToken } from './continue-token.ts';
 import { invalidOption } from './options.ts';
 
@@ -14,17 +14,6 @@ export const TOO_LARGE_WAIT_MS = 3000;
 export function parseResourceVersion(value: string): number {
   if (!/^\d+$/.test(value) || value.length > 19) throw errors.badRequest(`invalid resource version: ${JSON.stringify(value)}`);
   return Number(value);
-}
-
-/** Waits until the store's revision reaches `revision`, then 504 with Retry-After (SPEC 4.6, 7). */
-export async function waitForRevision(storage: Storage, revision: number, waitMs = TOO_LARGE_WAIT_MS): Promise<void> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const current = await storage.currentRevision();
-    if (current >= revision) return;
-    if (Date.now() >= deadline) throw errors.tooLargeResourceVersion(revision, current, 1);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export interface ListReadPlan {
