@@ -257,7 +257,8 @@ describe('pretty and selectors', () => {
       await server.request('GET', `/apis/networking.orch.io/v1/namespaces/${NS_B}/networkpolicies?fieldSelector=spec.foo%3D1`),
       400, 'BadRequest', '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"',
     );
-    assertFailure(await server.request('GET', `/api/v1/namespaces?fieldSelector=type%3Dx`), 400, 'BadRequest', /^"type" is not a known field selector: only "metadata.name"/);
+    // Namespace has a field-label conversion of its own upstream (FACTS 6.3).
+    assertFailure(await server.request('GET', `/api/v1/namespaces?fieldSelector=type%3Dx`), 400, 'BadRequest', 'field label not supported: type');
     assertFailure(await server.request('GET', `/api/v1/namespaces/${NS_B}/configmaps?labelSelector=a%20in`), 400, 'BadRequest', /^unable to parse requirement: /);
   });
 });

@@ -39,12 +39,14 @@ export class StatusError extends Error {
     readonly details?: StatusDetails,
     /** Extra response headers such as Retry-After. */
     readonly headers?: Record<string, string>,
+    /** The Status's ListMeta, e.g. the continue token of an inconsistent continue (FACTS 3). */
+    readonly listMeta?: { continue?: string },
   ) {
     super(message);
   }
 
   toStatus(): Status {
-    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
+    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: { ...this.listMeta }, status: 'Failure', message: this.message };
     if (this.reason) status.reason = this.reason;
     if (this.details) status.details = this.details;
     status.code = this.code;
@@ -131,9 +133,12 @@ export function conflict(gr: GroupResource, name: string, why: string): StatusEr
 export const OPTIMISTIC_LOCK_MESSAGE =
   'the object has been modified; please apply your changes to the latest version and try again';
 
-/** SPEC 4.4, 7: a version that is no longer retained. */
-export function expired(message: string): StatusError {
-  return new StatusError(410, 'Expired', message);
+/**
+ * SPEC 4.4, 7: a version that is no longer retained. `continueToken` (FACTS 3) is
+ * the Status's metadata.continue: the rest of a list whose snapshot is gone.
+ */
+export function expired(message: string, continueToken?: string): StatusError {
+  return new StatusError(410, 'Expired', message, undefined, undefined, continueToken ? { continue: continueToken } : undefined);
 }
 
 export function requestEntityTooLarge(limit: number): StatusError {

@@ -11,6 +11,18 @@ export function invalidOption(optionsKind: string, field: string, detail: string
   return errors.badRequest(`${optionsKind}.meta.orch.io "" is invalid: ${field}: ${detail}`);
 }
 
+/**
+ * Several option errors as one 400: upstream aggregates its field errors, one as
+ * `{field}: {detail}`, several as `[e1, e2]` (FACTS 1.1). `problems` are
+ * `{field}: {detail}` texts in upstream's validation order; undefined when empty.
+ */
+export function invalidOptions(optionsKind: string, problems: string[]): errors.StatusError | undefined {
+  if (problems.length === 0) return undefined;
+  const unique = [...new Set(problems)];
+  const text = unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+  return errors.badRequest(`${optionsKind}.meta.orch.io "" is invalid: ${text}`);
+}
+
 /** SPEC 4.9: `dryRun` is absent or `All`. */
 export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
   const values = query.getAll('dryRun');

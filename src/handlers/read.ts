@@ -68,7 +68,7 @@ export async function readPage(ctx: ResourceRequest, list: ListQuery): Promise<L
       revision: plan.exactRevision || undefined,
     });
   } catch (err) {
-    throw expiredFor(err, !!plan.continueToken);
+    throw expiredFor(err, plan.continueToken);
   }
 }
 

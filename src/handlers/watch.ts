@@ -9,7 +9,7 @@ import { compileFilter } from '../registry/list-filter.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ResourceRequest } from './context.ts';
-import { invalidOption, parseBoolean, parseInteger } from './options.ts';
+import { invalidOptions, parseBoolean, parseInteger } from './options.ts';
 import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
 
 /** Upstream's default watch lifetime is randomized in [min-request-timeout, 2x) so clients spread their reconnects. */
@@ -26,12 +26,19 @@ function parseWatchOptions(ctx: ResourceRequest, settings: WatchSettings) {
   const rvText = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   const sendInitialEvents = parseBoolean(query, 'sendInitialEvents');
+  // Every violation, in upstream's order (validateWatchOptions), as one 400.
+  const problems: string[] = [];
   if (sendInitialEvents !== undefined) {
-    if (!settings.watchList) throw invalidOption('ListOptions', 'sendInitialEvents', 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
-    if (match !== 'NotOlderThan') throw invalidOption('ListOptions', 'resourceVersionMatch', "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
-  } else if (match) {
-    throw invalidOption('ListOptions', 'resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    if (match !== 'NotOlderThan') problems.push('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (!settings.watchList) problems.push('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
   }
+  if (match) {
+    if (sendInitialEvents === undefined) problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    if (match !== 'NotOlderThan') problems.push(`resourceVersionMatch: Unsupported value: ${JSON.stringify(match)}: supported values: "NotOlderThan"`);
+    if (query.get('continue')) problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
+  }
+  const invalid = invalidOptions('ListOptions', problems);
+  if (invalid) throw invalid;
   if (query.get('continue')) throw errors.badRequest('a continue token is not supported when watch is true');
   const resourceVersion = rvText === '' ? undefined : parseResourceVersion(rvText);
   const allowBookmarks = parseBoolean(query, 'allowWatchBookmarks') ?? false;

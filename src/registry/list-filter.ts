@@ -9,10 +9,19 @@ import { matchesFields, parseFieldSelector, requirementFields } from './selector
 
 export type ObjectFilter = (obj: any) => boolean;
 
+/**
+ * Upstream's field-label conversion: a kind with selectable fields of its own
+ * names every one (metadata.namespace only when namespaced); the others get the
+ * default conversion, which knows metadata.name and metadata.namespace (FACTS 6.3).
+ */
+function hasOwnFieldConversion(kind: KindDefinition): boolean {
+  return kind.fieldSelectors.length > 0;
+}
+
 /** The selectable fields of an object: metadata.name, metadata.namespace and the kind's own (FACTS 6.3). */
 export function selectableFields(kind: KindDefinition, obj: any): Record<string, string> {
   const fields: Record<string, string> = { 'metadata.name': obj.metadata?.name ?? '' };
-  if (kind.namespaced) fields['metadata.namespace'] = obj.metadata?.namespace ?? '';
+  if (kind.namespaced || !hasOwnFieldConversion(kind)) fields['metadata.namespace'] = obj.metadata?.namespace ?? '';
   for (const selector of kind.fieldSelectors) {
     let value: any = obj;
     for (const segment of selector.path) value = value?.[segment];
@@ -22,7 +31,18 @@ export function selectableFields(kind: KindDefinition, obj: any): Record<string,
 }
 
 export function knownFieldSelectors(kind: KindDefinition): string[] {
+  if (!hasOwnFieldConversion(kind)) return ['metadata.name', 'metadata.namespace'];
   return ['metadata.name', ...(kind.namespaced ? ['metadata.namespace'] : []), ...kind.fieldSelectors.map((f) => f.name)];
+}
+
+/**
+ * SPEC 7 unknown field selector: a kind with selectable fields of its own has a
+ * field-label conversion upstream, which answers `field label not supported: x`;
+ * the others fall to the default conversion's message (FACTS 1.1, AM runtime/conversion.go).
+ */
+function unknownFieldSelectorMessage(kind: KindDefinition, field: string): string {
+  if (hasOwnFieldConversion(kind)) return `field label not supported: ${field}`;
+  return `"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"`;
 }
 
 /** Compiles the selectors of a request; an unparsable selector or unknown field is a 400 (SPEC 7). */
@@ -33,7 +53,8 @@ export function compileFilter(kind: KindDefinition, labelSelector: string | unde
     try {
       requirements = parseLabelSelector(labelSelector);
     } catch (err) {
-      throw errors.badRequest(`unable to parse requirement: ${(err as Error).message}`.replace('unable to parse requirement: unable to parse requirement: ', 'unable to parse requirement: '));
+      // labels.Parse's own text: only errors inside one requirement say "unable to parse requirement".
+      throw errors.badRequest((err as Error).message);
     }
     if (requirements.length) filters.push((obj) => matchesLabels(requirements, obj.metadata?.labels));
   }
@@ -46,9 +67,7 @@ export function compileFilter(kind: KindDefinition, labelSelector: string | unde
     }
     const known = knownFieldSelectors(kind);
     for (const field of requirementFields(requirements)) {
-      if (!known.includes(field)) {
-        throw errors.badRequest(`"${field}" is not a known field selector: only ${known.map((f) => `"${f}"`).join(', ')}`);
-      }
+      if (!known.includes(field)) throw errors.badRequest(unknownFieldSelectorMessage(kind, field));
     }
     if (requirements.length) filters.push((obj) => matchesFields(requirements, selectableFields(kind, obj)));
   }
