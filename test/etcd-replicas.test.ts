@@ -60,3 +60,36 @@ describe('two servers on one etcd', { skip: !etcdAvailable() && 'etcd is not ins
     assert.deepEqual(stored.body.spec.podSelector, winner.body.spec.podSelector);
   });
 });
+
+describe('etcd shared with other users', { skip: !etcdAvailable() && 'etcd is not installed' }, () => {
+  let etcd: TestEtcd;
+  let server: TestServer;
+  before(async () => {
+    etcd = await startEtcd();
+    server = await startTestServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`]);
+  });
+  after(async () => {
+    await server?.close();
+    await etcd?.stop();
+  });
+
+  test('writes outside our prefix do not stall consistent reads', async () => {
+    const { Etcd3 } = await import('etcd3');
+    const other = new Etcd3({ hosts: etcd.endpoint });
+    try {
+      for (let i = 0; i < 3; i++) await other.put(`/someone-else/key-${i}`).value('x');
+      const started = Date.now();
+      const list = await server.request('GET', NP);
+      assert.equal(list.status, 200, list.text);
+      assert.ok(Date.now() - started < 1500, `consistent list took ${Date.now() - started} ms`);
+      const watch = openWatch(server, `${NP}?watch=1`);
+      assert.equal(await watch.status, 200);
+      await server.request('POST', NP, { body: policy('after-foreign-writes') });
+      const events = await watch.waitFor(1);
+      watch.close();
+      assert.equal(events.at(-1).object.metadata.name, 'after-foreign-writes');
+    } finally {
+      other.close();
+    }
+  });
+});

@@ -93,6 +93,13 @@ export interface Storage {
   compactedRevision(): Promise<number>;
   /** Drops superseded history at or before `revision`. */
   compact(revision: number): Promise<void>;
+  /**
+   * Makes every open watch observe a revision at least as new as the current one,
+   * even when the latest writes were outside the watched keys. etcd 3.4 has no
+   * on-demand progress request, so etcd writes a marker key under its prefix;
+   * SQLite's watch sees every revision already and does not need it.
+   */
+  requestProgress?(): Promise<void>;
   /** A cheap round trip, for the readiness check. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,6 +11,9 @@ import type { Storage, StorageEvent, Watch } from '../interface.ts';
 import { CacheWatcher, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 
+/** How long a consistent read waits for watch events before asking the store for progress. */
+const PROGRESS_REQUEST_DELAY_MS = 50;
+
 export interface CacherOptions extends ResourceCacheOptions {
   /** Interval between BOOKMARK events to watchers that asked for them (about a minute upstream). */
   bookmarkIntervalMs: number;
@@ -110,7 +113,16 @@ export class Cacher {
   /** SPEC 4.6 "Most Recent": waits until the cache reflects everything the store has committed. */
   async waitUntilFresh(timeoutMs: number): Promise<number> {
     const current = await this.storage.currentRevision();
-    await this.waitFor(current, timeoutMs);
+    const caughtUp = this.waitFor(current, timeoutMs);
+    if (current > this.revision && this.storage.requestProgress) {
+      // The newest revisions may belong to keys no cache watches (another etcd user):
+      // if no event arrives promptly, ask for progress instead of waiting for a write.
+      const timer = setTimeout(() => {
+        if (current > this.revision) this.storage.requestProgress!().catch((err) => console.error('progress request failed:', err));
+      }, PROGRESS_REQUEST_DELAY_MS);
+      caughtUp.finally(() => clearTimeout(timer)).catch(() => {});
+    }
+    await caughtUp;
     return this.revision;
   }
 

@@ -24,6 +24,9 @@ export interface EtcdOptions {
   prefix?: string;
 }
 
+/** Written by requestProgress; it belongs to no resource, so caches only see its revision. */
+const PROGRESS_KEY = '/.orch-progress';
+
 /** Reads through a filter fetch this many keys per round trip. */
 const FILTER_PAGE = 500;
 
@@ -193,6 +196,11 @@ export class EtcdStorage implements Storage {
         void watcherPromise.then((w) => w.cancel()).catch(() => {});
       },
     };
+  }
+
+  /** A write of the progress marker: its event reaches every watch under the prefix (see Storage). */
+  async requestProgress(): Promise<void> {
+    await this.client.put(this.toEtcd(PROGRESS_KEY)).value(String(Date.now()));
   }
 
   async currentRevision(): Promise<number> {
