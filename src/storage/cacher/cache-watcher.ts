@@ -26,17 +26,35 @@ export interface CacheWatcherOptions {
 
 const dirty = new Set<CacheWatcher>();
 let flushScheduled = false;
+let lastFlush = 0;
 
-/** Writes every watcher's pending lines once per event-loop turn: one socket write per watcher per batch. */
+/**
+ * Flushes run at most once per this many milliseconds: under a steady stream of
+ * writes each watcher's socket then takes several events per (TLS) write instead
+ * of one write per event, which is what keeps 1,000 watchers at 200 writes/s
+ * within budget. An idle stream flushes on the next turn.
+ */
+export const MIN_FLUSH_INTERVAL_MS = 20;
+
+/** Writes every watcher's pending lines: one corked socket write per watcher per batch. */
 function flushAll(): void {
   flushScheduled = false;
+  lastFlush = performance.now();
   const watchers = [...dirty];
   dirty.clear();
   for (const watcher of watchers) watcher.flush();
 }
 
+function scheduleFlush(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  const wait = MIN_FLUSH_INTERVAL_MS - (performance.now() - lastFlush);
+  if (wait <= 0) setImmediate(flushAll);
+  else setTimeout(flushAll, wait);
+}
+
 export class CacheWatcher {
-  private pending: string[] = [];
+  private pending: Array<string | Buffer> = [];
   private closed = false;
   /** Events at or before this revision were sent (or predate the watch). */
   private sentRevision: number;
@@ -98,21 +116,21 @@ export class CacheWatcher {
     this.close();
   }
 
-  private enqueue(line: string): void {
+  private enqueue(line: string | Buffer): void {
     if (this.closed) return;
     this.pending.push(line);
     dirty.add(this);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flushAll);
-    }
+    scheduleFlush();
   }
 
   flush(): void {
     if (this.closed || this.pending.length === 0) return;
-    const chunk = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    const pending = this.pending;
     this.pending = [];
-    this.out.write(chunk);
+    // Corked writes leave as one writev: one TLS record batch for the whole batch.
+    this.out.cork();
+    for (const chunk of pending) this.out.write(chunk);
+    this.out.uncork();
     if (this.out.writableLength > this.options.maxBufferedBytes) {
       // Too slow: drop the connection instead of buffering without bound; the client
       // resumes from its last resourceVersion or relists.

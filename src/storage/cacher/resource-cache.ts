@@ -34,7 +34,7 @@ export class CachedObject {
 
 /** A change as watchers see it; the wire line of each form is built once and shared. */
 export class CacheEvent {
-  private readonly lines = new Map<string, string>();
+  private readonly lines = new Map<string, Buffer>();
 
   constructor(
     readonly type: WatchEventType,
@@ -51,11 +51,12 @@ export class CacheEvent {
    * a filtered watcher sees; a DELETED for an object leaving a selection carries
    * the previous state at this event's revision (upstream cacher).
    */
-  line(asType: WatchEventType): string {
+  line(asType: WatchEventType): Buffer {
     let line = this.lines.get(asType);
     if (line === undefined) {
       const source = asType === 'DELETED' && this.type === 'MODIFIED' ? this.prev! : this.object;
-      line = `{"type":"${asType}","object":${withResourceVersion(source.value, this.revision)}}\n`;
+      // Encoded once: every watcher writes this same Buffer, no per-watcher copy or UTF-8 pass.
+      line = Buffer.from(`{"type":"${asType}","object":${withResourceVersion(source.value, this.revision)}}\n`);
       this.lines.set(asType, line);
     }
     return line;
