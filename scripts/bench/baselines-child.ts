@@ -1,5 +1,5 @@
 /**
- * bench-baselines.ts — the reference servers for scripts/bench.ts, run in their
+ * baselines-child.ts — the reference servers for scripts/bench.ts, run in their
  * own process so they do not share an event loop with the load generator.
  *
  * Serves the bytes of --body (the orch server's own NetworkPolicy GET
@@ -9,7 +9,7 @@
  * once both listen. Exits on SIGTERM/SIGINT or when stdin closes (the parent
  * went away).
  *
- *   node --import tsx scripts/bench-baselines.ts --body <file> --cert <pem> --key <pem>
+ *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem>
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 function arg(name: string): string {
   const i = process.argv.indexOf(`--${name}`);
   if (i < 0 || i + 1 >= process.argv.length) {
-    console.error(`bench-baselines: missing --${name}`);
+    console.error(`baselines-child: missing --${name}`);
     process.exit(2);
   }
   return process.argv[i + 1];

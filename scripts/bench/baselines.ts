@@ -1,0 +1,51 @@
+/** Starts baselines-child.ts: raw node:http and node:https servers in their own process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../../test/helpers/server.ts';
+import { assertRunning, onCleanup, stopChild } from './util.ts';
+
+export interface Baselines {
+  process: ChildProcess;
+  ports: { http: number; https: number };
+  stop(): Promise<void>;
+}
+
+/** Serves `body` on both; https with the given PEM files. */
+export async function startBaselines(body: string, certFile: string, keyFile: string): Promise<Baselines> {
+  assertRunning();
+  const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
+  const bodyFile = join(work, 'body.json');
+  writeFileSync(bodyFile, body);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/baselines-child.ts'), '--body', bodyFile, '--cert', certFile, '--key', keyFile], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await stopChild(child, 5_000);
+      rmSync(work, { recursive: true, force: true });
+    })());
+  onCleanup(stop);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const ports = await new Promise<{ http: number; https: number }>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`baselines did not start:\n${stderr}`)), 20_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`baselines exited with ${code}:\n${stderr}`));
+    });
+  });
+  return { process: child, ports, stop };
+}

@@ -1,0 +1,265 @@
+/** The Markdown report of scripts/bench.ts (stdout). */
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import type { Options } from './args.ts';
+import type { Measurement } from './autocannon.ts';
+import type { PagedStats, UpdateStats } from './targets.ts';
+import { bytes, fmt, int, percentile, ratio } from './util.ts';
+import type { WatchResult } from './watch-fanout.ts';
+
+export interface BackendResult {
+  backend: string;
+  readyMs: number;
+  servingLineMs: number;
+  idleRss?: number;
+  peakRss?: number;
+  etcdPeakRss?: number;
+  baselinePeakRss?: number;
+  getBytes?: number;
+  listCreate?: { count: number; ms: number; listBytes: number };
+  measurements: Map<string, Measurement>;
+  paged?: PagedStats;
+  update?: UpdateStats;
+  created?: number;
+  watch?: WatchResult;
+  watchError?: string;
+  aborted?: string;
+  serverLog: string;
+  skipped?: string;
+}
+
+const ms = (n: number | undefined) => fmt(n, 2);
+const ORDER = ['http', 'https', 'get', 'create', 'update', 'list', 'paged'];
+
+function targetTable(r: BackendResult): string[] {
+  const https = r.measurements.get('https')?.rps;
+  const http = r.measurements.get('http')?.rps;
+  const lines = [
+    '| target | req/s | p50 (ms) | p99 (ms) | responses | errors | bad status | bytes/resp | vs raw https | vs raw http |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const key of ORDER) {
+    const m = r.measurements.get(key);
+    if (!m) continue;
+    lines.push(`| ${m.label} | ${fmt(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${int(m.responses)} | ${m.errors} | ${m.bad} | ${bytes(m.bytesPerResponse)} | ${ratio(m.rps, https)} | ${ratio(m.rps, http)} |`);
+  }
+  return lines;
+}
+
+function count(m: Measurement, cls: string): number {
+  return m.byClass.get(cls)?.length ?? 0;
+}
+
+function updateRows(results: BackendResult[]): string[] {
+  const rows = results.filter((r) => r.measurements.has('update'));
+  if (!rows.length) return [];
+  const lines = [
+    '| backend | successful updates/s | conflicts (409)/s | conflict rate | re-reads (GET)/s | other statuses | PUT 200 p50 / p99 (ms) | PUT 409 p50 / p99 (ms) | lost updates | updates/s vs raw https |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const m = r.measurements.get('update')!;
+    const ok = count(m, 'PUT 200');
+    const conflicts = count(m, 'PUT 409');
+    const reads = [...m.byClass].filter(([k]) => k.startsWith('GET')).reduce((n, [, v]) => n + v.length, 0);
+    const other = [...m.byClass].filter(([k]) => k !== 'PUT 200' && k !== 'PUT 409' && k !== 'GET 200').map(([k, v]) => `${k}: ${v.length}`);
+    const p = (cls: string) => `${ms(percentile(m.byClass.get(cls) ?? [], 50))} / ${ms(percentile(m.byClass.get(cls) ?? [], 99))}`;
+    lines.push(
+      `| ${r.backend} | ${fmt(ok / m.durationS)} | ${fmt(conflicts / m.durationS)} | ${fmt((100 * conflicts) / Math.max(1, ok + conflicts))} % | ${fmt(reads / m.durationS)} | ${other.join(', ') || '0'} | ${p('PUT 200')} | ${p('PUT 409')} | ${r.update?.lostUpdates ?? 'n/a'} | ${ratio(ok / m.durationS, r.measurements.get('https')?.rps)} |`,
+    );
+  }
+  return lines;
+}
+
+function listRows(results: BackendResult[], o: Options): string[] {
+  const rows = results.filter((r) => r.measurements.has('list') || r.measurements.has('paged'));
+  if (!rows.length) return [];
+  const pages = Math.ceil(o.listSize / o.pageSize);
+  const lines = [
+    `| backend | mode | lists/s | pages/s | p50 (ms) | p99 (ms) | MiB/s | errors + bad | items/s vs raw https req/s |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const https = r.measurements.get('https')?.rps;
+    const full = r.measurements.get('list');
+    if (full) {
+      lines.push(
+        `| ${r.backend} | full, no limit | ${fmt(full.rps, 2)} | — | ${ms(full.p50)} | ${ms(full.p99)} | ${fmt((full.rps * full.bytesPerResponse) / 1024 / 1024)} | ${full.errors + full.bad} | ${ratio(full.rps * o.listSize, https)} |`,
+      );
+    }
+    const paged = r.measurements.get('paged');
+    if (paged && r.paged) {
+      const walks = r.paged.walks.sorted();
+      lines.push(
+        `| ${r.backend} | page (limit=${o.pageSize}) | — | ${fmt(paged.rps)} | ${ms(paged.p50)} | ${ms(paged.p99)} | ${fmt((paged.rps * paged.bytesPerResponse) / 1024 / 1024)} | ${paged.errors + paged.bad} | ${ratio((paged.rps * o.listSize) / pages, https)} |`,
+        `| ${r.backend} | full walk (${pages} pages) | ${fmt(walks.length / paged.durationS, 2)} | — | ${ms(percentile(walks, 50))} | ${ms(percentile(walks, 99))} | — | ${r.paged.badWalks} bad walks | — |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function watchRows(results: BackendResult[]): string[] {
+  const rows = results.filter((r) => r.watch);
+  if (!rows.length) return [];
+  const lines = [
+    '| backend | writes/s (target) | writes/s (achieved) | writes done / planned (phase length, s) | write p50 / p99 (ms) | events delivered | delay p50 (ms) | delay p99 (ms) | delay max (ms) | probe watcher delay p50 / p99 / max (ms) | server RSS at phase end |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const tail = (d: Float64Array) => `${ms(percentile(d, 50))} / ${ms(percentile(d, 99))} / ${ms(d[d.length - 1])}`;
+  for (const r of rows) {
+    for (const p of r.watch!.phases) {
+      lines.push(
+        `| ${r.backend} | ${fmt(p.rate, 0)} | ${fmt(p.achievedRate)} | ${int(p.writes)} / ${int(p.planned)} (${fmt(p.seconds)}) | ${ms(p.writeP50)} / ${ms(p.writeP99)} | ${int(p.delays.length)} of ${int(p.writes * r.watch!.connected)} | ${ms(percentile(p.delays, 50))} | ${ms(percentile(p.delays, 99))} | ${ms(p.delays[p.delays.length - 1])} | ${tail(p.probeDelays)} | ${bytes(p.serverRss)} |`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    `| backend | writes/s (target) | CPU cores: orch server | etcd | watcher processes | writer (+ probe) | whole machine (of ${cpus().length}) |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const r of rows) {
+    for (const p of r.watch!.phases) {
+      const c = (x: number | undefined) => (x === undefined ? '—' : fmt(x, 2));
+      lines.push(`| ${r.backend} | ${fmt(p.rate, 0)} | ${c(p.cpu.server)} | ${c(p.cpu.etcd)} | ${c(p.cpu.watchers)} | ${c(p.cpu.writer)} | ${c(p.cpu.machine)} |`);
+    }
+  }
+  lines.push(
+    '',
+    '| backend | watchers connected | connect time (ms) | closed by server early | missing at the end (open watchers) | missing (closed watchers) | duplicates | out of order | unexpected | watchers with every event once, in order | drain after last write (ms) | each watcher process: event-loop use, event-loop delay p99 / max (ms) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  );
+  for (const r of rows) {
+    const w = r.watch!;
+    const m = w.merged;
+    const child = w.childCpu.map((c) => `${fmt(c.elu * 100, 0)} %, ${fmt(c.eldP99Ms, 0)} / ${fmt(c.eldMaxMs, 0)}`).join('; ');
+    lines.push(
+      `| ${r.backend} | ${w.connected} of ${w.watchers} | ${fmt(w.connectMs, 0)} | ${m.closedEarly} | ${int(m.missingOpen)} | ${int(m.missingClosed)} | ${m.duplicates} | ${m.outOfOrder} | ${m.unexpected} | ${m.perfect} of ${w.connected} | ${w.drainMs === undefined ? 'timed out' : fmt(w.drainMs, 0)} | ${child} |`,
+    );
+  }
+  return lines;
+}
+
+/** Backends side by side: each orch target's rate and its ratio to that backend's raw https baseline. */
+function summaryRows(results: BackendResult[]): string[] {
+  const rows = results.filter((r) => r.measurements.has('https'));
+  if (rows.length < 2) return [];
+  const lines = [
+    `| target | ${rows.map((r) => `${r.backend} /s | ${r.backend} vs raw https`).join(' | ')} |`,
+    `|---|${rows.map(() => '---:|---:').join('|')}|`,
+  ];
+  const rate = (r: BackendResult, key: string) => {
+    const m = r.measurements.get(key);
+    if (!m) return undefined;
+    return key === 'update' ? count(m, 'PUT 200') / m.durationS : m.rps;
+  };
+  const labels: Record<string, string> = { http: 'raw node:http GET', get: 'GET NetworkPolicy', create: 'CREATE', update: 'UPDATE (successful, with conflicts)', list: 'LIST full (lists)', paged: 'LIST paged (pages)' };
+  for (const key of ['http', 'get', 'create', 'update', 'list', 'paged']) {
+    if (!rows.some((r) => r.measurements.has(key))) continue;
+    lines.push(`| ${labels[key]} | ${rows.map((r) => `${fmt(rate(r, key), key === 'list' ? 2 : 1)} | ${ratio(rate(r, key), r.measurements.get('https')?.rps)}`).join(' | ')} |`);
+  }
+  return ['### Backends side by side', '', ...lines, ''];
+}
+
+function notes(r: BackendResult): string[] {
+  const out: string[] = [];
+  for (const m of r.measurements.values()) {
+    if (m.bad || m.errors) {
+      out.push(`- ${r.backend}, ${m.label}: status counts ${JSON.stringify(m.statuses)}${m.errors ? `, ${m.errors} connection errors/timeouts` : ''}`);
+      for (const s of m.samples) out.push(`  - ${s.replace(/\s+/g, ' ')}`);
+      for (const e of m.errorSamples) out.push(`  - error: ${e}`);
+    }
+  }
+  for (const s of r.paged?.badSamples ?? []) out.push(`- ${r.backend}, paged LIST: ${s.replace(/\s+/g, ' ')}`);
+  const w = r.watch;
+  if (w) {
+    const bad = Object.entries(w.writeStatuses).filter(([k]) => k !== '200');
+    if (bad.length) out.push(`- ${r.backend}, watch writer: statuses ${JSON.stringify(w.writeStatuses)}`, ...w.writeSamples.map((s) => `  - ${s.replace(/\s+/g, ' ')}`));
+    if (w.connectFailed) out.push(`- ${r.backend}, watch: ${w.connectFailed} watchers failed to connect: ${w.connectSamples.join(' | ')}`);
+    if (w.merged.closedEarly) out.push(`- ${r.backend}, watch: streams closed early: ${JSON.stringify(w.merged.closeReasons)}; first at ${fmt(w.merged.firstCloseMs, 0)} ms into the writes`);
+    const types = Object.entries(w.merged.types).filter(([k]) => k !== 'MODIFIED');
+    if (types.length || w.merged.badLines) out.push(`- ${r.backend}, watch: event types other than MODIFIED: ${JSON.stringify(Object.fromEntries(types))}; unparsable lines: ${w.merged.badLines}`);
+    for (const s of w.merged.errorSamples.slice(0, 3)) out.push(`  - ${s}`);
+    if (w.probe.missing || w.probe.closed) out.push(`- ${r.backend}, watch probe: missed ${w.probe.missing} writes${w.probe.closed ? `; ${w.probe.closed}` : ''}`);
+    if (w.clockSkewMs) out.push(`- ${r.backend}, watch: the watcher processes' clock differed by ${fmt(w.clockSkewMs, 3)} ms from the writer's`);
+  }
+  if (r.watchError) out.push(`- ${r.backend}, **watch failed**: ${r.watchError}`);
+  if (r.aborted) out.push(`- **${r.backend}: run aborted: ${r.aborted}**`);
+  return out;
+}
+
+/** HEAD's short commit, with "+changes" when src/ has uncommitted changes. */
+function revision(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return `commit ${head}${dirty ? ' + uncommitted changes in src/' : ''}`;
+  } catch {
+    return 'commit unknown';
+  }
+}
+
+/** Taken when the run starts: others may commit while it runs. */
+const REVISION = revision();
+
+export function report(results: BackendResult[], o: Options): string {
+  const out: string[] = ['## orch-apiserver benchmark', ''];
+  out.push(
+    `${REVISION} at the start; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}; loopback. autocannon, ${o.connections} connections, ${o.duration} s per target after ${o.warmup} s warm-up` +
+      (o.only.has('list') ? `; LIST of ${int(o.listSize)} NetworkPolicies` : '') +
+      (o.only.has('watch') ? `; watch: ${o.watchers} watchers in ${o.watchProcs} processes, writes at ${o.watchRates.join(' then ')}/s for ${o.watchPhaseSeconds} s each` : '') +
+      '.',
+    '',
+  );
+  for (const r of results) {
+    if (r.skipped) out.push(`### ${r.backend}`, '', `skipped: ${r.skipped}`, '');
+    else if (r.measurements.size) out.push(`### ${r.backend}`, '', ...targetTable(r), '');
+  }
+  out.push(...summaryRows(results));
+  const upd = updateRows(results);
+  if (upd.length) out.push('### UPDATE with conflicts', '', ...upd, '');
+  const list = listRows(results, o);
+  if (list.length) out.push(`### LIST ${int(o.listSize)}`, '', ...list, '');
+  const watch = watchRows(results);
+  if (watch.length) out.push('### WATCH fan-out', '', ...watch, '');
+  const ran = results.filter((r) => !r.skipped);
+  out.push(
+    '### Server',
+    '',
+    '| backend | spawn → first 200 on /readyz (ms) | spawn → "serving on" (ms) | RSS after start-up | peak RSS (VmHWM) | etcd peak RSS | fixture creates/s | full LIST body |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...ran.map(
+      (r) =>
+        `| ${r.backend} | ${fmt(r.readyMs)} | ${fmt(r.servingLineMs)} | ${bytes(r.idleRss)} | ${bytes(r.peakRss)} | ${r.etcdPeakRss !== undefined ? bytes(r.etcdPeakRss) : '—'} | ${r.listCreate ? `${fmt((r.listCreate.count * 1000) / r.listCreate.ms, 0)} (${int(r.listCreate.count)} in ${fmt(r.listCreate.ms / 1000, 1)} s)` : '—'} | ${r.listCreate ? bytes(r.listCreate.listBytes) : '—'} |`,
+    ),
+    '',
+  );
+  const has = (key: string) => ran.some((r) => r.measurements.has(key));
+  if (has('https')) {
+    out.push(
+      "- errors = connection errors + timeouts; bad status = responses other than the expected status (UPDATE: 200 or 409; CREATE: 201). Ratios are req/s over the raw baseline's req/s measured just before that backend's targets, in the same run.",
+      `- the baselines serve the bytes of the orch GET response (${bytes(ran.find((r) => r.getBytes)?.getBytes)}) with the orch serving certificate, from their own process.`,
+    );
+  }
+  if (has('update')) out.push('- UPDATE: each connection sticks to one object, PUTs it with the resourceVersion it last saw and re-reads it (GET) after a 409; a lost update is a second successful PUT from the same resourceVersion of an object.');
+  if (has('paged')) {
+    out.push(
+      `- LIST: ${o.listConnections} connections. Paged: each connection walks every page with continue tokens and checks that a walk returns all ${int(o.listSize)} items; a walk's time is the sum of its page response times; only walks begun and finished in the measured run count.`,
+    );
+  }
+  if (ran.some((r) => r.watch)) {
+    out.push(
+      "- WATCH delay = arrival of the event at a watcher − arrival of the write's response at the writer, on CLOCK_MONOTONIC shared by the processes (negative when the event arrives first). \"events delivered\" counts distinct (watcher, write) pairs; \"missing at the end\" counts those not arrived when the drain ended. The probe is one extra watcher in the writer's lightly loaded process (connected before the others): when its delays are far below the watchers', the watcher processes (CPU-bound parsing on a shared machine) account for the difference; when they are close, the delay is the server's. The watcher processes' event-loop delay bounds how late they can notice an arrival.",
+    );
+  }
+  for (const r of ran) out.push(...notes(r));
+  for (const r of ran) {
+    const log = r.serverLog.trim();
+    if (log) {
+      const lines = log.split('\n');
+      out.push('', `${r.backend}: orch server output after start-up (${lines.length} lines${lines.length > 40 ? ', last 40 shown' : ''}):`, '```', ...lines.slice(-40), '```');
+    }
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,185 @@
+/**
+ * The autocannon targets: raw baselines, GET, CREATE, UPDATE with conflicts,
+ * full LIST and paged LIST (a "request" of which is a walk over every page).
+ */
+import { persistentContext, type AcContext, type Target } from './autocannon.ts';
+import { networkPolicy, NP_PATH } from './orch.ts';
+import { Samples } from './util.ts';
+
+export interface OrchEndpoint {
+  url: string;
+  token: string;
+}
+
+const authHeaders = (o: OrchEndpoint) => ({ authorization: `Bearer ${o.token}`, accept: 'application/json' });
+
+export function baselineTargets(ports: { http: number; https: number }, connections: number): Target[] {
+  return [
+    { key: 'http', label: 'raw node:http GET', url: `http://127.0.0.1:${ports.http}`, request: { method: 'GET', path: '/' }, expect: [200], connections },
+    { key: 'https', label: 'raw node:https GET', url: `https://127.0.0.1:${ports.https}`, request: { method: 'GET', path: '/' }, expect: [200], connections },
+  ];
+}
+
+export function getTarget(o: OrchEndpoint, ns: string, name: string, connections: number): Target {
+  return { key: 'get', label: 'GET NetworkPolicy', url: o.url, request: { method: 'GET', path: `${NP_PATH(ns)}/${name}`, headers: authHeaders(o) }, expect: [200], connections };
+}
+
+export function createTarget(o: OrchEndpoint, ns: string, runId: string, connections: number): { target: Target; created: () => number } {
+  let created = 0;
+  const target: Target = {
+    key: 'create',
+    label: 'CREATE NetworkPolicy',
+    url: o.url,
+    request: {
+      method: 'POST',
+      path: NP_PATH(ns),
+      headers: { ...authHeaders(o), 'content-type': 'application/json' },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify(networkPolicy(`np-${runId}-${++created}`, ns)) }),
+    },
+    expect: [201],
+    connections,
+  };
+  return { target, created: () => created };
+}
+
+/**
+ * UPDATE with conflicts: each connection sticks to one of `names` (round
+ * robin), reads it once, then PUTs it with the resourceVersion it last saw:
+ * the one from its last successful PUT, or after a 409 from a fresh GET.
+ * Response times are filed under "PUT 200", "PUT 409", "GET 200", ….
+ * Two successful PUTs from the same resourceVersion of one object are a lost update.
+ */
+export function updateTarget(o: OrchEndpoint, ns: string, names: string[], connections: number): { target: Target; stats: UpdateStats } {
+  const stats: UpdateStats = { lostUpdates: 0 };
+  const succeeded = new Set<string>();
+  let nextName = 0;
+  let seq = 0;
+  let last: AcContext | undefined;
+  let lastStatus = 0;
+  const target: Target = {
+    key: 'update',
+    label: `UPDATE with conflicts (${names.length} objects)`,
+    url: o.url,
+    request: {
+      // Fresh headers each time: autocannon writes Content-Length into the headers object it is
+      // given and carries it over to the next request, which would give a GET a PUT's length.
+      setupRequest(req, ctx) {
+        ctx.name ??= names[nextName++ % names.length];
+        const path = `${NP_PATH(ns)}/${ctx.name}`;
+        if (!ctx.obj) {
+          ctx.method = 'GET';
+          return { ...req, method: 'GET', path, headers: authHeaders(o), body: undefined };
+        }
+        ctx.method = 'PUT';
+        ctx.sentRv = ctx.obj.metadata.resourceVersion;
+        ctx.obj.metadata.labels = { ...ctx.obj.metadata.labels, 'bench-seq': String(++seq) };
+        return { ...req, method: 'PUT', path, headers: { ...authHeaders(o), 'content-type': 'application/json' }, body: JSON.stringify(ctx.obj) };
+      },
+      onResponse(status, body, ctx) {
+        last = ctx;
+        lastStatus = status;
+        if (ctx.method === 'PUT' && status === 200) {
+          const key = `${ctx.name}@${ctx.sentRv}`;
+          if (succeeded.has(key)) stats.lostUpdates++;
+          succeeded.add(key);
+        }
+        // Keep what the server returned (it carries the new resourceVersion); re-read after anything else.
+        ctx.obj = status === 200 ? JSON.parse(body) : undefined;
+      },
+    },
+    expect: [200, 409],
+    connections,
+    setupClient: persistentContext(),
+    observe: () => `${last?.method} ${lastStatus}`,
+  };
+  return { target, stats };
+}
+
+export interface UpdateStats {
+  /** PUTs that succeeded from a resourceVersion another PUT of the same object had already succeeded from. */
+  lostUpdates: number;
+}
+
+export interface PagedStats {
+  /** Full-walk times (sum of the page response times) of walks that started and ended in the measured run. */
+  walks: Samples;
+  /** Walks that ended on a non-200 page, or whose item count was not the list size. */
+  badWalks: number;
+  badSamples: string[];
+}
+
+const CONTINUE = /"metadata":\{[^}]*?"continue":"([^"]+)"/;
+
+function countItems(body: string): number {
+  let n = 0;
+  for (let i = body.indexOf('"uid":"'); i >= 0; i = body.indexOf('"uid":"', i + 7)) n++;
+  return n;
+}
+
+/**
+ * Paged LIST: each connection walks the whole collection with limit/continue,
+ * page after page, and starts over when a page has no continue token.
+ */
+export function pagedListTarget(o: OrchEndpoint, ns: string, pageSize: number, listSize: number, connections: number, warmupConnections: number): { target: Target; stats: PagedStats } {
+  const stats: PagedStats = { walks: new Samples(), badWalks: 0, badSamples: [] };
+  let last: AcContext | undefined;
+  let lastStatus = 0;
+  let lastDone = false;
+  const base = `${NP_PATH(ns)}?limit=${pageSize}`;
+  const target: Target = {
+    key: 'paged',
+    label: `LIST paged (limit=${pageSize}), per page`,
+    url: o.url,
+    request: {
+      method: 'GET',
+      headers: authHeaders(o),
+      setupRequest(req, ctx) {
+        if (!ctx.cont) {
+          ctx.walkMs = 0;
+          ctx.items = 0;
+          ctx.firstPage = true;
+        }
+        return { ...req, path: ctx.cont ? `${base}&continue=${encodeURIComponent(ctx.cont)}` : base };
+      },
+      onResponse(status, body, ctx) {
+        last = ctx;
+        lastStatus = status;
+        lastDone = false;
+        // A connection's first request is built before its context is marked, so decide here.
+        if (ctx.firstPage) ctx.walkValid = !!ctx.measured;
+        ctx.firstPage = false;
+        if (status !== 200) {
+          if (ctx.measured) {
+            stats.badWalks++;
+            if (stats.badSamples.length < 3) stats.badSamples.push(`HTTP ${status} on a page: ${body.slice(0, 300)}`);
+          }
+          ctx.cont = undefined;
+          return;
+        }
+        ctx.items += countItems(body);
+        ctx.cont = CONTINUE.exec(body.slice(0, 4096))?.[1];
+        if (!ctx.cont) lastDone = true;
+      },
+    },
+    expect: [200],
+    connections,
+    setupClient: persistentContext((ctx, index) => (ctx.measured = index >= warmupConnections)),
+    observe(ms) {
+      if (!last || lastStatus !== 200) return 'page';
+      last.walkMs += ms;
+      if (lastDone && last.walkValid) {
+        if (last.items === listSize) stats.walks.push(last.walkMs);
+        else {
+          stats.badWalks++;
+          if (stats.badSamples.length < 3) stats.badSamples.push(`a walk returned ${last.items} items, expected ${listSize}`);
+        }
+      }
+      return 'page';
+    },
+  };
+  return { target, stats };
+}
+
+export function fullListTarget(o: OrchEndpoint, ns: string, listSize: number, connections: number): Target {
+  return { key: 'list', label: `LIST ${listSize.toLocaleString('en-US')} (no limit)`, url: o.url, request: { method: 'GET', path: NP_PATH(ns), headers: authHeaders(o) }, expect: [200], connections };
+}
