@@ -34,15 +34,39 @@ let lastFlush = 0;
  * of one write per event, which is what keeps 1,000 watchers at 200 writes/s
  * within budget. An idle stream flushes on the next turn.
  */
-export const MIN_FLUSH_INTERVAL_MS = 20;
+export const MIN_FLUSH_INTERVAL_MS = 40;
 
-/** Writes every watcher's pending lines: one corked socket write per watcher per batch. */
+type Chunk = string | Buffer;
+
+/**
+ * Joins a watcher's pending lines into one Buffer, shared by every watcher whose
+ * batch holds the same lines (the common case: all watchers of a namespace see
+ * the same events), so a batch is copied once, not once per watcher.
+ */
+class BatchJoiner {
+  private readonly byFirst = new Map<Chunk, Array<{ parts: Chunk[]; joined: Buffer }>>();
+
+  join(parts: Chunk[]): Chunk {
+    if (parts.length === 1) return parts[0];
+    const candidates = this.byFirst.get(parts[0]) ?? [];
+    for (const candidate of candidates) {
+      if (candidate.parts.length === parts.length && candidate.parts.every((p, i) => p === parts[i])) return candidate.joined;
+    }
+    const joined = Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+    candidates.push({ parts, joined });
+    this.byFirst.set(parts[0], candidates);
+    return joined;
+  }
+}
+
+/** Writes every watcher's pending lines: one socket write (one chunk) per watcher per batch. */
 function flushAll(): void {
   flushScheduled = false;
   lastFlush = performance.now();
   const watchers = [...dirty];
   dirty.clear();
-  for (const watcher of watchers) watcher.flush();
+  const joiner = new BatchJoiner();
+  for (const watcher of watchers) watcher.flush(joiner);
 }
 
 function scheduleFlush(): void {
@@ -54,7 +78,7 @@ function scheduleFlush(): void {
 }
 
 export class CacheWatcher {
-  private pending: Array<string | Buffer> = [];
+  private pending: Chunk[] = [];
   private closed = false;
   /** Events at or before this revision were sent (or predate the watch). */
   private sentRevision: number;
@@ -116,21 +140,18 @@ export class CacheWatcher {
     this.close();
   }
 
-  private enqueue(line: string | Buffer): void {
+  private enqueue(line: Chunk): void {
     if (this.closed) return;
     this.pending.push(line);
     dirty.add(this);
     scheduleFlush();
   }
 
-  flush(): void {
+  flush(joiner = new BatchJoiner()): void {
     if (this.closed || this.pending.length === 0) return;
     const pending = this.pending;
     this.pending = [];
-    // Corked writes leave as one writev: one TLS record batch for the whole batch.
-    this.out.cork();
-    for (const chunk of pending) this.out.write(chunk);
-    this.out.uncork();
+    this.out.write(joiner.join(pending));
     if (this.out.writableLength > this.options.maxBufferedBytes) {
       // Too slow: drop the connection instead of buffering without bound; the client
       // resumes from its last resourceVersion or relists.
