@@ -6,6 +6,7 @@
  * spliced in, streamed to the socket rather than built into one response.
  */
 import type { ServerResponse } from 'node:http';
+import * as errors from '../api/status-error.ts';
 import { apiVersionOf } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import { withResourceVersion } from '../registry/object-meta.ts';
@@ -18,23 +19,20 @@ import { parseInteger } from './options.ts';
 import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
 import { toTable } from './table.ts';
 
-/** SPEC 4.6 get: unset = most recent, "0" = any (the cache), other = not older than. */
+/**
+ * SPEC 4.6 get, from the watch cache: unset = most recent (the cache once it has
+ * caught up with the store), "0" = any (the cache as it is), other = not older
+ * than (the cache once it has reached that version).
+ */
 export async function handleGet(ctx: ResourceRequest): Promise<void> {
+  const { cacher, store } = ctx;
   const rv = ctx.query.get('resourceVersion');
-  let json: string;
-  let revision: number;
-  const cached = rv === '0' ? ctx.cacher.cache(resourcePrefix(ctx.store.kind.group, ctx.store.kind.plural)).get(ctx.store.key(ctx.namespace, ctx.info.name)) : undefined;
-  if (cached) {
-    json = cached.json();
-    revision = cached.revision;
-  } else {
-    if (rv && rv !== '0') await ctx.cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
-    const kv = await ctx.store.getRaw(ctx.namespace, ctx.info.name);
-    json = withResourceVersion(kv.value, kv.modRevision);
-    revision = kv.modRevision;
-  }
-  if (ctx.table) return writeObject(ctx.res, 200, toTable(ctx.store.kind, [JSON.parse(json)], { resourceVersion: String(revision) }, ctx), ctx.encode);
-  writeJsonText(ctx.res, 200, json, ctx.encode);
+  if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
+  else if (rv !== '0') await cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
+  const cached = cacher.cache(resourcePrefix(store.kind.group, store.kind.plural)).get(store.key(ctx.namespace, ctx.info.name));
+  if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
+  if (ctx.table) return writeObject(ctx.res, 200, toTable(store.kind, [JSON.parse(cached.json())], { resourceVersion: String(cached.revision) }, ctx), ctx.encode);
+  writeJsonText(ctx.res, 200, cached.json(), ctx.encode);
 }
 
 export interface ListQuery {
@@ -100,9 +98,15 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
     else if (plan.minimumRevision) await cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
     const revision = cacher.currentRevision();
-    const cached = cacher.cache(resourcePrefix(kind.group, kind.plural)).list(list.prefix);
-    items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
+    const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
     metadata = { resourceVersion: String(revision) };
+    if (!filter && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
+      // The whole collection as one shared, already-encoded body.
+      const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata });
+      return writeListBody(ctx.res, ctx.encode, `${head.slice(0, -1)},"items":[`, cache.listBody(list.prefix));
+    }
+    const cached = cache.list(list.prefix);
+    items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
   } else {
     const page = await readPage(ctx, list);
     items = page.items.map((kv) => ({ json: () => withResourceVersion(kv.value, kv.modRevision) }));
@@ -118,11 +122,23 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   streamList(ctx.res, ctx.encode, JSON.stringify(head), items);
 }
 
-/** Writes `{head..., "items":[...]}` item by item, in bounded chunks that respect backpressure. */
-function streamList(res: ServerResponse, encode: EncodeOptions, headJson: string, items: Array<{ json(): string }>): void {
+function listHeaders(res: ServerResponse, encode: EncodeOptions): void {
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'no-cache, private');
   if (encode.warnings?.length) res.setHeader('Warning', encode.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+}
+
+function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string, items: Buffer): void {
+  listHeaders(res, encode);
+  res.writeHead(200);
+  res.write(head);
+  res.write(items);
+  res.end(']}');
+}
+
+/** Writes `{head..., "items":[...]}` item by item, in bounded chunks that respect backpressure. */
+function streamList(res: ServerResponse, encode: EncodeOptions, headJson: string, items: Array<{ json(): string }>): void {
+  listHeaders(res, encode);
   res.writeHead(200);
   let i = 0;
   const writeSome = () => {

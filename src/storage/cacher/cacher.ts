@@ -41,6 +41,9 @@ export class Cacher {
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private timers: NodeJS.Timeout[] = [];
   private failure: Error | undefined;
+  private revisionReadInFlight = false;
+  private nextRevisionRead: Promise<number> | undefined;
+  private startQueuedRead: (() => void) | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -112,7 +115,7 @@ export class Cacher {
 
   /** SPEC 4.6 "Most Recent": waits until the cache reflects everything the store has committed. */
   async waitUntilFresh(timeoutMs: number): Promise<number> {
-    const current = await this.storage.currentRevision();
+    const current = await this.storeRevision();
     const caughtUp = this.waitFor(current, timeoutMs);
     if (current > this.revision && this.storage.requestProgress) {
       // The newest revisions may belong to keys no cache watches (another etcd user):
@@ -124,6 +127,33 @@ export class Cacher {
     }
     await caughtUp;
     return this.revision;
+  }
+
+  /**
+   * The store's current revision, read after the call began. Concurrent callers
+   * share round trips: a caller joins the next read to start, never one already
+   * in flight (which may predate its request), so each still observes every
+   * write acknowledged before it arrived, with at most two reads in flight.
+   */
+  private storeRevision(): Promise<number> {
+    if (this.nextRevisionRead) return this.nextRevisionRead;
+    const read = (): Promise<number> => {
+      const promise = this.storage.currentRevision().finally(() => {
+        this.revisionReadInFlight = false;
+        const queued = this.nextRevisionRead;
+        this.nextRevisionRead = undefined;
+        if (queued) this.startQueuedRead?.();
+      });
+      this.revisionReadInFlight = true;
+      return promise;
+    };
+    if (!this.revisionReadInFlight) return read();
+    let start!: () => void;
+    this.nextRevisionRead = new Promise<number>((resolve, reject) => {
+      start = () => read().then(resolve, reject);
+    });
+    this.startQueuedRead = start;
+    return this.nextRevisionRead;
   }
 
   /** Registers a watcher: initial state if asked, replayed history, then live events (SPEC 4.4, 4.6). */

@@ -73,6 +73,8 @@ export interface ResourceCacheOptions {
 export class ResourceCache {
   private readonly objects = new Map<string, CachedObject>();
   private sortedKeys: string[] | null = null;
+  /** Encoded `item,item,...` bodies of whole lists by key prefix, valid until the next change. */
+  private listBodies = new Map<string, Buffer>();
   private events: CacheEvent[] = [];
   private head = 0;
   /** The revision the retained window starts after: watches from an older one get 410. */
@@ -98,6 +100,7 @@ export class ResourceCache {
   apply(event: StorageEvent, now: number): void {
     const prev = this.objects.get(event.key);
     const object = new CachedObject(event.key, event.value, event.revision);
+    if (this.listBodies.size) this.listBodies.clear();
     if (event.type === 'DELETED') {
       if (prev) this.objects.delete(event.key);
       this.sortedKeys = null;
@@ -160,6 +163,16 @@ export class ResourceCache {
     const out: CachedObject[] = [];
     for (let i = start; i < keys.length && keys[i].startsWith(keyPrefix); i++) out.push(this.objects.get(keys[i])!);
     return out;
+  }
+
+  /** The items of `list(keyPrefix)` encoded once as `item,item,...`, shared by every reader until a change. */
+  listBody(keyPrefix: string): Buffer {
+    let body = this.listBodies.get(keyPrefix);
+    if (!body) {
+      body = Buffer.from(this.list(keyPrefix).map((o) => o.json()).join(','));
+      this.listBodies.set(keyPrefix, body);
+    }
+    return body;
   }
 
   get(key: string): CachedObject | undefined {
