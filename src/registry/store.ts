@@ -71,6 +71,8 @@ export class GenericStore {
     readonly strategy: Strategy,
     private readonly storage: Storage,
     private readonly admit: AdmissionHook,
+    /** The watch cache's copy of a key, tried first by writes: a stale copy only costs a retry. */
+    private readonly cachedLookup?: (key: string) => KeyValue | undefined,
   ) {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.apiVersion = apiVersionOf(kind);
@@ -155,8 +157,13 @@ export class GenericStore {
     options: WriteOptions,
   ): Promise<{ object: ApiObject; created: boolean }> {
     const key = this.key(namespace, name);
+    let known: KeyValue | null | undefined = options.dryRun ? undefined : this.cachedLookup?.(key);
+    let fromCache = known !== undefined;
     for (;;) {
-      const current = await this.storage.get(key);
+      const current = known === undefined ? await this.storage.get(key) : known;
+      const verified = !fromCache;
+      known = undefined;
+      fromCache = false;
       if (!current) {
         if (!this.kind.allowCreateOnUpdate) throw errors.notFound(this.groupResource, name);
         const obj = computeNew(null);
@@ -180,6 +187,8 @@ export class GenericStore {
           ]);
         }
       } else if (requested !== old.metadata.resourceVersion) {
+        // A cached copy may lag the store: only the store's answer can make this a 409.
+        if (!verified) continue;
         throw errors.conflict(this.groupResource, name, errors.OPTIMISTIC_LOCK_MESSAGE);
       }
       // An unconditional update is validated as if it named the stored version (upstream fills it in).
@@ -195,7 +204,10 @@ export class GenericStore {
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.
       const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0);
       const value = serializeForStorage(obj);
-      if (!finishesDeletion && value === serializeForStorage(old)) return { object: old, created: false };
+      if (!finishesDeletion && value === serializeForStorage(old)) {
+        if (!verified) continue;
+        return { object: old, created: false };
+      }
       if (options.dryRun) return { object: obj, created: false };
       try {
         const revision = finishesDeletion
@@ -204,7 +216,11 @@ export class GenericStore {
         obj.metadata.resourceVersion = String(revision);
         return { object: obj, created: false };
       } catch (err) {
-        if (err instanceof CasFailedError) continue;
+        // Lost the race (or the cached copy was stale): retry on the state the store reported.
+        if (err instanceof CasFailedError) {
+          known = err.current;
+          continue;
+        }
         throw err;
       }
     }
@@ -216,10 +232,16 @@ export class GenericStore {
    */
   async delete(namespace: string | undefined, name: string, options: DeleteOptions): Promise<{ object: ApiObject; deleted: boolean }> {
     const key = this.key(namespace, name);
+    let known: KeyValue | null | undefined = options.dryRun ? undefined : this.cachedLookup?.(key);
+    let fromCache = known !== undefined;
     for (;;) {
-      const current = await this.storage.get(key);
+      const current = known === undefined ? await this.storage.get(key) : known;
+      const verified = !fromCache;
+      known = undefined;
+      fromCache = false;
       if (!current) throw errors.notFound(this.groupResource, name);
       const obj = parseStored(current.value, current.modRevision);
+      if (!verified && options.preconditions) continue;
       this.checkPreconditions(obj, options.preconditions);
       await this.admit({ operation: 'DELETE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
       try {
@@ -234,7 +256,10 @@ export class GenericStore {
         if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, current.modRevision));
         return { object: obj, deleted: true };
       } catch (err) {
-        if (err instanceof CasFailedError) continue;
+        if (err instanceof CasFailedError) {
+          known = err.current;
+          continue;
+        }
         throw err;
       }
     }

@@ -16,7 +16,8 @@ import type { GeneratedApi, KindDefinition } from '../registry/kind.ts';
 import { strategyFor } from '../registry/strategies/index.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset } from '../registry/strategy.ts';
 import { GenericStore, type AdmissionHook } from '../registry/store.ts';
-import type { Storage } from '../storage/interface.ts';
+import type { KeyValue, Storage } from '../storage/interface.ts';
+import { resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
@@ -59,11 +60,16 @@ export class ApiServer {
     for (const kind of options.api.kinds) {
       const strategy = strategyFor(kind.group, kind.kind);
       const hasStatus = kind.subresources.some((s) => s.name === 'status');
-      const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, options.storage, options.admission);
+      const cache = options.cacher.cache(resourcePrefix(kind.group, kind.plural));
+      const cachedLookup = (key: string): KeyValue | undefined => {
+        const cached = cache.get(key);
+        return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
+      };
+      const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, options.storage, options.admission, cachedLookup);
       const subresources = new Map<string, GenericStore>();
       for (const sub of kind.subresources) {
         const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
-        if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, options.storage, options.admission));
+        if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, options.storage, options.admission, cachedLookup));
       }
       this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, store, subresources });
     }

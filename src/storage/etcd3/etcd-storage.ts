@@ -37,11 +37,15 @@ function isCompactedError(err: unknown): boolean {
 export class EtcdStorage implements Storage {
   readonly name = 'etcd';
   private readonly client: Etcd3;
+  /** Watches get their own connection: on a shared HTTP/2 connection a busy moment fills the
+   * stream's window and etcd marks the watch slow, delivering events late in batches. */
+  private readonly watchClient: Etcd3;
   private readonly prefix: string;
   private compacted = 0;
 
   constructor(options: EtcdOptions) {
     this.client = new Etcd3({ hosts: options.servers });
+    this.watchClient = new Etcd3({ hosts: options.servers });
     this.prefix = options.prefix ?? '/registry';
   }
 
@@ -155,7 +159,7 @@ export class EtcdStorage implements Storage {
       queueMicrotask(() => onError(new CompactedError(fromRevision, this.compacted)));
       return { stop: () => {} };
     }
-    const builder = this.client
+    const builder = this.watchClient
       .watch()
       .prefix(this.toEtcd(prefix))
       .withPreviousKV()
@@ -228,5 +232,6 @@ export class EtcdStorage implements Storage {
 
   async close(): Promise<void> {
     this.client.close();
+    this.watchClient.close();
   }
 }
