@@ -27,6 +27,13 @@ export interface EtcdOptions {
 /** Written by requestProgress; it belongs to no resource, so caches only see its revision. */
 const PROGRESS_KEY = '/.orch-progress';
 
+/**
+ * HTTP/2's default 64 KiB window lets a busy moment of ours stall etcd's watch
+ * sender; etcd then treats the watch as slow and delivers late, in batches.
+ * A 16 MiB window absorbs seconds of events instead.
+ */
+const GRPC_OPTIONS = { 'grpc-node.flow_control_window': 16 * 1024 * 1024 };
+
 /** Reads through a filter fetch this many keys per round trip. */
 const FILTER_PAGE = 500;
 
@@ -44,8 +51,8 @@ export class EtcdStorage implements Storage {
   private compacted = 0;
 
   constructor(options: EtcdOptions) {
-    this.client = new Etcd3({ hosts: options.servers });
-    this.watchClient = new Etcd3({ hosts: options.servers });
+    this.client = new Etcd3({ hosts: options.servers, grpcOptions: GRPC_OPTIONS });
+    this.watchClient = new Etcd3({ hosts: options.servers, grpcOptions: GRPC_OPTIONS });
     this.prefix = options.prefix ?? '/registry';
   }
 
