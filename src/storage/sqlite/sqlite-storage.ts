@@ -89,8 +89,12 @@ export class SqliteStorage implements Storage {
     this.stmt = {
       latest: this.db.prepare(`${head} WHERE name = ? ORDER BY id DESC LIMIT 1`),
       atRevision: this.db.prepare(`${head} WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
+      // Grouping walks the (name, id) index in name order, so a limited page stops early
+      // instead of grouping the whole remaining range first.
       listRange: this.db.prepare(
-        `${head} WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0 ORDER BY name`,
+        `SELECT k.id, k.name, k.deleted, k.create_revision, k.prev_revision, k.value, k.old_value
+         FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name) AS g
+         CROSS JOIN kine AS k ON k.id = g.mid WHERE k.deleted = 0 ORDER BY g.name`,
       ),
       countRange: this.db.prepare(
         `SELECT COUNT(*) AS n FROM kine WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0`,
