@@ -9,7 +9,7 @@ if (!etcdAvailable()) {
 } else {
   storageConformance('etcd3', async () => {
     const etcd = await startEtcd();
-    const storage = new EtcdStorage({ servers: [etcd.endpoint], prefix: '/registry' });
+    const storage = await EtcdStorage.connect({ servers: [etcd.endpoint], prefix: '/registry' });
     return {
       storage,
       async cleanup() {

@@ -1,7 +1,5 @@
 /** GET /version (FACTS 4): the API level this server implements, 1.31. */
-import { readFileSync } from 'node:fs';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import pkg from '../../package.json' with { type: 'json' };
 
 export function versionInfo() {
   return {
@@ -12,7 +10,7 @@ export function versionInfo() {
     gitTreeState: '',
     buildDate: '',
     goVersion: `node${process.versions.node}`,
-    compiler: 'tsx',
+    compiler: 'typescript',
     platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
   };
 }

@@ -4,7 +4,7 @@
  * write a transaction comparing create or mod revision, compaction through
  * etcd. Several servers share one etcd and see each other's writes and events.
  */
-import { Etcd3, type IKeyValue } from 'etcd3';
+import type { Etcd3, IKeyValue } from 'etcd3';
 import {
   CasFailedError,
   CompactedError,
@@ -50,10 +50,17 @@ export class EtcdStorage implements Storage {
   private readonly prefix: string;
   private compacted = 0;
 
-  constructor(options: EtcdOptions) {
-    this.client = new Etcd3({ hosts: options.servers, grpcOptions: GRPC_OPTIONS });
-    this.watchClient = new Etcd3({ hosts: options.servers, grpcOptions: GRPC_OPTIONS });
-    this.prefix = options.prefix ?? '/registry';
+  /** Connects lazily: the gRPC client costs a third of a second to load, so only etcd users pay it. */
+  static async connect(options: EtcdOptions): Promise<EtcdStorage> {
+    const { Etcd3: Client } = await import('etcd3');
+    const client = () => new Client({ hosts: options.servers, grpcOptions: GRPC_OPTIONS });
+    return new EtcdStorage(client(), client(), options.prefix ?? '/registry');
+  }
+
+  private constructor(client: Etcd3, watchClient: Etcd3, prefix: string) {
+    this.client = client;
+    this.watchClient = watchClient;
+    this.prefix = prefix;
   }
 
   private toEtcd(key: string): Buffer {
