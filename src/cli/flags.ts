@@ -20,6 +20,7 @@ export interface Flags {
   compactionIntervalMs: number;
   watchHistoryMs: number;
   bookmarkIntervalMs: number;
+  watchBufferLimitBytes: number;
   featureGates: Record<string, boolean>;
 }
 
@@ -57,6 +58,12 @@ function parseFeatureGates(text: string): Record<string, boolean> {
   return gates;
 }
 
+function parsePositiveInt(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`invalid positive integer ${JSON.stringify(text)}`);
+  return n;
+}
+
 function parseBool(text: string): boolean {
   if (['true', '1', 't', 'T', 'TRUE', 'True'].includes(text)) return true;
   if (['false', '0', 'f', 'F', 'FALSE', 'False'].includes(text)) return false;
@@ -78,6 +85,7 @@ const SPECS: FlagSpec[] = [
   { name: 'etcd-compaction-interval', value: 'duration', help: 'The interval of compaction requests. Revisions older than one interval are compacted; continue tokens and watch history reach back at least this far. 0 disables. (default 5m0s)', apply: (f, v) => (f.compactionIntervalMs = parseDuration(v)) },
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
+  { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
   { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
   { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
@@ -104,6 +112,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     compactionIntervalMs: 5 * 60_000,
     watchHistoryMs: 5 * 60_000,
     bookmarkIntervalMs: 60_000,
+    watchBufferLimitBytes: 8 * 1024 * 1024,
     featureGates: {},
   };
   for (let i = 0; i < argv.length; i++) {

@@ -42,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
+    watchBufferLimitBytes: flags.watchBufferLimitBytes,
     featureGates: flags.featureGates,
     storage: flags.storageBackend === 'etcd3' ? await EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix }) : undefined,
   });

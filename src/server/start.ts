@@ -44,6 +44,8 @@ export interface StartOptions {
   watchHistoryMs?: number;
   /** Interval of BOOKMARK events (about a minute upstream). */
   bookmarkIntervalMs?: number;
+  /** Unsent bytes a watcher may hold before it is closed as too slow. */
+  watchBufferLimitBytes?: number;
   /** Feature gates by name (SPEC 9.6). */
   featureGates?: Record<string, boolean>;
 }
@@ -88,7 +90,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     historyMs: options.watchHistoryMs ?? 5 * minute,
     maxEvents: 200_000,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? minute,
-    maxWatcherBufferedBytes: 8 * 1024 * 1024,
+    maxWatcherBufferedBytes: options.watchBufferLimitBytes ?? 8 * 1024 * 1024,
   });
   await cacher.start(options.api.kinds.map((k) => resourcePrefix(k.group, k.plural)));
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);

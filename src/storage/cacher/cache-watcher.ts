@@ -151,12 +151,14 @@ export class CacheWatcher {
     if (this.closed || this.pending.length === 0) return;
     const pending = this.pending;
     this.pending = [];
-    this.out.write(joiner.join(pending));
+    // Too slow: what was written before has not drained past the budget. Drop the
+    // connection instead of buffering without bound; the client resumes from its
+    // last resourceVersion or relists.
     if (this.out.writableLength > this.options.maxBufferedBytes) {
-      // Too slow: drop the connection instead of buffering without bound; the client
-      // resumes from its last resourceVersion or relists.
       this.close(true);
+      return;
     }
+    this.out.write(joiner.join(pending));
   }
 
   close(abort = false): void {

@@ -11,7 +11,6 @@ import type { CacheWatcher } from './cache-watcher.ts';
 
 /** One object version as the cache holds it; serialized and parsed forms are made on first use. */
 export class CachedObject {
-  private jsonText: string | undefined;
   private parsedObject: any;
 
   constructor(
@@ -21,9 +20,9 @@ export class CachedObject {
     readonly revision: number,
   ) {}
 
-  /** JSON with metadata.resourceVersion spliced in. */
+  /** JSON with metadata.resourceVersion spliced in; made per call, not kept, so the cache holds each object once. */
   json(): string {
-    return (this.jsonText ??= withResourceVersion(this.value, this.revision));
+    return withResourceVersion(this.value, this.revision);
   }
 
   /** Parsed object for selectors; treat as read-only, it is shared. */
