@@ -86,18 +86,7 @@ export class GenericStore {
     return collectionPrefix(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined);
   }
 
-  /** The stored bytes of one object (SPEC 4.2 get); the handler encodes them. */
-  async getRaw(namespace: string | undefined, name: string, revision = 0): Promise<KeyValue> {
-    const kv = await this.storage.get(this.key(namespace, name), revision);
-    if (!kv) throw errors.notFound(this.groupResource, name);
-    return kv;
-  }
-
-  async get(namespace: string | undefined, name: string): Promise<ApiObject> {
-    const kv = await this.getRaw(namespace, name);
-    return parseStored(kv.value, kv.modRevision);
-  }
-
+  /** One page of the store at a revision (chunked and exact lists; whole lists come from the watch cache). */
   async list(request: ListRequest): Promise<ListPage> {
     const prefix = this.prefix(request.namespace);
     const filter = request.filter;
