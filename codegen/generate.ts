@@ -12,6 +12,7 @@ import Handlebars from 'handlebars';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadContract, type GroupVersionDocument } from './contract.ts';
 import { emitDecoders } from './decoders.ts';
+import { emitStructure } from './structure.ts';
 import { publishedV2, publishedV3 } from './published-openapi.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,6 +36,11 @@ export async function generate(contractDir: string): Promise<Map<string, string>
   const decoders = emitDecoders(sortedSchemas);
   files.set('decoders.ts', template('decoders.ts.hbs')({ header: HEADER, functions: decoders.functions, exports: [...decoders.names.values()] }));
 
+  files.set(
+    'structure.ts',
+    `${HEADER}\n/** The shape of every schema for merging, apply and managed fields (codegen/structure.ts). */\nexport const structure: Record<string, any> = ${JSON.stringify(emitStructure(sortedSchemas), null, 2)};\n`,
+  );
+
   const kinds = groupVersions.flatMap((gv) => gv.kinds).map((k) => ({
     decoder: decoders.names.get(k.schemaName),
     listDecoder: decoders.names.get(k.listSchemaName),
@@ -42,6 +48,7 @@ export async function generate(contractDir: string): Promise<Map<string, string>
       group: k.group,
       version: k.version,
       kind: k.kind,
+      schemaName: k.schemaName,
       ...k.resource,
       fieldSelectors: k.resource.fieldSelectors.map((f) => ({ name: f.name, path: jsonPathSegments(f.jsonPath) })),
       printerColumns: k.resource.printerColumns.map((c) => ({ ...c, path: jsonPathSegments(c.jsonPath) })),

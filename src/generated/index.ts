@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 export { kinds } from './kinds.ts';
+export { structure } from './structure.ts';
 
 /** Group/version documents published at /openapi/v3/<path> (SPEC 4.1; FACTS 4). */
 export const openapiV3Paths = {

@@ -11,6 +11,7 @@ export const kinds = [
       "group": "",
       "version": "v1",
       "kind": "ConfigMap",
+      "schemaName": "io.orch.api.core.v1.ConfigMap",
       "shortNames": [
         "cm"
       ],
@@ -83,6 +84,7 @@ export const kinds = [
       "group": "",
       "version": "v1",
       "kind": "Event",
+      "schemaName": "io.orch.api.core.v1.Event",
       "shortNames": [
         "ev"
       ],
@@ -311,6 +313,7 @@ export const kinds = [
       "group": "",
       "version": "v1",
       "kind": "Namespace",
+      "schemaName": "io.orch.api.core.v1.Namespace",
       "shortNames": [
         "ns"
       ],
@@ -407,6 +410,7 @@ export const kinds = [
       "group": "",
       "version": "v1",
       "kind": "Secret",
+      "schemaName": "io.orch.api.core.v1.Secret",
       "shortNames": [],
       "categories": [],
       "subresources": [],
@@ -495,6 +499,7 @@ export const kinds = [
       "group": "",
       "version": "v1",
       "kind": "ServiceAccount",
+      "schemaName": "io.orch.api.core.v1.ServiceAccount",
       "shortNames": [
         "sa"
       ],
@@ -577,6 +582,7 @@ export const kinds = [
       "group": "networking.orch.io",
       "version": "v1",
       "kind": "NetworkPolicy",
+      "schemaName": "io.orch.api.networking.v1.NetworkPolicy",
       "shortNames": [
         "netpol"
       ],

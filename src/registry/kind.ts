@@ -28,6 +28,8 @@ export interface KindDefinition {
   group: string;
   version: string;
   kind: string;
+  /** The contract schema of the kind; its shape is `GeneratedApi.structure[schemaName]`. */
+  schemaName: string;
   listKind: string;
   plural: string;
   singular: string;
@@ -50,6 +52,8 @@ export interface KindDefinition {
 /** What codegen's index.ts exports; the server is built from one of these. */
 export interface GeneratedApi {
   kinds: readonly KindDefinition[];
+  /** Schema name -> structure node (codegen/structure.ts StructureNode). */
+  structure: Record<string, any>;
   openapiV3Paths: Record<string, string>;
   readPublishedOpenApi(file: string): Buffer;
 }
