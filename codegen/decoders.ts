@@ -55,7 +55,7 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
     return primitive(node);
   }
 
-  function structDecoder(fn: string, schema: Schema, structName: string): string {
+  function structDecoder(fn: string, schema: Schema, structName: string, typeName = structName): string {
     const props = Object.entries(schema.properties as Record<string, Schema>);
     // Upstream serializes fields in Go struct order, which the protobuf numbers follow; TypeMeta comes first.
     const typeMeta = ['apiVersion', 'kind'];
@@ -64,9 +64,10 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
       .sort((a, b) => a.rank - b.rank);
     const locals = new Map(order.map(({ name }, i) => [name, `f${i}`]));
     const lines: string[] = [];
-    lines.push(`function ${fn}(v, p, c) {`);
+    lines.push(`function ${fn}(v, p, c, st) {`);
     lines.push(`  if (v === null) v = {};`);
-    lines.push(`  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, ${JSON.stringify(structName)}, ${JSON.stringify('struct ' + structName)});`);
+    // Go names the field's enclosing struct and the field's own type (`NetworkPolicySpec.spec.podSelector of type v1.LabelSelector`).
+    lines.push(`  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? ${JSON.stringify(structName)}, ${JSON.stringify(typeName)});`);
     lines.push(`  let ${[...locals.values()].join(', ')};`);
     lines.push(`  for (const k of Object.keys(v)) {`);
     lines.push(`    const x = v[k];`);
@@ -95,7 +96,7 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
     const fn = names.get(schemaName)!;
     const shortName = schemaName.split('.').pop()!;
     if (schema.type === 'object' && schema.properties) {
-      functions.push(structDecoder(fn, schema, shortName));
+      functions.push(structDecoder(fn, schema, shortName, schemaName.split('.').slice(-2).join('.')));
     } else {
       functions.push(`function ${fn}(v, p, c, st) {\n  return ${decoderFor(schema, shortName)}(v, p, c, st);\n}`);
     }

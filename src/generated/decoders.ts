@@ -67,9 +67,9 @@ function decode_anon1(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_ConfigMap(v, p, c) {
+function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ConfigMap", "struct ConfigMap");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMap", "v1.ConfigMap");
   let f0, f1, f2, f3, f4, f5;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -102,9 +102,9 @@ function decode_anon2(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_ConfigMapList(v, p, c) {
+function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ConfigMapList", "struct ConfigMapList");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapList", "v1.ConfigMapList");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -125,9 +125,9 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_Event(v, p, c) {
+function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "Event", "struct Event");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -186,9 +186,9 @@ function decode_anon3(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_EventList(v, p, c) {
+function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "EventList", "struct EventList");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -209,9 +209,9 @@ function decode_io_orch_api_core_v1_EventList(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_EventSeries(v, p, c) {
+function decode_io_orch_api_core_v1_EventSeries(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "EventSeries", "struct EventSeries");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -227,9 +227,9 @@ function decode_io_orch_api_core_v1_EventSeries(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_EventSource(v, p, c) {
+function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "EventSource", "struct EventSource");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSource", "v1.EventSource");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -245,9 +245,9 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c) {
+function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "LocalObjectReference", "struct LocalObjectReference");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalObjectReference", "v1.LocalObjectReference");
   let f0;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -262,9 +262,9 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_Namespace(v, p, c) {
+function decode_io_orch_api_core_v1_Namespace(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "Namespace", "struct Namespace");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Namespace", "v1.Namespace");
   let f0, f1, f2, f3, f4;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -289,9 +289,9 @@ function decode_io_orch_api_core_v1_Namespace(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c) {
+function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NamespaceCondition", "struct NamespaceCondition");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceCondition", "v1.NamespaceCondition");
   let f0, f1, f2, f3, f4;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -323,9 +323,9 @@ function decode_anon4(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_NamespaceList(v, p, c) {
+function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NamespaceList", "struct NamespaceList");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceList", "v1.NamespaceList");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -354,9 +354,9 @@ function decode_anon5(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c) {
+function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NamespaceSpec", "struct NamespaceSpec");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceSpec", "v1.NamespaceSpec");
   let f0;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -378,9 +378,9 @@ function decode_anon6(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c) {
+function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NamespaceStatus", "struct NamespaceStatus");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceStatus", "v1.NamespaceStatus");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -396,9 +396,9 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_ObjectReference(v, p, c) {
+function decode_io_orch_api_core_v1_ObjectReference(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ObjectReference", "struct ObjectReference");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectReference", "v1.ObjectReference");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -440,9 +440,9 @@ function decode_anon8(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_Secret(v, p, c) {
+function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "Secret", "struct Secret");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Secret", "v1.Secret");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -478,9 +478,9 @@ function decode_anon9(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_SecretList(v, p, c) {
+function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "SecretList", "struct SecretList");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretList", "v1.SecretList");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -517,9 +517,9 @@ function decode_anon11(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_ServiceAccount(v, p, c) {
+function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ServiceAccount", "struct ServiceAccount");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccount", "v1.ServiceAccount");
   let f0, f1, f2, f3, f4, f5;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -552,9 +552,9 @@ function decode_anon12(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c) {
+function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ServiceAccountList", "struct ServiceAccountList");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountList", "v1.ServiceAccountList");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -583,9 +583,9 @@ function decode_anon13(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_IPBlock(v, p, c) {
+function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "IPBlock", "struct IPBlock");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IPBlock", "v1.IPBlock");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -602,9 +602,9 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicy", "struct NetworkPolicy");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicy", "v1.NetworkPolicy");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -642,9 +642,9 @@ function decode_anon15(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicyEgressRule", "struct NetworkPolicyEgressRule");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyEgressRule", "v1.NetworkPolicyEgressRule");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -676,9 +676,9 @@ function decode_anon17(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicyIngressRule", "struct NetworkPolicyIngressRule");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyIngressRule", "v1.NetworkPolicyIngressRule");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -702,9 +702,9 @@ function decode_anon18(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicyList", "struct NetworkPolicyList");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyList", "v1.NetworkPolicyList");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -725,9 +725,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicyPeer(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicyPeer(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicyPeer", "struct NetworkPolicyPeer");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyPeer", "v1.NetworkPolicyPeer");
   let f0, f1, f2;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -745,9 +745,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPeer(v, p, c) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicyPort", "struct NetworkPolicyPort");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyPort", "v1.NetworkPolicyPort");
   let f0, f1, f2;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -790,9 +790,9 @@ function decode_anon21(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c) {
+function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "NetworkPolicySpec", "struct NetworkPolicySpec");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicySpec", "v1.NetworkPolicySpec");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -821,9 +821,9 @@ function decode_anon22(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "DeleteOptions", "struct DeleteOptions");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeleteOptions", "v1.DeleteOptions");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -869,9 +869,9 @@ function decode_anon24(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "LabelSelector", "struct LabelSelector");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelector", "v1.LabelSelector");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -895,9 +895,9 @@ function decode_anon25(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "LabelSelectorRequirement", "struct LabelSelectorRequirement");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelectorRequirement", "v1.LabelSelectorRequirement");
   let f0, f1, f2;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -917,9 +917,9 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ListMeta", "struct ListMeta");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ListMeta", "v1.ListMeta");
   let f0, f1, f2, f3;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -939,9 +939,9 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(v, p, c) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_ManagedFieldsEntry(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_ManagedFieldsEntry(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ManagedFieldsEntry", "struct ManagedFieldsEntry");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ManagedFieldsEntry", "v1.ManagedFieldsEntry");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1011,9 +1011,9 @@ function decode_anon30(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "ObjectMeta", "struct ObjectMeta");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMeta", "v1.ObjectMeta");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1055,9 +1055,9 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_OwnerReference(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_OwnerReference(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "OwnerReference", "struct OwnerReference");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "OwnerReference", "v1.OwnerReference");
   let f0, f1, f2, f3, f4, f5;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1089,9 +1089,9 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Patch(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "Preconditions", "struct Preconditions");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Preconditions", "v1.Preconditions");
   let f0, f1;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1107,9 +1107,9 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(v, p, c) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_Status(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_Status(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "Status", "struct Status");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Status", "v1.Status");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1138,9 +1138,9 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Status(v, p, c) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "StatusCause", "struct StatusCause");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatusCause", "v1.StatusCause");
   let f0, f1, f2;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1166,9 +1166,9 @@ function decode_anon31(v, p, c, st) {
   return out;
 }
 
-function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st) {
   if (v === null) v = {};
-  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, "StatusDetails", "struct StatusDetails");
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatusDetails", "v1.StatusDetails");
   let f0, f1, f2, f3, f4, f5;
   for (const k of Object.keys(v)) {
     const x = v[k];

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import * as errors from '../api/status-error.ts';
 import type { DecodeContext, KindDefinition } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
+import { findDuplicateFields } from './duplicate-fields.ts';
 
 /** Upstream's limit for a decoded request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -75,15 +76,18 @@ export function cannotHandle(kind: KindDefinition, reason: string): errors.Statu
 export function decodeObject(kind: KindDefinition, body: Buffer, mediaType: string, fieldValidation: FieldValidation): DecodedBody {
   if (!OBJECT_MEDIA_TYPES.includes(mediaType)) throw errors.unsupportedMediaType(mediaType, OBJECT_MEDIA_TYPES);
   let value: unknown;
+  const text = body.toString('utf8');
   try {
-    value = parseDocument(body.toString('utf8'), mediaType);
+    value = parseDocument(text, mediaType);
   } catch (err) {
     throw cannotHandle(kind, (err as Error).message);
   }
-  return decodeValue(kind, value, fieldValidation);
+  const duplicates = fieldValidation !== 'Ignore' && mediaType === 'application/json' ? findDuplicateFields(text) : [];
+  return decodeValue(kind, value, fieldValidation, duplicates);
 }
 
-export function decodeValue(kind: KindDefinition, value: unknown, fieldValidation: FieldValidation): DecodedBody {
+/** `duplicates`: paths of keys the raw body repeated (SPEC 4.9), reported with the unknown fields. */
+export function decodeValue(kind: KindDefinition, value: unknown, fieldValidation: FieldValidation, duplicates: string[] = []): DecodedBody {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw cannotHandle(kind, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} into Go value of type struct`);
   }
@@ -109,7 +113,7 @@ export function decodeValue(kind: KindDefinition, value: unknown, fieldValidatio
   };
   const object = kind.decode(raw, '', context) as ApiObject;
   object.metadata ??= {};
-  const problems = unknownFields.map((f) => `unknown field "${f}"`);
+  const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknownFields.map((f) => `unknown field "${f}"`)];
   if (problems.length && fieldValidation === 'Strict') throw cannotHandle(kind, `strict decoding error: ${problems.join(', ')}`);
   return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
 }
