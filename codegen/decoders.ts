@@ -83,7 +83,7 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
       const dflt = prop['x-orch-default'] ?? prop.default;
       if (dflt === undefined) continue;
       const decode = decoderFor(prop, structName);
-      lines.push(`  if (${locals.get(name)} === undefined) ${locals.get(name)} = ${decode}(${JSON.stringify(dflt)}, p ? p + ${JSON.stringify('.' + name)} : ${JSON.stringify(name)}, c, ${JSON.stringify(structName)});`);
+      lines.push(`  if (${locals.get(name)} === undefined && c.defaults !== false) ${locals.get(name)} = ${decode}(${JSON.stringify(dflt)}, p ? p + ${JSON.stringify('.' + name)} : ${JSON.stringify(name)}, c, ${JSON.stringify(structName)});`);
     }
     lines.push(`  const out = {};`);
     for (const { name } of order) lines.push(`  if (${locals.get(name)} !== undefined) out.${safeProp(name)} = ${locals.get(name)};`);

@@ -83,7 +83,7 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "ConfigMap");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "ConfigMap");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -116,7 +116,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "ConfigMapList");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "ConfigMapList");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -152,11 +152,11 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Event");
-  if (f3 === undefined) f3 = decode_io_orch_api_core_v1_ObjectReference({}, p ? p + ".involvedObject" : "involvedObject", c, "Event");
-  if (f6 === undefined) f6 = decode_io_orch_api_core_v1_EventSource({}, p ? p + ".source" : "source", c, "Event");
-  if (f15 === undefined) f15 = string("", p ? p + ".reportingComponent" : "reportingComponent", c, "Event");
-  if (f16 === undefined) f16 = string("", p ? p + ".reportingInstance" : "reportingInstance", c, "Event");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Event");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_core_v1_ObjectReference({}, p ? p + ".involvedObject" : "involvedObject", c, "Event");
+  if (f6 === undefined && c.defaults !== false) f6 = decode_io_orch_api_core_v1_EventSource({}, p ? p + ".source" : "source", c, "Event");
+  if (f15 === undefined && c.defaults !== false) f15 = string("", p ? p + ".reportingComponent" : "reportingComponent", c, "Event");
+  if (f16 === undefined && c.defaults !== false) f16 = string("", p ? p + ".reportingInstance" : "reportingInstance", c, "Event");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -200,7 +200,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "EventList");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "EventList");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -256,7 +256,7 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = string("", p ? p + ".name" : "name", c, "LocalObjectReference");
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "LocalObjectReference");
   const out = {};
   if (f0 !== undefined) out.name = f0;
   return out;
@@ -277,9 +277,9 @@ function decode_io_orch_api_core_v1_Namespace(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Namespace");
-  if (f3 === undefined) f3 = decode_io_orch_api_core_v1_NamespaceSpec({}, p ? p + ".spec" : "spec", c, "Namespace");
-  if (f4 === undefined) f4 = decode_io_orch_api_core_v1_NamespaceStatus({}, p ? p + ".status" : "status", c, "Namespace");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Namespace");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_core_v1_NamespaceSpec({}, p ? p + ".spec" : "spec", c, "Namespace");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_core_v1_NamespaceStatus({}, p ? p + ".status" : "status", c, "Namespace");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -304,8 +304,8 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = string("", p ? p + ".type" : "type", c, "NamespaceCondition");
-  if (f1 === undefined) f1 = string("", p ? p + ".status" : "status", c, "NamespaceCondition");
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "NamespaceCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "NamespaceCondition");
   const out = {};
   if (f0 !== undefined) out.type = f0;
   if (f1 !== undefined) out.status = f1;
@@ -337,7 +337,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "NamespaceList");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "NamespaceList");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -457,8 +457,8 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Secret");
-  if (f4 === undefined) f4 = string("Opaque", p ? p + ".type" : "type", c, "Secret");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Secret");
+  if (f4 === undefined && c.defaults !== false) f4 = string("Opaque", p ? p + ".type" : "type", c, "Secret");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -492,7 +492,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "SecretList");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "SecretList");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -533,7 +533,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "ServiceAccount");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "ServiceAccount");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -566,7 +566,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "ServiceAccountList");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "ServiceAccountList");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -595,7 +595,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = string("", p ? p + ".cidr" : "cidr", c, "IPBlock");
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".cidr" : "cidr", c, "IPBlock");
   const out = {};
   if (f0 !== undefined) out.cidr = f0;
   if (f1 !== undefined) out.except = f1;
@@ -616,8 +616,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "NetworkPolicy");
-  if (f3 === undefined) f3 = decode_io_orch_api_networking_v1_NetworkPolicySpec({}, p ? p + ".spec" : "spec", c, "NetworkPolicy");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "NetworkPolicy");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_networking_v1_NetworkPolicySpec({}, p ? p + ".spec" : "spec", c, "NetworkPolicy");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -716,7 +716,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -758,7 +758,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = string("TCP", p ? p + ".protocol" : "protocol", c, "NetworkPolicyPort");
+  if (f0 === undefined && c.defaults !== false) f0 = string("TCP", p ? p + ".protocol" : "protocol", c, "NetworkPolicyPort");
   const out = {};
   if (f0 !== undefined) out.protocol = f0;
   if (f1 !== undefined) out.port = f1;
@@ -804,7 +804,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector({}, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec");
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector({}, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec");
   const out = {};
   if (f0 !== undefined) out.podSelector = f0;
   if (f1 !== undefined) out.ingress = f1;
@@ -908,8 +908,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = string("", p ? p + ".key" : "key", c, "LabelSelectorRequirement");
-  if (f1 === undefined) f1 = string("", p ? p + ".operator" : "operator", c, "LabelSelectorRequirement");
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".key" : "key", c, "LabelSelectorRequirement");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".operator" : "operator", c, "LabelSelectorRequirement");
   const out = {};
   if (f0 !== undefined) out.key = f0;
   if (f1 !== undefined) out.operator = f1;
@@ -1071,10 +1071,10 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_OwnerReference(v, p, c, st
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f0 === undefined) f0 = string("", p ? p + ".apiVersion" : "apiVersion", c, "OwnerReference");
-  if (f1 === undefined) f1 = string("", p ? p + ".kind" : "kind", c, "OwnerReference");
-  if (f2 === undefined) f2 = string("", p ? p + ".name" : "name", c, "OwnerReference");
-  if (f3 === undefined) f3 = string("", p ? p + ".uid" : "uid", c, "OwnerReference");
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".apiVersion" : "apiVersion", c, "OwnerReference");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".kind" : "kind", c, "OwnerReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "OwnerReference");
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".uid" : "uid", c, "OwnerReference");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;
@@ -1125,7 +1125,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Status(v, p, c, st) {
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
-  if (f2 === undefined) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "Status");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "Status");
   const out = {};
   if (f0 !== undefined) out.apiVersion = f0;
   if (f1 !== undefined) out.kind = f1;

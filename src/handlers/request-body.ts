@@ -87,7 +87,7 @@ export function decodeObject(kind: KindDefinition, body: Buffer, mediaType: stri
 }
 
 /** `duplicates`: paths of keys the raw body repeated (SPEC 4.9), reported with the unknown fields. */
-export function decodeValue(kind: KindDefinition, value: unknown, fieldValidation: FieldValidation, duplicates: string[] = []): DecodedBody {
+export function decodeValue(kind: KindDefinition, value: unknown, fieldValidation: FieldValidation, duplicates: string[] = [], defaults = true): DecodedBody {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw cannotHandle(kind, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} into Go value of type struct`);
   }
@@ -101,6 +101,7 @@ export function decodeValue(kind: KindDefinition, value: unknown, fieldValidatio
   }
   const unknownFields: string[] = [];
   const context: DecodeContext = {
+    defaults,
     unknown: (path) => unknownFields.push(path),
     fail(path, v, struct, goType) {
       const fieldPath = path.replace(/\[[^\]]*\]/g, '');
@@ -112,7 +113,7 @@ export function decodeValue(kind: KindDefinition, value: unknown, fieldValidatio
     },
   };
   const object = kind.decode(raw, '', context) as ApiObject;
-  object.metadata ??= {};
+  if (defaults) object.metadata ??= {};
   const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknownFields.map((f) => `unknown field "${f}"`)];
   if (problems.length && fieldValidation === 'Strict') throw cannotHandle(kind, `strict decoding error: ${problems.join(', ')}`);
   return { object, warnings: fieldValidation === 'Warn' ? problems : [] };

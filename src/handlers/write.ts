@@ -6,33 +6,36 @@
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf } from '../registry/kind.ts';
 import type { ResourceRequest } from './context.ts';
+import { fieldTracker, managerFor } from './field-manager.ts';
 import { listMetadata, parseListQuery, readPage } from './read.ts';
 import { parseDryRun, parseFieldValidation, parseInteger, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
 import { bodyMediaType, decodeObject, parseDocument, readBody } from './request-body.ts';
 import { writeObject } from '../server/respond.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 
-async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string) {
+async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, structure: Record<string, any>) {
   const dryRun = parseDryRun(ctx.query, optionsKind);
   const fieldValidation = parseFieldValidation(ctx.query, optionsKind);
-  parseFieldManager(ctx.query, optionsKind);
+  const manager = managerFor(parseFieldManager(ctx.query, optionsKind), ctx.req);
+  const kind = ctx.store.kind;
+  const trackFields = fieldTracker(manager, apiVersionOf(kind), structure, kind.schemaName);
   const body = await readBody(ctx.req);
   const decoded = decodeObject(ctx.store.kind, body, bodyMediaType(ctx.req), fieldValidation);
   ctx.encode.warnings = [...(ctx.encode.warnings ?? []), ...decoded.warnings];
-  return { object: decoded.object, dryRun };
+  return { object: decoded.object, options: { dryRun, trackFields } };
 }
 
 /** POST collection: 201 Created with the stored object. */
-export async function handleCreate(ctx: ResourceRequest): Promise<void> {
-  const { object, dryRun } = await decodeRequestObject(ctx, 'CreateOptions');
-  const created = await ctx.store.create(ctx.namespace, object, { dryRun });
+export async function handleCreate(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
+  const { object, options } = await decodeRequestObject(ctx, 'CreateOptions', structure);
+  const created = await ctx.store.create(ctx.namespace, object, options);
   writeObject(ctx.res, 201, created, ctx.encode);
 }
 
 /** PUT single: the body replaces the object (200), or creates it where the kind allows (201). */
-export async function handleUpdate(ctx: ResourceRequest): Promise<void> {
-  const { object, dryRun } = await decodeRequestObject(ctx, 'UpdateOptions');
-  const result = await ctx.store.update(ctx.namespace, ctx.info.name, () => structuredClone(object), { dryRun });
+export async function handleUpdate(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
+  const { object, options } = await decodeRequestObject(ctx, 'UpdateOptions', structure);
+  const result = await ctx.store.update(ctx.namespace, ctx.info.name, () => structuredClone(object), options);
   writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);
 }
 
@@ -70,7 +73,8 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
     throw invalidOption('DeleteOptions', 'gracePeriodSeconds', `Invalid value: ${JSON.stringify(grace)}: must be a non-negative integer`);
   }
   const preconditions = fromBody.preconditions ?? undefined;
-  return { dryRun: queryDryRun || bodyDryRun.length > 0, preconditions, orphanDependents };
+  const policy = propagationPolicy ?? (orphanDependents === true ? 'Orphan' : orphanDependents === false ? 'Background' : undefined);
+  return { dryRun: queryDryRun || bodyDryRun.length > 0, preconditions, orphanDependents, propagationPolicy: policy ?? undefined };
 }
 
 /** DELETE single: a Status when removed, the object when finalizers keep it (SPEC 3; FACTS 3). */

@@ -4,6 +4,8 @@
  */
 
 export interface DecodeContext {
+  /** false: leave absent fields absent (an apply intent); otherwise schema defaults are filled in. */
+  defaults?: boolean;
   /** Records a field the schema does not know; the decoder drops it (SPEC 4.9). */
   unknown(path: string): void;
   /** A value of the wrong JSON type: throws, as Go's decoder stops at the first one. */

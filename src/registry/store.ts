@@ -34,11 +34,25 @@ export type AdmissionHook = (attributes: {
 
 export interface WriteOptions {
   dryRun: boolean;
+  /**
+   * Records who set which fields (SPEC 2.2 managedFields) once the new object is
+   * complete (defaults included, FACTS 8.1), before validation.
+   */
+  trackFields?: (obj: ApiObject, old: ApiObject | null) => void;
+  /** Server-side apply creates what is missing even where PUT may not (SPEC 4.5). */
+  createIfMissing?: boolean;
 }
+
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** SPEC 3, FACTS 3: Orphan and Foreground hold the object with a finalizer the garbage collector removes. */
+  propagationPolicy?: PropagationPolicy;
 }
+
+/** The finalizer each propagation policy adds (upstream metav1.FinalizerOrphanDependents / FinalizerDeleteDependents). */
+const POLICY_FINALIZERS: Partial<Record<PropagationPolicy, string>> = { Orphan: 'orphan', Foreground: 'foregroundDeletion' };
 
 export interface ListRequest {
   namespace: string | undefined;
@@ -110,6 +124,7 @@ export class GenericStore {
     fillSystemFieldsForCreate(obj);
     this.strategy.applyDefaults?.(obj);
     this.strategy.prepareForCreate?.(obj);
+    options.trackFields?.(obj, null);
     if (generated) meta.name = generateName(meta.generateName);
     this.throwIfInvalid(meta.name ?? '', [
       ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
@@ -154,7 +169,7 @@ export class GenericStore {
       known = undefined;
       fromCache = false;
       if (!current) {
-        if (!this.kind.allowCreateOnUpdate) throw errors.notFound(this.groupResource, name);
+        if (!this.kind.allowCreateOnUpdate && !options.createIfMissing) throw errors.notFound(this.groupResource, name);
         const obj = computeNew(null);
         this.checkName(obj, name);
         try {
@@ -185,13 +200,14 @@ export class GenericStore {
       carrySystemFieldsForUpdate(obj, old);
       this.strategy.applyDefaults?.(obj);
       this.strategy.prepareForUpdate?.(obj, old);
+      options.trackFields?.(obj, old);
       this.throwIfInvalid(name, [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
         ...(this.strategy.validateUpdate?.(obj, old) ?? []),
       ]);
       await this.admit({ operation: 'UPDATE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.
-      const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0);
+      const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
       const value = serializeForStorage(obj);
       if (!finishesDeletion && value === serializeForStorage(old)) {
         if (!verified) continue;
@@ -234,11 +250,10 @@ export class GenericStore {
       this.checkPreconditions(obj, options.preconditions);
       await this.admit({ operation: 'DELETE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
       try {
-        if (obj.metadata.finalizers?.length > 0) {
-          if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
-          obj.metadata.deletionTimestamp = nowTimestamp();
-          obj.metadata.deletionGracePeriodSeconds = 0;
-          if (obj.metadata.generation > 0) obj.metadata.generation++;
+        const policyFinalizer = options.propagationPolicy && POLICY_FINALIZERS[options.propagationPolicy];
+        if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
+          const marked = this.markDeleting(obj, policyFinalizer);
+          if (!marked) return { object: obj, deleted: false };
           if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision));
           return { object: obj, deleted: false };
         }
@@ -271,6 +286,29 @@ export class GenericStore {
       }
     }
     return items;
+  }
+
+  /**
+   * SPEC 3 first phase: sets deletionTimestamp (once) and the policy's finalizer.
+   * Returns false when the object was already marked as asked.
+   */
+  private markDeleting(obj: ApiObject, policyFinalizer: string | undefined): boolean {
+    const meta = obj.metadata;
+    let changed = false;
+    if (policyFinalizer && !(meta.finalizers ?? []).includes(policyFinalizer)) {
+      // Orphan and Foreground exclude each other: the newer request wins.
+      const other = policyFinalizer === 'orphan' ? 'foregroundDeletion' : 'orphan';
+      meta.finalizers = [...(meta.finalizers ?? []).filter((f: string) => f !== other), policyFinalizer];
+      changed = true;
+    }
+    if (!meta.deletionTimestamp) {
+      meta.deletionTimestamp = nowTimestamp();
+      meta.deletionGracePeriodSeconds = 0;
+      if (meta.generation > 0) meta.generation++;
+      this.strategy.beginDeletion?.(obj);
+      changed = true;
+    }
+    return changed;
   }
 
   private checkPreconditions(obj: ApiObject, preconditions: DeleteOptions['preconditions']): void {

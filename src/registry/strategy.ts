@@ -19,6 +19,10 @@ export interface Strategy {
   validate?(obj: ApiObject): FieldError[];
   /** Kind-specific validation of an update; ObjectMeta is checked by the store. */
   validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Finalization beyond metadata.finalizers that keeps a deleted object (a namespace's spec.finalizers). */
+  holdsDeletion?(obj: ApiObject): boolean;
+  /** Called once when deletion starts (SPEC 3), e.g. a namespace turns Terminating. */
+  beginDeletion?(obj: ApiObject): void;
 }
 
 /** Kinds whose spec drives a status follow this convention: generation 1 on create, +1 per spec change. */
@@ -51,6 +55,7 @@ export function withStatusReset(strategy: Strategy): Strategy {
 export function statusSubresourceStrategy(strategy: Strategy): Strategy {
   return {
     validateUpdate: strategy.validateUpdate,
+    holdsDeletion: strategy.holdsDeletion,
     prepareForUpdate(obj, old) {
       const status = obj.status;
       for (const key of Object.keys(obj)) delete obj[key];
@@ -65,6 +70,7 @@ export function statusSubresourceStrategy(strategy: Strategy): Strategy {
 export function finalizeSubresourceStrategy(strategy: Strategy): Strategy {
   return {
     validateUpdate: strategy.validateUpdate,
+    holdsDeletion: strategy.holdsDeletion,
     prepareForUpdate(obj, old) {
       const finalizers = obj.spec?.finalizers;
       for (const key of Object.keys(obj)) delete obj[key];

@@ -20,6 +20,7 @@ import type { KeyValue, Storage } from '../storage/interface.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
+import { handlePatch } from '../handlers/patch.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
@@ -75,6 +76,18 @@ export class ApiServer {
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
+  }
+
+  /** Every resource's main store, for controllers. */
+  allStores(): GenericStore[] {
+    return [...this.routes.values()].map((r) => r.store);
+  }
+
+  /** The store of a subresource (e.g. namespaces/finalize), for controllers. */
+  subresourceStore(group: string, version: string, plural: string, subresource: string): GenericStore {
+    const store = this.routes.get(`${group}/${version}/${plural}`)?.subresources.get(subresource);
+    if (!store) throw new Error(`no subresource ${group}/${version}/${plural}/${subresource}`);
+    return store;
   }
 
   /** The store of a resource, for controllers and start-up hooks. */
@@ -187,9 +200,11 @@ export class ApiServer {
       case 'watch':
         return handleWatch(ctx, cacher, this.options.watch);
       case 'create':
-        return handleCreate(ctx);
+        return handleCreate(ctx, this.options.api.structure);
       case 'update':
-        return handleUpdate(ctx);
+        return handleUpdate(ctx, this.options.api.structure);
+      case 'patch':
+        return handlePatch(ctx, this.options.api.structure);
       case 'delete':
         return handleDelete(ctx);
       case 'deletecollection':

@@ -24,6 +24,8 @@ import { ApiServer } from './api-server.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
 import { servingCertificate } from './tls.ts';
+import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { NamespaceController } from '../controllers/namespace-controller.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
@@ -151,6 +153,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   });
 
+  // SPEC 3: the garbage collector and the namespace controller, writing through the stores.
+  const garbageCollector = new GarbageCollector(apiServer.allStores(), cacher);
+  garbageCollector.start();
+  const namespaceController = new NamespaceController(
+    namespaces,
+    apiServer.subresourceStore('', 'v1', 'namespaces', 'finalize'),
+    apiServer.allStores().filter((store) => store.kind.namespaced),
+    cacher,
+  );
+  namespaceController.start();
+
   const url = `https://${hostForUrl}:${port}`;
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
   writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);
@@ -162,6 +175,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
+      garbageCollector.stop();
+      namespaceController.stop();
       cacher.stop();
       await new Promise<void>((r) => {
         server.close(() => r());

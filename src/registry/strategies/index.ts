@@ -30,6 +30,11 @@ const namespace: Strategy = {
   prepareForUpdate: (obj, old) => defaultNamespace(obj, old),
   validate: (obj) => validateNamespace(obj),
   validateUpdate: (obj, old) => validateNamespace(obj, old),
+  // The namespace controller empties the namespace, then removes `orch` through /finalize.
+  holdsDeletion: (obj) => (obj.spec?.finalizers?.length ?? 0) > 0,
+  beginDeletion(obj) {
+    obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
+  },
 };
 
 const secret: Strategy = {

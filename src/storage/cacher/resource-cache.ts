@@ -79,6 +79,8 @@ export class ResourceCache {
   /** The revision the retained window starts after: watches from an older one get 410. */
   private windowStart: number;
   readonly watchers = new Set<CacheWatcher>();
+  /** In-process subscribers (controllers): called with every event after the watchers. */
+  readonly listeners = new Set<(event: CacheEvent) => void>();
 
   constructor(
     readonly prefix: string,
@@ -112,6 +114,7 @@ export class ResourceCache {
     this.events.push(cacheEvent);
     this.trim(now);
     for (const watcher of this.watchers) watcher.offer(cacheEvent);
+    for (const listener of this.listeners) listener(cacheEvent);
   }
 
   private trim(now: number): void {
@@ -172,6 +175,11 @@ export class ResourceCache {
       this.listBodies.set(keyPrefix, body);
     }
     return body;
+  }
+
+  /** Every current object, for controllers building their indexes. */
+  all(): IterableIterator<CachedObject> {
+    return this.objects.values();
   }
 
   get(key: string): CachedObject | undefined {
