@@ -34,6 +34,15 @@ function patchFailure(err: unknown): unknown {
   return new errors.StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 }
 
+function withoutTimes(obj: ApiObject): string {
+  const managed = (obj.metadata.managedFields ?? []).map(({ time: _time, ...entry }: Record<string, unknown>) => entry);
+  return JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: managed } });
+}
+
+function sameIgnoringManagedFieldTimes(a: ApiObject, b: ApiObject): boolean {
+  return withoutTimes(a) === withoutTimes(b);
+}
+
 export async function handlePatch(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
   const { store, query } = ctx;
   const kind = store.kind;
@@ -75,8 +84,13 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
     const intent = decode(structuredClone(patch), false);
     computeNew = (current) => {
       try {
-        const { object, managedFields } = applyIntent(current, intent, current?.metadata.managedFields ?? [], manager, apiVersion, !!force, now(), structure, schemaName);
-        object.metadata.managedFields = managedFields;
+        const applied = applyIntent(current, intent, current?.metadata.managedFields ?? [], manager, apiVersion, !!force, now(), structure, schemaName);
+        // Decoded again: defaults fill what the intent left out, in the canonical field order.
+        const object = decode(applied.object);
+        if (applied.managedFields.length) object.metadata.managedFields = applied.managedFields;
+        else delete object.metadata.managedFields;
+        // An apply that changes nothing but its entry's timestamp is a no-op (nothing is written).
+        if (current && sameIgnoringManagedFieldTimes(object, current)) return current;
         if (current) object.metadata.resourceVersion = intent.metadata?.resourceVersion ?? current.metadata.resourceVersion;
         return object;
       } catch (err) {

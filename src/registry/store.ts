@@ -7,7 +7,7 @@
 import * as errors from '../api/status-error.ts';
 import { CasFailedError, KeyExistsError, type KeyValue, type Storage } from '../storage/interface.ts';
 import { collectionPrefix, objectKey } from '../storage/keys.ts';
-import { apiVersionOf, type KindDefinition } from './kind.ts';
+import { apiVersionOf, type DecodeContext, type KindDefinition } from './kind.ts';
 import {
   carrySystemFieldsForUpdate,
   fillSystemFieldsForCreate,
@@ -76,6 +76,17 @@ export type UpdateFunction = (current: ApiObject | null) => ApiObject;
 
 const GENERATE_NAME_ATTEMPTS = 8;
 
+/** Decoding an object the store built cannot fail; the context only has to exist. */
+const CANONICALIZE: DecodeContext = {
+  unknown: () => {},
+  fail: (path) => {
+    throw new Error(`canonicalize: unexpected type at ${path}`);
+  },
+  invalidValue: (path, message) => {
+    throw new Error(`canonicalize: ${path}: ${message}`);
+  },
+};
+
 export class GenericStore {
   readonly groupResource: errors.GroupResource;
   readonly apiVersion: string;
@@ -131,21 +142,23 @@ export class GenericStore {
       ...(this.strategy.validate?.(obj) ?? []),
     ]);
     await this.admit({ operation: 'CREATE', kind: this.kind, namespace, name: meta.name, object: obj, dryRun: options.dryRun });
+    this.canonicalize(obj);
+    const stored = obj.metadata;
     for (let attempt = 1; ; attempt++) {
-      const key = this.key(namespace, meta.name);
+      const key = this.key(namespace, stored.name);
       try {
         if (options.dryRun) {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
           return obj;
         }
         const revision = await this.storage.create(key, serializeForStorage(obj));
-        meta.resourceVersion = String(revision);
+        stored.resourceVersion = String(revision);
         return obj;
       } catch (err) {
         if (!(err instanceof KeyExistsError)) throw err;
-        if (!generated) throw errors.alreadyExists(this.groupResource, meta.name);
-        if (attempt >= GENERATE_NAME_ATTEMPTS) throw errors.generateNameConflict(this.groupResource, meta.name);
-        meta.name = generateName(meta.generateName);
+        if (!generated) throw errors.alreadyExists(this.groupResource, stored.name);
+        if (attempt >= GENERATE_NAME_ATTEMPTS) throw errors.generateNameConflict(this.groupResource, stored.name);
+        stored.name = generateName(stored.generateName);
       }
     }
   }
@@ -208,7 +221,7 @@ export class GenericStore {
       await this.admit({ operation: 'UPDATE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.
       const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
-      const value = serializeForStorage(obj);
+      const value = serializeForStorage(this.canonicalize(obj));
       if (!finishesDeletion && value === serializeForStorage(old)) {
         if (!verified) continue;
         return { object: old, created: false };
@@ -309,6 +322,17 @@ export class GenericStore {
       changed = true;
     }
     return changed;
+  }
+
+  /**
+   * Rebuilds an object in the contract's field order (the generated decoder is
+   * idempotent on a valid object), so equal objects serialize equally whatever
+   * path built them: no-op writes are detected and stored bytes are stable.
+   */
+  private canonicalize(obj: ApiObject): ApiObject {
+    const canonical = this.kind.decode(obj, '', CANONICALIZE);
+    for (const key of Object.keys(obj)) delete obj[key];
+    return Object.assign(obj, canonical);
   }
 
   private checkPreconditions(obj: ApiObject, preconditions: DeleteOptions['preconditions']): void {
