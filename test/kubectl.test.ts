@@ -118,6 +118,45 @@ describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
     assert.match(out.stdout, /ports\s+<\[\]NetworkPolicyPort>/);
   });
 
+  test('apply --server-side by two field managers: the second conflicts, --force-conflicts takes over', async () => {
+    const ssa = POLICY.replace('name: web', 'name: ssa');
+    writeFileSync(join(dir, 'ssa.yaml'), ssa);
+    writeFileSync(join(dir, 'ssa-bob.yaml'), ssa.replace('port: 8080', 'port: 9090').replace('endPort: 8090', 'endPort: 9095'));
+    const alice = await kubectl('apply', '--server-side', '--field-manager=alice', '-f', join(dir, 'ssa.yaml'));
+    assert.equal(alice.code, 0, alice.stderr);
+    assert.match(alice.stdout, /serverside-applied/);
+    const bob = await kubectl('apply', '--server-side', '--field-manager=bob', '-f', join(dir, 'ssa-bob.yaml'));
+    assert.notEqual(bob.code, 0);
+    assert.match(bob.stderr, /Apply failed with 1 conflict: conflict with "alice": \.spec\.ingress/);
+    const forced = await kubectl('apply', '--server-side', '--field-manager=bob', '--force-conflicts', '-f', join(dir, 'ssa-bob.yaml'));
+    assert.equal(forced.code, 0, forced.stderr);
+    const obj = parseYaml((await kubectl('get', 'netpol', 'ssa', '-o', 'yaml', '--show-managed-fields')).stdout);
+    assert.equal(obj.spec.ingress[0].ports[0].port, 9090);
+    const managers = obj.metadata.managedFields.map((m: any) => `${m.manager}/${m.operation}`).sort();
+    assert.deepEqual(managers, ['alice/Apply', 'bob/Apply']);
+    assert.equal((await kubectl('delete', 'netpol', 'ssa')).code, 0);
+  });
+
+  test('client-side apply, then diff shows the change and apply configures it', async () => {
+    const csa = POLICY.replace('name: web', 'name: csa');
+    writeFileSync(join(dir, 'csa.yaml'), csa);
+    assert.equal((await kubectl('apply', '-f', join(dir, 'csa.yaml'))).code, 0);
+    const same = await kubectl('diff', '-f', join(dir, 'csa.yaml'));
+    assert.equal(same.code, 0, `no difference expected: ${same.stdout}${same.stderr}`);
+    writeFileSync(join(dir, 'csa2.yaml'), csa.replace('role: frontend', 'role: backend'));
+    const diff = await kubectl('diff', '-f', join(dir, 'csa2.yaml'));
+    assert.equal(diff.code, 1, diff.stderr);
+    assert.match(diff.stdout, /^-\s+role: frontend$/m);
+    assert.match(diff.stdout, /^\+\s+role: backend$/m);
+    assert.equal((await kubectl('get', 'netpol', 'csa', '-o', 'jsonpath={.spec.ingress[0].from[0].podSelector.matchLabels.role}')).stdout, 'frontend', 'diff wrote nothing');
+    const applied = await kubectl('apply', '-f', join(dir, 'csa2.yaml'));
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /configured/);
+    assert.equal((await kubectl('get', 'netpol', 'csa', '-o', 'jsonpath={.spec.ingress[0].from[0].podSelector.matchLabels.role}')).stdout, 'backend');
+    assert.equal((await kubectl('label', 'netpol', 'csa', 'tier=x')).code, 0);
+    assert.equal((await kubectl('get', 'netpol', 'csa', '-o', 'jsonpath={.metadata.labels.tier}')).stdout, 'x');
+  });
+
   test('create and get config maps, secrets and namespaces', async () => {
     assert.equal((await kubectl('create', 'namespace', 'team-a')).code, 0);
     const cm = await kubectl('create', 'configmap', 'settings', '-n', 'team-a', '--from-literal=mode=fast');
