@@ -65,6 +65,25 @@ describe('field validation', () => {
     });
   }
 
+  test('PATCH: the patched object is validated at the requested level', async () => {
+    const patch = (level: string, body: string) =>
+      server.request('PATCH', `${NP}/fv-put${level ? `?fieldValidation=${level}` : ''}`, { raw: body, headers: { 'content-type': 'application/merge-patch+json' } });
+    const strict = await patch('Strict', '{"spec":{"bogus":1}}');
+    assert.equal(strict.status, 400);
+    assert.match(strict.body.message, /strict decoding error: unknown field "spec.bogus"$/);
+    const warn = await patch('', '{"spec":{"bogus":1}}');
+    assert.equal(warn.status, 200);
+    assert.deepEqual(warnings(warn.headers.warning), ['299 - "unknown field \\"spec.bogus\\""']);
+    const ignore = await patch('Ignore', '{"spec":{"bogus":1}}');
+    assert.equal(ignore.headers.warning, undefined);
+    const apply = await server.request('PATCH', `${NP}/fv-put?fieldManager=a&fieldValidation=Strict`, {
+      raw: '{"apiVersion":"networking.orch.io/v1","kind":"NetworkPolicy","metadata":{"name":"fv-put"},"spec":{"extra":1}}',
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    assert.equal(apply.status, 400);
+    assert.match(apply.body.message, /unknown field "spec.extra"/);
+  });
+
   test('a request invalid for another reason names only the first fatal error', async () => {
     const res = await send('POST', NP, 'Strict', '{"metadata":{"name":"fatal"},"spec":{"bogus":1,"podSelector":"nope"}}');
     assert.equal(res.status, 400);

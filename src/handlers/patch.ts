@@ -80,6 +80,10 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
   let computeNew: (current: ApiObject | null) => ApiObject;
   if (isApply) {
     if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
+    // SPEC 4.5 item 2: an intent carries no managedFields.
+    if ((patch as any).metadata?.managedFields !== undefined && (patch as any).metadata?.managedFields !== null) {
+      throw errors.badRequest('metadata.managedFields must be nil');
+    }
     // The intent is type-checked but not defaulted: defaulted fields belong to no applier (FACTS 8.2).
     const intent = decode(structuredClone(patch), false);
     computeNew = (current) => {
