@@ -6,16 +6,9 @@
  * tracking are driven by this data, never by per-kind code.
  */
 import { refName, type Schema } from './contract.ts';
+import type { StructureNode, StructureRef } from '../src/registry/structure.ts';
 
-export type StructureNode =
-  | { kind: 'scalar' }
-  | { kind: 'struct'; fields: Record<string, StructureRef>; mapType: 'granular' | 'atomic' }
-  | { kind: 'map'; values: StructureRef; mapType: 'granular' | 'atomic' }
-  | { kind: 'list'; items: StructureRef; listType: 'atomic' | 'set' | 'map'; mapKeys?: string[]; patchStrategy?: string; patchMergeKey?: string }
-  | { kind: 'any' };
-
-/** A named schema, or an inline node. */
-export type StructureRef = string | StructureNode;
+export type { StructureNode, StructureRef };
 
 /** Builds the model for every named schema. */
 export function emitStructure(schemas: Record<string, Schema>): Record<string, StructureNode> {

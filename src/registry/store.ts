@@ -174,13 +174,9 @@ export class GenericStore {
     options: WriteOptions,
   ): Promise<{ object: ApiObject; created: boolean }> {
     const key = this.key(namespace, name);
-    let known: KeyValue | null | undefined = options.dryRun ? undefined : this.cachedLookup?.(key);
-    let fromCache = known !== undefined;
+    const reader = this.readerFor(key, options.dryRun);
     for (;;) {
-      const current = known === undefined ? await this.storage.get(key) : known;
-      const verified = !fromCache;
-      known = undefined;
-      fromCache = false;
+      const { current, verified } = await reader.next();
       if (!current) {
         if (!this.kind.allowCreateOnUpdate && !options.createIfMissing) throw errors.notFound(this.groupResource, name);
         const obj = computeNew(null);
@@ -236,7 +232,7 @@ export class GenericStore {
       } catch (err) {
         // Lost the race (or the cached copy was stale): retry on the state the store reported.
         if (err instanceof CasFailedError) {
-          known = err.current;
+          reader.retryWith(err.current);
           continue;
         }
         throw err;
@@ -250,13 +246,9 @@ export class GenericStore {
    */
   async delete(namespace: string | undefined, name: string, options: DeleteOptions): Promise<{ object: ApiObject; deleted: boolean }> {
     const key = this.key(namespace, name);
-    let known: KeyValue | null | undefined = options.dryRun ? undefined : this.cachedLookup?.(key);
-    let fromCache = known !== undefined;
+    const reader = this.readerFor(key, options.dryRun);
     for (;;) {
-      const current = known === undefined ? await this.storage.get(key) : known;
-      const verified = !fromCache;
-      known = undefined;
-      fromCache = false;
+      const { current, verified } = await reader.next();
       if (!current) throw errors.notFound(this.groupResource, name);
       const obj = parseStored(current.value, current.modRevision);
       if (!verified && options.preconditions) continue;
@@ -274,7 +266,7 @@ export class GenericStore {
         return { object: obj, deleted: true };
       } catch (err) {
         if (err instanceof CasFailedError) {
-          known = err.current;
+          reader.retryWith(err.current);
           continue;
         }
         throw err;
@@ -299,6 +291,27 @@ export class GenericStore {
       }
     }
     return items;
+  }
+
+  /**
+   * The state a write starts from: first the watch cache's copy (unverified: a stale
+   * one only costs a retry), then the store, or the state a failed compare-and-swap reported.
+   */
+  private readerFor(key: string, dryRun: boolean) {
+    let known: KeyValue | null | undefined = dryRun ? undefined : this.cachedLookup?.(key);
+    let fromCache = known !== undefined;
+    return {
+      next: async (): Promise<{ current: KeyValue | null; verified: boolean }> => {
+        const current = known === undefined ? await this.storage.get(key) : known;
+        const verified = !fromCache;
+        known = undefined;
+        fromCache = false;
+        return { current, verified };
+      },
+      retryWith: (current: KeyValue | null) => {
+        known = current;
+      },
+    };
   }
 
   /**

@@ -2,7 +2,7 @@
  * Structural merge and pruning for server-side apply (SPEC 4.5 rules 3-5; SMD typed/merge.go,
  * typed/remove.go and merge/update.go `prune`, translated).
  */
-import type { StructureNode } from '../../../codegen/structure.ts';
+import type { StructureNode } from '../structure.ts';
 import {
   childSet, fieldPE, isEmpty, difference,
   type FieldSet, type PathElement,

@@ -7,7 +7,7 @@
  * and maps recurse by field name / key; `set` lists identify items by value
  * (`v:`), `map` lists by their key fields (`k:`), other associative lists by index.
  */
-import type { StructureNode, StructureRef } from '../../../codegen/structure.ts';
+import type { StructureNode, StructureRef } from '../structure.ts';
 import {
   emptySet, fieldPE, indexPE, insertPath, keyPE, union, valuePE, difference, fieldSet,
   type FieldPath, type FieldSet, type PathElement,

@@ -17,17 +17,9 @@
  * Directive misuse is a {@link PatchError} with reason `BadRequest`.
  */
 import { PatchError, cloneJson, deepEqual, hasOwn, isObject, setOwn, show, type JsonObject } from './patch-error.ts';
+import type { StructureNode, StructureRef } from '../structure.ts';
 
-/** Mirrors `StructureNode` in codegen/structure.ts (kept local: this module imports nothing outside src). */
-export type StructureNode =
-  | { kind: 'scalar' }
-  | { kind: 'struct'; fields: Record<string, StructureRef>; mapType: 'granular' | 'atomic' }
-  | { kind: 'map'; values: StructureRef; mapType: 'granular' | 'atomic' }
-  | { kind: 'list'; items: StructureRef; listType: 'atomic' | 'set' | 'map'; mapKeys?: string[]; patchStrategy?: string; patchMergeKey?: string }
-  | { kind: 'any' };
-
-/** A named schema, or an inline node. */
-export type StructureRef = string | StructureNode;
+export type { StructureNode, StructureRef };
 
 type Structure = Record<string, StructureNode>;
 type ListNode = Extract<StructureNode, { kind: 'list' }>;
