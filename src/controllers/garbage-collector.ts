@@ -9,7 +9,6 @@
  * It reads from the watch cache and writes through the generic stores, like any client.
  */
 import type { GenericStore } from '../registry/store.ts';
-import type { ApiObject } from '../registry/strategy.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CacheEvent } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
@@ -21,15 +20,44 @@ interface Located {
   name: string;
 }
 
+/** What the collector keeps of an object: where it is and what deletion needs, not the object. */
+interface Summary extends Located {
+  owners: string[];
+  deleting: boolean;
+  finalizers: string[];
+}
+
+const UID = /"uid":"([^"]+)"/;
+
+/**
+ * Summarizes a stored object without keeping it. Only objects that mention owners
+ * or deletion are parsed; for the rest the uid is read from the text: stored
+ * objects are canonical, so the first `uid` is metadata.uid (before ownerReferences).
+ */
+function summarize(store: GenericStore, key: string, value: string): { uid: string; summary: Summary } | undefined {
+  const rest = key.slice(store.prefix(undefined).length);
+  const slash = rest.indexOf('/');
+  const located = store.kind.namespaced && slash > 0 ? { store, namespace: rest.slice(0, slash), name: rest.slice(slash + 1) } : { store, namespace: undefined, name: rest };
+  if (!value.includes('"ownerReferences"') && !value.includes('"deletionTimestamp"')) {
+    const uid = UID.exec(value)?.[1];
+    return uid ? { uid, summary: { ...located, owners: [], deleting: false, finalizers: [] } } : undefined;
+  }
+  const meta = JSON.parse(value).metadata ?? {};
+  if (!meta.uid) return undefined;
+  return {
+    uid: meta.uid,
+    summary: { ...located, owners: (meta.ownerReferences ?? []).map((r: { uid: string }) => r.uid), deleting: !!meta.deletionTimestamp, finalizers: meta.finalizers ?? [] },
+  };
+}
+
 type Item = { kind: 'dependent' | 'owner'; uid: string };
 
 export class GarbageCollector {
-  /** uid -> where the object lives. */
-  private readonly byUid = new Map<string, Located>();
+  /** uid -> where the object lives and what deletion needs of it. */
+  private readonly byUid = new Map<string, Summary>();
   /** owner uid -> uids of objects naming it in ownerReferences. */
   private readonly dependents = new Map<string, Set<string>>();
   private readonly queue = new WorkQueue<Item>((item) => (item.kind === 'owner' ? this.processOwner(item.uid) : this.processDependent(item.uid)));
-  private readonly objects = new Map<string, ApiObject>();
 
   constructor(
     private readonly stores: GenericStore[],
@@ -39,97 +67,90 @@ export class GarbageCollector {
   start(): void {
     for (const store of this.stores) {
       const cache = this.cacher.cache(resourcePrefix(store.kind.group, store.kind.plural));
-      for (const cached of cache.all()) this.observe(store, cached.parsed());
+      for (const cached of cache.all()) this.observe(store, cached.key, cached.value);
       cache.listeners.add((event) => this.onEvent(store, event));
     }
-    for (const [uid, obj] of this.objects) this.enqueueFor(uid, obj);
+    for (const [uid, summary] of this.byUid) this.enqueueFor(uid, summary);
   }
 
   stop(): void {
     this.queue.stop();
   }
 
-  private observe(store: GenericStore, obj: ApiObject): void {
-    const uid = obj.metadata?.uid;
-    if (!uid) return;
+  private observe(store: GenericStore, key: string, value: string): string | undefined {
+    const summarized = summarize(store, key, value);
+    if (!summarized) return undefined;
+    const { uid, summary } = summarized;
     this.forget(uid);
-    this.objects.set(uid, obj);
-    this.byUid.set(uid, { store, namespace: obj.metadata.namespace, name: obj.metadata.name });
-    for (const ref of obj.metadata.ownerReferences ?? []) {
-      if (!this.dependents.has(ref.uid)) this.dependents.set(ref.uid, new Set());
-      this.dependents.get(ref.uid)!.add(uid);
+    this.byUid.set(uid, summary);
+    for (const owner of summary.owners) {
+      if (!this.dependents.has(owner)) this.dependents.set(owner, new Set());
+      this.dependents.get(owner)!.add(uid);
     }
+    return uid;
   }
 
   private forget(uid: string): void {
-    const old = this.objects.get(uid);
-    for (const ref of old?.metadata.ownerReferences ?? []) this.dependents.get(ref.uid)?.delete(uid);
-    this.objects.delete(uid);
+    for (const owner of this.byUid.get(uid)?.owners ?? []) this.dependents.get(owner)?.delete(uid);
     this.byUid.delete(uid);
   }
 
   private onEvent(store: GenericStore, event: CacheEvent): void {
-    const obj = event.object.parsed() as ApiObject;
-    const uid = obj.metadata?.uid;
-    if (!uid) return;
     if (event.type === 'DELETED') {
+      const summarized = summarize(store, event.object.key, event.object.value);
+      if (!summarized) return;
+      const { uid, summary } = summarized;
       this.forget(uid);
       for (const dependent of this.dependents.get(uid) ?? []) this.queue.add(`dependent/${dependent}`, { kind: 'dependent', uid: dependent });
       // An owner waiting in the foreground may now be free.
-      for (const ref of obj.metadata.ownerReferences ?? []) this.queue.add(`owner/${ref.uid}`, { kind: 'owner', uid: ref.uid });
+      for (const owner of summary.owners) this.queue.add(`owner/${owner}`, { kind: 'owner', uid: owner });
       return;
     }
-    this.observe(store, obj);
-    this.enqueueFor(uid, obj);
+    const uid = this.observe(store, event.object.key, event.object.value);
+    if (uid) this.enqueueFor(uid, this.byUid.get(uid)!);
   }
 
-  private enqueueFor(uid: string, obj: ApiObject): void {
-    const finalizers: string[] = obj.metadata.finalizers ?? [];
-    if (obj.metadata.deletionTimestamp && (finalizers.includes('foregroundDeletion') || finalizers.includes('orphan'))) {
+  private enqueueFor(uid: string, summary: Summary): void {
+    if (summary.deleting && (summary.finalizers.includes('foregroundDeletion') || summary.finalizers.includes('orphan'))) {
       this.queue.add(`owner/${uid}`, { kind: 'owner', uid });
     }
-    if ((obj.metadata.ownerReferences ?? []).some((ref: { uid: string }) => !this.byUid.has(ref.uid))) {
+    if (summary.owners.some((owner) => !this.byUid.has(owner))) {
       this.queue.add(`dependent/${uid}`, { kind: 'dependent', uid });
     }
   }
 
   private async processDependent(uid: string): Promise<void> {
-    const obj = this.objects.get(uid);
-    const where = this.byUid.get(uid);
-    if (!obj || !where || obj.metadata.deletionTimestamp) return;
-    const refs: Array<{ uid: string }> = obj.metadata.ownerReferences ?? [];
-    const alive = refs.filter((ref) => this.byUid.has(ref.uid));
-    if (alive.length === refs.length) return;
+    const dependent = this.byUid.get(uid);
+    if (!dependent || dependent.deleting) return;
+    const alive = dependent.owners.filter((owner) => this.byUid.has(owner));
+    if (alive.length === dependent.owners.length) return;
     if (alive.length === 0) {
-      await where.store.delete(where.namespace, where.name, { dryRun: false, propagationPolicy: 'Background', preconditions: { uid } });
+      await dependent.store.delete(dependent.namespace, dependent.name, { dryRun: false, propagationPolicy: 'Background', preconditions: { uid } });
       return;
     }
-    const gone = new Set(refs.filter((ref) => !this.byUid.has(ref.uid)).map((ref) => ref.uid));
-    await this.updateOwnerReferences(where, uid, (list) => list.filter((ref) => !gone.has(ref.uid)));
+    const gone = new Set(dependent.owners.filter((owner) => !this.byUid.has(owner)));
+    await this.updateOwnerReferences(dependent, uid, (list) => list.filter((ref) => !gone.has(ref.uid)));
   }
 
   private async processOwner(uid: string): Promise<void> {
-    const owner = this.objects.get(uid);
-    const where = this.byUid.get(uid);
-    if (!owner || !where || !owner.metadata.deletionTimestamp) return;
-    const finalizers: string[] = owner.metadata.finalizers ?? [];
+    const owner = this.byUid.get(uid);
+    if (!owner || !owner.deleting) return;
     const dependents = [...(this.dependents.get(uid) ?? [])].filter((d) => this.byUid.has(d));
-    if (finalizers.includes('orphan')) {
+    if (owner.finalizers.includes('orphan')) {
       for (const dependent of dependents) {
         await this.updateOwnerReferences(this.byUid.get(dependent)!, dependent, (list) => list.filter((ref) => ref.uid !== uid));
       }
-      await this.removeFinalizer(where, 'orphan');
+      await this.removeFinalizer(owner, 'orphan');
       return;
     }
-    if (finalizers.includes('foregroundDeletion')) {
+    if (owner.finalizers.includes('foregroundDeletion')) {
       if (dependents.length === 0) {
-        await this.removeFinalizer(where, 'foregroundDeletion');
+        await this.removeFinalizer(owner, 'foregroundDeletion');
         return;
       }
       for (const dependent of dependents) {
         const target = this.byUid.get(dependent)!;
-        const dep = this.objects.get(dependent)!;
-        if (!dep.metadata.deletionTimestamp) {
+        if (!target.deleting) {
           await target.store.delete(target.namespace, target.name, { dryRun: false, propagationPolicy: 'Foreground', preconditions: { uid: dependent } });
         }
       }

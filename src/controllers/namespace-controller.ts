@@ -32,9 +32,11 @@ export class NamespaceController {
     namespaces.listeners.add((event) => event.type !== 'DELETED' && this.consider(event.object.parsed()));
     // Content disappearing may complete a namespace's termination.
     for (const store of this.namespacedStores) {
+      const prefix = store.prefix(undefined);
       this.cacheOf(store).listeners.add((event) => {
         if (event.type !== 'DELETED') return;
-        const ns = event.object.parsed().metadata?.namespace;
+        // The key names the namespace: no need to parse the object.
+        const ns = event.object.key.slice(prefix.length).split('/')[0];
         if (ns && this.terminating(ns)) this.queue.add(ns, ns);
       });
     }
@@ -59,7 +61,8 @@ export class NamespaceController {
     for (const store of this.namespacedStores) {
       for (const cached of this.cacheOf(store).list(store.prefix(name))) {
         remaining++;
-        const obj = cached.parsed();
+        // Parsed for this pass only: the cache does not keep a parsed copy of every object.
+        const obj = JSON.parse(cached.value);
         if (obj.metadata.deletionTimestamp) continue;
         try {
           await store.delete(name, obj.metadata.name, { dryRun: false, propagationPolicy: 'Background', preconditions: { uid: obj.metadata.uid } });
