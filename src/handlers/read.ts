@@ -32,7 +32,7 @@ export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const cached = cacher.cache(resourcePrefix(store.kind.group, store.kind.plural)).get(store.key(ctx.namespace, ctx.info.name));
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
   if (ctx.table) return writeObject(ctx.res, 200, toTable(store.kind, [JSON.parse(cached.json())], { resourceVersion: String(cached.revision) }, ctx), ctx.encode);
-  writeJsonText(ctx.res, 200, cached.json(), ctx.encode);
+  writeJsonText(ctx.res, 200, cached.body(), ctx.encode);
 }
 
 export interface ListQuery {

@@ -69,9 +69,9 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
   res.end(text);
 }
 
-/** Writes JSON text that is already encoded (the stored bytes), re-encoding only when needed. */
-export function writeJsonText(res: ServerResponse, status: number, json: string, options: EncodeOptions): void {
-  if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json), options);
+/** Writes JSON that is already encoded (the stored bytes), re-encoding only when needed. */
+export function writeJsonText(res: ServerResponse, status: number, json: string | Buffer, options: EncodeOptions): void {
+  if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json.toString()), options);
   baseHeaders(res, options, JSON_TYPE);
   res.writeHead(status);
   res.end(json);

@@ -12,6 +12,7 @@ import type { CacheWatcher } from './cache-watcher.ts';
 /** One object version as the cache holds it; serialized and parsed forms are made on first use. */
 export class CachedObject {
   private parsedObject: any;
+  private encodedBody: Buffer | undefined;
 
   constructor(
     readonly key: string,
@@ -23,6 +24,11 @@ export class CachedObject {
   /** JSON with metadata.resourceVersion spliced in; made per call, not kept, so the cache holds each object once. */
   json(): string {
     return withResourceVersion(this.value, this.revision);
+  }
+
+  /** The JSON encoded once, kept only for objects that are read one by one (GET). */
+  body(): Buffer {
+    return (this.encodedBody ??= Buffer.from(this.json()));
   }
 
   /** Parsed object for selectors; treat as read-only, it is shared. */
