@@ -21,6 +21,7 @@
 import { request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
+import { Samples } from './util.ts';
 
 export interface WatchersConfig {
   epoch: string;
@@ -65,24 +66,11 @@ export interface ChildResult {
   eldMaxMs: number;
 }
 
-class Grow {
-  data = new Float64Array(256);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Float64Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.length++] = v;
-  }
-}
-
 interface Watcher {
   req?: ClientRequest;
   ok: boolean;
-  rvs: Grow;
-  times: Grow;
+  rvs: Samples;
+  times: Samples;
   buffer: string;
   closedEarly?: string;
   closedAt?: number;
@@ -184,7 +172,7 @@ async function connect(config: WatchersConfig): Promise<ConnectedReport> {
   const failSamples: string[] = [];
   let failed = 0;
   let next = 0;
-  for (let i = 0; i < config.count; i++) watchers.push({ ok: false, rvs: new Grow(), times: new Grow(), buffer: '' });
+  for (let i = 0; i < config.count; i++) watchers.push({ ok: false, rvs: new Samples(), times: new Samples(), buffer: '' });
   await Promise.all(
     Array.from({ length: Math.min(config.connectConcurrency, config.count) }, async () => {
       while (next < config.count) {
@@ -202,7 +190,7 @@ async function connect(config: WatchersConfig): Promise<ConnectedReport> {
 function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPhases: number): ChildResult {
   const index = new Map<number, number>();
   rvs.forEach((rv, i) => index.set(rv, i));
-  const delays = Array.from({ length: nPhases }, () => new Grow());
+  const delays = Array.from({ length: nPhases }, () => new Samples());
   const seen = new Uint8Array(rvs.length);
   const r: ChildResult = {
     type: 'result', delays: [], watchers: 0, events: 0, missingOpen: 0, missingClosed: 0, duplicates: 0, outOfOrder: 0, unexpected: 0,
@@ -215,9 +203,11 @@ function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPh
     let distinct = 0;
     let lastIdx = -1;
     let bad = 0;
-    for (let j = 0; j < w.rvs.length; j++) {
+    const rvs = w.rvs.view();
+    const arrivals = w.times.view();
+    for (let j = 0; j < rvs.length; j++) {
       r.events++;
-      const idx = index.get(w.rvs.data[j]);
+      const idx = index.get(rvs[j]);
       if (idx === undefined) {
         r.unexpected++;
         bad++;
@@ -231,7 +221,7 @@ function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPh
           r.outOfOrder++;
           bad++;
         } else lastIdx = idx;
-        delays[phases[idx]].push(w.times.data[j] - times[idx]);
+        delays[phases[idx]].push(arrivals[j] - times[idx]);
       }
     }
     const missing = rvs.length - distinct;
@@ -243,7 +233,7 @@ function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPh
     } else r.missingOpen += missing;
     if (!missing && !bad) r.perfect++;
   }
-  r.delays = delays.map((d) => d.data.slice(0, d.length));
+  r.delays = delays.map((d) => d.view().slice());
   if (mark) {
     const cpu = process.cpuUsage(mark.cpu);
     r.cpuMs = (cpu.user + cpu.system) / 1000;
@@ -278,7 +268,7 @@ process.on('message', (m: any) => {
         if (w.closedEarly) closedEarly++;
         else {
           open++;
-          if (w.rvs.length && w.rvs.data[w.rvs.length - 1] >= m.rv) caughtUp++;
+          if (w.rvs.length && w.rvs.view()[w.rvs.length - 1] >= m.rv) caughtUp++;
         }
       }
       send({ type: 'progress', open, caughtUp, closedEarly });
