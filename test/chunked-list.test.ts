@@ -6,9 +6,9 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertFailure } from './helpers/api.ts';
-import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
-import { startTestServer, type Response, type TestServer } from './helpers/server.ts';
+import { assertFailure, expectWrite } from './helpers/api.ts';
+import { BACKENDS, startServerOn } from './helpers/backends.ts';
+import type { Response, TestServer } from './helpers/server.ts';
 
 const NAMESPACES = ['ck-b', 'ck-a', 'ck-c'];
 const ALL = '/api/v1/configmaps';
@@ -23,17 +23,11 @@ const state = (res: Response) => {
 const token = (json: unknown) => Buffer.from(JSON.stringify(json)).toString('base64url');
 const BAD_TOKEN = 'invalid continue token: continue key is not valid';
 
-for (const backend of ['sqlite', 'etcd3'] as const) {
-  const skip = backend === 'etcd3' && !etcdAvailable() ? 'etcd is not installed (apt-get install etcd-server)' : false;
+for (const { backend, skip } of BACKENDS) {
   describe(`chunked lists (${backend})`, { skip }, () => {
-    let etcd: TestEtcd | undefined;
     let server: TestServer;
     const objects = new Map<string, any>();
-    const write = async (method: string, path: string, body?: unknown) => {
-      const res = await server.request(method, path, { body });
-      assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.text}`);
-      return res.body;
-    };
+    const write = (method: string, path: string, body?: unknown) => expectWrite(server, method, path, body);
     const create = async (ns: string, name: string, labels: Record<string, string> = {}) => {
       const obj = await write('POST', cmPath(ns), { metadata: { name, labels }, data: { k: 'v1' } });
       objects.set(`${ns}/${name}`, obj);
@@ -61,19 +55,13 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
     };
 
     before(async () => {
-      const flags = ['--etcd-compaction-interval=1s'];
-      if (backend === 'etcd3') {
-        etcd = await startEtcd();
-        flags.push('--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`);
-      }
-      server = await startTestServer(flags);
+      server = await startServerOn(backend, ['--etcd-compaction-interval=1s']);
       for (const ns of NAMESPACES) await write('POST', '/api/v1/namespaces', { metadata: { name: ns } });
       // 25 objects across three namespaces, created out of key order.
       for (let i = 24; i >= 0; i--) await create(NAMESPACES[i % 3], `cm-${String(i).padStart(2, '0')}`, { parity: i % 2 ? 'odd' : 'even' });
     });
     after(async () => {
       await server?.close();
-      await etcd?.stop();
     });
 
     test('every chunk of one snapshot, items once in key order, remainingItemCount, writes in between invisible', async () => {

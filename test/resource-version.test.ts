@@ -6,9 +6,9 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertFailure } from './helpers/api.ts';
-import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
-import { startTestServer, type Response, type TestServer } from './helpers/server.ts';
+import { assertFailure, expectWrite } from './helpers/api.ts';
+import { BACKENDS, startServerOn } from './helpers/backends.ts';
+import type { Response, TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
 
 const NS = 'rv-test';
@@ -28,32 +28,20 @@ function assertTooLarge(res: Response, rv: number): void {
   assert.equal(res.headers['retry-after'], '1');
 }
 
-for (const backend of ['sqlite', 'etcd3'] as const) {
-  const skip = backend === 'etcd3' && !etcdAvailable() ? 'etcd is not installed (apt-get install etcd-server)' : false;
+for (const { backend, skip } of BACKENDS) {
   describe(`resource versions (${backend})`, { skip }, () => {
-    let etcd: TestEtcd | undefined;
     let server: TestServer;
-    const write = async (method: string, path: string, body?: unknown) => {
-      const res = await server.request(method, path, { body });
-      assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.text}`);
-      return res.body;
-    };
+    const write = (method: string, path: string, body?: unknown) => expectWrite(server, method, path, body);
     const put = (name: string, k: string, base: any) => write('PUT', `${CM}/${name}`, { ...base, data: { k } });
     const list = (query: string) => server.request('GET', `${CM}?${query}`);
     const current = async () => Number((await server.request('GET', CM)).body.metadata.resourceVersion);
 
     before(async () => {
-      const flags = ['--feature-gates=WatchList=true', '--etcd-compaction-interval=1s', '--watch-history-duration=1s'];
-      if (backend === 'etcd3') {
-        etcd = await startEtcd();
-        flags.push('--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`);
-      }
-      server = await startTestServer(flags);
+      server = await startServerOn(backend, ['--feature-gates=WatchList=true', '--etcd-compaction-interval=1s', '--watch-history-duration=1s']);
       await write('POST', '/api/v1/namespaces', { metadata: { name: NS } });
     });
     after(async () => {
       await server?.close();
-      await etcd?.stop();
     });
 
     test('get: unset = most recent, "0" = any, other = not older than', async () => {

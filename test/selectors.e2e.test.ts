@@ -6,9 +6,9 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertFailure } from './helpers/api.ts';
-import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
-import { startTestServer, type Response, type TestServer } from './helpers/server.ts';
+import { assertFailure, expectWrite } from './helpers/api.ts';
+import { BACKENDS, startServerOn } from './helpers/backends.ts';
+import type { Response, TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
 
 const [A, B, C] = ['sel-a', 'sel-b', 'sel-c'];
@@ -29,27 +29,16 @@ const LABELS: Record<string, Record<string, string>> = {
   f: { app: 'cache', env: 'prod' },
 };
 
-for (const backend of ['sqlite', 'etcd3'] as const) {
-  const skip = backend === 'etcd3' && !etcdAvailable() ? 'etcd is not installed (apt-get install etcd-server)' : false;
+for (const { backend, skip } of BACKENDS) {
   describe(`selectors end to end (${backend})`, { skip }, () => {
-    let etcd: TestEtcd | undefined;
     let server: TestServer;
-    const write = async (method: string, path: string, body?: unknown) => {
-      const res = await server.request(method, path, { body });
-      assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.text}`);
-      return res.body;
-    };
+    const write = (method: string, path: string, body?: unknown) => expectWrite(server, method, path, body);
     const get = (path: string) => server.request('GET', path);
     const event = (name: string, kind: string, objectName: string, reason: string) =>
       write('POST', `${ns(A)}/events`, { metadata: { name }, involvedObject: { kind, name: objectName, namespace: A }, reason, message: 'm', type: 'Normal' });
 
     before(async () => {
-      const flags: string[] = [];
-      if (backend === 'etcd3') {
-        etcd = await startEtcd();
-        flags.push('--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`);
-      }
-      server = await startTestServer(flags);
+      server = await startServerOn(backend);
       for (const n of [A, B, C]) await write('POST', '/api/v1/namespaces', { metadata: { name: n } });
       for (const [name, labels] of Object.entries(LABELS)) await write('POST', `${ns(A)}/configmaps`, { metadata: { name, labels } });
       await write('POST', `${ns(B)}/configmaps`, { metadata: { name: 'g', labels: { app: 'web' } } });
@@ -62,7 +51,6 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
     });
     after(async () => {
       await server?.close();
-      await etcd?.stop();
     });
 
     test('label selectors on list: every operator and combinations', async () => {

@@ -8,8 +8,8 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { BACKENDS, startServerOn } from './helpers/backends.ts';
+import type { TestServer } from './helpers/server.ts';
 import { openWatch, type WatchStream } from './helpers/watch.ts';
 
 const NAMESPACES = ['wb-a', 'wb-b'];
@@ -71,23 +71,15 @@ function expectedEvent(write: Write, matches: (s: State) => boolean): unknown[] 
 
 const seen = (e: any) => [e.type, `${e.object.metadata.namespace}/${e.object.metadata.name}`, e.object.metadata.resourceVersion, e.object.metadata.labels?.color, e.object.data?.v];
 
-for (const backend of ['sqlite', 'etcd3'] as const) {
-  const skip = backend === 'etcd3' && !etcdAvailable() ? 'etcd is not installed (apt-get install etcd-server)' : false;
+for (const { backend, skip } of BACKENDS) {
   describe(`watch under a write burst (${backend})`, { skip }, () => {
-    let etcd: TestEtcd | undefined;
     let server: TestServer;
     before(async () => {
-      const flags: string[] = [];
-      if (backend === 'etcd3') {
-        etcd = await startEtcd();
-        flags.push('--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`);
-      }
-      server = await startTestServer(flags);
+      server = await startServerOn(backend);
       for (const name of NAMESPACES) assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
     });
     after(async () => {
       await server?.close();
-      await etcd?.stop();
     });
 
     test('200 writes, 5 watchers from one resourceVersion: each sees exactly its events, once, in order', async () => {

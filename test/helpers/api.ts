@@ -3,7 +3,7 @@
  * FACTS 1 and the causes of a 422 Invalid (FACTS 1.1).
  */
 import assert from 'node:assert/strict';
-import type { Response } from './server.ts';
+import type { Response, TestServer } from './server.ts';
 
 /**
  * Asserts a failure Status: HTTP code, `kind: Status`, `apiVersion: v1`,
@@ -32,4 +32,11 @@ export function causesOf(res: Response): Array<[string, string]> {
 export function itemNames(res: Response): string[] {
   assert.equal(res.status, 200, res.text);
   return res.body.items.map((i: any) => i.metadata.name).sort();
+}
+
+/** A write that must succeed (200 or 201); returns the object. */
+export async function expectWrite(server: TestServer, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await server.request(method, path, { body });
+  assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.text}`);
+  return res.body;
 }
