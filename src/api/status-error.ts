@@ -176,6 +176,30 @@ export function internalError(err: unknown): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, { causes: [{ message: text }] });
 }
 
+/**
+ * A request that did not complete within its deadline (--request-timeout, the
+ * `timeout` parameter) or whose store call timed out (upstream filters/timeout.go).
+ */
+export function requestTimeout(): StatusError {
+  return new StatusError(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout', { retryAfterSeconds: 0 });
+}
+
+/** --max-requests-inflight / --max-mutating-requests-inflight exceeded (upstream filters/maxinflight.go). */
+export function tooManyRequests(): StatusError {
+  return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+}
+
+/**
+ * Framing errors found before any handler runs: a malformed request line or
+ * header, a broken body, headers over the 1 MiB limit, an unsupported HTTP
+ * version (Go's net/http answers for kube-apiserver). The connection is closed
+ * after the answer, since the rest of its bytes cannot be trusted.
+ */
+export function malformedRequest(code: 400 | 408 | 431 | 501 | 505, message: string): StatusError {
+  const reasons = { 400: 'BadRequest', 408: 'RequestTimeout', 431: 'RequestHeaderFieldsTooLarge', 501: 'NotImplemented', 505: 'HTTPVersionNotSupported' };
+  return new StatusError(code, reasons[code], message, undefined, { Connection: 'close' });
+}
+
 export function serviceUnavailable(message: string): StatusError {
   return new StatusError(503, 'ServiceUnavailable', message);
 }

@@ -2,6 +2,7 @@
  * Command-line flags, spelled as kube-apiserver spells them where the concept
  * is the same.
  */
+import { parseGoDuration } from '../util/go-duration.ts';
 
 export interface Flags {
   secureport: number;
@@ -22,6 +23,14 @@ export interface Flags {
   bookmarkIntervalMs: number;
   watchBufferLimitBytes: number;
   featureGates: Record<string, boolean>;
+  /** --request-timeout: the deadline of every request that is not long-running (0 = none). */
+  requestTimeoutMs: number;
+  /** --min-request-timeout: a watch without timeoutSeconds lasts between this and twice this. */
+  minRequestTimeoutSeconds: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  etcdHealthcheckTimeoutMs: number;
+  etcdReadycheckTimeoutMs: number;
 }
 
 interface FlagSpec {
@@ -31,19 +40,11 @@ interface FlagSpec {
   apply(flags: Flags, value: string): void;
 }
 
-/** Parses a Go duration (`1m30s`, `500ms`, `0`). */
+/** A flag duration: Go's syntax, never negative (upstream rejects negative timeouts at start-up). */
 export function parseDuration(text: string): number {
-  if (text === '0') return 0;
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m; (m = re.exec(text)); ) {
-    total += Number(m[1]) * units[m[2]];
-    consumed = re.lastIndex;
-  }
-  if (!text || consumed !== text.length) throw new Error(`invalid duration ${JSON.stringify(text)}`);
-  return total;
+  const ms = parseGoDuration(text);
+  if (ms < 0) throw new Error('must not be negative');
+  return ms;
 }
 
 const KNOWN_GATES = ['WatchList'];
@@ -56,6 +57,12 @@ function parseFeatureGates(text: string): Record<string, boolean> {
     gates[name] = parseBool(value ?? '');
   }
   return gates;
+}
+
+function parseNonNegativeInt(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new Error(`invalid non-negative integer ${JSON.stringify(text)}`);
+  return n;
 }
 
 function parsePositiveInt(text: string): number {
@@ -87,6 +94,12 @@ const SPECS: FlagSpec[] = [
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
   { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
+  { name: 'request-timeout', value: 'duration', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. 0 disables it. (default 1m0s)', apply: (f, v) => (f.requestTimeoutMs = parseDuration(v)) },
+  { name: 'min-request-timeout', value: 'int', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)', apply: (f, v) => (f.minRequestTimeoutSeconds = parseNonNegativeInt(v)) },
+  { name: 'max-requests-inflight', value: 'int', help: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Watches, and members of system:masters, are not limited. Zero for no limit. (default 400)', apply: (f, v) => (f.maxRequestsInflight = parseNonNegativeInt(v)) },
+  { name: 'max-mutating-requests-inflight', value: 'int', help: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Zero for no limit. (default 200)', apply: (f, v) => (f.maxMutatingRequestsInflight = parseNonNegativeInt(v)) },
+  { name: 'etcd-healthcheck-timeout', value: 'duration', help: 'The timeout to use when checking the storage backend for /livez and /healthz. (default 2s)', apply: (f, v) => (f.etcdHealthcheckTimeoutMs = parseDuration(v)) },
+  { name: 'etcd-readycheck-timeout', value: 'duration', help: 'The timeout to use when checking the storage backend for /readyz. (default 2s)', apply: (f, v) => (f.etcdReadycheckTimeoutMs = parseDuration(v)) },
   { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
 ];
@@ -114,6 +127,12 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     bookmarkIntervalMs: 60_000,
     watchBufferLimitBytes: 8 * 1024 * 1024,
     featureGates: {},
+    requestTimeoutMs: 60_000,
+    minRequestTimeoutSeconds: 1800,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    etcdHealthcheckTimeoutMs: 2000,
+    etcdReadycheckTimeoutMs: 2000,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

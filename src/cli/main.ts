@@ -44,7 +44,13 @@ async function main(argv: string[]): Promise<void> {
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     watchBufferLimitBytes: flags.watchBufferLimitBytes,
     featureGates: flags.featureGates,
-    storage: flags.storageBackend === 'etcd3' ? await EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix }) : undefined,
+    requestTimeoutMs: flags.requestTimeoutMs,
+    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+    maxRequestsInflight: flags.maxRequestsInflight,
+    maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
+    healthcheckTimeoutMs: flags.etcdHealthcheckTimeoutMs,
+    readycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
+    storage: flags.storageBackend === 'etcd3' ? await EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix, callTimeoutMs: flags.requestTimeoutMs }) : undefined,
   });
   console.log(`orch-apiserver serving on ${running.url} (ready in ${Date.now() - started} ms)`);
   console.log(`admin credentials: ${running.orchconfigPath}  (kubectl --kubeconfig ${running.orchconfigPath} get namespaces)`);

@@ -24,4 +24,6 @@ export interface ResourceRequest {
   encode: EncodeOptions;
   /** Whether the client accepts Table (SPEC 2.5, 4.7) and which group-version it asked for. */
   table?: { version: string };
+  /** The request's deadline (--request-timeout); undefined for long-running requests. Writes carry it to storage. */
+  signal?: AbortSignal;
 }

@@ -4,6 +4,7 @@
  * 400 where upstream answers 422 for some (FACTS 1.1).
  */
 import * as errors from '../api/status-error.ts';
+import { queryBoolean, queryInt64 } from '../api/query-values.ts';
 import type { FieldValidation } from './request-body.ts';
 
 /** `{Kind}Options.meta.orch.io "" is invalid: {field}: {detail}` as a 400. */
@@ -49,20 +50,12 @@ export function parseFieldManager(query: URLSearchParams, optionsKind: string): 
   return value;
 }
 
-/** An optional non-negative integer query parameter. */
-export function parseInteger(query: URLSearchParams, name: string, optionsKind: string): number | undefined {
-  const value = query.get(name);
-  if (value === null || value === '') return undefined;
-  if (!/^-?\d+$/.test(value)) throw errors.badRequest(`invalid value for ${name}: ${JSON.stringify(value)}: must be an integer`);
-  const n = Number(value);
-  if (n < 0) throw invalidOption(optionsKind, name, `Invalid value: ${n}: must be greater than or equal to 0`);
-  return n;
+/** SPEC 4.3 boolean parameters, with upstream's rules (see queryBoolean). */
+export function parseBoolean(query: URLSearchParams, name: string): boolean | undefined {
+  return queryBoolean(query.get(name));
 }
 
-export function parseBoolean(query: URLSearchParams, name: string): boolean | undefined {
-  const value = query.get(name);
-  if (value === null) return undefined;
-  if (value === '' || value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw errors.badRequest(`invalid value for ${name}: ${JSON.stringify(value)}: must be a boolean`);
+/** SPEC 4.3 integer parameters (limit, timeoutSeconds, gracePeriodSeconds) as int64, with upstream's rules. */
+export function parseInt64(query: URLSearchParams, name: string): number | undefined {
+  return queryInt64(query.get(name));
 }

@@ -124,6 +124,7 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
     dryRun,
     createIfMissing: isApply,
     trackFields: isApply ? undefined : fieldTracker(manager, apiVersion, structure, schemaName),
+    signal: ctx.signal,
   });
   ctx.encode.warnings = [...(ctx.encode.warnings ?? []), ...warnings];
   writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);

@@ -12,10 +12,10 @@ import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import { withResourceVersion } from '../registry/object-meta.ts';
 import type { ListPage } from '../registry/store.ts';
 import { resourcePrefix } from '../storage/keys.ts';
-import { JSON_TYPE, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
+import { alreadyAnswered, JSON_TYPE, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
-import { parseInteger } from './options.ts';
+import { parseInt64 } from './options.ts';
 import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
 import { toTable } from './table.ts';
 
@@ -45,7 +45,9 @@ export interface ListQuery {
 /** The list options shared by list and deletecollection (SPEC 4.3, 4.6). */
 export function parseListQuery(ctx: ResourceRequest): ListQuery {
   const { store, query } = ctx;
-  const limit = parseInteger(query, 'limit', 'ListOptions') || undefined;
+  // Upstream reads a limit of 0 or below as no limit.
+  const requested = parseInt64(query, 'limit');
+  const limit = requested !== undefined && requested > 0 ? requested : undefined;
   return {
     plan: planList(query, limit),
     filter: compileFilter(store.kind, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined),
@@ -129,6 +131,7 @@ function listHeaders(res: ServerResponse, encode: EncodeOptions): void {
 }
 
 function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string, items: Buffer): void {
+  if (alreadyAnswered(res)) return;
   listHeaders(res, encode);
   res.writeHead(200);
   res.write(head);
@@ -138,10 +141,13 @@ function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string,
 
 /** Writes `{head..., "items":[...]}` item by item, in bounded chunks that respect backpressure. */
 function streamList(res: ServerResponse, encode: EncodeOptions, headJson: string, items: Array<{ json(): string }>): void {
+  if (alreadyAnswered(res)) return;
   listHeaders(res, encode);
   res.writeHead(200);
   let i = 0;
   const writeSome = () => {
+    // The deadline (or the client) may have ended the response while it waited for drain.
+    if (alreadyAnswered(res)) return;
     let chunk = i === 0 ? `${headJson.slice(0, -1)},"items":[` : '';
     while (i < items.length) {
       chunk += (i ? ',' : '') + items[i].json();

@@ -9,15 +9,18 @@ import { compileFilter } from '../registry/list-filter.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ResourceRequest } from './context.ts';
-import { invalidOptions, parseBoolean, parseInteger } from './options.ts';
+import { invalidOptions, parseBoolean, parseInt64 } from './options.ts';
 import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
-
-/** Upstream's default watch lifetime is randomized in [min-request-timeout, 2x) so clients spread their reconnects. */
-const MIN_REQUEST_TIMEOUT_S = 1800;
+import { setLongTimeout } from '../util/timers.ts';
 
 export interface WatchSettings {
-  /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, on here). */
+  /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, off by default). */
   watchList: boolean;
+  /**
+   * --min-request-timeout: a watch without timeoutSeconds lasts a random time in
+   * [this, 2x this) seconds, as upstream, so clients spread their reconnects.
+   */
+  minRequestTimeoutSeconds: number;
 }
 
 /** SPEC 4.3, 4.4 item 4: the option rules of a watch (FACTS 2). */
@@ -42,7 +45,7 @@ function parseWatchOptions(ctx: ResourceRequest, settings: WatchSettings) {
   if (query.get('continue')) throw errors.badRequest('a continue token is not supported when watch is true');
   const resourceVersion = rvText === '' ? undefined : parseResourceVersion(rvText);
   const allowBookmarks = parseBoolean(query, 'allowWatchBookmarks') ?? false;
-  const timeoutSeconds = parseInteger(query, 'timeoutSeconds', 'ListOptions');
+  const timeoutSeconds = parseInt64(query, 'timeoutSeconds');
   return { resourceVersion, sendInitialEvents, allowBookmarks, timeoutSeconds };
 }
 
@@ -79,10 +82,11 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
     TOO_LARGE_WAIT_MS,
   );
   if (!watcher) return;
-  const timeoutSeconds = options.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
-  const timer = setTimeout(() => watcher.close(), timeoutSeconds * 1000);
+  // Upstream: 0 or absent picks the randomized default; a negative timeout ends the watch at once.
+  const timeoutSeconds = options.timeoutSeconds || settings.minRequestTimeoutSeconds * (1 + Math.random());
+  const timer = setLongTimeout(() => watcher.close(), timeoutSeconds * 1000);
   const stop = () => {
-    clearTimeout(timer);
+    timer.clear();
     watcher.close(true);
   };
   req.once('close', stop);

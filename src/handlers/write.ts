@@ -8,7 +8,7 @@ import { apiVersionOf } from '../registry/kind.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { listMetadata, parseListQuery, readPage } from './read.ts';
-import { parseDryRun, parseFieldValidation, parseInteger, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
+import { parseDryRun, parseFieldValidation, parseInt64, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
 import { bodyMediaType, decodeObject, parseDocument, readBody } from './request-body.ts';
 import { writeObject } from '../server/respond.ts';
 import type { DeleteOptions } from '../registry/store.ts';
@@ -22,7 +22,7 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
   const body = await readBody(ctx.req);
   const decoded = decodeObject(ctx.store.kind, body, bodyMediaType(ctx.req), fieldValidation);
   ctx.encode.warnings = [...(ctx.encode.warnings ?? []), ...decoded.warnings];
-  return { object: decoded.object, options: { dryRun, trackFields } };
+  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal } };
 }
 
 /** POST collection: 201 Created with the stored object. */
@@ -68,13 +68,14 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
   if (orphanDependents !== undefined && orphanDependents !== null && propagationPolicy) {
     throw invalidOption('DeleteOptions', 'propagationPolicy', 'Invalid value: "' + propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
   }
-  const grace = parseInteger(ctx.query, 'gracePeriodSeconds', 'DeleteOptions') ?? fromBody.gracePeriodSeconds;
-  if (grace !== undefined && grace !== null && (!Number.isInteger(grace) || grace < 0)) {
-    throw invalidOption('DeleteOptions', 'gracePeriodSeconds', `Invalid value: ${JSON.stringify(grace)}: must be a non-negative integer`);
+  const grace = parseInt64(ctx.query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null && !Number.isInteger(grace)) {
+    throw errors.badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal ${typeof grace === 'number' ? 'number ' + grace : typeof grace} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`);
   }
+  // A negative grace period counts as 1 second (upstream rest.BeforeDelete); deletion here is immediate either way.
   const preconditions = fromBody.preconditions ?? undefined;
   const policy = propagationPolicy ?? (orphanDependents === true ? 'Orphan' : orphanDependents === false ? 'Background' : undefined);
-  return { dryRun: queryDryRun || bodyDryRun.length > 0, preconditions, orphanDependents, propagationPolicy: policy ?? undefined };
+  return { dryRun: queryDryRun || bodyDryRun.length > 0, preconditions, orphanDependents, propagationPolicy: policy ?? undefined, signal: ctx.signal };
 }
 
 /** DELETE single: a Status when removed, the object when finalizers keep it (SPEC 3; FACTS 3). */

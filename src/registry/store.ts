@@ -41,6 +41,8 @@ export interface WriteOptions {
   trackFields?: (obj: ApiObject, old: ApiObject | null) => void;
   /** Server-side apply creates what is missing even where PUT may not (SPEC 4.5). */
   createIfMissing?: boolean;
+  /** The request's deadline: once aborted, no write of this request reaches storage. */
+  signal?: AbortSignal;
 }
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
@@ -151,7 +153,7 @@ export class GenericStore {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
           return obj;
         }
-        const revision = await this.storage.create(key, serializeForStorage(obj));
+        const revision = await this.storage.create(key, serializeForStorage(obj), options);
         stored.resourceVersion = String(revision);
         return obj;
       } catch (err) {
@@ -225,8 +227,8 @@ export class GenericStore {
       if (options.dryRun) return { object: obj, created: false };
       try {
         const revision = finishesDeletion
-          ? await this.storage.delete(key, current.modRevision)
-          : await this.storage.update(key, value, current.modRevision);
+          ? await this.storage.delete(key, current.modRevision, options)
+          : await this.storage.update(key, value, current.modRevision, options);
         obj.metadata.resourceVersion = String(revision);
         return { object: obj, created: false };
       } catch (err) {
@@ -259,10 +261,10 @@ export class GenericStore {
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
           const marked = this.markDeleting(obj, policyFinalizer);
           if (!marked) return { object: obj, deleted: false };
-          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision));
+          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision, options));
           return { object: obj, deleted: false };
         }
-        if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, current.modRevision));
+        if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, current.modRevision, options));
         return { object: obj, deleted: true };
       } catch (err) {
         if (err instanceof CasFailedError) {

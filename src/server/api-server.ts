@@ -24,12 +24,18 @@ import { handlePatch } from '../handlers/patch.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
+import { refuseImpersonation } from '../auth/impersonation.ts';
+import { connectionVerdict } from './connection-guard.ts';
 import { resolveRequestInfo, type RequestInfo } from './request-info.ts';
+import { deadlineFor, InflightLimiter, isLongRunning, startDeadline, type Deadline, type RequestLimits } from './request-limits.ts';
+import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
+  /** --request-timeout and the in-flight limits. */
+  limits: RequestLimits;
   storage: Storage;
   cacher: Cacher;
   watch: WatchSettings;
@@ -54,6 +60,7 @@ export class ApiServer {
   private readonly routes = new Map<string, Route>();
   private readonly discovery: DiscoveryDocuments;
   private readonly openapi: OpenApiPublisher;
+  private readonly inflight: InflightLimiter;
   /** Counts requests in flight so a graceful shutdown can drain them. */
   inFlight = 0;
 
@@ -76,6 +83,7 @@ export class ApiServer {
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
+    this.inflight = new InflightLimiter(options.limits);
   }
 
   /** Every resource's main store, for controllers. */
@@ -97,23 +105,40 @@ export class ApiServer {
     return route.store;
   }
 
+  /**
+   * One request, one direction: connection verdict, request target, request
+   * info, deadline, authentication, impersonation, in-flight limit,
+   * authorization, then the resource or non-resource handler.
+   */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     this.inFlight++;
     res.once('close', () => this.inFlight--);
-    const url = new URL(req.url ?? '/', 'https://orch');
-    const query = url.searchParams;
-    const encode: EncodeOptions = { pretty: wantsPretty(req, query), mediaType: JSON_TYPE };
+    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE };
+    let deadline: Deadline | undefined;
+    let release = () => {};
     try {
-      const path = decodeURIComponent(url.pathname);
-      const info = resolveRequestInfo(req.method ?? 'GET', path, query);
-      const user = await this.options.authenticate(req, path);
+      const refused = connectionVerdict(req);
+      if (refused) throw refused;
+      const target = parseRequestTarget(req.url ?? '');
+      encode.pretty = wantsPretty(req, target.query);
+      const info = resolveRequestInfo(req.method ?? 'GET', target);
+      if (!isLongRunning(info)) {
+        const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
+        deadline = startDeadline(res, ms, () => writeError(res, errors.requestTimeout(), encode));
+      }
+      const user = await this.options.authenticate(req, info.path);
+      refuseImpersonation(req, user);
+      release = this.inflight.admit(info, user);
       const attributes = attributesFor(user, info);
       const { decision, reason } = await this.options.authorizer.authorize(attributes);
       if (decision !== 'Allow') throw forbiddenError(attributes, reason);
-      if (info.isResourceRequest) await this.serveResource(req, res, info, query, user, encode);
-      else await this.serveNonResource(req, res, path, query, encode);
+      if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline?.signal);
+      else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
       writeError(res, err, encode);
+    } finally {
+      release();
+      deadline?.clear();
     }
   };
 
@@ -161,6 +186,7 @@ export class ApiServer {
     query: URLSearchParams,
     user: UserInfo,
     encode: EncodeOptions,
+    signal: AbortSignal | undefined,
   ): Promise<void> {
     const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
     if (!route) throw errors.routeNotFound();
@@ -191,7 +217,7 @@ export class ApiServer {
     }
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     const { storage, cacher } = this.options;
-    const ctx: ResourceRequest = { req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table };
+    const ctx: ResourceRequest = { req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table, signal };
     switch (info.verb) {
       case 'get':
         return handleGet(ctx);

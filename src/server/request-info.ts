@@ -1,3 +1,6 @@
+import { queryBoolean } from '../api/query-values.ts';
+import type { RequestTarget } from './request-target.ts';
+
 /**
  * Request info: the first stage of the request path (DESIGN). Turns a method
  * and path into the attributes authorization sees (SPEC 4.1 path shapes, 5.1
@@ -35,16 +38,18 @@ const RESOURCE_VERBS: Record<string, string> = {
   HEAD: 'get',
 };
 
-/** SPEC 4.3: `watch` is set by any value but `0` and `false` (FACTS 2). */
+/** SPEC 4.3: `watch` is set by any value but `0` and `false` in any case (FACTS 2; upstream requestinfo.go). */
 export function isWatchParameter(value: string | null): boolean {
-  return value !== null && value !== '0' && value !== 'false';
+  return queryBoolean(value) === true;
 }
 
-export function resolveRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+/** `target` is the parsed request target: segments already decoded and checked (request-target.ts). */
+export function resolveRequestInfo(method: string, target: RequestTarget): RequestInfo {
+  const { query, segments } = target;
   const info: RequestInfo = {
     isResourceRequest: false,
     verb: method.toLowerCase(),
-    path,
+    path: target.path,
     apiPrefix: '',
     group: '',
     version: '',
@@ -55,9 +60,6 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
     parts: [],
     namespacedPath: false,
   };
-  const segments = path.split('/').filter((s, i) => i > 0 || s !== '');
-  if (segments[0] === '') segments.shift();
-  if (segments[segments.length - 1] === '') segments.pop();
   const prefix = segments[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   let rest: string[];

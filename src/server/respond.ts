@@ -5,7 +5,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
-import { internalError, StatusError, type Status } from '../api/status-error.ts';
+import { goParseBool } from '../api/query-values.ts';
+import { internalError, requestTimeout, StatusError, type Status } from '../api/status-error.ts';
+import { DeadlineExceededError, StorageTimeoutError } from '../storage/interface.ts';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -39,9 +41,10 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 /** upstream pretty-prints for browsers and command-line HTTP clients even without `pretty`. */
 const PRETTY_AGENTS = /^(curl|Wget|Mozilla\/5\.0)/;
 
+/** SPEC 4.3 `pretty`: upstream parses it with strconv.ParseBool, an unknown value being false; empty or absent asks the User-Agent. */
 export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
   const pretty = query.get('pretty');
-  if (pretty !== null) return pretty !== '0' && pretty !== 'false';
+  if (pretty) return goParseBool(pretty) ?? false;
   return PRETTY_AGENTS.test(req.headers['user-agent'] ?? '');
 }
 
@@ -59,8 +62,18 @@ function baseHeaders(res: ServerResponse, options: EncodeOptions, contentType: s
   for (const [k, v] of Object.entries(options.headers ?? {})) res.setHeader(k, v);
 }
 
+/**
+ * Whether the response was already answered: by a deadline's 504 or below the
+ * request path. A handler finishing later must not write again (a write after
+ * the end would raise an error event on the response).
+ */
+export function alreadyAnswered(res: ServerResponse): boolean {
+  return res.writableEnded || res.destroyed;
+}
+
 /** Writes a JS value in the negotiated encoding. */
 export function writeObject(res: ServerResponse, status: number, body: unknown, options: EncodeOptions): void {
+  if (alreadyAnswered(res)) return;
   let text: string;
   if (options.mediaType === YAML_TYPE) text = toYaml(body, { lineWidth: 0 });
   else text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
@@ -71,19 +84,25 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
 
 /** Writes JSON that is already encoded (the stored bytes), re-encoding only when needed. */
 export function writeJsonText(res: ServerResponse, status: number, json: string | Buffer, options: EncodeOptions): void {
+  if (alreadyAnswered(res)) return;
   if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json.toString()), options);
   baseHeaders(res, options, JSON_TYPE);
   res.writeHead(status);
   res.end(json);
 }
 
-/** Renders any thrown value as a Status; unknown errors become 500 InternalError (FACTS 1). */
+/**
+ * Renders any thrown value as a Status: a store that timed out or a deadline
+ * that passed is 504, other errors 500 InternalError (FACTS 1).
+ */
 export function toStatusError(err: unknown): StatusError {
   if (err instanceof StatusError) return err;
+  if (err instanceof StorageTimeoutError || err instanceof DeadlineExceededError) return requestTimeout();
   return internalError(err);
 }
 
 export function writeError(res: ServerResponse, err: unknown, options: EncodeOptions): void {
+  if (alreadyAnswered(res)) return;
   if (res.headersSent) {
     res.destroy();
     return;
@@ -96,6 +115,7 @@ export function writeError(res: ServerResponse, err: unknown, options: EncodeOpt
 }
 
 export function writeText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  if (alreadyAnswered(res)) return;
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...headers });
   res.end(text);
 }

@@ -21,10 +21,12 @@ import { Cacher } from '../storage/cacher/cacher.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { ApiServer } from './api-server.ts';
+import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connection-guard.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
 import { servingCertificate } from './tls.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { sleep } from '../util/timers.ts';
 import { NamespaceController } from '../controllers/namespace-controller.ts';
 
 export interface StartOptions {
@@ -50,6 +52,16 @@ export interface StartOptions {
   watchBufferLimitBytes?: number;
   /** Feature gates by name (SPEC 9.6). */
   featureGates?: Record<string, boolean>;
+  /** --request-timeout: deadline of every request that is not long-running; 0 = none (default 1 minute). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout: a watch without timeoutSeconds lasts 1x to 2x this (default 1800 s). */
+  minRequestTimeoutSeconds?: number;
+  /** --max-requests-inflight / --max-mutating-requests-inflight (defaults 400 and 200; 0 = no limit). */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** --etcd-healthcheck-timeout / --etcd-readycheck-timeout: bound of the storage checks (default 2 s). */
+  healthcheckTimeoutMs?: number;
+  readycheckTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -102,7 +114,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const checks: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
-    { name: storage.name, check: () => storage.ping() },
+    { name: storage.name, check: () => storage.ping(options.healthcheckTimeoutMs ?? 2000) },
+    { name: `${storage.name}-readiness`, check: () => storage.ping(options.readycheckTimeoutMs ?? 2000), readyzOnly: true },
     { name: 'watch-cache', check: () => cacher.check(), readyzOnly: true },
     systemNamespaces,
     {
@@ -120,8 +133,29 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const clientHost = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
   let apiServer!: ApiServer;
-  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => void apiServer.handle(req, res));
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  // Receiving a request may not outlast its deadline by much: a body still arriving after the
+  // 504 is cut off. Without a request timeout, Node's default of 5 minutes still bounds it.
+  const receiveTimeoutMs = requestTimeoutMs ? requestTimeoutMs + 5_000 : 300_000;
+  const server = createServer(
+    {
+      cert: tls.cert,
+      key: tls.key,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // connectionVerdict answers a missing Host with a Status instead of Node's bare 400.
+      requireHostHeader: false,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, receiveTimeoutMs),
+      requestTimeout: receiveTimeoutMs,
+      // How often Node enforces the two timeouts above (30 s by default).
+      connectionsCheckingInterval: 1_000,
+      handshakeTimeout: HEADERS_TIMEOUT_MS,
+    },
+    (req, res) => void apiServer.handle(req, res),
+  );
   server.keepAliveTimeout = 65_000;
+  // Go counts header bytes, not headers: all of them are read, within MAX_HEADER_BYTES.
+  server.maxHeadersCount = 0;
+  guardConnections(server);
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(options.port, options.bindAddress, () => resolveListen());
@@ -132,7 +166,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     api: options.api,
     storage,
     cacher,
-    watch: { watchList: options.featureGates?.WatchList ?? false },
+    watch: { watchList: options.featureGates?.WatchList ?? false, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800 },
+    limits: {
+      requestTimeoutMs,
+      maxRequestsInflight: options.maxRequestsInflight ?? 400,
+      maxMutatingRequestsInflight: options.maxMutatingRequestsInflight ?? 200,
+    },
     authenticate,
     authorizer,
     admission: namespaceLifecycle(getNamespace),
@@ -172,7 +211,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const shutdown = () =>
     (stopping ??= (async () => {
       shuttingDown = true;
-      await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      await sleep(options.shutdownDelayMs);
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
       garbageCollector.stop();

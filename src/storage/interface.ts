@@ -73,6 +73,33 @@ export class KeyExistsError extends Error {
   }
 }
 
+/**
+ * What bounds one write. A request past its deadline (--request-timeout) has
+ * already been answered 504; its write must not reach the store afterwards, so
+ * a refused request changes nothing (DESIGN: every request bounded in time).
+ */
+export interface WriteControl {
+  /** Aborted at the request's deadline: a write not yet handed to the store is dropped with DeadlineExceededError. */
+  signal?: AbortSignal;
+}
+
+/** The request's deadline passed before its write reached the store; nothing was written. */
+export class DeadlineExceededError extends Error {
+  constructor() {
+    super('request did not complete within the allotted timeout');
+  }
+}
+
+/**
+ * The store did not answer in time (a frozen or partitioned etcd). For a write
+ * the outcome is unknown: it may still be applied, as with upstream's etcd
+ * timeouts; a watch that follows will show it.
+ */
+export class StorageTimeoutError extends Error {}
+
+/** The store refused or could not take the call (unreachable, disk full, I/O error). */
+export class StorageUnavailableError extends Error {}
+
 export interface Storage {
   readonly name: string;
   /** Current value of a key at a revision (0 = latest), or null. */
@@ -81,11 +108,11 @@ export interface Storage {
   /** Counts live keys under a prefix at the current revision. */
   count(prefix: string): Promise<number>;
   /** Writes a key that must not exist; resolves to the new revision. */
-  create(key: string, value: string): Promise<number>;
+  create(key: string, value: string, control?: WriteControl): Promise<number>;
   /** Replaces a key whose modRevision is still `expectedRevision`; throws CasFailedError otherwise. */
-  update(key: string, value: string, expectedRevision: number): Promise<number>;
+  update(key: string, value: string, expectedRevision: number, control?: WriteControl): Promise<number>;
   /** Deletes a key whose modRevision is still `expectedRevision`; throws CasFailedError otherwise. */
-  delete(key: string, expectedRevision: number): Promise<number>;
+  delete(key: string, expectedRevision: number, control?: WriteControl): Promise<number>;
   /** Streams every change under the prefix after `fromRevision`, in revision order. */
   watch(prefix: string, fromRevision: number, onEvent: (event: StorageEvent) => void, onError: (err: Error) => void): Watch;
   currentRevision(): Promise<number>;
@@ -100,7 +127,7 @@ export interface Storage {
    * SQLite's watch sees every revision already and does not need it.
    */
   requestProgress?(): Promise<void>;
-  /** A cheap round trip, for the readiness check. */
-  ping(): Promise<void>;
+  /** A cheap round trip for the health checks; rejects when it takes longer than `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }

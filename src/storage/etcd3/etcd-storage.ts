@@ -8,6 +8,7 @@ import type { Etcd3, IKeyValue } from 'etcd3';
 import {
   CasFailedError,
   CompactedError,
+  DeadlineExceededError,
   KeyExistsError,
   type KeyValue,
   type ListOptions,
@@ -15,6 +16,7 @@ import {
   type Storage,
   type StorageEvent,
   type Watch,
+  type WriteControl,
 } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
 
@@ -22,6 +24,13 @@ export interface EtcdOptions {
   servers: string[];
   /** Every key is stored under this prefix (upstream: /registry). */
   prefix?: string;
+  /** Deadline of every unary call (the request timeout); 0 = none. */
+  callTimeoutMs?: number;
+}
+
+/** A write whose request is already past its deadline is never sent. */
+function checkDeadline(control: WriteControl | undefined): void {
+  if (control?.signal?.aborted) throw new DeadlineExceededError();
 }
 
 /** Written by requestProgress; it belongs to no resource, so caches only see its revision. */
@@ -129,7 +138,8 @@ export class EtcdStorage implements Storage {
     return Number(res.count);
   }
 
-  async create(key: string, value: string): Promise<number> {
+  async create(key: string, value: string, control?: WriteControl): Promise<number> {
+    checkDeadline(control);
     const k = this.toEtcd(key);
     const res = await this.client.kv.txn({
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
@@ -140,7 +150,8 @@ export class EtcdStorage implements Storage {
     return Number(res.header.revision);
   }
 
-  async update(key: string, value: string, expectedRevision: number): Promise<number> {
+  async update(key: string, value: string, expectedRevision: number, control?: WriteControl): Promise<number> {
+    checkDeadline(control);
     const k = this.toEtcd(key);
     const res = await this.client.kv.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
@@ -151,7 +162,8 @@ export class EtcdStorage implements Storage {
     return Number(res.header.revision);
   }
 
-  async delete(key: string, expectedRevision: number): Promise<number> {
+  async delete(key: string, expectedRevision: number, control?: WriteControl): Promise<number> {
+    checkDeadline(control);
     const k = this.toEtcd(key);
     const res = await this.client.kv.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
@@ -240,7 +252,7 @@ export class EtcdStorage implements Storage {
     this.compacted = Math.max(this.compacted, revision);
   }
 
-  async ping(): Promise<void> {
+  async ping(_timeoutMs: number): Promise<void> {
     await this.client.maintenance.status();
   }
 

@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import {
   CasFailedError,
   CompactedError,
+  DeadlineExceededError,
   KeyExistsError,
   type KeyValue,
   type ListOptions,
@@ -19,6 +20,7 @@ import {
   type Storage,
   type StorageEvent,
   type Watch,
+  type WriteControl,
 } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
 
@@ -34,6 +36,7 @@ interface Row {
 
 interface PendingWrite {
   apply: () => StorageEvent;
+  signal?: AbortSignal;
   resolve: (revision: number) => void;
   reject: (err: unknown) => void;
 }
@@ -151,8 +154,8 @@ export class SqliteStorage implements Storage {
     return (this.stmt.countRange.get(prefix, prefixEnd(prefix), this.revision) as { n: number }).n;
   }
 
-  create(key: string, value: string): Promise<number> {
-    return this.enqueue(() => {
+  create(key: string, value: string, control?: WriteControl): Promise<number> {
+    return this.enqueue(control, () => {
       const latest = this.stmt.latest.get(key) as Row | undefined;
       if (latest && !latest.deleted) throw new KeyExistsError(key);
       const id = Number(this.stmt.insert.run(key, 1, 0, 0, latest?.id ?? 0, value, null).lastInsertRowid);
@@ -161,16 +164,16 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  update(key: string, value: string, expectedRevision: number): Promise<number> {
-    return this.enqueue(() => {
+  update(key: string, value: string, expectedRevision: number, control?: WriteControl): Promise<number> {
+    return this.enqueue(control, () => {
       const latest = this.expectLatest(key, expectedRevision);
       const id = Number(this.stmt.insert.run(key, 0, 0, latest.create_revision, latest.id, value, latest.value).lastInsertRowid);
       return { type: 'MODIFIED', key, value, prevValue: latest.value, revision: id, createRevision: latest.create_revision };
     });
   }
 
-  delete(key: string, expectedRevision: number): Promise<number> {
-    return this.enqueue(() => {
+  delete(key: string, expectedRevision: number, control?: WriteControl): Promise<number> {
+    return this.enqueue(control, () => {
       const latest = this.expectLatest(key, expectedRevision);
       const id = Number(
         this.stmt.insert.run(key, 0, 1, latest.create_revision, latest.id, latest.value, latest.value).lastInsertRowid,
@@ -225,7 +228,7 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  async ping(): Promise<void> {
+  async ping(_timeoutMs: number): Promise<void> {
     this.stmt.maxRevision.get();
   }
 
@@ -247,9 +250,9 @@ export class SqliteStorage implements Storage {
     if (revision && revision < this.compacted) throw new CompactedError(revision, this.compacted);
   }
 
-  private enqueue(apply: () => StorageEvent): Promise<number> {
+  private enqueue(control: WriteControl | undefined, apply: () => StorageEvent): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ apply, resolve, reject });
+      this.pending.push({ apply, signal: control?.signal, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // Under a steady stream of writes, gather for a moment so one fsync covers many
@@ -271,6 +274,8 @@ export class SqliteStorage implements Storage {
       this.db.transaction(() => {
         for (const write of batch) {
           try {
+            // A request answered 504 while its write waited for this commit must not change anything.
+            if (write.signal?.aborted) throw new DeadlineExceededError();
             outcomes.push({ event: this.db.transaction(write.apply)() });
           } catch (error) {
             outcomes.push({ error });

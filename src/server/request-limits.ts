@@ -1,0 +1,105 @@
+/**
+ * Every request is bounded in time and in number (upstream
+ * filters/request_deadline.go, filters/timeout.go, filters/maxinflight.go):
+ * requests that are not long-running get a deadline (--request-timeout, or a
+ * shorter `timeout` query parameter) after which the client gets 504 and the
+ * request's writes are no longer sent to storage; at most
+ * --max-requests-inflight reads and --max-mutating-requests-inflight writes run
+ * at once, the rest get 429 with Retry-After.
+ */
+import type { ServerResponse } from 'node:http';
+import * as errors from '../api/status-error.ts';
+import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
+import { DurationError, parseGoDuration } from '../util/go-duration.ts';
+import type { RequestInfo } from './request-info.ts';
+
+export interface RequestLimits {
+  /** --request-timeout in milliseconds; 0 = no deadline. */
+  requestTimeoutMs: number;
+  /** 0 = no limit. */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+}
+
+/** Upstream's long-running check: watches are not bounded by the request timeout nor counted in flight. */
+export function isLongRunning(info: RequestInfo): boolean {
+  return info.verb === 'watch';
+}
+
+/** Probes are never throttled: upstream's default priority-and-fairness configuration exempts them too. */
+const PROBE_PATHS = /^\/(healthz|livez|readyz)(\/|$)/;
+
+/**
+ * The deadline of one request in milliseconds: --request-timeout, or the `timeout`
+ * query parameter when it is a shorter positive Go duration; an unparsable one is 400.
+ */
+export function deadlineFor(query: URLSearchParams, requestTimeoutMs: number): number {
+  const value = query.get('timeout');
+  if (!value) return requestTimeoutMs;
+  let requested: number;
+  try {
+    requested = parseGoDuration(value);
+  } catch (err) {
+    if (err instanceof DurationError) throw errors.badRequest(`invalid timeout specified in the request URL - ${err.message}`);
+    throw err;
+  }
+  return requested > 0 && (requested < requestTimeoutMs || requestTimeoutMs === 0) ? requested : requestTimeoutMs;
+}
+
+export interface Deadline {
+  /** Aborted when the deadline passes. */
+  signal: AbortSignal;
+  clear(): void;
+}
+
+/**
+ * Starts a request's deadline. When it passes, `onExpiry` answers 504 if nothing
+ * was sent yet; a response already streaming is cut (as upstream's timeout
+ * handler aborts it), and the signal stops the request's pending writes.
+ */
+export function startDeadline(res: ServerResponse, ms: number, onExpiry: () => void): Deadline {
+  const controller = new AbortController();
+  if (ms <= 0) return { signal: controller.signal, clear() {} };
+  const timer = setTimeout(() => {
+    controller.abort();
+    if (res.writableEnded) return;
+    if (res.headersSent) res.destroy();
+    else onExpiry();
+  }, ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+const NON_MUTATING_VERBS = new Set(['get', 'list', 'watch']);
+
+/** --max-requests-inflight and --max-mutating-requests-inflight. */
+export class InflightLimiter {
+  private readOnly = 0;
+  private mutating = 0;
+
+  constructor(private readonly limits: RequestLimits) {}
+
+  /**
+   * Takes a slot for the request, or throws 429 when its kind is full; returns
+   * the release. Long-running requests and probes take none; members of
+   * system:masters are let through a full limit, as upstream does.
+   */
+  admit(info: RequestInfo, user: UserInfo): () => void {
+    if (isLongRunning(info) || (!info.isResourceRequest && PROBE_PATHS.test(info.path))) return () => {};
+    const mutating = !NON_MUTATING_VERBS.has(info.verb);
+    const limit = mutating ? this.limits.maxMutatingRequestsInflight : this.limits.maxRequestsInflight;
+    if (limit === 0) return () => {};
+    if ((mutating ? this.mutating : this.readOnly) >= limit) {
+      if (user.groups.includes(MASTERS_GROUP)) return () => {};
+      throw errors.tooManyRequests();
+    }
+    if (mutating) this.mutating++;
+    else this.readOnly++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (mutating) this.mutating--;
+      else this.readOnly--;
+    };
+  }
+}
