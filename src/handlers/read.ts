@@ -48,6 +48,8 @@ export function parseListQuery(ctx: ResourceRequest): ListQuery {
   // Upstream reads a limit of 0 or below as no limit.
   const requested = parseInt64(query, 'limit');
   const limit = requested !== undefined && requested > 0 ? requested : undefined;
+  // Decoded with every other ListOptions field upstream, so a malformed one is a 400 on lists too.
+  parseInt64(query, 'timeoutSeconds');
   return {
     plan: planList(query, limit),
     filter: compileFilter(store.kind, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined),
