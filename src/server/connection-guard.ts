@@ -10,7 +10,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
-import { malformedRequest, type StatusError } from '../api/status-error.ts';
+import { malformedRequest, methodNotAllowed, type StatusError } from '../api/status-error.ts';
 import { RequestFramingTracker, type FramingVerdict } from './request-framing.ts';
 
 /** Go's http.Server MaxHeaderBytes (1 MiB, kube-apiserver's setting) plus the 4 KiB its reader allows beyond it. */
@@ -54,6 +54,8 @@ export function guardConnections(server: Server): void {
     socket.prependListener('data', onData);
   });
   server.on('clientError', (err: Error & { code?: string }, socket: GuardedSocket) => answerClientError(err, socket));
+  // CONNECT asks for a tunnel, which no route serves: answered like any unserved method.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => answerAndClose(socket, methodNotAllowed()));
 }
 
 /**
@@ -102,6 +104,11 @@ function answerClientError(err: Error & { code?: string }, socket: GuardedSocket
     socket.destroy();
     return;
   }
+  answerAndClose(socket, answer);
+}
+
+/** Writes a Status below the request path, then half-closes and drains until the client goes or LINGER_MS passes. */
+function answerAndClose(socket: Socket, answer: StatusError): void {
   const body = JSON.stringify(answer.toStatus());
   const head = [
     `HTTP/1.1 ${answer.code} ${STATUS_CODES[answer.code]}`,

@@ -108,6 +108,7 @@ export function framingCases({ token, namespace }: CorpusTargets): HostileCase[]
     ['Content-Length and Transfer-Encoding', `POST ${cm} HTTP/1.1\r\n${host}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'BadRequest', /Content-Length/],
     ['two different Content-Lengths', `POST ${cm} HTTP/1.1\r\n${host}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'BadRequest', /^malformed HTTP request: /],
     ['a negative Content-Length', `POST ${cm} HTTP/1.1\r\n${host}Content-Length: -1\r\n\r\n`, 400, 'BadRequest', /^malformed HTTP request: /],
+    ['CONNECT, which no route serves', `CONNECT localhost:443 HTTP/1.1\r\n${host}\r\n`, 405, 'MethodNotAllowed', /^the server does not allow this method/],
     ['an unsupported transfer coding', `POST ${cm} HTTP/1.1\r\n${host}Transfer-Encoding: gzip\r\n\r\n{}`, 501, 'NotImplemented', /^Unsupported transfer encoding$/],
     ['a body that ends before its Content-Length', `POST ${cm} HTTP/1.1\r\n${host}${auth}Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"metadata":{"name":"truncated"}}`, 400, 'BadRequest', /^unexpected EOF/, true],
     ['a chunked body that ends early', `POST ${cm} HTTP/1.1\r\n${host}${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n{"metadata":`, 400, 'BadRequest', /^unexpected EOF/, true],
