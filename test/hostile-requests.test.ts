@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -284,6 +285,20 @@ describe('every request is bounded in time (--request-timeout)', () => {
     assert.ok(result.closedByServer, 'closed');
     assert.ok(result.ms < REQUEST_TIMEOUT_S * 1000 + 7000, `closed after ${result.ms} ms`);
     if (result.responses.length) assertStatus(result.responses[0], 408, 'RequestTimeout');
+  });
+
+  test('a connection that never sends a byte, or never finishes its handshake, is closed', async () => {
+    const silent = await exchange('', { waitMs: 15_000 });
+    assert.ok(silent.closedByServer, 'closed');
+    assert.ok(silent.ms < REQUEST_TIMEOUT_S * 1000 + 7000, `closed after ${silent.ms} ms`);
+    const started = performance.now();
+    const handshake = await new Promise<number>((resolve) => {
+      const socket = connectTcp(server.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(performance.now() - started));
+      setTimeout(() => socket.destroy(), 15_000);
+    });
+    assert.ok(handshake < REQUEST_TIMEOUT_S * 1000 + 7000, `closed after ${handshake} ms`);
   });
 
   test('a watch outlives the request timeout', async () => {

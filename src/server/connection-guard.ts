@@ -39,11 +39,20 @@ interface GuardState {
 
 type GuardedSocket = Socket & { [GUARD]?: GuardState; _httpMessage?: { headersSent: boolean } };
 
-/** Follows every connection's framing and answers the parser's refusals. */
-export function guardConnections(server: Server): void {
+/**
+ * Follows every connection's framing and answers the parser's refusals. A
+ * connection that sends nothing within `headersTimeoutMs` of its handshake is
+ * closed: Node's headersTimeout only starts with a request's first byte, while
+ * Go's ReadHeaderTimeout runs from the connection's start.
+ */
+export function guardConnections(server: Server, headersTimeoutMs: number): void {
   server.on('secureConnection', (socket: GuardedSocket) => {
     const state: GuardState = { tracker: new RequestFramingTracker(MAX_HEADER_BYTES), dispatched: 0, closed: false };
     socket[GUARD] = state;
+    const silent = setTimeout(() => socket.destroy(), headersTimeoutMs);
+    silent.unref();
+    socket.once('data', () => clearTimeout(silent));
+    socket.once('close', () => clearTimeout(silent));
     // Prepended, so the verdict on a chunk exists before the parser dispatches its requests.
     const onData = (chunk: Buffer) => {
       const verdict = state.tracker.feed(chunk);

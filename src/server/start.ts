@@ -137,6 +137,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Receiving a request may not outlast its deadline by much: a body still arriving after the
   // 504 is cut off. Without a request timeout, Node's default of 5 minutes still bounds it.
   const receiveTimeoutMs = requestTimeoutMs ? requestTimeoutMs + 5_000 : 300_000;
+  // Go's ReadHeaderTimeout bounds the handshake and a request's head alike (and so may a short request timeout).
+  const headersTimeoutMs = Math.min(HEADERS_TIMEOUT_MS, receiveTimeoutMs);
   const server = createServer(
     {
       cert: tls.cert,
