@@ -146,18 +146,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       maxHeaderSize: MAX_HEADER_BYTES,
       // connectionVerdict answers a missing Host with a Status instead of Node's bare 400.
       requireHostHeader: false,
-      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, receiveTimeoutMs),
+      headersTimeout: headersTimeoutMs,
       requestTimeout: receiveTimeoutMs,
       // How often Node enforces the two timeouts above (30 s by default).
       connectionsCheckingInterval: 1_000,
-      handshakeTimeout: HEADERS_TIMEOUT_MS,
+      handshakeTimeout: headersTimeoutMs,
     },
     (req, res) => void apiServer.handle(req, res),
   );
   server.keepAliveTimeout = 65_000;
   // Go counts header bytes, not headers: all of them are read, within MAX_HEADER_BYTES.
   server.maxHeadersCount = 0;
-  guardConnections(server);
+  guardConnections(server, headersTimeoutMs);
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(options.port, options.bindAddress, () => resolveListen());
