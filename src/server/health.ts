@@ -1,5 +1,7 @@
 /**
  * /healthz, /livez, /readyz and their per-check paths (SPEC 4.10; FACTS 12).
+ * The checks of one endpoint run concurrently and each is bounded in time, so a
+ * frozen store makes the probe fail within its check timeout instead of hanging.
  */
 import type { ServerResponse } from 'node:http';
 import { writeText } from './respond.ts';
@@ -8,6 +10,8 @@ export interface HealthCheck {
   name: string;
   /** Resolves when healthy; rejects with the reason (logged, never shown). */
   check(): Promise<void>;
+  /** A check still pending after this long fails (default: the HealthChecks' own bound). */
+  timeoutMs?: number;
   /** Only /readyz runs it. */
   readyzOnly?: boolean;
   /** A post-start hook: /livez reports it healthy during the grace period. */
@@ -42,22 +46,36 @@ export class PostStartHook implements HealthCheck {
 
 export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
+/** Bound of a check without its own timeout: upstream's etcd checks default to 2 s as well. */
+const DEFAULT_CHECK_TIMEOUT_MS = 2_000;
+
 export class HealthChecks {
   private readonly startedAt = Date.now();
 
   constructor(
     private readonly checks: HealthCheck[],
     private readonly livezGracePeriodMs: number,
+    private readonly defaultTimeoutMs = DEFAULT_CHECK_TIMEOUT_MS,
   ) {}
+
+  /** Runs a check, failing it when it has not settled within its timeout. */
+  private run(endpoint: HealthEndpoint, check: HealthCheck): Promise<void> {
+    if (endpoint === 'livez' && check.postStartHook && Date.now() - this.startedAt < this.livezGracePeriodMs) return Promise.resolve();
+    const timeoutMs = check.timeoutMs ?? this.defaultTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    return Promise.race([check.check(), expired]).finally(() => clearTimeout(timer));
+  }
 
   private checksFor(endpoint: HealthEndpoint): HealthCheck[] {
     return endpoint === 'readyz' ? this.checks : this.checks.filter((c) => !c.readyzOnly);
   }
 
   private async passes(endpoint: HealthEndpoint, check: HealthCheck): Promise<boolean> {
-    if (endpoint === 'livez' && check.postStartHook && Date.now() - this.startedAt < this.livezGracePeriodMs) return true;
     try {
-      await check.check();
+      await this.run(endpoint, check);
       return true;
     } catch (err) {
       console.warn(`${endpoint} check ${check.name} failed: ${(err as Error).message}`);
@@ -69,20 +87,19 @@ export class HealthChecks {
   async serveAll(endpoint: HealthEndpoint, query: URLSearchParams, res: ServerResponse): Promise<void> {
     const excluded = new Set(query.getAll('exclude'));
     const checks = this.checksFor(endpoint);
+    const outcomes = await Promise.all(checks.map((check) => (excluded.has(check.name) ? 'excluded' : this.passes(endpoint, check))));
     const lines: string[] = [];
     let failed = false;
-    for (const check of checks) {
-      if (excluded.has(check.name)) {
+    checks.forEach((check, i) => {
+      if (outcomes[i] === 'excluded') {
         excluded.delete(check.name);
         lines.push(`[+]${check.name} excluded: ok`);
-        continue;
-      }
-      if (await this.passes(endpoint, check)) lines.push(`[+]${check.name} ok`);
+      } else if (outcomes[i]) lines.push(`[+]${check.name} ok`);
       else {
         failed = true;
         lines.push(`[-]${check.name} failed: reason withheld`);
       }
-    }
+    });
     if (excluded.size) lines.push(`warn: some health checks cannot be excluded: no matches for ${[...excluded].map((n) => `"${n}"`).join(',')}`);
     if (failed) {
       lines.push(`${endpoint} check failed`);
@@ -102,7 +119,7 @@ export class HealthChecks {
     const check = this.checksFor(endpoint).find((c) => c.name === name);
     if (!check) return false;
     try {
-      if (!(endpoint === 'livez' && check.postStartHook && Date.now() - this.startedAt < this.livezGracePeriodMs)) await check.check();
+      await this.run(endpoint, check);
       writeText(res, 200, 'ok');
     } catch (err) {
       writeText(res, 500, `internal server error: ${(err as Error).message}\n`);

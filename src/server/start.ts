@@ -110,12 +110,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
 
   let shuttingDown = false;
+  const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
+  const readycheckTimeoutMs = options.readycheckTimeoutMs ?? 2000;
   const systemNamespaces = new PostStartHook('poststarthook/start-system-namespaces-controller');
   const checks: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
-    { name: storage.name, check: () => storage.ping(options.healthcheckTimeoutMs ?? 2000) },
-    { name: `${storage.name}-readiness`, check: () => storage.ping(options.readycheckTimeoutMs ?? 2000), readyzOnly: true },
+    { name: storage.name, check: () => storage.ping(healthcheckTimeoutMs), timeoutMs: healthcheckTimeoutMs },
+    { name: `${storage.name}-readiness`, check: () => storage.ping(readycheckTimeoutMs, true), timeoutMs: readycheckTimeoutMs, readyzOnly: true },
     { name: 'watch-cache', check: () => cacher.check(), readyzOnly: true },
     systemNamespaces,
     {

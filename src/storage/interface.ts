@@ -127,7 +127,11 @@ export interface Storage {
    * SQLite's watch sees every revision already and does not need it.
    */
   requestProgress?(): Promise<void>;
-  /** A cheap round trip for the health checks; rejects when it takes longer than `timeoutMs`. */
-  ping(timeoutMs: number): Promise<void>;
+  /**
+   * A cheap round trip for the health checks (SPEC 4.10); rejects when it takes
+   * longer than `timeoutMs`. With `readiness` the store must also be able to take
+   * writes (an embedded store whose disk is full stays live but is not ready).
+   */
+  ping(timeoutMs: number, readiness?: boolean): Promise<void>;
   close(): Promise<void>;
 }

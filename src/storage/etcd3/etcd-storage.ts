@@ -3,13 +3,22 @@
  * prefix, values as stored JSON, resourceVersion = etcd's mod revision, every
  * write a transaction comparing create or mod revision, compaction through
  * etcd. Several servers share one etcd and see each other's writes and events.
+ *
+ * Faults (issue 7, SPEC 4.10): every unary call has a deadline, nothing is
+ * re-sent (a write that timed out may have been applied), and a per-host
+ * circuit breaker makes a dead or frozen etcd fail fast until a trial call
+ * gets through again. The watch reconnects by itself and resumes after the
+ * last revision it delivered.
  */
-import type { Etcd3, IKeyValue } from 'etcd3';
+import type { CircuitBreakerPolicy, IBackoff, IDefaultPolicyContext, IPolicy } from 'cockatiel';
+import type { Etcd3, IKeyValue, IOptions, IWatchResponse, Watcher } from 'etcd3';
 import {
   CasFailedError,
   CompactedError,
   DeadlineExceededError,
   KeyExistsError,
+  StorageTimeoutError,
+  StorageUnavailableError,
   type KeyValue,
   type ListOptions,
   type ListResult,
@@ -24,7 +33,7 @@ export interface EtcdOptions {
   servers: string[];
   /** Every key is stored under this prefix (upstream: /registry). */
   prefix?: string;
-  /** Deadline of every unary call (the request timeout); 0 = none. */
+  /** Deadline of every unary call (the request timeout); 0 or absent: one minute, never none. */
   callTimeoutMs?: number;
 }
 
@@ -41,7 +50,21 @@ const PROGRESS_KEY = '/.orch-progress';
  * sender; etcd then treats the watch as slow and delivers late, in batches.
  * A 16 MiB window absorbs seconds of events instead.
  */
-const GRPC_OPTIONS = { 'grpc-node.flow_control_window': 16 * 1024 * 1024 };
+const GRPC_OPTIONS = {
+  'grpc-node.flow_control_window': 16 * 1024 * 1024,
+  // gRPC's reconnect backoff grows to two minutes; etcd back after a restart should be used within seconds.
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 2_000,
+};
+
+/** The call deadline when the request timeout is off: a frozen etcd must not hold a call forever. */
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** Consecutive failed calls that open a host's circuit: further calls fail at once instead of waiting out a deadline each. */
+const BREAKER_FAILURES = 3;
+/** An open circuit lets one trial call through after this long; its success closes the circuit. */
+const BREAKER_HALF_OPEN_MS = 1_000;
+/** The watch stream's reconnect delays (exponential with jitter), capped so a returning etcd is picked up within seconds. */
+const WATCH_BACKOFF = { initialDelay: 100, maxDelay: 2_000 };
 
 /** Reads through a filter fetch this many keys per round trip. */
 const FILTER_PAGE = 500;
@@ -50,26 +73,99 @@ function isCompactedError(err: unknown): boolean {
   return /compacted/i.test(String((err as Error)?.message ?? err));
 }
 
+type EtcdModule = typeof import('etcd3');
+type CockatielModule = typeof import('cockatiel');
+
+/**
+ * cockatiel's breaker holds every call made while its half-open trial is in
+ * flight until the trial ends, which against a frozen etcd is a whole deadline;
+ * those calls fail at once instead, as they do while the circuit is open.
+ */
+function failFastWhileTrying(cockatiel: CockatielModule, breaker: CircuitBreakerPolicy): IPolicy<IDefaultPolicyContext> {
+  return {
+    _altReturn: undefined as never,
+    onSuccess: breaker.onSuccess,
+    onFailure: breaker.onFailure,
+    execute: (fn, signal) => (breaker.state === cockatiel.CircuitState.HalfOpen ? Promise.reject(new cockatiel.BrokenCircuitError()) : breaker.execute(fn, signal)),
+  };
+}
+
+/**
+ * Turns the client's errors into the storage errors the server renders
+ * (src/server/respond.ts): a missed deadline is a 504 whose write outcome is
+ * unknown; an open circuit, an unreachable or failing etcd a 500.
+ */
+function storageError(etcd: EtcdModule, isBrokenCircuit: (err: unknown) => boolean, err: unknown): unknown {
+  if (err instanceof etcd.GRPCDeadlineExceededError) return new StorageTimeoutError(`etcd did not answer in time: ${err.message}`);
+  if (isBrokenCircuit(err)) return new StorageUnavailableError('etcd is unavailable: too many failed calls, retrying shortly');
+  if (err instanceof Error && (etcd.isRecoverableError(err) || err instanceof etcd.ClientClosedError)) {
+    return new StorageUnavailableError(`etcd is unavailable: ${err.message}`);
+  }
+  return err;
+}
+
 export class EtcdStorage implements Storage {
   readonly name = 'etcd';
   private readonly client: Etcd3;
   /** Watches get their own connection: on a shared HTTP/2 connection a busy moment fills the
    * stream's window and etcd marks the watch slow, delivering events late in batches. */
   private readonly watchClient: Etcd3;
+  /** Health probes get a client without a circuit breaker, so each probe asks etcd itself (upstream's prober). */
+  private readonly probeClient: Etcd3;
   private readonly prefix: string;
+  private readonly mapError: (err: unknown) => unknown;
   private compacted = 0;
+  private lastProbe: { started: number; result: Promise<void> } | undefined;
 
   /** Connects lazily: the gRPC client costs a third of a second to load, so only etcd users pay it. */
   static async connect(options: EtcdOptions): Promise<EtcdStorage> {
-    const { Etcd3: Client } = await import('etcd3');
-    const client = () => new Client({ hosts: options.servers, grpcOptions: GRPC_OPTIONS });
-    return new EtcdStorage(client(), client(), options.prefix ?? '/registry');
+    const [etcd, cockatiel] = await Promise.all([import('etcd3'), import('cockatiel')]);
+    const timeoutMs = options.callTimeoutMs || DEFAULT_CALL_TIMEOUT_MS;
+    const base: IOptions = {
+      hosts: options.servers,
+      grpcOptions: GRPC_OPTIONS,
+      defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeoutMs }),
+    };
+    const client = () =>
+      new etcd.Etcd3({
+        ...base,
+        faultHandling: {
+          // The client's default retries "recoverable" errors, deadlines included: that re-sends a
+          // write etcd may already have applied (our own create would come back AlreadyExists).
+          global: cockatiel.noop,
+          host: () =>
+            failFastWhileTrying(
+              cockatiel,
+              cockatiel.circuitBreaker(cockatiel.handleWhen(etcd.isRecoverableError), {
+                halfOpenAfter: BREAKER_HALF_OPEN_MS,
+                breaker: new cockatiel.ConsecutiveBreaker(BREAKER_FAILURES),
+              }),
+            ),
+          // etcd3 calls next() on this for every fresh sequence, as on its own default (this same
+          // factory); its declared type, an IBackoff, is what next() returns.
+          watchBackoff: new cockatiel.ExponentialBackoff(WATCH_BACKOFF) as unknown as IBackoff<unknown>,
+        },
+      });
+    const probeClient = new etcd.Etcd3({ ...base, defaultCallOptions: {}, faultHandling: { global: cockatiel.noop, host: () => cockatiel.noop } });
+    const mapError = (err: unknown) => storageError(etcd, cockatiel.isBrokenCircuitError, err);
+    return new EtcdStorage(client(), client(), probeClient, options.prefix ?? '/registry', mapError);
   }
 
-  private constructor(client: Etcd3, watchClient: Etcd3, prefix: string) {
+  private constructor(client: Etcd3, watchClient: Etcd3, probeClient: Etcd3, prefix: string, mapError: (err: unknown) => unknown) {
     this.client = client;
     this.watchClient = watchClient;
+    this.probeClient = probeClient;
     this.prefix = prefix;
+    this.mapError = mapError;
+  }
+
+  /** One unary call with its errors mapped to storage errors; never retried. */
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw this.mapError(err);
+    }
   }
 
   private toEtcd(key: string): Buffer {
@@ -87,11 +183,15 @@ export class EtcdStorage implements Storage {
 
   private async range(request: Parameters<Etcd3['kv']['range']>[0]) {
     try {
-      return await this.client.kv.range(request);
+      return await this.call(() => this.client.kv.range(request));
     } catch (err) {
       if (isCompactedError(err)) throw new CompactedError(Number(request.revision ?? 0), this.compacted);
       throw err;
     }
+  }
+
+  private txn(request: Parameters<Etcd3['kv']['txn']>[0]) {
+    return this.call(() => this.client.kv.txn(request));
   }
 
   async get(key: string, revision = 0): Promise<KeyValue | null> {
@@ -141,7 +241,7 @@ export class EtcdStorage implements Storage {
   async create(key: string, value: string, control?: WriteControl): Promise<number> {
     checkDeadline(control);
     const k = this.toEtcd(key);
-    const res = await this.client.kv.txn({
+    const res = await this.txn({
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
       success: [{ request_put: { key: k, value: Buffer.from(value) } }],
       failure: [],
@@ -153,7 +253,7 @@ export class EtcdStorage implements Storage {
   async update(key: string, value: string, expectedRevision: number, control?: WriteControl): Promise<number> {
     checkDeadline(control);
     const k = this.toEtcd(key);
-    const res = await this.client.kv.txn({
+    const res = await this.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
       success: [{ request_put: { key: k, value: Buffer.from(value) } }],
       failure: [{ request_range: { key: k } }],
@@ -165,7 +265,7 @@ export class EtcdStorage implements Storage {
   async delete(key: string, expectedRevision: number, control?: WriteControl): Promise<number> {
     checkDeadline(control);
     const k = this.toEtcd(key);
-    const res = await this.client.kv.txn({
+    const res = await this.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
       success: [{ request_delete_range: { key: k } }],
       failure: [{ request_range: { key: k } }],
@@ -179,62 +279,89 @@ export class EtcdStorage implements Storage {
     return kv ? this.fromEtcd(kv) : null;
   }
 
+  /**
+   * Streams changes after `fromRevision`. The client re-opens a broken stream by
+   * itself (SIGKILL, restart); it would resume after the revision in the last
+   * response header, which for a watch still catching up or just created is the
+   * store's revision, not the last event delivered, so the resume point is kept
+   * here: after the last event, or the last progress notification (etcd sends
+   * those only to watches that have caught up). A cancelled watch (its revision
+   * was compacted) reports onError; the cacher then relists.
+   */
   watch(prefix: string, fromRevision: number, onEvent: (e: StorageEvent) => void, onError: (err: Error) => void): Watch {
     let stopped = false;
     if (fromRevision && fromRevision < this.compacted) {
       queueMicrotask(() => onError(new CompactedError(fromRevision, this.compacted)));
       return { stop: () => {} };
     }
-    const builder = this.watchClient
+    let delivered = fromRevision;
+    let connectedOnce = false;
+    let disconnected = false;
+    const watcher: Watcher = this.watchClient
       .watch()
       .prefix(this.toEtcd(prefix))
       .withPreviousKV()
-      .startRevision(String(fromRevision + 1));
-    const watcherPromise = builder.create();
-    watcherPromise.then(
-      (watcher) => {
-        if (stopped) {
-          void watcher.cancel();
-          return;
+      .startRevision(String(fromRevision + 1))
+      .watcher();
+    // These run after the client's own listeners, which move the resume point to the header's revision.
+    const resumeAfterDelivered = () => {
+      watcher.request.start_revision = delivered + 1;
+    };
+    watcher.on('connected', () => {
+      resumeAfterDelivered();
+      if (disconnected) console.error(`etcd watch: reconnected, resuming after revision ${delivered}`);
+      connectedOnce = true;
+      disconnected = false;
+    });
+    watcher.on('disconnected', (err) => {
+      if (stopped || disconnected) return;
+      disconnected = true;
+      console.error(`etcd watch: ${connectedOnce ? 'disconnected' : 'cannot connect'}, retrying: ${err.message}`);
+    });
+    watcher.on('data', (res: IWatchResponse) => {
+      if (stopped) return;
+      if (res.events.length === 0 && !res.canceled) delivered = Math.max(delivered, Number(res.header.revision));
+      for (const event of res.events) {
+        const kv = event.kv;
+        const revision = Number(kv.mod_revision);
+        delivered = Math.max(delivered, revision);
+        const key = kv.key.toString().slice(this.prefix.length);
+        if (event.type === 'Delete') {
+          const prev = event.prev_kv;
+          onEvent({ type: 'DELETED', key, value: prev?.value.toString() ?? '', prevValue: prev?.value.toString(), revision, createRevision: Number(prev?.create_revision ?? 0) });
+        } else {
+          const created = kv.create_revision === kv.mod_revision;
+          const e: StorageEvent = { type: created ? 'ADDED' : 'MODIFIED', key, value: kv.value.toString(), revision, createRevision: Number(kv.create_revision) };
+          if (!created && event.prev_kv) e.prevValue = event.prev_kv.value.toString();
+          onEvent(e);
         }
-        watcher.on('data', (res) => {
-          for (const event of res.events) {
-            const kv = event.kv;
-            const revision = Number(kv.mod_revision);
-            const key = kv.key.toString().slice(this.prefix.length);
-            if (event.type === 'Delete') {
-              const prev = event.prev_kv;
-              onEvent({ type: 'DELETED', key, value: prev?.value.toString() ?? '', prevValue: prev?.value.toString(), revision, createRevision: Number(prev?.create_revision ?? 0) });
-            } else {
-              const created = kv.create_revision === kv.mod_revision;
-              const e: StorageEvent = { type: created ? 'ADDED' : 'MODIFIED', key, value: kv.value.toString(), revision, createRevision: Number(kv.create_revision) };
-              if (!created && event.prev_kv) e.prevValue = event.prev_kv.value.toString();
-              onEvent(e);
-            }
-          }
-        });
-        watcher.on('error', (err) => {
-          if (stopped) return;
-          onError(isCompactedError(err) ? new CompactedError(fromRevision, this.compacted) : err);
-        });
-      },
-      (err) => !stopped && onError(isCompactedError(err) ? new CompactedError(fromRevision, this.compacted) : err),
-    );
+      }
+      resumeAfterDelivered();
+    });
+    let cancelledByEtcd = false;
+    watcher.on('error', (err) => {
+      cancelledByEtcd = true;
+      if (stopped) return;
+      stopped = true;
+      // etcd 3.4 cancels a watch whose start revision was compacted without saying so in the reason.
+      onError(isCompactedError(err) ? new CompactedError(delivered + 1, this.compacted) : new Error(`etcd cancelled the watch resuming after revision ${delivered} (compacted?): ${err.message}`));
+    });
     return {
       stop: () => {
         stopped = true;
-        void watcherPromise.then((w) => w.cancel()).catch(() => {});
+        // A watch etcd cancelled is gone from the client already; cancelling it again would never settle.
+        if (!cancelledByEtcd) watcher.cancel().catch(() => {});
       },
     };
   }
 
   /** A write of the progress marker: its event reaches every watch under the prefix (see Storage). */
   async requestProgress(): Promise<void> {
-    await this.client.put(this.toEtcd(PROGRESS_KEY)).value(String(Date.now()));
+    await this.call(() => this.client.put(this.toEtcd(PROGRESS_KEY)).value(String(Date.now())).exec());
   }
 
   async currentRevision(): Promise<number> {
-    const res = await this.client.kv.range({ key: this.toEtcd('/'), limit: 1, keys_only: true });
+    const res = await this.range({ key: this.toEtcd('/'), limit: 1, keys_only: true });
     return Number(res.header.revision);
   }
 
@@ -244,7 +371,7 @@ export class EtcdStorage implements Storage {
 
   async compact(revision: number): Promise<void> {
     try {
-      await this.client.kv.compact({ revision, physical: false });
+      await this.call(() => this.client.kv.compact({ revision, physical: false }));
     } catch (err) {
       // Another server compacted at or past this revision already.
       if (!isCompactedError(err)) throw err;
@@ -252,12 +379,24 @@ export class EtcdStorage implements Storage {
     this.compacted = Math.max(this.compacted, revision);
   }
 
-  async ping(_timeoutMs: number): Promise<void> {
-    await this.client.maintenance.status();
+  /**
+   * A status call bounded by `timeoutMs`. As upstream's etcd prober does, at most
+   * one probe starts per half timeout: callers in between share its outcome, so
+   * /livez and /readyz together cost one round trip.
+   */
+  ping(timeoutMs: number): Promise<void> {
+    const now = Date.now();
+    if (this.lastProbe && now - this.lastProbe.started < timeoutMs / 2) return this.lastProbe.result;
+    const result = this.call(() => this.probeClient.maintenance.status({ deadline: now + timeoutMs })).then(() => {});
+    // Shared by later callers; a probe nobody awaits any more must not count as unhandled.
+    result.catch(() => {});
+    this.lastProbe = { started: now, result };
+    return result;
   }
 
   async close(): Promise<void> {
     this.client.close();
     this.watchClient.close();
+    this.probeClient.close();
   }
 }
