@@ -1,9 +1,18 @@
 /**
- * A deduplicating work queue for controllers: a key queued while pending runs
- * once; a failed item is retried after a delay. One item runs at a time.
+ * A deduplicating work queue for controllers (SPEC 3): a key queued while
+ * pending runs once; a failed item is retried after a delay that doubles with
+ * each consecutive failure of its key, so a store that is down for a while
+ * (issue 7) is retried at a bounded rate rather than in a tight loop, and the
+ * work carries on by itself once it answers. One item runs at a time.
  */
+
+/** Longest delay between retries of a failing key. */
+const MAX_RETRY_MS = 5_000;
+
 export class WorkQueue<T> {
   private readonly pending = new Map<string, T>();
+  /** Consecutive failures per key; cleared when the key's item succeeds. */
+  private readonly failures = new Map<string, number>();
   private running = false;
   private stopped = false;
 
@@ -29,11 +38,18 @@ export class WorkQueue<T> {
       this.pending.delete(key);
       try {
         await this.process(item);
+        this.failures.delete(key);
       } catch (err) {
         const code = (err as { code?: number }).code;
         // Conflicts and vanished objects are normal races: look again shortly.
-        if (code !== 409 && code !== 404) console.error(`controller: ${key}:`, err);
-        this.later(key, item);
+        if (code === 409 || code === 404) {
+          this.later(key, item);
+          continue;
+        }
+        const failures = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, failures);
+        console.error(`controller: ${key} (failure ${failures}):`, err);
+        this.later(key, item, Math.min(this.retryMs * 2 ** (failures - 1), MAX_RETRY_MS));
       }
     }
     this.running = false;

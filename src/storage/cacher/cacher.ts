@@ -5,14 +5,24 @@
  * for it to reach the store's current revision instead of falling back to
  * storage (SPEC 4.6 "Most Recent"). It also sends periodic bookmarks and
  * expires history.
+ *
+ * Store faults (issue 7): reads the cache has reached keep being served while
+ * the store is frozen or gone. A storage watch that ends with an error (its
+ * revision was compacted while it was away) is replaced: the cacher relists at
+ * the store's current revision, retrying until the store answers, and watches
+ * again from there; watchers that cannot continue without a gap are ended and
+ * resume or relist as clients do.
  */
 import * as errors from '../../api/status-error.ts';
-import type { Storage, StorageEvent, Watch } from '../interface.ts';
+import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
 import { CacheWatcher, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
 const PROGRESS_REQUEST_DELAY_MS = 50;
+/** Delays between relist attempts after the storage watch failed: doubling from the first to the last. */
+const RELIST_DELAY_MS = 250;
+const MAX_RELIST_DELAY_MS = 5_000;
 
 export interface CacherOptions extends ResourceCacheOptions {
   /** Interval between BOOKMARK events to watchers that asked for them (about a minute upstream). */
@@ -44,6 +54,8 @@ export class Cacher {
   private revisionReadInFlight = false;
   private nextRevisionRead: Promise<number> | undefined;
   private startQueuedRead: (() => void) | undefined;
+  private relistTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly storage: Storage,
@@ -52,15 +64,24 @@ export class Cacher {
 
   /** Lists every resource at one revision, then watches everything after it. */
   async start(resourcePrefixes: string[]): Promise<void> {
-    const revision = await this.storage.currentRevision();
-    for (const prefix of resourcePrefixes) {
-      const { items } = await this.storage.list({ prefix, revision: revision || undefined });
-      this.caches.set(prefix, new ResourceCache(prefix, this.options, items, revision));
-    }
+    const { revision, lists } = await this.listAll(resourcePrefixes);
+    for (const [prefix, items] of lists) this.caches.set(prefix, new ResourceCache(prefix, this.options, items, revision));
     this.revision = revision;
-    this.watch = this.storage.watch('/', revision, (event) => this.onEvent(event), (err) => this.onError(err));
+    this.watchFrom(revision);
     this.timers.push(setInterval(() => this.sendBookmarks(), this.options.bookmarkIntervalMs).unref());
     this.timers.push(setInterval(() => this.expire(), Math.min(this.options.historyMs, 10_000)).unref());
+  }
+
+  /** Every resource at one revision: the store's current one. */
+  private async listAll(resourcePrefixes: Iterable<string>): Promise<{ revision: number; lists: Map<string, KeyValue[]> }> {
+    const revision = await this.storage.currentRevision();
+    const lists = new Map<string, KeyValue[]>();
+    for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.list({ prefix, revision: revision || undefined })).items);
+    return { revision, lists };
+  }
+
+  private watchFrom(revision: number): void {
+    this.watch = this.storage.watch('/', revision, (event) => this.onEvent(event), (err) => this.onError(err));
   }
 
   private onEvent(event: StorageEvent): void {
@@ -69,18 +90,62 @@ export class Cacher {
     const cache = this.caches.get(event.key.slice(0, event.key.indexOf('/', second + 1) + 1));
     cache?.apply(event, now);
     if (event.revision > this.revision) this.revision = event.revision;
-    if (this.waiters.length) {
-      const ready = this.waiters.filter((w) => w.revision <= this.revision);
-      this.waiters = this.waiters.filter((w) => w.revision > this.revision);
-      for (const w of ready) w.resolve();
-    }
+    this.releaseWaiters();
   }
 
+  private releaseWaiters(): void {
+    if (!this.waiters.length) return;
+    const ready = this.waiters.filter((w) => w.revision <= this.revision);
+    this.waiters = this.waiters.filter((w) => w.revision > this.revision);
+    for (const w of ready) w.resolve();
+  }
+
+  /**
+   * The storage watch ended and cannot resume (the store reports its revision
+   * compacted): readiness fails, the cache keeps serving what it holds, and a
+   * relist replaces the watch once the store answers.
+   */
   private onError(err: Error): void {
-    // The cache can no longer be trusted; readiness reports it and reads fall back to errors.
+    if (this.stopped) return;
+    console.error('watch cache: storage watch failed, relisting:', err.message);
     this.failure = err;
-    console.error('watch cache: storage watch failed:', err);
-    for (const cache of this.caches.values()) for (const watcher of cache.watchers) watcher.close(true);
+    this.watch?.stop();
+    this.watch = undefined;
+    this.scheduleRelist(RELIST_DELAY_MS);
+  }
+
+  private scheduleRelist(delayMs: number): void {
+    clearTimeout(this.relistTimer);
+    this.relistTimer = setTimeout(() => void this.relist(delayMs), delayMs);
+    this.relistTimer.unref();
+  }
+
+  /**
+   * Upstream's reflector relist: the current state at one revision replaces each
+   * cache. When the store moved on in between, the events of the gap are
+   * unknown, so every watcher is ended (it resumes from its last
+   * resourceVersion and, that being older than the new window, gets 410 and
+   * relists) and controllers receive the differences as events.
+   */
+  private async relist(delayMs: number): Promise<void> {
+    let listed;
+    try {
+      listed = await this.listAll(this.caches.keys());
+    } catch (err) {
+      console.error(`watch cache: relist failed, retrying in ${Math.min(delayMs * 2, MAX_RELIST_DELAY_MS)} ms:`, (err as Error).message);
+      if (!this.stopped) this.scheduleRelist(Math.min(delayMs * 2, MAX_RELIST_DELAY_MS));
+      return;
+    }
+    if (this.stopped) return;
+    const { revision, lists } = listed;
+    const gap = revision !== this.revision;
+    const now = Date.now();
+    for (const [prefix, items] of lists) this.caches.get(prefix)!.replace(items, revision, now, gap);
+    this.revision = Math.max(this.revision, revision);
+    this.failure = undefined;
+    this.watchFrom(revision);
+    this.releaseWaiters();
+    console.error(`watch cache: relisted at revision ${revision}${gap ? ', watchers ended' : ''}`);
   }
 
   /** For /readyz: the cache is live. */
@@ -99,9 +164,12 @@ export class Cacher {
     return this.revision;
   }
 
-  /** Resolves once the cache has seen `revision`; 504 Too large resource version after `timeoutMs`. */
+  /**
+   * Resolves once the cache has seen `revision`; 504 Too large resource version
+   * after `timeoutMs`. What the cache has reached is served even while its
+   * storage watch is being replaced; anything newer waits for the relist.
+   */
   waitFor(revision: number, timeoutMs: number): Promise<void> {
-    if (this.failure) return Promise.reject(errors.serviceUnavailable('the watch cache is not available'));
     if (revision <= this.revision) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter = { revision, resolve: () => (clearTimeout(timer), resolve()) };
@@ -192,6 +260,8 @@ export class Cacher {
 
   /** Ends every watch cleanly (graceful shutdown) and stops the storage watch. */
   stop(): void {
+    this.stopped = true;
+    clearTimeout(this.relistTimer);
     for (const timer of this.timers) clearInterval(timer);
     this.watch?.stop();
     for (const cache of this.caches.values()) for (const watcher of [...cache.watchers]) watcher.close();

@@ -76,7 +76,7 @@ export interface ResourceCacheOptions {
 }
 
 export class ResourceCache {
-  private readonly objects = new Map<string, CachedObject>();
+  private objects = new Map<string, CachedObject>();
   private sortedKeys: string[] | null = null;
   /** Encoded `item,item,...` bodies of whole lists by key prefix, valid until the next change. */
   private listBodies = new Map<string, Buffer>();
@@ -121,6 +121,39 @@ export class ResourceCache {
     this.trim(now);
     for (const watcher of this.watchers) watcher.offer(cacheEvent);
     for (const listener of this.listeners) listener(cacheEvent);
+  }
+
+  /**
+   * Takes the state listed at `revision` after the storage watch was replaced.
+   * With a `gap` (the store moved on while unwatched) the history restarts at
+   * `revision` and every watcher is ended, since the events in between are
+   * unknown; listeners (controllers) get one event per key that differs, as an
+   * informer's relist does, so their indexes converge.
+   */
+  replace(items: Array<{ key: string; value: string; modRevision: number }>, revision: number, now: number, gap: boolean): void {
+    const before = this.objects;
+    this.objects = new Map();
+    for (const kv of items) {
+      // An unchanged object keeps its encoded and parsed forms.
+      const prev = before.get(kv.key);
+      this.objects.set(kv.key, prev?.revision === kv.modRevision ? prev : new CachedObject(kv.key, kv.value, kv.modRevision));
+    }
+    this.sortedKeys = null;
+    this.listBodies.clear();
+    if (gap) {
+      this.events = [];
+      this.head = 0;
+      this.windowStart = revision;
+      for (const watcher of [...this.watchers]) watcher.close();
+    }
+    const changes: CacheEvent[] = [];
+    for (const [key, object] of this.objects) {
+      const prev = before.get(key);
+      if (!prev) changes.push(new CacheEvent('ADDED', object, undefined, object.revision, now));
+      else if (prev !== object) changes.push(new CacheEvent('MODIFIED', object, prev, object.revision, now));
+    }
+    for (const [key, prev] of before) if (!this.objects.has(key)) changes.push(new CacheEvent('DELETED', prev, prev, revision, now));
+    for (const change of changes) for (const listener of this.listeners) listener(change);
   }
 
   private trim(now: number): void {
