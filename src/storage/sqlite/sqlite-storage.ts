@@ -14,6 +14,7 @@ import {
   CompactedError,
   DeadlineExceededError,
   KeyExistsError,
+  StorageUnavailableError,
   type KeyValue,
   type ListOptions,
   type ListResult,
@@ -83,6 +84,8 @@ export class SqliteStorage implements Storage {
   private flushScheduled = false;
   private lastFlush = 0;
   private watchers = new Set<Watcher>();
+  /** The last commit failed (disk full, I/O error) and none has succeeded since: readiness fails. */
+  private writeFailure: unknown;
   private readonly stmt;
 
   constructor(options: SqliteOptions) {
@@ -228,8 +231,20 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  async ping(_timeoutMs: number): Promise<void> {
+  /**
+   * Liveness: the database answers reads. Readiness: it also takes writes; after
+   * a failed commit a small probe write tells when the disk has room again, so
+   * readiness returns without waiting for a client's write.
+   */
+  async ping(_timeoutMs: number, readiness = false): Promise<void> {
     this.stmt.maxRevision.get();
+    if (!readiness || !this.writeFailure) return;
+    try {
+      this.db.transaction(() => this.stmt.setMeta.run('probe', Date.now()))();
+    } catch (err) {
+      throw storeFailure(err);
+    }
+    this.writeFailure = undefined;
   }
 
   async close(): Promise<void> {
@@ -263,7 +278,14 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  /** Commits every queued write in one transaction; each write is its own savepoint so one failure spares the rest. */
+  /**
+   * Commits every queued write in one transaction; each write is its own
+   * savepoint so that a refused write (conflict, existing key, deadline) spares
+   * the rest. A failure of the store itself (disk full, I/O error) fails the
+   * whole batch: SQLite may already have rolled the transaction back, and a
+   * later write of the batch must not then commit on its own. The revision and
+   * the watchers only ever see committed writes.
+   */
   private flush(): void {
     this.flushScheduled = false;
     this.lastFlush = performance.now();
@@ -271,21 +293,18 @@ export class SqliteStorage implements Storage {
     this.pending = [];
     const outcomes: Array<{ event?: StorageEvent; error?: unknown }> = [];
     try {
-      this.db.transaction(() => {
-        for (const write of batch) {
-          try {
-            // A request answered 504 while its write waited for this commit must not change anything.
-            if (write.signal?.aborted) throw new DeadlineExceededError();
-            outcomes.push({ event: this.db.transaction(write.apply)() });
-          } catch (error) {
-            outcomes.push({ error });
-          }
-        }
-      })();
+      this.db.exec('BEGIN');
+      for (const write of batch) outcomes.push(this.applyInSavepoint(write));
+      this.db.exec('COMMIT');
     } catch (error) {
-      for (const write of batch) write.reject(error);
+      this.rollback();
+      const failure = storeFailure(error);
+      this.writeFailure = failure;
+      for (const write of batch) write.reject(failure);
       return;
     }
+    // A batch of refused writes commits nothing, so it says nothing about the disk.
+    if (outcomes.some((o) => o.event)) this.writeFailure = undefined;
     batch.forEach((write, i) => {
       const { event, error } = outcomes[i];
       if (event) {
@@ -297,6 +316,40 @@ export class SqliteStorage implements Storage {
       }
     });
   }
+
+  /** One write of a batch; its own refusals are its outcome, a failure of the store throws out of the batch. */
+  private applyInSavepoint(write: PendingWrite): { event?: StorageEvent; error?: unknown } {
+    // A request answered 504 while its write waited for this commit must not change anything.
+    if (write.signal?.aborted) return { error: new DeadlineExceededError() };
+    this.db.exec('SAVEPOINT write');
+    try {
+      const event = write.apply();
+      this.db.exec('RELEASE write');
+      return { event };
+    } catch (error) {
+      if (error instanceof Database.SqliteError) throw error;
+      if (!this.db.inTransaction) throw new StorageUnavailableError(`sqlite rolled the batch back: ${(error as Error)?.message}`);
+      this.db.exec('ROLLBACK TO write');
+      this.db.exec('RELEASE write');
+      return { error };
+    }
+  }
+
+  /** Undoes an open transaction; SQLite may have done so already after an I/O error. */
+  private rollback(): void {
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('ROLLBACK');
+    } catch (err) {
+      console.error('sqlite: rollback failed:', err);
+    }
+  }
+}
+
+/** SQLite's own failures (disk full, I/O error) become StorageUnavailableError, a 500 (SPEC 4.6, issue 7). */
+function storeFailure(error: unknown): unknown {
+  if (error instanceof Database.SqliteError) return new StorageUnavailableError(`sqlite: ${error.message} (${error.code})`);
+  return error;
 }
 
 function toKeyValue(row: Row): KeyValue {
