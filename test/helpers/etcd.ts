@@ -30,15 +30,19 @@ export function freePort(): Promise<number> {
 
 export interface TestEtcd {
   endpoint: string;
-  process: ChildProcess;
+  /** The running etcd process (a new one after restart()). */
+  readonly process: ChildProcess;
+  /**
+   * Starts etcd again on the same data dir, after it was killed; resolves once it
+   * answers. On `clientUrl` when given (the servers using it cannot reach it
+   * there), else on its own endpoint.
+   */
+  restart(clientUrl?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startEtcd(): Promise<TestEtcd> {
-  const dir = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
-  const clientPort = await freePort();
-  const peerPort = await freePort();
-  const endpoint = `http://127.0.0.1:${clientPort}`;
+/** Spawns etcd and resolves once its /health answers. */
+async function spawnEtcd(dir: string, endpoint: string, peerUrl: string): Promise<ChildProcess> {
   const child = spawn(
     'etcd',
     [
@@ -46,9 +50,9 @@ export async function startEtcd(): Promise<TestEtcd> {
       '--data-dir', dir,
       '--listen-client-urls', endpoint,
       '--advertise-client-urls', endpoint,
-      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster', `test=http://127.0.0.1:${peerPort}`,
+      '--listen-peer-urls', peerUrl,
+      '--initial-advertise-peer-urls', peerUrl,
+      '--initial-cluster', `test=${peerUrl}`,
       '--log-level', 'error',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch } },
@@ -68,13 +72,35 @@ export async function startEtcd(): Promise<TestEtcd> {
     if (Date.now() > deadline) throw new Error(`etcd did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return child;
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => child.once('exit', () => r()));
+}
+
+export async function startEtcd(): Promise<TestEtcd> {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
+  const clientPort = await freePort();
+  const peerPort = await freePort();
+  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  let child = await spawnEtcd(dir, endpoint, peerUrl);
   return {
     endpoint,
-    process: child,
+    get process() {
+      return child;
+    },
+    async restart(clientUrl = endpoint) {
+      await exitOf(child);
+      child = await spawnEtcd(dir, clientUrl, peerUrl);
+    },
     async stop() {
+      // A frozen etcd would never see the SIGTERM.
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
-      await exited;
+      await exitOf(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
