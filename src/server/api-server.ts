@@ -132,7 +132,7 @@ export class ApiServer {
       const attributes = attributesFor(user, info);
       const { decision, reason } = await this.options.authorizer.authorize(attributes);
       if (decision !== 'Allow') throw forbiddenError(attributes, reason);
-      if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline?.signal);
+      if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
       writeError(res, err, encode);
@@ -186,7 +186,7 @@ export class ApiServer {
     query: URLSearchParams,
     user: UserInfo,
     encode: EncodeOptions,
-    signal: AbortSignal | undefined,
+    deadline: Deadline | undefined,
   ): Promise<void> {
     const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
     if (!route) throw errors.routeNotFound();
@@ -217,7 +217,13 @@ export class ApiServer {
     }
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     const { storage, cacher } = this.options;
-    const ctx: ResourceRequest = { req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table, signal };
+    const ctx: ResourceRequest = {
+      req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table,
+      // Read only by writes: asking for it makes the AbortController.
+      get signal() {
+        return deadline?.signal;
+      },
+    };
     switch (info.verb) {
       case 'get':
         return handleGet(ctx);

@@ -20,28 +20,17 @@ export interface RequestTarget {
   query: URLSearchParams;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Percent-decodes strictly: a malformed escape or invalid UTF-8 is an error, never a replacement character. */
-function decodeComponent(raw: string, plusIsSpace: boolean): string {
-  const text = plusIsSpace ? raw.replaceAll('+', ' ') : raw;
+/**
+ * Percent-decodes strictly: a malformed escape is Go's `invalid URL escape`, and
+ * invalid UTF-8 is an error (decodeURIComponent refuses it), never a replacement
+ * character.
+ */
+function decodeComponent(text: string): string {
   if (!text.includes('%')) return text;
-  const bytes: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x25) {
-      // Request targets are ASCII on the wire (the parser refuses other bytes); keep any other unit as UTF-8.
-      if (c < 0x80) bytes.push(c);
-      else bytes.push(...Buffer.from(text[i], 'utf8'));
-      continue;
-    }
-    const hex = text.slice(i + 1, i + 3);
-    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) throw new Error(`invalid URL escape ${JSON.stringify(text.slice(i, i + 3))}`);
-    bytes.push(Number.parseInt(hex, 16));
-    i += 2;
-  }
+  const bad = /%(?![0-9A-Fa-f]{2})/.exec(text);
+  if (bad) throw new Error(`invalid URL escape ${JSON.stringify(text.slice(bad.index, bad.index + 3))}`);
   try {
-    return utf8.decode(Uint8Array.from(bytes));
+    return decodeURIComponent(text);
   } catch {
     throw new Error('invalid UTF-8 after percent-decoding');
   }
@@ -58,6 +47,44 @@ function segmentProblem(segment: string): string | undefined {
 }
 
 /**
+ * What makes a raw path need decoding or refusing: an escape, a control
+ * character, an empty segment or a dot segment. Paths without any (nearly all)
+ * are split as they are.
+ */
+const NEEDS_CHECK = /%|[\x00-\x1f\x7f]|\/\/|\/\.\.?(?:\/|$)/;
+
+function pathSegments(rawPath: string): string[] {
+  const rawSegments = rawPath.split('/').slice(1);
+  // One trailing slash is tolerated (`/api/`, `.../configmaps/`): it names the same resource.
+  if (rawSegments.length > 1 && rawSegments[rawSegments.length - 1] === '') rawSegments.pop();
+  if (rawSegments.length === 1 && rawSegments[0] === '') return [];
+  if (!NEEDS_CHECK.test(rawPath)) return rawSegments;
+  return rawSegments.map((rawSegment) => {
+    let segment: string;
+    try {
+      segment = decodeComponent(rawSegment);
+    } catch (err) {
+      throw badRequest(`invalid request path ${JSON.stringify(rawPath)}: ${(err as Error).message}`);
+    }
+    const problem = segmentProblem(segment);
+    if (problem) throw badRequest(`invalid request path ${JSON.stringify(rawPath)}: segment ${JSON.stringify(segment)} ${problem}`);
+    return segment;
+  });
+}
+
+function queryParameters(rawQuery: string): URLSearchParams {
+  // The native parser replaces what it cannot decode; checking the whole string first
+  // is the same as checking each name and value, since separators are never part of
+  // an escape or a UTF-8 sequence.
+  try {
+    decodeComponent(rawQuery);
+  } catch (err) {
+    throw badRequest(`invalid query string: ${(err as Error).message}`);
+  }
+  return new URLSearchParams(rawQuery);
+}
+
+/**
  * Parses `req.url` (origin form, or the absolute form HTTP/1.1 allows); throws
  * a 400 StatusError for anything that does not name one path unambiguously.
  */
@@ -68,35 +95,6 @@ export function parseRequestTarget(raw: string): RequestTarget {
   if (!target.startsWith('/')) throw badRequest(`invalid request target ${JSON.stringify(raw)}: it must be an absolute path`);
   const queryStart = target.indexOf('?');
   const rawPath = queryStart < 0 ? target : target.slice(0, queryStart);
-  const rawQuery = queryStart < 0 ? '' : target.slice(queryStart + 1);
-
-  const rawSegments = rawPath.split('/').slice(1);
-  // One trailing slash is tolerated (`/api/`, `.../configmaps/`): it names the same resource.
-  if (rawSegments.length > 1 && rawSegments[rawSegments.length - 1] === '') rawSegments.pop();
-  const segments: string[] = [];
-  if (!(rawSegments.length === 1 && rawSegments[0] === '')) {
-    for (const rawSegment of rawSegments) {
-      let segment: string;
-      try {
-        segment = decodeComponent(rawSegment, false);
-      } catch (err) {
-        throw badRequest(`invalid request path ${JSON.stringify(rawPath)}: ${(err as Error).message}`);
-      }
-      const problem = segmentProblem(segment);
-      if (problem) throw badRequest(`invalid request path ${JSON.stringify(rawPath)}: segment ${JSON.stringify(segment)} ${problem}`);
-      segments.push(segment);
-    }
-  }
-
-  const query = new URLSearchParams();
-  for (const pair of rawQuery.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    try {
-      query.append(decodeComponent(eq < 0 ? pair : pair.slice(0, eq), true), eq < 0 ? '' : decodeComponent(pair.slice(eq + 1), true));
-    } catch (err) {
-      throw badRequest(`invalid query string: ${(err as Error).message}`);
-    }
-  }
-  return { path: '/' + segments.join('/'), segments, query };
+  const segments = pathSegments(rawPath);
+  return { path: '/' + segments.join('/'), segments, query: queryParameters(queryStart < 0 ? '' : target.slice(queryStart + 1)) };
 }
