@@ -43,7 +43,7 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
       const fn = `decode_anon${anonymous++}`;
       functions.push(
         `function ${fn}(v, p, c, st) {\n  if (v === null) return {};\n  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, ${JSON.stringify(goType(node))});\n` +
-          `  const out = {};\n  for (const k of Object.keys(v)) out[k] = ${value}(v[k], p + '[' + k + ']', c, st);\n  return out;\n}`,
+          `  const out = {};\n  for (const k of Object.keys(v)) setOwn(out, k, ${value}(v[k], p + '[' + k + ']', c, st));\n  return out;\n}`,
       );
       return fn;
     }

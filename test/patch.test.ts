@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { applyJsonPatch, parsePointer, PatchError } from '../src/registry/patch/json-patch.ts';
+import { applyJsonPatch, pathTokens, PatchError } from '../src/registry/patch/json-patch.ts';
 import { applyMergePatch } from '../src/registry/patch/merge-patch.ts';
 import { applyStrategicMergePatch } from '../src/registry/patch/strategic-merge-patch.ts';
 import { structure } from '../src/generated/structure.ts';
@@ -43,17 +43,20 @@ function expectPatchError(run: (doc: unknown) => unknown, doc: unknown, message:
   assert.deepEqual(doc, before, 'input must be unchanged after a failed patch');
 }
 
-test('JSON Pointer parsing (RFC 6901 escapes)', () => {
+test('JSON Pointer parsing (RFC 6901 escapes, json-patch v4 splitting)', () => {
   const cases: Array<[string, string[] | null]> = [
-    ['', []],
+    ['', null],
     ['/', ['']],
     ['/metadata/labels', ['metadata', 'labels']],
     ['/metadata/annotations/a~1b', ['metadata', 'annotations', 'a/b']],
     ['/x~0y', ['x~y']],
     ['/~01', ['~1']],
+    ['/~2', ['~2']],
     ['metadata', null],
+    // v4 ignores whatever precedes the first slash.
+    ['metadata/labels', ['labels']],
   ];
-  for (const [pointer, tokens] of cases) assert.deepEqual(parsePointer(pointer), tokens, pointer);
+  for (const [pointer, tokens] of cases) assert.deepEqual(pathTokens(pointer), tokens, pointer);
 });
 
 test('JSON Patch operations (RFC 6902)', () => {
@@ -66,15 +69,24 @@ test('JSON Patch operations (RFC 6902)', () => {
     ['add escaped key', { metadata: { annotations: {} } }, [{ op: 'add', path: '/metadata/annotations/example.com~1x', value: 'y' }], { metadata: { annotations: { 'example.com/x': 'y' } } }],
     ['add ~0 key', {}, [{ op: 'add', path: '/a~0b', value: 1 }], { 'a~b': 1 }],
     ['add without value adds null', {}, [{ op: 'add', path: '/a' }], { a: null }],
-    ['add whole document', { a: 1 }, [{ op: 'add', path: '', value: { b: 2 } }], { b: 2 }],
+    ['add at a negative index counts from the new end', { l: [1, 3] }, [{ op: 'add', path: '/l/-2', value: 2 }], { l: [1, 2, 3] }],
+    ['add at -1 appends', { l: [1, 3] }, [{ op: 'add', path: '/l/-1', value: 2 }], { l: [1, 3, 2] }],
+    ['add at index with sign and leading zeros', { l: [1, 3] }, [{ op: 'add', path: '/l/+01', value: 2 }], { l: [1, 2, 3] }],
+    ['add to the empty key', { a: 1 }, [{ op: 'add', path: '/', value: 2 }], { a: 1, '': 2 }],
+    ['add without a leading slash uses the last segment', { a: 1 }, [{ op: 'add', path: 'x/b', value: 2 }], { a: 1, b: 2 }],
+    ['add a __proto__ member as data', {}, [{ op: 'add', path: '/__proto__', value: { polluted: true } }], JSON.parse('{"__proto__":{"polluted":true}}')],
     ['remove member', { a: 1, b: 2 }, [{ op: 'remove', path: '/a' }], { b: 2 }],
     ['remove array item', { l: [1, 2, 3] }, [{ op: 'remove', path: '/l/1' }], { l: [1, 3] }],
+    ['remove the last array item by -1', { l: [1, 2, 3] }, [{ op: 'remove', path: '/l/-1' }], { l: [1, 2] }],
     ['replace member', { a: 1 }, [{ op: 'replace', path: '/a', value: [1] }], { a: [1] }],
     ['replace array item', { l: [1, 2] }, [{ op: 'replace', path: '/l/0', value: 9 }], { l: [9, 2] }],
-    ['replace whole document', { a: 1 }, [{ op: 'replace', path: '', value: 7 }], 7],
+    ['replace whole document', { a: 1 }, [{ op: 'replace', path: '', value: { b: 2 } }], { b: 2 }],
+    ['replace whole document by a scalar changes nothing', { a: 1 }, [{ op: 'replace', path: '', value: 7 }], { a: 1 }],
+    ['replace of an absent member adds it', { spec: {} }, [{ op: 'replace', path: '/spec/y', value: 1 }], { spec: { y: 1 } }],
     ['move member', { a: { x: 1 }, b: {} }, [{ op: 'move', from: '/a/x', path: '/b/y' }], { a: {}, b: { y: 1 } }],
     ['move array item', { l: [1, 2, 3] }, [{ op: 'move', from: '/l/0', path: '/l/-' }], { l: [2, 3, 1] }],
     ['move to same path', { a: 1 }, [{ op: 'move', from: '/a', path: '/a' }], { a: 1 }],
+    ['copy of an absent member copies null', { a: {} }, [{ op: 'copy', from: '/a/x', path: '/b' }], { a: {}, b: null }],
     ['copy member (deep)', { a: { x: [1] } }, [{ op: 'copy', from: '/a', path: '/b' }, { op: 'add', path: '/b/x/-', value: 2 }], { a: { x: [1] }, b: { x: [1, 2] } }],
     ['test passes (deep equality, key order ignored)', { a: { x: 1, y: [1, { z: 2 }] } }, [{ op: 'test', path: '/a', value: { y: [1, { z: 2 }], x: 1 } }], { a: { x: 1, y: [1, { z: 2 }] } }],
     ['test null on absent member passes', { a: {} }, [{ op: 'test', path: '/a/b', value: null }], { a: {} }],
@@ -107,19 +119,26 @@ test('JSON Patch on a NetworkPolicy', () => {
   assert.notEqual(added.v, value);
 });
 
-test('JSON Patch errors (evanphx/json-patch v4 wording) leave the input untouched', () => {
+test('JSON Patch errors (evanphx/json-patch v4.12.0, as kube-apiserver 1.31 runs it) leave the input untouched', () => {
   const cases: Array<[string, unknown, string, 'BadRequest' | 'Invalid']> = [
     ['not an array', { op: 'add' }, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch', 'BadRequest'],
     ['string patch', 'x', 'json: cannot unmarshal string into Go value of type jsonpatch.Patch', 'BadRequest'],
     ['operation not an object', [1], 'json: cannot unmarshal number into Go value of type jsonpatch.Operation', 'BadRequest'],
-    ['op missing', [{ path: '/a' }], 'Unexpected kind: unknown: unknown object type', 'BadRequest'],
-    ['unknown op', [{ op: 'frob', path: '/a' }], 'Unexpected kind: frob: unknown object type', 'BadRequest'],
-    ['path missing', [{ op: 'add', value: 1 }], 'add operation failed to decode path: operation missing path field: missing value', 'BadRequest'],
-    ['from missing', [{ op: 'move', path: '/a' }], 'move operation failed to decode from: operation missing from field: missing value', 'BadRequest'],
+    ['op missing', [{ path: '/a' }], 'Unexpected kind: unknown', 'Invalid'],
+    ['null operation', [null], 'Unexpected kind: unknown', 'Invalid'],
+    ['unknown op', [{ op: 'frob', path: '/a' }], 'Unexpected kind: frob', 'Invalid'],
+    ['op of another type', [{ op: 1, path: '/a' }], 'Unexpected kind: unknown', 'Invalid'],
+    ['path missing', [{ op: 'add', value: 1 }], 'add operation failed to decode path: missing value', 'Invalid'],
+    ['remove path missing', [{ op: 'remove' }], 'remove operation failed to decode path: missing value', 'Invalid'],
+    ['replace path missing', [{ op: 'replace', value: 1 }], 'replace operation failed to decode path: operation missing path field: missing value', 'Invalid'],
+    ['test path missing', [{ op: 'test', value: 1 }], 'test operation failed to decode path: operation missing path field: missing value', 'Invalid'],
+    ['from missing', [{ op: 'move', path: '/a' }], 'move operation failed to decode from: operation, missing from field: missing value', 'Invalid'],
+    ['copy from missing', [{ op: 'copy', path: '/a' }], 'copy operation failed to decode from: operation, missing from field: missing value', 'Invalid'],
+    ['copy path missing', [{ op: 'copy', from: '/spec' }], 'copy operation failed to decode path: missing value', 'Invalid'],
+    ['add at the empty path', [{ op: 'add', path: '', value: {} }], 'add operation does not apply: doc is missing path: "": missing value', 'Invalid'],
     ['test fails', [{ op: 'test', path: '/spec/x', value: 2 }], 'testing value /spec/x failed: test failed', 'Invalid'],
     ['test absent', [{ op: 'test', path: '/spec/y', value: 2 }], 'testing value /spec/y failed: test failed', 'Invalid'],
     ['test missing parent', [{ op: 'test', path: '/nope/x', value: 2 }], 'test operation does not apply: is missing path: /nope/x: missing value', 'Invalid'],
-    ['replace missing key', [{ op: 'replace', path: '/spec/y', value: 1 }], 'replace operation does not apply: doc is missing key: /spec/y: missing value', 'Invalid'],
     ['replace missing parent', [{ op: 'replace', path: '/nope/y', value: 1 }], 'replace operation does not apply: doc is missing path: /nope/y: missing value', 'Invalid'],
     ['replace bad index', [{ op: 'replace', path: '/l/5', value: 1 }], 'replace operation does not apply: doc is missing key: /l/5: missing value', 'Invalid'],
     ['remove missing parent', [{ op: 'remove', path: '/nope/x' }], 'remove operation does not apply: doc is missing path: "/nope/x": missing value', 'Invalid'],
@@ -127,15 +146,22 @@ test('JSON Patch errors (evanphx/json-patch v4 wording) leave the input untouche
     ['remove bad index', [{ op: 'remove', path: '/l/2' }], "error in remove for path: '/l/2': Unable to access invalid index: 2: invalid index referenced", 'Invalid'],
     ['add missing parent', [{ op: 'add', path: '/nope/x', value: 1 }], 'add operation does not apply: doc is missing path: "/nope/x": missing value', 'Invalid'],
     ['add index past end', [{ op: 'add', path: '/l/3', value: 1 }], "error in add for path: '/l/3': Unable to access invalid index: 3: invalid index referenced", 'Invalid'],
-    ['add non-numeric index', [{ op: 'add', path: '/l/x', value: 1 }], `error in add for path: '/l/x': strconv.Atoi: parsing "x": invalid syntax`, 'Invalid'],
-    ['move missing from', [{ op: 'move', from: '/spec/y', path: '/z' }], 'move operation does not apply: doc is missing from path: /spec/y: missing value', 'Invalid'],
-    ['move into own child', [{ op: 'move', from: '/spec', path: '/spec/x/y' }], 'move operation does not apply: from path /spec is a prefix of destination path /spec/x/y', 'Invalid'],
+    ['add non-numeric index', [{ op: 'add', path: '/l/x', value: 1 }], `error in add for path: '/l/x': value was not a proper array index: 'x': strconv.Atoi: parsing "x": invalid syntax`, 'Invalid'],
+    ['add index beyond int64', [{ op: 'add', path: '/l/99999999999999999999', value: 1 }], `error in add for path: '/l/99999999999999999999': value was not a proper array index: '99999999999999999999': strconv.Atoi: parsing "99999999999999999999": value out of range`, 'Invalid'],
+    ['add negative index before the start', [{ op: 'add', path: '/l/-4', value: 1 }], "error in add for path: '/l/-4': Unable to access invalid index: -4: invalid index referenced", 'Invalid'],
+    ['remove negative index before the start', [{ op: 'remove', path: '/l/-3' }], "error in remove for path: '/l/-3': Unable to access invalid index: -3: invalid index referenced", 'Invalid'],
+    ['remove -', [{ op: 'remove', path: '/l/-' }], `error in remove for path: '/l/-': strconv.Atoi: parsing "-": invalid syntax`, 'Invalid'],
+    ['path through a scalar', [{ op: 'add', path: '/spec/x/y', value: 1 }], 'add operation does not apply: doc is missing path: "/spec/x/y": missing value', 'Invalid'],
+    ['path through __proto__', [{ op: 'add', path: '/__proto__/polluted', value: 1 }], 'add operation does not apply: doc is missing path: "/__proto__/polluted": missing value', 'Invalid'],
+    ['move missing from', [{ op: 'move', from: '/nope/y', path: '/z' }], 'move operation does not apply: doc is missing from path: /nope/y: missing value', 'Invalid'],
+    ['move into own child', [{ op: 'move', from: '/spec', path: '/spec/x/y' }], 'move operation does not apply: doc is missing destination path: /spec/x/y: missing value', 'Invalid'],
+    ['move of an absent member', [{ op: 'move', from: '/spec/y', path: '/z' }], "error in move for path: 'y': Unable to remove nonexistent key: y: missing value", 'Invalid'],
     ['move missing destination', [{ op: 'move', from: '/spec/x', path: '/nope/z' }], 'move operation does not apply: doc is missing destination path: /nope/z: missing value', 'Invalid'],
-    ['copy missing from', [{ op: 'copy', from: '/spec/y', path: '/z' }], 'copy operation does not apply: doc is missing from path: /spec/y: missing value', 'Invalid'],
+    ['copy missing from', [{ op: 'copy', from: '/nope/y', path: '/z' }], 'copy operation does not apply: doc is missing from path: /nope/y: missing value', 'Invalid'],
     ['copy missing destination', [{ op: 'copy', from: '/spec', path: '/nope/z' }], 'copy operation does not apply: doc is missing destination path: /nope/z: missing value', 'Invalid'],
     // Atomicity: earlier operations that succeeded are not visible after a later failure.
     ['later failure', [{ op: 'add', path: '/spec/z', value: 1 }, { op: 'remove', path: '/l/0' }, { op: 'test', path: '/spec/x', value: 9 }], 'testing value /spec/x failed: test failed', 'Invalid'],
-    ['later malformed op', [{ op: 'add', path: '/spec/z', value: 1 }, { op: 'bogus' }], 'Unexpected kind: bogus: unknown object type', 'BadRequest'],
+    ['later malformed op', [{ op: 'add', path: '/spec/z', value: 1 }, { op: 'bogus' }], 'Unexpected kind: bogus', 'Invalid'],
   ];
   for (const [name, patch, message, reason] of cases) {
     const doc = { spec: { x: 1 }, l: [1, 2] };

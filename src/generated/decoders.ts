@@ -10,6 +10,11 @@
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
+// A map key is data: `out['__proto__'] = x` would set the prototype (or drop a string) instead.
+function setOwn(o, k, x) {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: x, writable: true, enumerable: true, configurable: true });
+  else o[k] = x;
+}
 function jsonType(v) {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
 }
@@ -32,12 +37,14 @@ function int32(v, p, c, st) {
   if (typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647) return v;
   return v === null ? 0 : c.fail(p, v, st, 'int32');
 }
+// Doubles at or beyond 2^63 are outside int64, as Go's strconv.ParseInt says.
 function int64(v, p, c, st) {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854775808) return v;
   return v === null ? 0 : c.fail(p, v, st, 'int64');
 }
+// 1e400 parses to Infinity and YAML has .inf and .nan: none is a float64 JSON can carry.
 function number(v, p, c, st) {
-  return typeof v === 'number' ? v : v === null ? 0 : c.fail(p, v, st, 'float64');
+  return typeof v === 'number' && Number.isFinite(v) ? v : v === null ? 0 : c.fail(p, v, st, 'float64');
 }
 function boolean(v, p, c, st) {
   return typeof v === 'boolean' ? v : v === null ? false : c.fail(p, v, st, 'bool');
@@ -55,7 +62,7 @@ function decode_anon0(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = string(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -63,7 +70,7 @@ function decode_anon1(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = bytes(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -428,7 +435,7 @@ function decode_anon7(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = bytes(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -436,7 +443,7 @@ function decode_anon8(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = string(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -857,7 +864,7 @@ function decode_anon23(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = string(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -975,7 +982,7 @@ function decode_anon26(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = string(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -983,7 +990,7 @@ function decode_anon27(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) out[k] = string(v[k], p + '[' + k + ']', c, st);
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 

@@ -6,8 +6,9 @@
  */
 import * as errors from '../api/status-error.ts';
 import { ApplyConflictError, applyIntent, conflictMessage } from '../registry/apply/managed-fields.ts';
+import { isObject } from '../registry/json-value.ts';
 import { apiVersionOf } from '../registry/kind.ts';
-import { applyJsonPatch } from '../registry/patch/json-patch.ts';
+import { applyJsonPatch, checkJsonPatch } from '../registry/patch/json-patch.ts';
 import { applyMergePatch } from '../registry/patch/merge-patch.ts';
 import { PatchError } from '../registry/patch/patch-error.ts';
 import { applyStrategicMergePatch } from '../registry/patch/strategic-merge-patch.ts';
@@ -16,7 +17,7 @@ import { writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { invalidOptions, parseBoolean, parseDryRun, parseFieldManager, parseFieldValidation } from './options.ts';
-import { bodyMediaType, decodeValue, parseDocument, readBody } from './request-body.ts';
+import { checkName, decodeValue, DocumentError, limitWarnings, parseDocument, readBody, type FieldValidation } from './request-body.ts';
 
 export const PATCH_MEDIA_TYPES = [
   'application/json-patch+json',
@@ -25,12 +26,15 @@ export const PATCH_MEDIA_TYPES = [
   'application/apply-patch+yaml',
 ];
 
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY = 'application/apply-patch+yaml';
 
-/** Turns a patch failure into upstream's answer (FACTS 1.1): malformed is 400, inapplicable 422. */
+/** Turns a patch failure into upstream's answer (FACTS 1.1): malformed is 400, too many operations 413, inapplicable 422. */
 function patchFailure(err: unknown): unknown {
   if (!(err instanceof PatchError)) return err;
   if (err.reason === 'BadRequest') return errors.badRequest(err.message);
+  if (err.reason === 'RequestEntityTooLarge') return new errors.StatusError(413, 'RequestEntityTooLarge', err.message);
   return new errors.StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 }
 
@@ -43,11 +47,70 @@ function sameIgnoringManagedFieldTimes(a: ApiObject, b: ApiObject): boolean {
   return withoutTimes(a) === withoutTimes(b);
 }
 
+/**
+ * The patch type as upstream's PatchResource reads Content-Type: everything
+ * before the first `;` (when not at the start), compared exactly, so neither
+ * case nor spaces are forgiven; anything else is 415.
+ */
+function patchMediaType(header: string | undefined): string {
+  let type = header ?? '';
+  const semicolon = type.indexOf(';');
+  if (semicolon > 0) type = type.slice(0, semicolon);
+  if (!PATCH_MEDIA_TYPES.includes(type)) throw errors.unsupportedMediaType(header ?? '', PATCH_MEDIA_TYPES);
+  return type;
+}
+
+function goJsonType(value: unknown): string {
+  return Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/**
+ * What upstream refuses of a patch document before reading the object: the
+ * JSON patch decode and its operation limit; a merge or strategic patch that is
+ * not an object (a null merge patch is `Invalid JSON Patch`, a null strategic
+ * one changes nothing); an apply configuration that is not an object, names
+ * another version, or carries managedFields (AM managedfields structuredmerge.go).
+ */
+function checkPatch(mediaType: string, patch: unknown, fieldValidation: FieldValidation, apiVersion: string): unknown {
+  if (mediaType === JSON_PATCH) {
+    try {
+      checkJsonPatch(patch, { typed: fieldValidation !== 'Ignore' });
+    } catch (err) {
+      throw patchFailure(err);
+    }
+    return patch;
+  }
+  if (mediaType === MERGE_PATCH) {
+    if (patch === null) throw errors.badRequest('Invalid JSON Patch');
+    if (isObject(patch)) return patch;
+    if (fieldValidation !== 'Ignore') {
+      throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`);
+    }
+    if (!Array.isArray(patch)) throw errors.badRequest('Invalid JSON Patch');
+    return patch;
+  }
+  if (mediaType !== APPLY) return patch ?? {};
+  if (patch !== null && !isObject(patch)) {
+    throw errors.badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`);
+  }
+  const intent = patch ?? {};
+  const version = typeof intent.apiVersion === 'string' && intent.apiVersion.split('/').length <= 2 ? intent.apiVersion : '';
+  if (version !== apiVersion) {
+    throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${version}, expected: ${apiVersion}`);
+  }
+  // SPEC 4.5 item 2: an intent carries no managedFields.
+  const metadata = intent.metadata;
+  if (isObject(metadata) && metadata.managedFields !== undefined && metadata.managedFields !== null) {
+    throw errors.badRequest('metadata.managedFields must be nil');
+  }
+  return intent;
+}
+
 export async function handlePatch(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
   const { store, query } = ctx;
   const kind = store.kind;
-  const mediaType = bodyMediaType(ctx.req);
-  if (!PATCH_MEDIA_TYPES.includes(mediaType)) throw errors.unsupportedMediaType(mediaType, PATCH_MEDIA_TYPES);
+  const mediaType = patchMediaType(ctx.req.headers['content-type']);
+  const body = await readBody(ctx.req);
   const isApply = mediaType === APPLY;
   const dryRun = parseDryRun(query, 'PatchOptions');
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
@@ -59,38 +122,36 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
   const invalid = invalidOptions('PatchOptions', problems);
   if (invalid) throw invalid;
   const manager = managerFor(requestedManager, ctx.req);
+  const apiVersion = apiVersionOf(kind);
 
-  const text = (await readBody(ctx.req)).toString('utf8');
-  let patch: unknown;
+  let parsed: unknown;
   try {
-    patch = parseDocument(text, mediaType);
+    parsed = await parseDocument(body, mediaType, ctx.signal);
   } catch (err) {
-    throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+    if (err instanceof DocumentError) throw errors.badRequest(`${isApply ? 'error decoding YAML' : 'error decoding patch'}: ${err.message}`);
+    throw err;
   }
-  const warnings: string[] = [];
+  const patch = checkPatch(mediaType, parsed, fieldValidation, apiVersion);
+  // Every attempt of the store's loop decodes again; each warning is kept once.
+  const warnings = new Set<string>();
   const decode = (value: unknown, defaults = true): ApiObject => {
     const decoded = decodeValue(kind, value, fieldValidation, [], defaults);
-    warnings.push(...decoded.warnings.filter((w) => !warnings.includes(w)));
+    for (const w of decoded.warnings) warnings.add(w);
     return decoded.object;
   };
-  const apiVersion = apiVersionOf(kind);
   const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const schemaName = kind.schemaName;
 
   let computeNew: (current: ApiObject | null) => ApiObject;
   if (isApply) {
-    if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
-    // SPEC 4.5 item 2: an intent carries no managedFields.
-    if ((patch as any).metadata?.managedFields !== undefined && (patch as any).metadata?.managedFields !== null) {
-      throw errors.badRequest('metadata.managedFields must be nil');
-    }
     // The intent is type-checked but not defaulted: defaulted fields belong to no applier (FACTS 8.2).
-    const intent = decode(structuredClone(patch), false);
+    const intent = decode(patch, false);
     computeNew = (current) => {
       try {
         const applied = applyIntent(current, intent, current?.metadata.managedFields ?? [], manager, apiVersion, !!force, now(), structure, schemaName);
         // Decoded again: defaults fill what the intent left out, in the canonical field order.
         const object = decode(applied.object);
+        checkName(object, ctx.info.name);
         if (applied.managedFields.length) object.metadata.managedFields = applied.managedFields;
         else delete object.metadata.managedFields;
         // An apply that changes nothing but its entry's timestamp is a no-op (nothing is written).
@@ -110,14 +171,16 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
       if (!current) throw errors.notFound(store.groupResource, ctx.info.name);
       let patched: unknown;
       try {
-        if (mediaType === 'application/json-patch+json') patched = applyJsonPatch(current, patch);
-        else if (mediaType === 'application/merge-patch+json') patched = applyMergePatch(current, patch);
+        if (mediaType === JSON_PATCH) patched = applyJsonPatch(current, patch, { typed: fieldValidation !== 'Ignore' });
+        else if (mediaType === MERGE_PATCH) patched = applyMergePatch(current, patch);
         else patched = applyStrategicMergePatch(current, patch, structure, schemaName);
       } catch (err) {
         throw patchFailure(err);
       }
       // SPEC 4.5 item 7: a `[{}]` left by the patch resets managedFields (fieldTracker sees it).
-      return decode(patched);
+      const object = decode(patched);
+      checkName(object, ctx.info.name);
+      return object;
     };
   }
   const result = await store.update(ctx.namespace, ctx.info.name, computeNew, {
@@ -126,6 +189,6 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
     trackFields: isApply ? undefined : fieldTracker(manager, apiVersion, structure, schemaName),
     signal: ctx.signal,
   });
-  ctx.encode.warnings = [...(ctx.encode.warnings ?? []), ...warnings];
+  ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...warnings]);
   writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);
 }

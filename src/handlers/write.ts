@@ -5,23 +5,26 @@
  */
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf } from '../registry/kind.ts';
+import { cloneJson, isObject } from '../registry/json-value.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { listMetadata, parseListQuery, readPage } from './read.ts';
 import { parseDryRun, parseFieldValidation, parseInt64, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
-import { bodyMediaType, decodeObject, parseDocument, readBody } from './request-body.ts';
+import { checkName, decodeObject, DocumentError, limitWarnings, parseDocument, readBody, requestMediaType } from './request-body.ts';
 import { writeObject } from '../server/respond.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 
+/** Upstream's order (AS handlers/create.go, update.go): body, options, media type, decoding. */
 async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, structure: Record<string, any>) {
+  const body = await readBody(ctx.req);
   const dryRun = parseDryRun(ctx.query, optionsKind);
   const fieldValidation = parseFieldValidation(ctx.query, optionsKind);
   const manager = managerFor(parseFieldManager(ctx.query, optionsKind), ctx.req);
   const kind = ctx.store.kind;
   const trackFields = fieldTracker(manager, apiVersionOf(kind), structure, kind.schemaName);
-  const body = await readBody(ctx.req);
-  const decoded = decodeObject(ctx.store.kind, body, bodyMediaType(ctx.req), fieldValidation);
-  ctx.encode.warnings = [...(ctx.encode.warnings ?? []), ...decoded.warnings];
+  const mediaType = requestMediaType(ctx.req);
+  const decoded = await decodeObject(ctx.store.kind, body, mediaType, fieldValidation, ctx.signal);
+  ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
   return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal } };
 }
 
@@ -35,47 +38,127 @@ export async function handleCreate(ctx: ResourceRequest, structure: Record<strin
 /** PUT single: the body replaces the object (200), or creates it where the kind allows (201). */
 export async function handleUpdate(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
   const { object, options } = await decodeRequestObject(ctx, 'UpdateOptions', structure);
-  const result = await ctx.store.update(ctx.namespace, ctx.info.name, () => structuredClone(object), options);
+  checkName(object, ctx.info.name);
+  // Each attempt of the store's loop gets its own copy; fieldsV1 may nest deeper than structuredClone copes with.
+  const result = await ctx.store.update(ctx.namespace, ctx.info.name, () => cloneJson(object), options);
   writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);
 }
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
 
+/** The DeleteOptions of a body, as Go's decoder reads metav1.DeleteOptions. */
+interface DeleteOptionsBody {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  orphanDependents?: boolean;
+  propagationPolicy?: string;
+  dryRun?: string[];
+}
+
+const DELETE_OPTIONS_KIND = 'DeleteOptions';
+/** Upstream registers DeleteOptions as an unversioned kind: any apiVersion may carry it. */
+const META_VERSION = 'meta.orch.io/v1';
+
+/**
+ * Decodes a DeleteOptions body strictly as Go's decoder does (wrong JSON types
+ * are 400 `json: cannot unmarshal ...`, unknown fields are ignored, null is the
+ * zero value); a kind other than DeleteOptions is not registered (AS
+ * handlers/delete.go answers 400 for every decode error since 1.33).
+ */
+function decodeDeleteOptions(value: unknown): DeleteOptionsBody {
+  const typeError = (v: unknown, field: string, goType: string, struct = 'DeleteOptions') => {
+    const json = Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v === 'number' && goType === 'int64' ? `number ${v}` : typeof v;
+    return errors.badRequest(`json: cannot unmarshal ${json} into Go struct field ${struct}.${field} of type ${goType}`);
+  };
+  if (!isObject(value)) {
+    if (value === null) return {};
+    const json = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+    throw errors.badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${json} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  }
+  const field = (name: string) => (Object.hasOwn(value, name) && value[name] !== null ? value[name] : undefined);
+  const apiVersion = field('apiVersion');
+  const kind = field('kind');
+  if (apiVersion !== undefined && typeof apiVersion !== 'string') throw typeError(apiVersion, 'apiVersion', 'string');
+  if (kind !== undefined && typeof kind !== 'string') throw typeError(kind, 'kind', 'string');
+  if (kind && kind !== DELETE_OPTIONS_KIND) {
+    throw errors.badRequest(`no kind "${kind}" is registered for version "${apiVersion || META_VERSION}" in scheme "orch.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:28"`);
+  }
+  const out: DeleteOptionsBody = {};
+  const grace = field('gracePeriodSeconds');
+  if (grace !== undefined) {
+    if (typeof grace !== 'number' || !Number.isInteger(grace) || grace >= 2 ** 63 || grace < -(2 ** 63)) throw typeError(grace, 'gracePeriodSeconds', 'int64');
+    out.gracePeriodSeconds = grace;
+  }
+  const preconditions = field('preconditions');
+  if (preconditions !== undefined) {
+    if (!isObject(preconditions)) throw typeError(preconditions, 'preconditions', 'v1.Preconditions');
+    out.preconditions = {};
+    for (const [name, goType] of [['uid', 'types.UID'], ['resourceVersion', 'string']] as const) {
+      const v = Object.hasOwn(preconditions, name) ? preconditions[name] : null;
+      if (v === null) continue;
+      if (typeof v !== 'string') throw typeError(v, `preconditions.${name}`, goType, 'Preconditions');
+      out.preconditions[name] = v;
+    }
+  }
+  const orphan = field('orphanDependents');
+  if (orphan !== undefined) {
+    if (typeof orphan !== 'boolean') throw typeError(orphan, 'orphanDependents', 'bool');
+    out.orphanDependents = orphan;
+  }
+  const policy = field('propagationPolicy');
+  if (policy !== undefined) {
+    if (typeof policy !== 'string') throw typeError(policy, 'propagationPolicy', 'v1.DeletionPropagation');
+    out.propagationPolicy = policy;
+  }
+  const dryRun = field('dryRun');
+  if (dryRun !== undefined) {
+    if (!Array.isArray(dryRun)) throw typeError(dryRun, 'dryRun', '[]string');
+    out.dryRun = dryRun.map((v) => {
+      if (v !== null && typeof v !== 'string') throw typeError(v, 'dryRun', 'string');
+      return v ?? '';
+    });
+  }
+  return out;
+}
+
 /** DeleteOptions from the optional body and the query (FACTS 3). */
 async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions & { orphanDependents?: boolean }> {
   const body = await readBody(ctx.req);
-  let fromBody: any = {};
+  let fromBody: DeleteOptionsBody = {};
   if (body.length) {
+    const mediaType = requestMediaType(ctx.req);
+    let value: unknown;
     try {
-      fromBody = parseDocument(body.toString('utf8'), bodyMediaType(ctx.req) === 'application/yaml' ? 'application/yaml' : 'application/json') ?? {};
+      value = await parseDocument(body, mediaType, ctx.signal);
     } catch (err) {
-      throw errors.badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: ${(err as Error).message}`);
+      if (err instanceof DocumentError) throw errors.badRequest(err.message);
+      throw err;
     }
-    if (typeof fromBody !== 'object' || Array.isArray(fromBody)) {
-      throw errors.badRequest('DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal into Go value of type v1.DeleteOptions');
-    }
+    fromBody = decodeDeleteOptions(value);
   }
   const queryDryRun = parseDryRun(ctx.query, 'DeleteOptions');
-  const bodyDryRun: unknown[] = Array.isArray(fromBody.dryRun) ? fromBody.dryRun : [];
+  const bodyDryRun = fromBody.dryRun ?? [];
   bodyDryRun.forEach((value, i) => {
     if (value !== 'All') throw invalidOption('DeleteOptions', `dryRun[${i}]`, `Unsupported value: ${JSON.stringify(value)}: supported values: "All"`);
   });
   const propagationPolicy = ctx.query.get('propagationPolicy') ?? fromBody.propagationPolicy;
-  if (propagationPolicy !== undefined && propagationPolicy !== null && !PROPAGATION_POLICIES.includes(propagationPolicy)) {
+  if (propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(propagationPolicy)) {
     throw invalidOption('DeleteOptions', 'propagationPolicy', `Unsupported value: ${JSON.stringify(propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`);
   }
   const orphanDependents = parseBoolean(ctx.query, 'orphanDependents') ?? fromBody.orphanDependents;
-  if (orphanDependents !== undefined && orphanDependents !== null && propagationPolicy) {
+  if (orphanDependents !== undefined && propagationPolicy) {
     throw invalidOption('DeleteOptions', 'propagationPolicy', 'Invalid value: "' + propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
   }
-  const grace = parseInt64(ctx.query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
-  if (grace !== undefined && grace !== null && !Number.isInteger(grace)) {
-    throw errors.badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal ${typeof grace === 'number' ? 'number ' + grace : typeof grace} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`);
-  }
   // A negative grace period counts as 1 second (upstream rest.BeforeDelete); deletion here is immediate either way.
-  const preconditions = fromBody.preconditions ?? undefined;
+  parseInt64(ctx.query, 'gracePeriodSeconds');
   const policy = propagationPolicy ?? (orphanDependents === true ? 'Orphan' : orphanDependents === false ? 'Background' : undefined);
-  return { dryRun: queryDryRun || bodyDryRun.length > 0, preconditions, orphanDependents, propagationPolicy: policy ?? undefined, signal: ctx.signal };
+  return {
+    dryRun: queryDryRun || bodyDryRun.length > 0,
+    preconditions: fromBody.preconditions,
+    orphanDependents,
+    propagationPolicy: policy as DeleteOptions['propagationPolicy'],
+    signal: ctx.signal,
+  };
 }
 
 /** DELETE single: a Status when removed, the object when finalizers keep it (SPEC 3; FACTS 3). */

@@ -8,8 +8,7 @@ import {
   type FieldSet, type PathElement,
 } from './field-set.ts';
 import { childNode, indexItems, isLeaf, isPlainObject, resolve, type Structure } from './object-fields.ts';
-
-const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
+import { cloneJson as clone, setOwn } from '../json-value.ts';
 
 /**
  * Live merged with the intent (SPEC 4.5): granular structs and maps merge per key, atomic
@@ -33,7 +32,7 @@ export function mergeObjects(live: unknown, intent: unknown, structure: Structur
     const out: Record<string, unknown> = { ...clone(l) };
     for (const [k, v] of Object.entries(r)) {
       if (v === undefined) continue;
-      out[k] = merge(l[k], v, childNode(structure, node, k));
+      setOwn(out, k, merge(Object.hasOwn(l, k) ? l[k] : undefined, v, childNode(structure, node, k)));
     }
     return out;
   };
@@ -53,7 +52,7 @@ export function ensureNamedFieldsAreMembers(s: FieldSet, structure: Structure, s
       else if (pe.startsWith('f:')) {
         const name = pe.slice(2);
         sub = childNode(structure, node, name);
-        if (node.kind === 'struct' && node.fields[name] !== undefined) out.members.add(pe);
+        if (node.kind === 'struct' && Object.hasOwn(node.fields, name)) out.members.add(pe);
       } else sub = { kind: 'any' };
       out.children.set(pe, walk(child, sub));
     }
@@ -98,9 +97,9 @@ export function removePaths(obj: unknown, remove: FieldSet, keep: FieldSet, stru
       const pe = fieldPE(k);
       const d = decide(pe);
       if (d === 'drop') continue;
-      out[k] = d === 'descend' && !isLeaf(childNode(structure, node, k))
+      setOwn(out, k, d === 'descend' && !isLeaf(childNode(structure, node, k))
         ? walk(v, childNode(structure, node, k), childSet(rm, pe), childSet(kp, pe), depth + 1, pe)
-        : v;
+        : v);
     }
     return out;
   };

@@ -8,6 +8,7 @@
  * (`v:`), `map` lists by their key fields (`k:`), other associative lists by index.
  */
 import type { StructureNode, StructureRef } from '../structure.ts';
+import { deepEqual } from '../json-value.ts';
 import {
   emptySet, fieldPE, indexPE, insertPath, keyPE, union, valuePE, difference, fieldSet,
   type FieldPath, type FieldSet, type PathElement,
@@ -35,7 +36,7 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 /** The type of a struct field or map value; undeclared struct fields are treated as atomic leaves. */
 export function childNode(structure: Structure, node: StructureNode, key: string): StructureNode {
-  if (node.kind === 'struct') return node.fields[key] === undefined ? ANY : resolve(structure, node.fields[key]);
+  if (node.kind === 'struct') return Object.hasOwn(node.fields, key) ? resolve(structure, node.fields[key]) : ANY;
   if (node.kind === 'map') return resolve(structure, node.values);
   return ANY;
 }
@@ -108,7 +109,7 @@ export function fieldSetOf(obj: unknown, structure: Structure, schemaName: strin
       if (v === undefined) continue;
       const child = [...path, fieldPE(k)];
       walk(v, childNode(structure, node, k), child);
-      const declared = node.kind === 'struct' && node.fields[k] !== undefined;
+      const declared = node.kind === 'struct' && Object.hasOwn(node.fields, k);
       if (!declared || v === null || (isPlainObject(v) && Object.keys(v).length === 0)) insertPath(set, child);
     }
   };
@@ -121,16 +122,6 @@ export interface Comparison {
   added: FieldSet;
   modified: FieldSet;
   removed: FieldSet;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined), kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /**
@@ -157,7 +148,7 @@ export function compareObjects(oldObj: unknown, newObj: unknown, structure: Stru
     } else {
       const lo = isPlainObject(l) ? l : {}, ro = isPlainObject(r) ? r : {};
       for (const k of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
-        cmp(lo[k], ro[k], childNode(structure, node, k), [...path, fieldPE(k)]);
+        cmp(Object.hasOwn(lo, k) ? lo[k] : undefined, Object.hasOwn(ro, k) ? ro[k] : undefined, childNode(structure, node, k), [...path, fieldPE(k)]);
       }
     }
     if (path.length && l === undefined) insertPath(res.added, path);
@@ -201,3 +192,4 @@ export function diffFieldSet(oldObj: unknown, newObj: unknown, structure: Struct
 }
 
 export type { FieldPath };
+export { deepEqual };

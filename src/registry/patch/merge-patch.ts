@@ -4,22 +4,33 @@
  *
  * A `null` member removes the key, object members merge recursively, every
  * other value (arrays included) replaces; a patch that is not an object
- * replaces the whole document. The input document is never mutated.
+ * replaces the whole document. The input document is never mutated, keys such
+ * as `__proto__` are plain members, and the merge walks the patch with an
+ * explicit stack, so patches nested to the decoders' depth limit are safe.
  */
-import { cloneJson, isObject, setOwn, type JsonObject } from './patch-error.ts';
-
-/** RFC 7386 MergePatch(Target, Patch) on private copies. */
-function merge(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return cloneJson(patch);
-  const result: JsonObject = isObject(target) ? target : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else setOwn(result, key, merge(Object.prototype.hasOwnProperty.call(result, key) ? result[key] : undefined, value));
-  }
-  return result;
-}
+import { cloneJson, hasOwn, isObject, setOwn, type JsonObject } from '../json-value.ts';
 
 /** Applies an RFC 7386 merge patch to `doc` and returns the merged copy; `doc` is not mutated. */
 export function applyMergePatch(doc: unknown, patch: unknown): unknown {
-  return merge(cloneJson(doc), patch);
+  if (!isObject(patch)) return cloneJson(patch);
+  const root: JsonObject = isObject(doc) ? cloneJson(doc) : {};
+  const pending: Array<[JsonObject, JsonObject]> = [[root, patch]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [target, changes] = next;
+    for (const key of Object.keys(changes)) {
+      const value = changes[key];
+      if (value === null) {
+        delete target[key];
+      } else if (isObject(value)) {
+        // MergePatch(Target[key], value) with a non-object target starts from {}, which drops the nulls inside.
+        const current = hasOwn(target, key) ? target[key] : undefined;
+        const child: JsonObject = isObject(current) ? current : {};
+        setOwn(target, key, child);
+        pending.push([child, value]);
+      } else {
+        setOwn(target, key, cloneJson(value));
+      }
+    }
+  }
+  return root;
 }

@@ -15,8 +15,13 @@
  * - directives: `$patch: replace|delete` on maps and merge-list items,
  *   `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
  * Directive misuse is a {@link PatchError} with reason `BadRequest`.
+ *
+ * The merge follows the patch's nesting, which a client chooses up to the
+ * decoders' depth limit (10,000): the recursive steps are generators run by a
+ * loop with its own stack ({@link run}), so depth costs heap, never call stack.
  */
-import { PatchError, cloneJson, deepEqual, hasOwn, isObject, setOwn, show, type JsonObject } from './patch-error.ts';
+import { cloneJson, deepEqual, hasOwn, isObject, setOwn, show, type JsonObject } from '../json-value.ts';
+import { PatchError } from './patch-error.ts';
 import type { StructureNode, StructureRef } from '../structure.ts';
 
 export type { StructureNode, StructureRef };
@@ -32,6 +37,26 @@ const SET_ELEMENT_ORDER = '$setElementOrder/';
 const DELETED = Symbol('deleted');
 
 const badRequest = (message: string) => new PatchError(message, 'BadRequest');
+
+/** A recursive step: it yields the sub-steps whose results it needs and returns its own. */
+type Step<T> = Generator<Step<unknown>, T, unknown>;
+
+/** Runs a step and everything it yields with an explicit stack instead of the call stack. */
+function run<T>(root: Step<T>): T {
+  const stack: Step<unknown>[] = [root];
+  let result: unknown;
+  while (stack.length) {
+    const next = stack[stack.length - 1].next(result);
+    if (next.done) {
+      stack.pop();
+      result = next.value;
+    } else {
+      stack.push(next.value);
+      result = undefined;
+    }
+  }
+  return result as T;
+}
 
 /** The merge engine bound to one structure model. */
 class StrategicMerger {
@@ -51,7 +76,7 @@ class StrategicMerger {
   }
 
   /** Merges one patch value onto one original value (which may be mutated: it is a private copy). */
-  value(original: unknown, patch: unknown, node: StructureNode | undefined): unknown {
+  *value(original: unknown, patch: unknown, node: StructureNode | undefined): Step<unknown> {
     if (isObject(patch)) {
       if (hasOwn(patch, DIRECTIVE)) {
         const directive = patch[DIRECTIVE];
@@ -59,85 +84,93 @@ class StrategicMerger {
         if (directive !== 'replace') throw badRequest(`unknown patch type: ${show(directive)} in map: ${show(patch)}`);
         const rest = { ...patch };
         delete rest[DIRECTIVE];
-        return this.object({}, rest, node);
+        return yield this.object({}, rest, node);
       }
-      return this.object(isObject(original) ? original : {}, patch, node);
+      return yield this.object(isObject(original) ? original : {}, patch, node);
     }
     if (Array.isArray(patch)) {
       if (node?.kind !== 'list') return cloneJson(patch);
-      return this.list(Array.isArray(original) ? original : [], patch, node);
+      return yield this.list(Array.isArray(original) ? original : [], patch, node);
     }
     return cloneJson(patch);
   }
 
   /** Merges a patch object into an original object, honouring map-level directives. */
-  object(original: JsonObject, patch: JsonObject, node: StructureNode | undefined): JsonObject {
+  *object(original: JsonObject, patch: JsonObject, node: StructureNode | undefined): Step<JsonObject> {
     const deletes = new Map<string, unknown[]>();
     const orders = new Map<string, unknown[]>();
-    const fields: string[] = [];
-    for (const [key, value] of Object.entries(patch)) {
+    const fields = new Set<string>();
+    for (const key of Object.keys(patch)) {
+      const value = patch[key];
       if (key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
         if (!Array.isArray(value)) throw badRequest(`invalid patch: the value of ${key} must be a list, got ${show(value)}`);
         deletes.set(key.slice(DELETE_FROM_PRIMITIVE_LIST.length), value);
       } else if (key.startsWith(SET_ELEMENT_ORDER)) {
         if (!Array.isArray(value)) throw badRequest(`invalid patch: the value of ${key} must be a list, got ${show(value)}`);
         orders.set(key.slice(SET_ELEMENT_ORDER.length), value);
-      } else if (key !== RETAIN_KEYS && key !== DIRECTIVE) fields.push(key);
+      } else if (key !== RETAIN_KEYS && key !== DIRECTIVE) fields.add(key);
     }
     if (hasOwn(patch, RETAIN_KEYS)) this.retainKeys(original, patch, fields);
 
     for (const key of new Set([...deletes.keys(), ...fields, ...orders.keys()])) {
       const childNode = this.child(node, key);
       const drop = deletes.get(key);
-      if (drop && Array.isArray(original[key])) {
-        setOwn(original, key, (original[key] as unknown[]).filter((item) => !drop.some((d) => deepEqual(d, item))));
+      const current = hasOwn(original, key) ? original[key] : undefined;
+      if (drop && Array.isArray(current)) {
+        const dropped = new ValueSet(drop);
+        setOwn(original, key, current.filter((item) => !dropped.has(item)));
       }
-      if (fields.includes(key)) {
+      if (fields.has(key)) {
         const patchValue = patch[key];
         if (patchValue === null) delete original[key];
         else {
-          const merged = this.value(hasOwn(original, key) ? original[key] : undefined, patchValue, childNode);
+          const merged = yield this.value(hasOwn(original, key) ? original[key] : undefined, patchValue, childNode);
           if (merged === DELETED) delete original[key];
           else setOwn(original, key, merged);
         }
       }
       const order = orders.get(key);
-      if (order && Array.isArray(original[key])) {
+      const list = hasOwn(original, key) ? original[key] : undefined;
+      if (order && Array.isArray(list)) {
         const listNode = childNode?.kind === 'list' ? childNode : undefined;
-        setOwn(original, key, reorder(original[key] as unknown[], order, listNode?.patchMergeKey, key));
+        setOwn(original, key, reorder(list, order, listNode?.patchMergeKey, key));
       }
     }
     return original;
   }
 
   /** `$retainKeys`: drops original keys not listed; every non-null patch field must be listed. */
-  retainKeys(original: JsonObject, patch: JsonObject, fields: string[]): void {
+  retainKeys(original: JsonObject, patch: JsonObject, fields: Set<string>): void {
     const retain = patch[RETAIN_KEYS];
     if (!Array.isArray(retain) || !retain.every((k) => typeof k === 'string')) {
       throw badRequest(`invalid patch format of retainKeys: ${show(retain)}`);
     }
+    const kept = new Set(retain as string[]);
     for (const key of fields) {
-      if (patch[key] !== null && !retain.includes(key)) throw badRequest(`invalid patch format of retainKeys: field ${show(key)} is not in ${show(retain)}`);
+      if (patch[key] !== null && !kept.has(key)) throw badRequest(`invalid patch format of retainKeys: field ${show(key)} is not in ${show(retain)}`);
     }
-    for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
+    for (const key of Object.keys(original)) if (!kept.has(key)) delete original[key];
   }
 
   /** Merges a patch list into an original list according to the list's patch strategy. */
-  list(original: unknown[], patch: unknown[], node: ListNode): unknown[] {
+  *list(original: unknown[], patch: unknown[], node: ListNode): Step<unknown[]> {
     const strategies = (node.patchStrategy ?? '').split(',');
     if (!strategies.includes('merge')) return cloneJson(patch);
     const key = node.patchMergeKey;
     if (!key) {
       const result: unknown[] = [];
+      const seen = new ValueSet([]);
       for (const item of [...original, ...patch]) {
         if (isObject(item) && hasOwn(item, DIRECTIVE)) throw badRequest(`cannot merge lists without merge key: ${show(item)}`);
-        if (!result.some((r) => deepEqual(r, item))) result.push(cloneJson(item));
+        if (seen.has(item)) continue;
+        seen.add(item);
+        result.push(cloneJson(item));
       }
       return result;
     }
     const itemNode = this.resolve(node.items);
-    let result = original;
     const items: JsonObject[] = [];
+    const deleted = new ValueSet([]);
     let replace = false;
     for (const item of patch) {
       if (!isObject(item)) throw badRequest(`map: ${show(item)} does not contain declared merge key: ${key}`);
@@ -150,18 +183,98 @@ class StrategicMerger {
       if (directive === 'replace') replace = true;
       else if (directive === 'delete') {
         if (!hasOwn(item, key)) throw badRequest(`map: ${show(item)} does not contain declared merge key: ${key}`);
-        result = result.filter((o) => !(isObject(o) && deepEqual(o[key], item[key])));
+        deleted.add(item[key]);
       } else if (directive === 'merge') throw badRequest('merging lists cannot yet be specified in the patch');
       else throw badRequest(`unknown patch type: ${show(directive)} in map: ${show(item)}`);
     }
-    if (replace) return items.map((item) => this.value(undefined, item, itemNode)).filter((v) => v !== DELETED);
+    if (replace) {
+      const replaced: unknown[] = [];
+      for (const item of items) {
+        const merged = yield this.value(undefined, item, itemNode);
+        if (merged !== DELETED) replaced.push(merged);
+      }
+      return replaced;
+    }
+    const result = original.filter((o) => !(isObject(o) && hasOwn(o, key) && deleted.has(o[key])));
+    const byKey = new ValueIndex(result, (o) => (isObject(o) && hasOwn(o, key) ? { value: o[key] } : undefined));
     for (const item of items) {
-      const index = result.findIndex((o) => isObject(o) && deepEqual(o[key], item[key]));
-      const merged = this.value(index >= 0 ? result[index] : undefined, item, itemNode);
+      const index = byKey.first(item[key]);
+      const merged = yield this.value(index >= 0 ? result[index] : undefined, item, itemNode);
       if (index >= 0) result[index] = merged;
-      else result.push(merged);
+      else {
+        result.push(merged);
+        byKey.add(result.length - 1, item[key]);
+      }
     }
     return result;
+  }
+}
+
+/** A Map key for a primitive JSON value; undefined for objects and arrays, which are compared one by one. */
+function primitiveKey(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`;
+    case 'number':
+      return `n${value}`;
+    case 'boolean':
+      return `b${value}`;
+    default:
+      return value === null ? 'null' : undefined;
+  }
+}
+
+/** A set of JSON values by deep equality: primitives hashed, the rare composite values scanned. */
+class ValueSet {
+  private readonly primitives = new Set<string>();
+  private readonly composites: unknown[] = [];
+
+  constructor(values: readonly unknown[]) {
+    for (const v of values) this.add(v);
+  }
+
+  add(value: unknown): void {
+    const key = primitiveKey(value);
+    if (key !== undefined) this.primitives.add(key);
+    else this.composites.push(value);
+  }
+
+  has(value: unknown): boolean {
+    const key = primitiveKey(value);
+    return key !== undefined ? this.primitives.has(key) : this.composites.some((c) => deepEqual(c, value));
+  }
+}
+
+/**
+ * Positions of list items by an identity (an item's merge key, or the item),
+ * in list order, so matching a patch list against a long list is linear.
+ */
+class ValueIndex {
+  private readonly primitives = new Map<string, number[]>();
+  private readonly composites: Array<[unknown, number]> = [];
+
+  constructor(list: readonly unknown[], private readonly identity: (item: unknown) => { value: unknown } | undefined) {
+    list.forEach((item, i) => {
+      const id = identity(item);
+      if (id) this.add(i, id.value);
+    });
+  }
+
+  add(index: number, value: unknown): void {
+    const key = primitiveKey(value);
+    if (key === undefined) this.composites.push([value, index]);
+    else if (this.primitives.has(key)) this.primitives.get(key)!.push(index);
+    else this.primitives.set(key, [index]);
+  }
+
+  /** The first position of `value` not in `used`, or -1. */
+  first(value: unknown, used?: Set<number>): number {
+    const key = primitiveKey(value);
+    const candidates = key !== undefined
+      ? this.primitives.get(key) ?? []
+      : this.composites.filter(([c]) => deepEqual(c, value)).map(([, i]) => i);
+    for (const i of candidates) if (!used?.has(i)) return i;
+    return -1;
   }
 }
 
@@ -170,18 +283,20 @@ class StrategicMerger {
  * others keep their relative position after them. Keyed lists match on `key`.
  */
 function reorder(list: unknown[], order: unknown[], key: string | undefined, field: string): unknown[] {
+  const index = new ValueIndex(list, (item) => {
+    if (key === undefined) return { value: item };
+    return isObject(item) && hasOwn(item, key) ? { value: item[key] } : undefined;
+  });
   const used = new Set<number>();
   const ordered: unknown[] = [];
   for (const wanted of order) {
     if (key !== undefined && !(isObject(wanted) && hasOwn(wanted, key))) {
       throw badRequest(`invalid patch: ${SET_ELEMENT_ORDER}${field} item ${show(wanted)} does not contain declared merge key: ${key}`);
     }
-    const matches = (item: unknown) =>
-      key !== undefined ? isObject(item) && deepEqual(item[key], (wanted as JsonObject)[key]) : deepEqual(item, wanted);
-    const index = list.findIndex((item, i) => !used.has(i) && matches(item));
-    if (index >= 0) {
-      used.add(index);
-      ordered.push(list[index]);
+    const at = index.first(key !== undefined ? (wanted as JsonObject)[key] : wanted, used);
+    if (at >= 0) {
+      used.add(at);
+      ordered.push(list[at]);
     }
   }
   return [...ordered, ...list.filter((_, i) => !used.has(i))];
@@ -205,6 +320,6 @@ export function applyStrategicMergePatch(
   const merger = new StrategicMerger(structure);
   const node = merger.resolve(schemaName);
   const original = isObject(doc) ? cloneJson(doc) : {};
-  const merged = merger.value(original, patch, node?.kind === 'struct' ? { ...node, mapType: 'granular' } : node);
+  const merged = run(merger.value(original, patch, node?.kind === 'struct' ? { ...node, mapType: 'granular' } : node));
   return merged === DELETED ? {} : merged;
 }

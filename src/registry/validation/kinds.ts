@@ -9,6 +9,7 @@ import { type FieldError, forbidden, index, invalid, required, tooLong } from '.
 import { goJSONObjectError } from './go-json.ts';
 import { isConfigMapKey, isDNS1123Subdomain, isQualifiedName } from './names.ts';
 import { FIELD_IMMUTABLE, validateStandardFinalizerName } from './object-meta.ts';
+import { setOwn } from '../json-value.ts';
 
 export { defaultNetworkPolicy, validateNetworkPolicy, validateNetworkPolicySpec } from './network-policy.ts';
 export { goJSONObjectError } from './go-json.ts';
@@ -113,7 +114,7 @@ export function mergeSecretStringData(obj: any): void {
   const entries = Object.entries(obj.stringData);
   if (entries.length > 0) {
     obj.data = isObj(obj.data) ? obj.data : {};
-    for (const [k, v] of entries) obj.data[k] = Buffer.from(str(v), 'utf8').toString('base64');
+    for (const [k, v] of entries) setOwn(obj.data, k, Buffer.from(str(v), 'utf8').toString('base64'));
   }
   delete obj.stringData;
 }
