@@ -10,8 +10,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
+import { bodyCases } from './helpers/hostile-bodies.ts';
 import { hostileRequestCases, type CorpusTargets, type HostileCase } from './helpers/hostile-requests.ts';
 import { rawExchange, rawRequest, type RawResponse } from './helpers/raw-http.ts';
+import { checkAnswer, snapshot } from './helpers/refusals.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
 
@@ -24,6 +26,9 @@ const OTHER = 'robust-other';
 const WRITES = 'robust-writes';
 const CANARY = 'canary';
 const TARGETS: CorpusTargets = { token: TOKEN, namespace: NS, other: OTHER };
+
+/** Every hostile request and body of the two corpora. */
+const corpus = (): HostileCase[] => [...hostileRequestCases(TARGETS), ...bodyCases(TARGETS)];
 
 /** What was sent and what came back, for the closing figures. */
 class Tally {
@@ -78,19 +83,11 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
     let etcd: TestEtcd | undefined;
     const tally = new Tally();
 
-    /** One corpus case on its own connection; the answer, checked, or a failure naming the case. */
+    /** One corpus case on its own connection: checked, tallied and answered within the deadline. */
     async function sendCase(c: HostileCase, allowed: number[] = c.expect): Promise<RawResponse> {
       const result = await rawExchange(server.port, server.ca, c.bytes, { end: c.end, responses: c.closes ? undefined : 1, waitMs: REQUEST_TIMEOUT_MS + SLACK_MS + 5000 });
-      const res = result.responses[0];
-      assert.ok(res, `${c.name}: no answer (${result.error ?? 'waited'} after ${Math.round(result.ms)} ms)`);
-      tally.record(c.name, res.status, result.ms);
-      assert.ok(allowed.includes(res.status), `${c.name}: expected ${allowed}, got ${res.status}: ${res.text.slice(0, 300)}`);
-      if (res.status >= 400) {
-        assert.equal(res.body?.kind, 'Status', `${c.name}: not a Status: ${res.text.slice(0, 200)}`);
-        assert.equal(res.body.code, res.status);
-      }
-      if (c.expect.includes(res.status) && c.reason) assert.equal(res.body.reason, c.reason, c.name);
-      if (c.expect.includes(res.status) && c.message) assert.match(res.body.message, c.message, c.name);
+      if (result.responses[0]) tally.record(c.name, result.responses[0].status, result.ms);
+      const res = checkAnswer(c, result, allowed);
       assert.ok(result.ms < REQUEST_TIMEOUT_MS + SLACK_MS, `${c.name}: answered after ${Math.round(result.ms)} ms`);
       return res;
     }
@@ -103,17 +100,6 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
       assert.ok(res, `${method} ${target}: no answer (${result.error ?? 'waited'} after ${Math.round(result.ms)} ms)`);
       tally.record(`${method} ${target.replace(/\/w-\d+-\d+$/, '/w-*')}`, res.status, result.ms);
       return { ...res, ms: result.ms };
-    }
-
-    /** Names, uids and resourceVersions of every object a hostile request could reach. */
-    async function snapshot(): Promise<string> {
-      const lines: string[] = [];
-      for (const path of ['/api/v1/namespaces', '/api/v1/configmaps', '/api/v1/secrets', '/apis/networking.orch.io/v1/networkpolicies']) {
-        const res = await server.request('GET', path);
-        assert.equal(res.status, 200, res.text);
-        lines.push(...res.body.items.map((i: any) => `${path} ${i.metadata.namespace ?? ''}/${i.metadata.name} ${i.metadata.uid} ${i.metadata.resourceVersion}`));
-      }
-      return lines.sort().join('\n');
     }
 
     async function expectCanary(): Promise<void> {
@@ -146,23 +132,23 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
     });
 
     test('the hostile corpus, four rounds in random order, 24 at a time: every request refused in time, nothing changed', async () => {
-      const corpus = hostileRequestCases(TARGETS);
-      const before = await snapshot();
-      const rounds = [1, 2, 3, 4].flatMap(() => corpus);
+      const cases = corpus();
+      const before = await snapshot(server);
+      const rounds = [1, 2, 3, 4].flatMap(() => cases);
       await pool(shuffled(rounds), 24, async (c) => void (await sendCase(c)));
-      assert.equal(await snapshot(), before);
+      assert.equal(await snapshot(server), before);
       assert.equal((await server.request('GET', '/readyz')).status, 200);
       await expectCanary();
     });
 
     test('a flood of 4,000 requests, 200 at a time, half of them real reads, never stops /livez from answering', async () => {
-      const corpus = hostileRequestCases(TARGETS).filter((c) => !c.closes && c.bytes.length < 10_000);
+      const small = corpus().filter((c) => !c.closes && c.bytes.length < 10_000);
       const reads: HostileCase[] = ['/openapi/v2', `/api/v1/namespaces/${NS}/configmaps`, '/api/v1/namespaces', '/apis'].map((path) => ({
         name: `GET ${path}`,
         bytes: rawRequest('GET', path, { token: TOKEN }),
         expect: [200],
       }));
-      const flood = Array.from({ length: 4000 }, (_, i) => (i % 2 ? corpus[i % corpus.length] : reads[(i / 2) % reads.length]));
+      const flood = Array.from({ length: 4000 }, (_, i) => (i % 2 ? small[i % small.length] : reads[(i / 2) % reads.length]));
       let flooding = true;
       const probes: number[] = [];
       const probing = (async () => {
@@ -251,9 +237,9 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
         }
       };
       const hostile = async () => {
-        const corpus = hostileRequestCases(TARGETS).filter((c) => c.bytes.length < 10_000);
+        const cases = corpus().filter((c) => c.bytes.length < 10_000);
         for (let i = 0; running; i++) {
-          const c = corpus[i % corpus.length];
+          const c = cases[i % cases.length];
           await sendCase(c, [...c.expect, ...storeFaultCodes]).catch((err) => problems.push(String(err)));
         }
       };

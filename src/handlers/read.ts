@@ -12,7 +12,7 @@ import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import { withResourceVersion } from '../registry/object-meta.ts';
 import type { ListPage } from '../registry/store.ts';
 import { resourcePrefix } from '../storage/keys.ts';
-import { alreadyAnswered, JSON_TYPE, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
+import { alreadyAnswered, JSON_TYPE, setWarnings, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
 import { parseInt64 } from './options.ts';
@@ -129,7 +129,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
 function listHeaders(res: ServerResponse, encode: EncodeOptions): void {
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'no-cache, private');
-  if (encode.warnings?.length) res.setHeader('Warning', encode.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  setWarnings(res, encode.warnings);
 }
 
 function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string, items: Buffer): void {

@@ -135,7 +135,13 @@ export class ApiServer {
       if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
-      writeError(res, err, encode);
+      try {
+        writeError(res, err, encode);
+      } catch (failure) {
+        // Like upstream's panic recovery: one request's failure ends that request, never the server.
+        console.error('could not answer a request:', failure, 'after:', err);
+        res.destroy();
+      }
     } finally {
       release();
       deadline?.clear();

@@ -55,10 +55,24 @@ export interface EncodeOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * SPEC 4.9 Warning headers as upstream formats them (apimachinery
+ * NewWarningHeader): `299 - "text"` with `"` and `\` escaped, the text in UTF-8;
+ * a text with control characters is dropped, as upstream's recorder drops it.
+ * Node takes header values as Latin-1 code units, so the UTF-8 bytes go as such:
+ * a client's unknown field name can never make the header unsendable.
+ */
+export function setWarnings(res: ServerResponse, warnings: readonly string[] | undefined): void {
+  const values = (warnings ?? [])
+    .filter((text) => !/[\p{Cc}]/u.test(text))
+    .map((text) => Buffer.from(`299 - "${text.replace(/["\\]/g, '\\$&')}"`, 'utf8').toString('latin1'));
+  if (values.length) res.setHeader('Warning', values);
+}
+
 function baseHeaders(res: ServerResponse, options: EncodeOptions, contentType: string): void {
   res.setHeader('Content-Type', contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
-  if (options.warnings?.length) res.setHeader('Warning', options.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  setWarnings(res, options.warnings);
   for (const [k, v] of Object.entries(options.headers ?? {})) res.setHeader(k, v);
 }
 
