@@ -27,7 +27,7 @@ import { OpenApiPublisher } from './openapi.ts';
 import { refuseImpersonation } from '../auth/impersonation.ts';
 import { connectionVerdict } from './connection-guard.ts';
 import { resolveRequestInfo, type RequestInfo } from './request-info.ts';
-import { deadlineFor, InflightLimiter, isLongRunning, startDeadline, type Deadline, type RequestLimits } from './request-limits.ts';
+import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, type RequestLimits } from './request-limits.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
@@ -61,6 +61,7 @@ export class ApiServer {
   private readonly discovery: DiscoveryDocuments;
   private readonly openapi: OpenApiPublisher;
   private readonly inflight: InflightLimiter;
+  private readonly deadlines: Deadlines;
   /** Counts requests in flight so a graceful shutdown can drain them. */
   inFlight = 0;
 
@@ -84,6 +85,7 @@ export class ApiServer {
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
     this.inflight = new InflightLimiter(options.limits);
+    this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
 
   /** Every resource's main store, for controllers. */
@@ -124,7 +126,7 @@ export class ApiServer {
       const info = resolveRequestInfo(req.method ?? 'GET', target);
       if (!isLongRunning(info)) {
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
-        deadline = startDeadline(res, ms, () => writeError(res, errors.requestTimeout(), encode));
+        deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
       }
       const user = await this.options.authenticate(req, info.path);
       refuseImpersonation(req, user);

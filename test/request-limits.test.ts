@@ -1,0 +1,46 @@
+// Deadlines share one timer (src/server/request-limits.ts): those of the default
+// length expire in start order, a finished request never expires, the timer is
+// re-armed for whatever is oldest, and other lengths keep a timer of their own.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { Deadlines } from '../src/server/request-limits.ts';
+
+function fakeResponse(): ServerResponse {
+  return { writableEnded: false, headersSent: false, destroy() {} } as unknown as ServerResponse;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('default-length deadlines expire in order, finished ones never, and the timer re-arms', async () => {
+  // first at 200, second and third at 300, fourth at 450, short at 350 (times in ms).
+  const deadlines = new Deadlines(200);
+  const expired: string[] = [];
+  const start = (name: string, ms = 200) => deadlines.start(fakeResponse(), ms, () => expired.push(name));
+  const first = start('first');
+  await sleep(100);
+  start('second');
+  const third = start('third');
+  first.clear();
+  third.clear();
+  await sleep(150);
+  start('fourth');
+  start('short', 100);
+  await sleep(150);
+  // first was cleared before its time; second expired on the timer re-armed after first's slot.
+  assert.deepEqual(expired, ['second', 'short']);
+  await sleep(100);
+  assert.deepEqual(expired, ['second', 'short', 'fourth']);
+});
+
+test('a deadline that passed makes its signal aborted, asked for before or after', async () => {
+  const deadlines = new Deadlines(20);
+  const early = deadlines.start(fakeResponse(), 20, () => {});
+  const signal = early.signal;
+  const late = deadlines.start(fakeResponse(), 20, () => {});
+  assert.equal(signal.aborted, false);
+  await sleep(50);
+  assert.equal(signal.aborted, true);
+  assert.equal(late.signal.aborted, true);
+  assert.equal(deadlines.start(fakeResponse(), 0, () => assert.fail('no deadline')).signal.aborted, false);
+});
