@@ -33,8 +33,11 @@ export interface ResourceExtension {
   categories: string[];
   namespaced: boolean;
   verbs: string[];
-  listKind: string;
-  subresources: Array<{ name: string; verbs: string[] }>;
+  /** Absent when the kind is not stored. */
+  listKind?: string;
+  /** false: a review computed on create and never stored (SPEC 2.8): no list, no watch, no storage version. */
+  stored: boolean;
+  subresources: Array<{ name: string; verbs: string[]; group?: string; version?: string; kind?: string }>;
   allowCreateOnUpdate: boolean;
   allowUnconditionalUpdate: boolean;
   nameValidation: 'DNSSubdomain' | 'DNSLabel';
@@ -47,9 +50,11 @@ export interface ContractKind {
   version: string;
   kind: string;
   schemaName: string;
-  listSchemaName: string;
+  /** Absent when the kind is not stored. */
+  listSchemaName?: string;
   resource: ResourceExtension;
-  storageVersionHash: string;
+  /** Absent when the kind is not stored. */
+  storageVersionHash?: string;
 }
 
 export interface GroupVersionDocument {
@@ -91,6 +96,8 @@ function bundle(doc: OpenApiDocument, docs: Map<string, OpenApiDocument>, file: 
   // Every operation's DeleteOptions body, Status answer and Patch body come from the shared document.
   const operationSchemas = OPERATION_SCHEMAS.map((name) => ({ $ref: `./meta__v1.json#/components/schemas/${name}` }));
   pending.push({ node: operationSchemas, from: file });
+  // A subresource whose body is another group's kind (serviceaccounts/token: TokenRequest) needs that schema here.
+  pending.push({ node: subresourceKindRefs(out, docs), from: file });
   while (pending.length) {
     const { node, from } = pending.pop()!;
     walk(node, (obj) => {
@@ -109,6 +116,30 @@ function bundle(doc: OpenApiDocument, docs: Map<string, OpenApiDocument>, file: 
   }
   out.components.schemas = sortKeys(out.components.schemas);
   return out;
+}
+
+function subresourceKindRefs(doc: OpenApiDocument, docs: Map<string, OpenApiDocument>): Array<{ $ref: string }> {
+  const refs: Array<{ $ref: string }> = [];
+  for (const schema of Object.values(doc.components.schemas)) {
+    for (const sub of (schema['x-orch-resource'] as ResourceExtension | undefined)?.subresources ?? []) {
+      if (sub.group === undefined || !sub.version || !sub.kind) continue;
+      const target = sub.group ? `apis__${sub.group}__${sub.version}.json` : `api__${sub.version}.json`;
+      const schemas = docs.get(target)?.components?.schemas ?? {};
+      const name = Object.keys(schemas).find((n) =>
+        (schemas[n]['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.group === sub.group && g.version === sub.version && g.kind === sub.kind),
+      );
+      if (!name) throw new Error(`subresource ${sub.name}: no schema for ${sub.group}/${sub.version} ${sub.kind} in ${target}`);
+      refs.push({ $ref: `./${target}#/components/schemas/${name}` });
+    }
+  }
+  return refs;
+}
+
+/** The bundled schema name of a group/version/kind, if the document holds it. */
+export function schemaNameOf(doc: OpenApiDocument, group: string, version: string, kind: string): string | undefined {
+  return Object.keys(doc.components.schemas).find((n) =>
+    (doc.components.schemas[n]['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.group === group && g.version === version && g.kind === kind),
+  );
 }
 
 function walk(node: any, visit: (obj: any) => void): void {
@@ -132,13 +163,17 @@ function extractKinds(doc: OpenApiDocument, group: string, version: string, file
     if (!gvk || gvk.group !== group || gvk.version !== version) {
       throw new Error(`${file}: ${schemaName} has x-orch-resource but no x-kubernetes-group-version-kind for ${group}/${version}`);
     }
-    const listSchemaName = Object.keys(doc.components.schemas).find((n) =>
-      (doc.components.schemas[n]['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === resource.listKind && g.group === group),
-    );
-    if (!listSchemaName) throw new Error(`${file}: no schema for ${resource.listKind}`);
-    for (const key of ['plural', 'singular', 'verbs', 'listKind'] as const) {
+    const stored = resource.stored !== false;
+    const listSchemaName = stored
+      ? Object.keys(doc.components.schemas).find((n) =>
+          (doc.components.schemas[n]['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === resource.listKind && g.group === group),
+        )
+      : undefined;
+    if (stored && !listSchemaName) throw new Error(`${file}: no schema for ${resource.listKind}`);
+    for (const key of ['plural', 'singular', 'verbs', ...(stored ? (['listKind'] as const) : [])] as const) {
       if (!resource[key]) throw new Error(`${file}: ${schemaName} x-orch-resource.${key} is required`);
     }
+    if (!stored && resource.verbs.some((v) => v !== 'create')) throw new Error(`${file}: ${schemaName} is not stored, so create is its only verb`);
     kinds.push({
       group,
       version,
@@ -155,9 +190,10 @@ function extractKinds(doc: OpenApiDocument, group: string, version: string, file
         allowUnconditionalUpdate: true,
         nameValidation: 'DNSSubdomain',
         ...(resource as Partial<ResourceExtension>),
+        stored,
         verbs: [...resource.verbs].sort(),
       } as ResourceExtension,
-      storageVersionHash: storageVersionHash(group, version, gvk.kind),
+      storageVersionHash: stored ? storageVersionHash(group, version, gvk.kind) : undefined,
     });
   }
   return kinds;

@@ -12,6 +12,7 @@ import Handlebars from 'handlebars';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadContract, type GroupVersionDocument } from './contract.ts';
 import { emitDecoders } from './decoders.ts';
+import { schemaNameOf } from './contract.ts';
 import { emitStructure } from './structure.ts';
 import { publishedV2, publishedV3 } from './published-openapi.ts';
 
@@ -43,7 +44,7 @@ export async function generate(contractDir: string): Promise<Map<string, string>
 
   const kinds = groupVersions.flatMap((gv) => gv.kinds).map((k) => ({
     decoder: decoders.names.get(k.schemaName),
-    listDecoder: decoders.names.get(k.listSchemaName),
+    listDecoder: k.listSchemaName && decoders.names.get(k.listSchemaName),
     data: {
       group: k.group,
       version: k.version,
@@ -52,10 +53,22 @@ export async function generate(contractDir: string): Promise<Map<string, string>
       ...k.resource,
       fieldSelectors: k.resource.fieldSelectors.map((f) => ({ name: f.name, path: jsonPathSegments(f.jsonPath) })),
       printerColumns: k.resource.printerColumns.map((c) => ({ ...c, path: jsonPathSegments(c.jsonPath) })),
-      storageVersionHash: k.storageVersionHash,
+      listKind: k.resource.listKind ?? '',
+      storageVersionHash: k.storageVersionHash ?? '',
     },
   }));
-  files.set('kinds.ts', template('kinds.ts.hbs')({ header: HEADER, kinds }));
+  // Kinds that are only ever a subresource's body (serviceaccounts/token: TokenRequest), with their decoders.
+  const bodyKinds = new Map<string, { decoder: string | undefined; data: object }>();
+  for (const k of groupVersions.flatMap((gv) => gv.kinds)) {
+    for (const sub of k.resource.subresources) {
+      if (sub.group === undefined || !sub.version || !sub.kind) continue;
+      const gv = groupVersions.find((g) => g.group === sub.group && g.version === sub.version);
+      const schemaName = gv && schemaNameOf(gv.document, sub.group, sub.version, sub.kind);
+      if (!schemaName) throw new Error(`${k.kind}/${sub.name}: no schema for ${sub.group}/${sub.version} ${sub.kind}`);
+      bodyKinds.set(schemaName, { decoder: decoders.names.get(schemaName), data: { group: sub.group, version: sub.version, kind: sub.kind, schemaName } });
+    }
+  }
+  files.set('kinds.ts', template('kinds.ts.hbs')({ header: HEADER, kinds, bodyKinds: [...bodyKinds.values()] }));
 
   const v3docs = groupVersions.map((gv) => ({ gv, doc: publishedV3(gv) }));
   const v3paths: Record<string, string> = {};

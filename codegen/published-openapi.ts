@@ -5,7 +5,7 @@
  * extensions removed.
  */
 import { readFileSync } from 'node:fs';
-import type { ContractKind, GroupVersionDocument, OpenApiDocument, Schema } from './contract.ts';
+import { schemaNameOf, type ContractKind, type GroupVersionDocument, type OpenApiDocument, type Schema } from './contract.ts';
 
 const parameters: Record<string, any> = JSON.parse(readFileSync(new URL('./parameters.json', import.meta.url), 'utf8'));
 const MEDIA = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
@@ -43,7 +43,7 @@ function groupToken(group: string): string {
   return base.map((s) => s[0].toUpperCase() + s.slice(1)).join('');
 }
 
-function kindPaths(k: ContractKind): Record<string, any> {
+function kindPaths(k: ContractKind, doc: OpenApiDocument): Record<string, any> {
   const root = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
   const token = `${groupToken(k.group)}${k.version[0].toUpperCase()}${k.version.slice(1)}`;
   const scope = k.resource.namespaced ? 'Namespaced' : '';
@@ -51,7 +51,7 @@ function kindPaths(k: ContractKind): Record<string, any> {
   const item = `${collection}/{name}`;
   const gvk = { group: k.group, kind: k.kind, version: k.version };
   const ref = `#/components/schemas/${k.schemaName}`;
-  const listRef = `#/components/schemas/${k.listSchemaName}`;
+  const listRef = `#/components/schemas/${k.listSchemaName ?? ''}`;
   const verbs = new Set(k.resource.verbs);
   const op = (action: string, verb: string, description: string, extra: Record<string, any>) => ({
     description,
@@ -114,7 +114,8 @@ function kindPaths(k: ContractKind): Record<string, any> {
       responses: responses([200, 202], STATUS_REF),
     });
   }
-  paths[item] = one;
+  // A review that is not stored has no object to address.
+  if (k.resource.stored) paths[item] = one;
   if (k.resource.namespaced && verbs.has('list')) {
     paths[`${root}/${k.resource.plural}`] = {
       parameters: [param('pretty')],
@@ -130,6 +131,24 @@ function kindPaths(k: ContractKind): Record<string, any> {
     const title = sub.name[0].toUpperCase() + sub.name.slice(1);
     const path: Record<string, any> = { parameters: [param('name'), ...scopeParams, param('pretty')] };
     if (subVerbs.has('get')) path.get = op('get', 'read', `read ${sub.name} of the specified ${k.kind}`, { idSuffix: `${scope}${k.kind}${title}`, responses: responses([200], ref) });
+    if (subVerbs.has('create')) {
+      // The body is the subresource's own kind, possibly of another group (serviceaccounts/token: TokenRequest).
+      const subGroup = sub.group ?? k.group;
+      const subVersion = sub.version ?? k.version;
+      const subKind = sub.kind ?? k.kind;
+      const subSchema = schemaNameOf(doc, subGroup, subVersion, subKind);
+      if (!subSchema) throw new Error(`${k.kind}/${sub.name}: no schema for ${subGroup}/${subVersion} ${subKind}`);
+      const subRef = `#/components/schemas/${subSchema}`;
+      path.post = {
+        ...op('post', 'create', `create ${sub.name} of a ${k.kind}`, {
+          idSuffix: `${scope}${k.kind}${title}`,
+          parameters: WRITE_QUERY.map(param),
+          requestBody: { content: content(subRef, ['*/*']), required: true },
+          responses: responses([200, 201, 202], subRef),
+        }),
+        'x-kubernetes-group-version-kind': { group: subGroup, kind: subKind, version: subVersion },
+      };
+    }
     if (subVerbs.has('update')) {
       path.put = op('put', 'replace', `replace ${sub.name} of the specified ${k.kind}`, {
         idSuffix: `${scope}${k.kind}${title}`,
@@ -162,7 +181,7 @@ function stripPrivate(node: any): any {
 export function publishedV3(gv: GroupVersionDocument): OpenApiDocument {
   const doc = stripPrivate(gv.document) as OpenApiDocument;
   const paths: Record<string, any> = {};
-  for (const k of gv.kinds) Object.assign(paths, kindPaths(k));
+  for (const k of gv.kinds) Object.assign(paths, kindPaths(k, gv.document));
   doc.paths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : 1)));
   doc.info = { title: 'orch-apiserver', version: gv.group ? `${gv.group}/${gv.version}` : gv.version };
   doc.components = {

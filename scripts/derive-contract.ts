@@ -261,6 +261,45 @@ function loadProtoIndex(protoDir: string): ProtoIndex {
   return index;
 }
 
+/** A message type named in a field, resolved from the enclosing message's package as protoc does. */
+function resolveProtoType(index: ProtoIndex, fromMessage: string, type: string): string | undefined {
+  if (index.has(type)) return type;
+  const scopes = fromMessage.split('.');
+  for (let i = scopes.length - 1; i > 0; i--) {
+    const candidate = [...scopes.slice(0, i), type].join('.');
+    if (index.has(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The proto field of a JSON property: the field of the same name (Go's
+ * initialisms may differ in case: `uID` is `uid`), or, for a Go struct embedded
+ * in its parent (JSON inlines its fields; protobuf nests them in one field), the
+ * embedding field with `inline` saying where the property sits inside it.
+ */
+function protoFieldOf(
+  index: ProtoIndex,
+  messageName: string,
+  message: Map<string, ProtoField>,
+  property: string,
+  jsonProperties: Set<string>,
+): { outer: string; number: number; inline?: JsonObject } | undefined {
+  const direct = message.get(property) ? property : [...message.keys()].find((f) => f.toLowerCase() === property.toLowerCase() && !message.has(f.toLowerCase()) && f !== property);
+  if (direct && message.get(direct)) return { outer: direct, number: message.get(direct)!.number };
+  for (const [fname, field] of message) {
+    // Only a field no JSON property names can be an embedding.
+    if (field.label !== 'optional' || jsonProperties.has(fname)) continue;
+    const embedded = resolveProtoType(index, messageName, field.type);
+    const inner = embedded && index.get(embedded);
+    if (!inner || inner.size === 0) continue;
+    const innerField = inner.get(property);
+    if (!innerField) continue;
+    return { outer: fname, number: field.number, inline: { message: embedded, field: innerField.number } };
+  }
+  return undefined;
+}
+
 /** `io.k8s.api.networking.v1.NetworkPolicyPort` → `k8s.io.api.networking.v1.NetworkPolicyPort`. */
 function protoMessageName(upstreamSchema: string): string {
   return 'k8s.io.' + upstreamSchema.slice(UPSTREAM_SCHEMA_PREFIX.length);
@@ -272,6 +311,8 @@ function protoMessageName(upstreamSchema: string): string {
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const CORE = 'io.k8s.api.core.v1.';
 const NET = 'io.k8s.api.networking.v1.';
+const AUTHN = 'io.k8s.api.authentication.v1.';
+const COORD = 'io.k8s.api.coordination.v1.';
 
 interface DocSpec {
   file: string;
@@ -286,6 +327,8 @@ interface DocSpec {
 const UPSTREAM_FILES = [
   'api__v1_openapi.json',
   'apis__networking.k8s.io__v1_openapi.json',
+  'apis__authentication.k8s.io__v1_openapi.json',
+  'apis__coordination.k8s.io__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -322,7 +365,25 @@ const DOCS: DocSpec[] = [
     description: 'Kinds of the core group (""), version v1, served under /api/v1. paths are emitted by the generator.',
     upstream: ['api__v1_openapi.json'],
     owns: (n) => n.startsWith(CORE),
-    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event'].flatMap((k) => [CORE + k, CORE + k + 'List']),
+    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event', 'Pod'].flatMap((k) => [CORE + k, CORE + k + 'List']),
+  },
+  {
+    file: 'apis__authentication.orch.io__v1.json',
+    title: 'orch authentication.orch.io/v1',
+    description:
+      'Kinds of the authentication.orch.io group, version v1, served under /apis/authentication.orch.io/v1: reviews computed on create and never stored, and TokenRequest, the body of serviceaccounts/token. paths are emitted by the generator.',
+    upstream: ['apis__authentication.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(AUTHN),
+    roots: [AUTHN + 'SelfSubjectReview', AUTHN + 'TokenReview', AUTHN + 'TokenRequest'],
+  },
+  {
+    file: 'apis__coordination.orch.io__v1.json',
+    title: 'orch coordination.orch.io/v1',
+    description:
+      'Kinds of the coordination.orch.io group, version v1, served under /apis/coordination.orch.io/v1. paths are emitted by the generator.',
+    upstream: ['apis__coordination.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(COORD),
+    roots: [COORD + 'Lease', COORD + 'LeaseList'],
   },
   {
     file: 'apis__networking.orch.io__v1.json',
@@ -375,6 +436,8 @@ interface ResourceSpec {
   nameValidation: 'DNSSubdomain' | 'DNSLabel' | 'PathSegment';
   fieldSelectors: FieldSelectorSpec[];
   printerColumns: ColumnSpec[];
+  /** false: a review computed on create and never stored (no list kind, no storage version). */
+  stored?: boolean;
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -586,6 +649,91 @@ const RESOURCES: Record<string, ResourceSpec> = {
       { ...NAME_COLUMN, priority: 1 },
     ],
   },
+  [CORE + 'Pod']: {
+    plural: 'pods',
+    singular: 'pod',
+    shortNames: ['po'],
+    categories: ['all'],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    // Only the subresources this server serves: attach, exec, log, portforward, proxy, binding,
+    // eviction and ephemeralcontainers need nodes and a scheduler.
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind: 'Pod' }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    // K pkg/registry/core/pod/strategy.go ToSelectableFields
+    fieldSelectors: [
+      { name: 'spec.nodeName', jsonPath: '.spec.nodeName' },
+      { name: 'spec.restartPolicy', jsonPath: '.spec.restartPolicy' },
+      { name: 'spec.schedulerName', jsonPath: '.spec.schedulerName' },
+      { name: 'spec.serviceAccountName', jsonPath: '.spec.serviceAccountName' },
+      { name: 'spec.hostNetwork', jsonPath: '.spec.hostNetwork' },
+      { name: 'status.phase', jsonPath: '.status.phase' },
+      { name: 'status.podIP', jsonPath: '.status.podIP' },
+      { name: 'status.podIPs', jsonPath: '.status.podIPs' },
+      { name: 'status.nominatedNodeName', jsonPath: '.status.nominatedNodeName' },
+    ],
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Ready', type: 'string', description: 'The aggregate readiness state of this pod for accepting traffic.', jsonPath: '.status', formatter: 'podReady' },
+      { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', jsonPath: '.status', formatter: 'podStatus' },
+      { name: 'Restarts', type: 'string', description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', jsonPath: '.status', formatter: 'podRestarts' },
+      AGE_COLUMN,
+      { name: 'IP', type: 'string', priority: 1, description: { schema: CORE + 'PodStatus', property: 'podIP' }, jsonPath: '.status.podIP' },
+      { name: 'Node', type: 'string', priority: 1, description: { schema: CORE + 'PodSpec', property: 'nodeName' }, jsonPath: '.spec.nodeName', formatter: 'noneIfEmpty' },
+      { name: 'Nominated Node', type: 'string', priority: 1, description: { schema: CORE + 'PodStatus', property: 'nominatedNodeName' }, jsonPath: '.status.nominatedNodeName', formatter: 'noneIfEmpty' },
+      { name: 'Readiness Gates', type: 'string', priority: 1, description: { schema: CORE + 'PodSpec', property: 'readinessGates' }, jsonPath: '.spec.readinessGates', formatter: 'podReadinessGates' },
+    ],
+  },
+  [AUTHN + 'SelfSubjectReview']: {
+    plural: 'selfsubjectreviews',
+    singular: 'selfsubjectreview',
+    shortNames: [],
+    categories: [],
+    namespaced: false,
+    verbs: ['create'],
+    subresources: [],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'PathSegment',
+    fieldSelectors: [],
+    printerColumns: [],
+    stored: false,
+  },
+  [AUTHN + 'TokenReview']: {
+    plural: 'tokenreviews',
+    singular: 'tokenreview',
+    shortNames: [],
+    categories: [],
+    namespaced: false,
+    verbs: ['create'],
+    subresources: [],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'PathSegment',
+    fieldSelectors: [],
+    printerColumns: [],
+    stored: false,
+  },
+  [COORD + 'Lease']: {
+    plural: 'leases',
+    singular: 'lease',
+    shortNames: [],
+    categories: [],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [],
+    allowCreateOnUpdate: true,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Holder', type: 'string', description: { schema: COORD + 'LeaseSpec', property: 'holderIdentity' }, jsonPath: '.spec.holderIdentity' },
+      AGE_COLUMN,
+    ],
+  },
   [NET + 'NetworkPolicy']: {
     plural: 'networkpolicies',
     singular: 'networkpolicy',
@@ -769,7 +917,7 @@ function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<
     categories: [...spec.categories],
     namespaced: spec.namespaced,
     verbs: sortedVerbs(spec.verbs),
-    listKind: kindName + 'List',
+    ...(spec.stored === false ? { stored: false } : { listKind: kindName + 'List' }),
     subresources: [...spec.subresources]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((s) => {
@@ -850,15 +998,20 @@ export function derive(refDir: string): DeriveResult {
     schema['x-orch-protobuf-message'] = protoMessageName(name);
     const props = schema.properties;
     if (!isObject(props)) continue;
+    const used = new Set<string>();
     for (const [pname, pschema] of Object.entries(props)) {
       if (!isObject(pschema)) continue;
-      const field = message.get(pname);
-      if (field) annotate(pschema, { 'x-orch-protobuf-field': field.number });
-      else notes.push(`no proto field for ${name}.${pname}`);
+      const found = protoFieldOf(proto, protoMessageName(name), message, pname, new Set(Object.keys(props)));
+      if (!found) {
+        notes.push(`no proto field for ${name}.${pname}`);
+        continue;
+      }
+      used.add(found.outer);
+      annotate(pschema, { 'x-orch-protobuf-field': found.number });
+      if (found.inline) annotate(pschema, { 'x-orch-protobuf-inline': found.inline });
     }
-    const jsonNames = new Set(Object.keys(props));
     for (const fname of message.keys()) {
-      if (!jsonNames.has(fname)) notes.push(`proto field ${protoMessageName(name)}.${fname} has no JSON property`);
+      if (!used.has(fname)) notes.push(`proto field ${protoMessageName(name)}.${fname} has no JSON property`);
     }
   }
 
@@ -868,7 +1021,7 @@ export function derive(refDir: string): DeriveResult {
     if (!schema) fail(`resource kind ${kindSchema} not in the contract`);
     const gvk = schema['x-kubernetes-group-version-kind'];
     if (!Array.isArray(gvk) || gvk.length !== 1) fail(`${kindSchema} must have exactly one group-version-kind`);
-    if (!renamed.has(kindSchema + 'List')) fail(`${kindSchema}List missing`);
+    if (spec.stored !== false && !renamed.has(kindSchema + 'List')) fail(`${kindSchema}List missing`);
     schema['x-orch-resource'] = resourceExtension(kindSchema, spec, renamed);
   }
 

@@ -53,6 +53,14 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
   Secret: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Secret', group: '' },
   ServiceAccount: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.ServiceAccount', group: '' },
   Event: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Event', group: '' },
+  Pod: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Pod', group: '' },
+  Lease: { file: 'apis__coordination.orch.io__v1.json', schema: 'io.orch.api.coordination.v1.Lease', group: 'coordination.orch.io' },
+  SelfSubjectReview: {
+    file: 'apis__authentication.orch.io__v1.json',
+    schema: 'io.orch.api.authentication.v1.SelfSubjectReview',
+    group: 'authentication.orch.io',
+  },
+  TokenReview: { file: 'apis__authentication.orch.io__v1.json', schema: 'io.orch.api.authentication.v1.TokenReview', group: 'authentication.orch.io' },
   NetworkPolicy: {
     file: 'apis__networking.orch.io__v1.json',
     schema: 'io.orch.api.networking.v1.NetworkPolicy',
@@ -129,6 +137,8 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.deepEqual(s['x-kubernetes-group-version-kind'], [{ group: where.group, kind, version: 'v1' }]);
     const r = s['x-orch-resource'];
     assert.ok(isObj(r), `${kind}: x-orch-resource missing`);
+    // A review is computed on create and never stored: no list kind, create its only verb.
+    const stored = r.stored !== false;
     assert.deepEqual(
       Object.keys(r).sort(),
       [
@@ -136,13 +146,14 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
         'allowUnconditionalUpdate',
         'categories',
         'fieldSelectors',
-        'listKind',
+        ...(stored ? ['listKind'] : []),
         'nameValidation',
         'namespaced',
         'plural',
         'printerColumns',
         'shortNames',
         'singular',
+        ...(stored ? [] : ['stored']),
         'subresources',
         'verbs',
       ],
@@ -153,13 +164,15 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.ok(Array.isArray(r.shortNames) && r.shortNames.every((x) => typeof x === 'string'));
     assert.ok(Array.isArray(r.categories) && r.categories.every((x) => typeof x === 'string'));
     assert.equal(typeof r.namespaced, 'boolean');
-    assert.equal(r.namespaced, kind !== 'Namespace');
+    assert.equal(r.namespaced, !['Namespace', 'SelfSubjectReview', 'TokenReview'].includes(kind));
     assert.ok(Array.isArray(r.verbs) && r.verbs.length > 0);
     assert.deepEqual(r.verbs, [...(r.verbs as string[])].sort(), `${kind}: verbs must be sorted`);
-    assert.equal(r.listKind, `${kind}List`);
-    const list = schemas[`${where.schema}List`];
-    assert.ok(isObj(list), `${kind}List schema missing`);
-    assert.deepEqual(list['x-kubernetes-group-version-kind'], [{ group: where.group, kind: `${kind}List`, version: 'v1' }]);
+    if (stored) {
+      assert.equal(r.listKind, `${kind}List`);
+      const list = schemas[`${where.schema}List`];
+      assert.ok(isObj(list), `${kind}List schema missing`);
+      assert.deepEqual(list['x-kubernetes-group-version-kind'], [{ group: where.group, kind: `${kind}List`, version: 'v1' }]);
+    } else assert.deepEqual(r.verbs, ['create']);
     assert.ok(Array.isArray(r.subresources));
     for (const sub of r.subresources) {
       assert.ok(isObj(sub) && typeof sub.name === 'string' && typeof sub.kind === 'string', `${kind}: subresource`);
@@ -167,7 +180,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       assert.deepEqual(sub.verbs, [...(sub.verbs as string[])].sort());
     }
     assert.equal(typeof r.allowCreateOnUpdate, 'boolean');
-    assert.equal(r.allowCreateOnUpdate, kind === 'Event');
+    assert.equal(r.allowCreateOnUpdate, kind === 'Event' || kind === 'Lease');
     assert.equal(r.allowUnconditionalUpdate, true);
     assert.ok(['DNSSubdomain', 'DNSLabel', 'PathSegment'].includes(r.nameValidation as string), `${kind}: nameValidation`);
     assert.ok(Array.isArray(r.fieldSelectors));
@@ -176,7 +189,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       assert.ok((fsel.jsonPath as string).startsWith('.'));
       assert.ok(!['metadata.name', 'metadata.namespace'].includes(fsel.name as string), 'implied selectors are not listed');
     }
-    assert.ok(Array.isArray(r.printerColumns) && r.printerColumns.length > 0);
+    assert.ok(Array.isArray(r.printerColumns) && (r.printerColumns.length > 0 || !stored));
     for (const c of r.printerColumns) {
       assert.ok(isObj(c), `${kind}: column`);
       for (const key of ['name', 'type', 'format', 'description', 'jsonPath']) assert.equal(typeof c[key], 'string', `${kind}: column.${key}`);
@@ -186,7 +199,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       if (c.formatter !== undefined) assert.equal(typeof c.formatter, 'string');
     }
     const names = (r.printerColumns as Obj[]).map((c) => c.name);
-    assert.ok(names.includes('Name'), `${kind}: Name column`);
+    if (stored) assert.ok(names.includes('Name'), `${kind}: Name column`);
   }
 
   const np = schemasOf(docs.get('apis__networking.orch.io__v1.json')!)['io.orch.api.networking.v1.NetworkPolicy'] as Obj;

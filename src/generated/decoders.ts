@@ -58,7 +58,473 @@ function any(v) {
 }
 export { jsonType };
 
+function decode_io_orch_api_authentication_v1_BoundObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "BoundObjectReference", "v1.BoundObjectReference");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "BoundObjectReference"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "BoundObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "BoundObjectReference"); break;
+      case "uid": if (x !== null) f3 = string(x, p ? p + ".uid" : "uid", c, "BoundObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.name = f2;
+  if (f3 !== undefined) out.uid = f3;
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_SelfSubjectReview(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectReview", "v1.SelfSubjectReview");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectReview"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SelfSubjectReview"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "SelfSubjectReview"); break;
+      case "status": if (x !== null) f3 = decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus(x, p ? p + ".status" : "status", c, "SelfSubjectReview"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "SelfSubjectReview");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus({}, p ? p + ".status" : "status", c, "SelfSubjectReview");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.status = f3;
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectReviewStatus", "v1.SelfSubjectReviewStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "userInfo": if (x !== null) f0 = decode_io_orch_api_authentication_v1_UserInfo(x, p ? p + ".userInfo" : "userInfo", c, "SelfSubjectReviewStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_authentication_v1_UserInfo({}, p ? p + ".userInfo" : "userInfo", c, "SelfSubjectReviewStatus");
+  const out = {};
+  if (f0 !== undefined) out.userInfo = f0;
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_TokenRequest(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "TokenRequest"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "TokenRequest"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "TokenRequest"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_authentication_v1_TokenRequestSpec(x, p ? p + ".spec" : "spec", c, "TokenRequest"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_authentication_v1_TokenRequestStatus(x, p ? p + ".status" : "status", c, "TokenRequest"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "TokenRequest");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_authentication_v1_TokenRequestSpec({}, p ? p + ".spec" : "spec", c, "TokenRequest");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_authentication_v1_TokenRequestStatus({}, p ? p + ".status" : "status", c, "TokenRequest");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
 function decode_anon0(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_TokenRequestSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequestSpec", "v1.TokenRequestSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "audiences": if (x !== null) f0 = decode_anon0(x, p ? p + ".audiences" : "audiences", c, "TokenRequestSpec"); break;
+      case "boundObjectRef": if (x !== null) f1 = decode_io_orch_api_authentication_v1_BoundObjectReference(x, p ? p + ".boundObjectRef" : "boundObjectRef", c, "TokenRequestSpec"); break;
+      case "expirationSeconds": if (x !== null) f2 = int64(x, p ? p + ".expirationSeconds" : "expirationSeconds", c, "TokenRequestSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.audiences = f0;
+  if (f1 !== undefined) out.boundObjectRef = f1;
+  if (f2 !== undefined) out.expirationSeconds = f2;
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_TokenRequestStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequestStatus", "v1.TokenRequestStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenRequestStatus"); break;
+      case "expirationTimestamp": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".expirationTimestamp" : "expirationTimestamp", c, "TokenRequestStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".token" : "token", c, "TokenRequestStatus");
+  const out = {};
+  if (f0 !== undefined) out.token = f0;
+  if (f1 !== undefined) out.expirationTimestamp = f1;
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_TokenReview(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReview", "v1.TokenReview");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "TokenReview"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "TokenReview"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "TokenReview"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_authentication_v1_TokenReviewSpec(x, p ? p + ".spec" : "spec", c, "TokenReview"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_authentication_v1_TokenReviewStatus(x, p ? p + ".status" : "status", c, "TokenReview"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "TokenReview");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_authentication_v1_TokenReviewSpec({}, p ? p + ".spec" : "spec", c, "TokenReview");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_authentication_v1_TokenReviewStatus({}, p ? p + ".status" : "status", c, "TokenReview");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon1(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_TokenReviewSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReviewSpec", "v1.TokenReviewSpec");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenReviewSpec"); break;
+      case "audiences": if (x !== null) f1 = decode_anon1(x, p ? p + ".audiences" : "audiences", c, "TokenReviewSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.token = f0;
+  if (f1 !== undefined) out.audiences = f1;
+  return out;
+}
+
+function decode_anon2(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_TokenReviewStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReviewStatus", "v1.TokenReviewStatus");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "authenticated": if (x !== null) f0 = boolean(x, p ? p + ".authenticated" : "authenticated", c, "TokenReviewStatus"); break;
+      case "user": if (x !== null) f1 = decode_io_orch_api_authentication_v1_UserInfo(x, p ? p + ".user" : "user", c, "TokenReviewStatus"); break;
+      case "error": if (x !== null) f2 = string(x, p ? p + ".error" : "error", c, "TokenReviewStatus"); break;
+      case "audiences": if (x !== null) f3 = decode_anon2(x, p ? p + ".audiences" : "audiences", c, "TokenReviewStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_authentication_v1_UserInfo({}, p ? p + ".user" : "user", c, "TokenReviewStatus");
+  const out = {};
+  if (f0 !== undefined) out.authenticated = f0;
+  if (f1 !== undefined) out.user = f1;
+  if (f2 !== undefined) out.error = f2;
+  if (f3 !== undefined) out.audiences = f3;
+  return out;
+}
+
+function decode_anon3(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon4(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon5(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_anon4(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_authentication_v1_UserInfo(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserInfo", "v1.UserInfo");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "username": if (x !== null) f0 = string(x, p ? p + ".username" : "username", c, "UserInfo"); break;
+      case "uid": if (x !== null) f1 = string(x, p ? p + ".uid" : "uid", c, "UserInfo"); break;
+      case "groups": if (x !== null) f2 = decode_anon3(x, p ? p + ".groups" : "groups", c, "UserInfo"); break;
+      case "extra": if (x !== null) f3 = decode_anon5(x, p ? p + ".extra" : "extra", c, "UserInfo"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.username = f0;
+  if (f1 !== undefined) out.uid = f1;
+  if (f2 !== undefined) out.groups = f2;
+  if (f3 !== undefined) out.extra = f3;
+  return out;
+}
+
+function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lease", "v1.Lease");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Lease"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Lease"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Lease"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_coordination_v1_LeaseSpec(x, p ? p + ".spec" : "spec", c, "Lease"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Lease");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_coordination_v1_LeaseSpec({}, p ? p + ".spec" : "spec", c, "Lease");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon6(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Lease");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_coordination_v1_Lease(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_coordination_v1_LeaseList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LeaseList", "v1.LeaseList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LeaseList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "LeaseList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "LeaseList"); break;
+      case "items": if (x !== null) f3 = decode_anon6(x, p ? p + ".items" : "items", c, "LeaseList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "LeaseList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_coordination_v1_LeaseSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LeaseSpec", "v1.LeaseSpec");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "holderIdentity": if (x !== null) f0 = string(x, p ? p + ".holderIdentity" : "holderIdentity", c, "LeaseSpec"); break;
+      case "leaseDurationSeconds": if (x !== null) f1 = int32(x, p ? p + ".leaseDurationSeconds" : "leaseDurationSeconds", c, "LeaseSpec"); break;
+      case "acquireTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(x, p ? p + ".acquireTime" : "acquireTime", c, "LeaseSpec"); break;
+      case "renewTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(x, p ? p + ".renewTime" : "renewTime", c, "LeaseSpec"); break;
+      case "leaseTransitions": if (x !== null) f4 = int32(x, p ? p + ".leaseTransitions" : "leaseTransitions", c, "LeaseSpec"); break;
+      case "strategy": if (x !== null) f5 = string(x, p ? p + ".strategy" : "strategy", c, "LeaseSpec"); break;
+      case "preferredHolder": if (x !== null) f6 = string(x, p ? p + ".preferredHolder" : "preferredHolder", c, "LeaseSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.holderIdentity = f0;
+  if (f1 !== undefined) out.leaseDurationSeconds = f1;
+  if (f2 !== undefined) out.acquireTime = f2;
+  if (f3 !== undefined) out.renewTime = f3;
+  if (f4 !== undefined) out.leaseTransitions = f4;
+  if (f5 !== undefined) out.strategy = f5;
+  if (f6 !== undefined) out.preferredHolder = f6;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AWSElasticBlockStoreVolumeSource", "v1.AWSElasticBlockStoreVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "AWSElasticBlockStoreVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "AWSElasticBlockStoreVolumeSource"); break;
+      case "partition": if (x !== null) f2 = int32(x, p ? p + ".partition" : "partition", c, "AWSElasticBlockStoreVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "AWSElasticBlockStoreVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".volumeID" : "volumeID", c, "AWSElasticBlockStoreVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.volumeID = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.partition = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Affinity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Affinity", "v1.Affinity");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nodeAffinity": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeAffinity(x, p ? p + ".nodeAffinity" : "nodeAffinity", c, "Affinity"); break;
+      case "podAffinity": if (x !== null) f1 = decode_io_orch_api_core_v1_PodAffinity(x, p ? p + ".podAffinity" : "podAffinity", c, "Affinity"); break;
+      case "podAntiAffinity": if (x !== null) f2 = decode_io_orch_api_core_v1_PodAntiAffinity(x, p ? p + ".podAntiAffinity" : "podAntiAffinity", c, "Affinity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nodeAffinity = f0;
+  if (f1 !== undefined) out.podAffinity = f1;
+  if (f2 !== undefined) out.podAntiAffinity = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_AppArmorProfile(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AppArmorProfile", "v1.AppArmorProfile");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "AppArmorProfile"); break;
+      case "localhostProfile": if (x !== null) f1 = string(x, p ? p + ".localhostProfile" : "localhostProfile", c, "AppArmorProfile"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "AppArmorProfile");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.localhostProfile = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_AzureDiskVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureDiskVolumeSource", "v1.AzureDiskVolumeSource");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "AzureDiskVolumeSource"); break;
+      case "diskName": if (x !== null) f1 = string(x, p ? p + ".diskName" : "diskName", c, "AzureDiskVolumeSource"); break;
+      case "diskURI": if (x !== null) f2 = string(x, p ? p + ".diskURI" : "diskURI", c, "AzureDiskVolumeSource"); break;
+      case "cachingMode": if (x !== null) f3 = string(x, p ? p + ".cachingMode" : "cachingMode", c, "AzureDiskVolumeSource"); break;
+      case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "AzureDiskVolumeSource"); break;
+      case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "AzureDiskVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("Shared", p ? p + ".kind" : "kind", c, "AzureDiskVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".diskName" : "diskName", c, "AzureDiskVolumeSource");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".diskURI" : "diskURI", c, "AzureDiskVolumeSource");
+  if (f3 === undefined && c.defaults !== false) f3 = string("ReadWrite", p ? p + ".cachingMode" : "cachingMode", c, "AzureDiskVolumeSource");
+  if (f4 === undefined && c.defaults !== false) f4 = string("ext4", p ? p + ".fsType" : "fsType", c, "AzureDiskVolumeSource");
+  if (f5 === undefined && c.defaults !== false) f5 = boolean(false, p ? p + ".readOnly" : "readOnly", c, "AzureDiskVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.diskName = f1;
+  if (f2 !== undefined) out.diskURI = f2;
+  if (f3 !== undefined) out.cachingMode = f3;
+  if (f4 !== undefined) out.fsType = f4;
+  if (f5 !== undefined) out.readOnly = f5;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFileVolumeSource", "v1.AzureFileVolumeSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "AzureFileVolumeSource"); break;
+      case "shareName": if (x !== null) f1 = string(x, p ? p + ".shareName" : "shareName", c, "AzureFileVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "AzureFileVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".secretName" : "secretName", c, "AzureFileVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".shareName" : "shareName", c, "AzureFileVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.secretName = f0;
+  if (f1 !== undefined) out.shareName = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  return out;
+}
+
+function decode_anon7(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -66,7 +532,156 @@ function decode_anon0(v, p, c, st) {
   return out;
 }
 
-function decode_anon1(v, p, c, st) {
+function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIVolumeSource", "v1.CSIVolumeSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
+      case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIVolumeSource"); break;
+      case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "CSIVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f3 = decode_anon7(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
+      case "nodePublishSecretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".driver" : "driver", c, "CSIVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.driver = f0;
+  if (f1 !== undefined) out.readOnly = f1;
+  if (f2 !== undefined) out.fsType = f2;
+  if (f3 !== undefined) out.volumeAttributes = f3;
+  if (f4 !== undefined) out.nodePublishSecretRef = f4;
+  return out;
+}
+
+function decode_anon8(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon9(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Capabilities", "v1.Capabilities");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "add": if (x !== null) f0 = decode_anon8(x, p ? p + ".add" : "add", c, "Capabilities"); break;
+      case "drop": if (x !== null) f1 = decode_anon9(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.add = f0;
+  if (f1 !== undefined) out.drop = f1;
+  return out;
+}
+
+function decode_anon10(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CephFSVolumeSource", "v1.CephFSVolumeSource");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "monitors": if (x !== null) f0 = decode_anon10(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
+      case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSVolumeSource"); break;
+      case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSVolumeSource"); break;
+      case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSVolumeSource"); break;
+      case "secretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "CephFSVolumeSource"); break;
+      case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CephFSVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.monitors = f0;
+  if (f1 !== undefined) out.path = f1;
+  if (f2 !== undefined) out.user = f2;
+  if (f3 !== undefined) out.secretFile = f3;
+  if (f4 !== undefined) out.secretRef = f4;
+  if (f5 !== undefined) out.readOnly = f5;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_CinderVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CinderVolumeSource", "v1.CinderVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "CinderVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "CinderVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CinderVolumeSource"); break;
+      case "secretRef": if (x !== null) f3 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "CinderVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".volumeID" : "volumeID", c, "CinderVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.volumeID = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.secretRef = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterTrustBundleProjection", "v1.ClusterTrustBundleProjection");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ClusterTrustBundleProjection"); break;
+      case "signerName": if (x !== null) f1 = string(x, p ? p + ".signerName" : "signerName", c, "ClusterTrustBundleProjection"); break;
+      case "labelSelector": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "ClusterTrustBundleProjection"); break;
+      case "path": if (x !== null) f3 = string(x, p ? p + ".path" : "path", c, "ClusterTrustBundleProjection"); break;
+      case "optional": if (x !== null) f4 = boolean(x, p ? p + ".optional" : "optional", c, "ClusterTrustBundleProjection"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".path" : "path", c, "ClusterTrustBundleProjection");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.signerName = f1;
+  if (f2 !== undefined) out.labelSelector = f2;
+  if (f3 !== undefined) out.path = f3;
+  if (f4 !== undefined) out.optional = f4;
+  return out;
+}
+
+function decode_anon11(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon12(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -84,8 +699,8 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMap"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMap"); break;
-      case "data": if (x !== null) f3 = decode_anon0(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
-      case "binaryData": if (x !== null) f4 = decode_anon1(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
+      case "data": if (x !== null) f3 = decode_anon11(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
+      case "binaryData": if (x !== null) f4 = decode_anon12(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
       case "immutable": if (x !== null) f5 = boolean(x, p ? p + ".immutable" : "immutable", c, "ConfigMap"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -101,7 +716,48 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
   return out;
 }
 
-function decode_anon2(v, p, c, st) {
+function decode_io_orch_api_core_v1_ConfigMapEnvSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapEnvSource", "v1.ConfigMapEnvSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapEnvSource"); break;
+      case "optional": if (x !== null) f1 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapEnvSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ConfigMapEnvSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.optional = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapKeySelector", "v1.ConfigMapKeySelector");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapKeySelector"); break;
+      case "key": if (x !== null) f1 = string(x, p ? p + ".key" : "key", c, "ConfigMapKeySelector"); break;
+      case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapKeySelector"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ConfigMapKeySelector");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".key" : "key", c, "ConfigMapKeySelector");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.key = f1;
+  if (f2 !== undefined) out.optional = f2;
+  return out;
+}
+
+function decode_anon13(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ConfigMap");
   const out = new Array(v.length);
@@ -119,7 +775,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMapList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMapList"); break;
-      case "items": if (x !== null) f3 = decode_anon2(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
+      case "items": if (x !== null) f3 = decode_anon13(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -129,6 +785,712 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
   if (f1 !== undefined) out.kind = f1;
   if (f2 !== undefined) out.metadata = f2;
   if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon14(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_KeyToPath(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapProjection", "v1.ConfigMapProjection");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon14(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
+      case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapProjection"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ConfigMapProjection");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.items = f1;
+  if (f2 !== undefined) out.optional = f2;
+  return out;
+}
+
+function decode_anon15(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_KeyToPath(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapVolumeSource", "v1.ConfigMapVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon15(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
+      case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ConfigMapVolumeSource"); break;
+      case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ConfigMapVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.items = f1;
+  if (f2 !== undefined) out.defaultMode = f2;
+  if (f3 !== undefined) out.optional = f3;
+  return out;
+}
+
+function decode_anon16(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon17(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon18(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerPort(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon19(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_EnvVar(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon20(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_VolumeMount(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon21(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_EnvFromSource(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon22(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_VolumeDevice(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon23(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerResizePolicy(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Container(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Container", "v1.Container");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
+      case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "Container"); break;
+      case "command": if (x !== null) f2 = decode_anon16(x, p ? p + ".command" : "command", c, "Container"); break;
+      case "args": if (x !== null) f3 = decode_anon17(x, p ? p + ".args" : "args", c, "Container"); break;
+      case "workingDir": if (x !== null) f4 = string(x, p ? p + ".workingDir" : "workingDir", c, "Container"); break;
+      case "ports": if (x !== null) f5 = decode_anon18(x, p ? p + ".ports" : "ports", c, "Container"); break;
+      case "env": if (x !== null) f6 = decode_anon19(x, p ? p + ".env" : "env", c, "Container"); break;
+      case "resources": if (x !== null) f7 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "Container"); break;
+      case "volumeMounts": if (x !== null) f8 = decode_anon20(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
+      case "livenessProbe": if (x !== null) f9 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "Container"); break;
+      case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "Container"); break;
+      case "lifecycle": if (x !== null) f11 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "Container"); break;
+      case "terminationMessagePath": if (x !== null) f12 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "Container"); break;
+      case "imagePullPolicy": if (x !== null) f13 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "Container"); break;
+      case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "Container"); break;
+      case "stdin": if (x !== null) f15 = boolean(x, p ? p + ".stdin" : "stdin", c, "Container"); break;
+      case "stdinOnce": if (x !== null) f16 = boolean(x, p ? p + ".stdinOnce" : "stdinOnce", c, "Container"); break;
+      case "tty": if (x !== null) f17 = boolean(x, p ? p + ".tty" : "tty", c, "Container"); break;
+      case "envFrom": if (x !== null) f18 = decode_anon21(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
+      case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "Container"); break;
+      case "volumeDevices": if (x !== null) f20 = decode_anon22(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
+      case "startupProbe": if (x !== null) f21 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".startupProbe" : "startupProbe", c, "Container"); break;
+      case "resizePolicy": if (x !== null) f22 = decode_anon23(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
+      case "restartPolicy": if (x !== null) f23 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "Container"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "Container");
+  if (f7 === undefined && c.defaults !== false) f7 = decode_io_orch_api_core_v1_ResourceRequirements({}, p ? p + ".resources" : "resources", c, "Container");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.image = f1;
+  if (f2 !== undefined) out.command = f2;
+  if (f3 !== undefined) out.args = f3;
+  if (f4 !== undefined) out.workingDir = f4;
+  if (f5 !== undefined) out.ports = f5;
+  if (f6 !== undefined) out.env = f6;
+  if (f7 !== undefined) out.resources = f7;
+  if (f8 !== undefined) out.volumeMounts = f8;
+  if (f9 !== undefined) out.livenessProbe = f9;
+  if (f10 !== undefined) out.readinessProbe = f10;
+  if (f11 !== undefined) out.lifecycle = f11;
+  if (f12 !== undefined) out.terminationMessagePath = f12;
+  if (f13 !== undefined) out.imagePullPolicy = f13;
+  if (f14 !== undefined) out.securityContext = f14;
+  if (f15 !== undefined) out.stdin = f15;
+  if (f16 !== undefined) out.stdinOnce = f16;
+  if (f17 !== undefined) out.tty = f17;
+  if (f18 !== undefined) out.envFrom = f18;
+  if (f19 !== undefined) out.terminationMessagePolicy = f19;
+  if (f20 !== undefined) out.volumeDevices = f20;
+  if (f21 !== undefined) out.startupProbe = f21;
+  if (f22 !== undefined) out.resizePolicy = f22;
+  if (f23 !== undefined) out.restartPolicy = f23;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerPort(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerPort", "v1.ContainerPort");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerPort"); break;
+      case "hostPort": if (x !== null) f1 = int32(x, p ? p + ".hostPort" : "hostPort", c, "ContainerPort"); break;
+      case "containerPort": if (x !== null) f2 = int32(x, p ? p + ".containerPort" : "containerPort", c, "ContainerPort"); break;
+      case "protocol": if (x !== null) f3 = string(x, p ? p + ".protocol" : "protocol", c, "ContainerPort"); break;
+      case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "ContainerPort"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".containerPort" : "containerPort", c, "ContainerPort");
+  if (f3 === undefined && c.defaults !== false) f3 = string("TCP", p ? p + ".protocol" : "protocol", c, "ContainerPort");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.hostPort = f1;
+  if (f2 !== undefined) out.containerPort = f2;
+  if (f3 !== undefined) out.protocol = f3;
+  if (f4 !== undefined) out.hostIP = f4;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerResizePolicy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResizePolicy", "v1.ContainerResizePolicy");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "resourceName": if (x !== null) f0 = string(x, p ? p + ".resourceName" : "resourceName", c, "ContainerResizePolicy"); break;
+      case "restartPolicy": if (x !== null) f1 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "ContainerResizePolicy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".resourceName" : "resourceName", c, "ContainerResizePolicy");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".restartPolicy" : "restartPolicy", c, "ContainerResizePolicy");
+  const out = {};
+  if (f0 !== undefined) out.resourceName = f0;
+  if (f1 !== undefined) out.restartPolicy = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerState(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerState", "v1.ContainerState");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "waiting": if (x !== null) f0 = decode_io_orch_api_core_v1_ContainerStateWaiting(x, p ? p + ".waiting" : "waiting", c, "ContainerState"); break;
+      case "running": if (x !== null) f1 = decode_io_orch_api_core_v1_ContainerStateRunning(x, p ? p + ".running" : "running", c, "ContainerState"); break;
+      case "terminated": if (x !== null) f2 = decode_io_orch_api_core_v1_ContainerStateTerminated(x, p ? p + ".terminated" : "terminated", c, "ContainerState"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.waiting = f0;
+  if (f1 !== undefined) out.running = f1;
+  if (f2 !== undefined) out.terminated = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerStateRunning(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateRunning", "v1.ContainerStateRunning");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "startedAt": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startedAt" : "startedAt", c, "ContainerStateRunning"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.startedAt = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerStateTerminated(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateTerminated", "v1.ContainerStateTerminated");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "exitCode": if (x !== null) f0 = int32(x, p ? p + ".exitCode" : "exitCode", c, "ContainerStateTerminated"); break;
+      case "signal": if (x !== null) f1 = int32(x, p ? p + ".signal" : "signal", c, "ContainerStateTerminated"); break;
+      case "reason": if (x !== null) f2 = string(x, p ? p + ".reason" : "reason", c, "ContainerStateTerminated"); break;
+      case "message": if (x !== null) f3 = string(x, p ? p + ".message" : "message", c, "ContainerStateTerminated"); break;
+      case "startedAt": if (x !== null) f4 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startedAt" : "startedAt", c, "ContainerStateTerminated"); break;
+      case "finishedAt": if (x !== null) f5 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".finishedAt" : "finishedAt", c, "ContainerStateTerminated"); break;
+      case "containerID": if (x !== null) f6 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStateTerminated"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".exitCode" : "exitCode", c, "ContainerStateTerminated");
+  const out = {};
+  if (f0 !== undefined) out.exitCode = f0;
+  if (f1 !== undefined) out.signal = f1;
+  if (f2 !== undefined) out.reason = f2;
+  if (f3 !== undefined) out.message = f3;
+  if (f4 !== undefined) out.startedAt = f4;
+  if (f5 !== undefined) out.finishedAt = f5;
+  if (f6 !== undefined) out.containerID = f6;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateWaiting", "v1.ContainerStateWaiting");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "reason": if (x !== null) f0 = string(x, p ? p + ".reason" : "reason", c, "ContainerStateWaiting"); break;
+      case "message": if (x !== null) f1 = string(x, p ? p + ".message" : "message", c, "ContainerStateWaiting"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.reason = f0;
+  if (f1 !== undefined) out.message = f1;
+  return out;
+}
+
+function decode_anon24(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon25(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMountStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_VolumeMountStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon26(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ResourceStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStatus", "v1.ContainerStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerStatus"); break;
+      case "state": if (x !== null) f1 = decode_io_orch_api_core_v1_ContainerState(x, p ? p + ".state" : "state", c, "ContainerStatus"); break;
+      case "lastState": if (x !== null) f2 = decode_io_orch_api_core_v1_ContainerState(x, p ? p + ".lastState" : "lastState", c, "ContainerStatus"); break;
+      case "ready": if (x !== null) f3 = boolean(x, p ? p + ".ready" : "ready", c, "ContainerStatus"); break;
+      case "restartCount": if (x !== null) f4 = int32(x, p ? p + ".restartCount" : "restartCount", c, "ContainerStatus"); break;
+      case "image": if (x !== null) f5 = string(x, p ? p + ".image" : "image", c, "ContainerStatus"); break;
+      case "imageID": if (x !== null) f6 = string(x, p ? p + ".imageID" : "imageID", c, "ContainerStatus"); break;
+      case "containerID": if (x !== null) f7 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStatus"); break;
+      case "started": if (x !== null) f8 = boolean(x, p ? p + ".started" : "started", c, "ContainerStatus"); break;
+      case "allocatedResources": if (x !== null) f9 = decode_anon24(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
+      case "resources": if (x !== null) f10 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "ContainerStatus"); break;
+      case "volumeMounts": if (x !== null) f11 = decode_anon25(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
+      case "user": if (x !== null) f12 = decode_io_orch_api_core_v1_ContainerUser(x, p ? p + ".user" : "user", c, "ContainerStatus"); break;
+      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon26(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ContainerStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_ContainerState({}, p ? p + ".state" : "state", c, "ContainerStatus");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_core_v1_ContainerState({}, p ? p + ".lastState" : "lastState", c, "ContainerStatus");
+  if (f3 === undefined && c.defaults !== false) f3 = boolean(false, p ? p + ".ready" : "ready", c, "ContainerStatus");
+  if (f4 === undefined && c.defaults !== false) f4 = int32(0, p ? p + ".restartCount" : "restartCount", c, "ContainerStatus");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".image" : "image", c, "ContainerStatus");
+  if (f6 === undefined && c.defaults !== false) f6 = string("", p ? p + ".imageID" : "imageID", c, "ContainerStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.state = f1;
+  if (f2 !== undefined) out.lastState = f2;
+  if (f3 !== undefined) out.ready = f3;
+  if (f4 !== undefined) out.restartCount = f4;
+  if (f5 !== undefined) out.image = f5;
+  if (f6 !== undefined) out.imageID = f6;
+  if (f7 !== undefined) out.containerID = f7;
+  if (f8 !== undefined) out.started = f8;
+  if (f9 !== undefined) out.allocatedResources = f9;
+  if (f10 !== undefined) out.resources = f10;
+  if (f11 !== undefined) out.volumeMounts = f11;
+  if (f12 !== undefined) out.user = f12;
+  if (f13 !== undefined) out.allocatedResourcesStatus = f13;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerUser(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerUser", "v1.ContainerUser");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "linux": if (x !== null) f0 = decode_io_orch_api_core_v1_LinuxContainerUser(x, p ? p + ".linux" : "linux", c, "ContainerUser"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.linux = f0;
+  return out;
+}
+
+function decode_anon27(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIProjection", "v1.DownwardAPIProjection");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "items": if (x !== null) f0 = decode_anon27(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.items = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIVolumeFile", "v1.DownwardAPIVolumeFile");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "DownwardAPIVolumeFile"); break;
+      case "fieldRef": if (x !== null) f1 = decode_io_orch_api_core_v1_ObjectFieldSelector(x, p ? p + ".fieldRef" : "fieldRef", c, "DownwardAPIVolumeFile"); break;
+      case "resourceFieldRef": if (x !== null) f2 = decode_io_orch_api_core_v1_ResourceFieldSelector(x, p ? p + ".resourceFieldRef" : "resourceFieldRef", c, "DownwardAPIVolumeFile"); break;
+      case "mode": if (x !== null) f3 = int32(x, p ? p + ".mode" : "mode", c, "DownwardAPIVolumeFile"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".path" : "path", c, "DownwardAPIVolumeFile");
+  const out = {};
+  if (f0 !== undefined) out.path = f0;
+  if (f1 !== undefined) out.fieldRef = f1;
+  if (f2 !== undefined) out.resourceFieldRef = f2;
+  if (f3 !== undefined) out.mode = f3;
+  return out;
+}
+
+function decode_anon28(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIVolumeSource", "v1.DownwardAPIVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "items": if (x !== null) f0 = decode_anon28(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
+      case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "DownwardAPIVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.items = f0;
+  if (f1 !== undefined) out.defaultMode = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_EmptyDirVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EmptyDirVolumeSource", "v1.EmptyDirVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "medium": if (x !== null) f0 = string(x, p ? p + ".medium" : "medium", c, "EmptyDirVolumeSource"); break;
+      case "sizeLimit": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".sizeLimit" : "sizeLimit", c, "EmptyDirVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.medium = f0;
+  if (f1 !== undefined) out.sizeLimit = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_EnvFromSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvFromSource", "v1.EnvFromSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "prefix": if (x !== null) f0 = string(x, p ? p + ".prefix" : "prefix", c, "EnvFromSource"); break;
+      case "configMapRef": if (x !== null) f1 = decode_io_orch_api_core_v1_ConfigMapEnvSource(x, p ? p + ".configMapRef" : "configMapRef", c, "EnvFromSource"); break;
+      case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_SecretEnvSource(x, p ? p + ".secretRef" : "secretRef", c, "EnvFromSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.prefix = f0;
+  if (f1 !== undefined) out.configMapRef = f1;
+  if (f2 !== undefined) out.secretRef = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_EnvVar(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvVar", "v1.EnvVar");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EnvVar"); break;
+      case "value": if (x !== null) f1 = string(x, p ? p + ".value" : "value", c, "EnvVar"); break;
+      case "valueFrom": if (x !== null) f2 = decode_io_orch_api_core_v1_EnvVarSource(x, p ? p + ".valueFrom" : "valueFrom", c, "EnvVar"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "EnvVar");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.value = f1;
+  if (f2 !== undefined) out.valueFrom = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvVarSource", "v1.EnvVarSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "fieldRef": if (x !== null) f0 = decode_io_orch_api_core_v1_ObjectFieldSelector(x, p ? p + ".fieldRef" : "fieldRef", c, "EnvVarSource"); break;
+      case "resourceFieldRef": if (x !== null) f1 = decode_io_orch_api_core_v1_ResourceFieldSelector(x, p ? p + ".resourceFieldRef" : "resourceFieldRef", c, "EnvVarSource"); break;
+      case "configMapKeyRef": if (x !== null) f2 = decode_io_orch_api_core_v1_ConfigMapKeySelector(x, p ? p + ".configMapKeyRef" : "configMapKeyRef", c, "EnvVarSource"); break;
+      case "secretKeyRef": if (x !== null) f3 = decode_io_orch_api_core_v1_SecretKeySelector(x, p ? p + ".secretKeyRef" : "secretKeyRef", c, "EnvVarSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.fieldRef = f0;
+  if (f1 !== undefined) out.resourceFieldRef = f1;
+  if (f2 !== undefined) out.configMapKeyRef = f2;
+  if (f3 !== undefined) out.secretKeyRef = f3;
+  return out;
+}
+
+function decode_anon29(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon30(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon31(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_EnvVar(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon32(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_EnvFromSource(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon33(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerPort(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon34(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerResizePolicy(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon35(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_VolumeDevice(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon36(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_VolumeMount(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EphemeralContainer", "v1.EphemeralContainer");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "args": if (x !== null) f0 = decode_anon29(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
+      case "command": if (x !== null) f1 = decode_anon30(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
+      case "env": if (x !== null) f2 = decode_anon31(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
+      case "envFrom": if (x !== null) f3 = decode_anon32(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
+      case "image": if (x !== null) f4 = string(x, p ? p + ".image" : "image", c, "EphemeralContainer"); break;
+      case "imagePullPolicy": if (x !== null) f5 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "EphemeralContainer"); break;
+      case "lifecycle": if (x !== null) f6 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "EphemeralContainer"); break;
+      case "livenessProbe": if (x !== null) f7 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "EphemeralContainer"); break;
+      case "name": if (x !== null) f8 = string(x, p ? p + ".name" : "name", c, "EphemeralContainer"); break;
+      case "ports": if (x !== null) f9 = decode_anon33(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
+      case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "EphemeralContainer"); break;
+      case "resizePolicy": if (x !== null) f11 = decode_anon34(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
+      case "resources": if (x !== null) f12 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "EphemeralContainer"); break;
+      case "restartPolicy": if (x !== null) f13 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "EphemeralContainer"); break;
+      case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "EphemeralContainer"); break;
+      case "startupProbe": if (x !== null) f15 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".startupProbe" : "startupProbe", c, "EphemeralContainer"); break;
+      case "stdin": if (x !== null) f16 = boolean(x, p ? p + ".stdin" : "stdin", c, "EphemeralContainer"); break;
+      case "stdinOnce": if (x !== null) f17 = boolean(x, p ? p + ".stdinOnce" : "stdinOnce", c, "EphemeralContainer"); break;
+      case "terminationMessagePath": if (x !== null) f18 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "EphemeralContainer"); break;
+      case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "EphemeralContainer"); break;
+      case "tty": if (x !== null) f20 = boolean(x, p ? p + ".tty" : "tty", c, "EphemeralContainer"); break;
+      case "volumeDevices": if (x !== null) f21 = decode_anon35(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
+      case "volumeMounts": if (x !== null) f22 = decode_anon36(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
+      case "workingDir": if (x !== null) f23 = string(x, p ? p + ".workingDir" : "workingDir", c, "EphemeralContainer"); break;
+      case "targetContainerName": if (x !== null) f24 = string(x, p ? p + ".targetContainerName" : "targetContainerName", c, "EphemeralContainer"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f8 === undefined && c.defaults !== false) f8 = string("", p ? p + ".name" : "name", c, "EphemeralContainer");
+  if (f12 === undefined && c.defaults !== false) f12 = decode_io_orch_api_core_v1_ResourceRequirements({}, p ? p + ".resources" : "resources", c, "EphemeralContainer");
+  const out = {};
+  if (f0 !== undefined) out.args = f0;
+  if (f1 !== undefined) out.command = f1;
+  if (f2 !== undefined) out.env = f2;
+  if (f3 !== undefined) out.envFrom = f3;
+  if (f4 !== undefined) out.image = f4;
+  if (f5 !== undefined) out.imagePullPolicy = f5;
+  if (f6 !== undefined) out.lifecycle = f6;
+  if (f7 !== undefined) out.livenessProbe = f7;
+  if (f8 !== undefined) out.name = f8;
+  if (f9 !== undefined) out.ports = f9;
+  if (f10 !== undefined) out.readinessProbe = f10;
+  if (f11 !== undefined) out.resizePolicy = f11;
+  if (f12 !== undefined) out.resources = f12;
+  if (f13 !== undefined) out.restartPolicy = f13;
+  if (f14 !== undefined) out.securityContext = f14;
+  if (f15 !== undefined) out.startupProbe = f15;
+  if (f16 !== undefined) out.stdin = f16;
+  if (f17 !== undefined) out.stdinOnce = f17;
+  if (f18 !== undefined) out.terminationMessagePath = f18;
+  if (f19 !== undefined) out.terminationMessagePolicy = f19;
+  if (f20 !== undefined) out.tty = f20;
+  if (f21 !== undefined) out.volumeDevices = f21;
+  if (f22 !== undefined) out.volumeMounts = f22;
+  if (f23 !== undefined) out.workingDir = f23;
+  if (f24 !== undefined) out.targetContainerName = f24;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_EphemeralVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EphemeralVolumeSource", "v1.EphemeralVolumeSource");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeClaimTemplate": if (x !== null) f0 = decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate(x, p ? p + ".volumeClaimTemplate" : "volumeClaimTemplate", c, "EphemeralVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.volumeClaimTemplate = f0;
   return out;
 }
 
@@ -185,7 +1547,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   return out;
 }
 
-function decode_anon3(v, p, c, st) {
+function decode_anon37(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
@@ -203,7 +1565,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
-      case "items": if (x !== null) f3 = decode_anon3(x, p ? p + ".items" : "items", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon37(x, p ? p + ".items" : "items", c, "EventList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -252,6 +1614,480 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   return out;
 }
 
+function decode_anon38(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExecAction", "v1.ExecAction");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "command": if (x !== null) f0 = decode_anon38(x, p ? p + ".command" : "command", c, "ExecAction"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.command = f0;
+  return out;
+}
+
+function decode_anon39(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon40(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FCVolumeSource", "v1.FCVolumeSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "targetWWNs": if (x !== null) f0 = decode_anon39(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
+      case "lun": if (x !== null) f1 = int32(x, p ? p + ".lun" : "lun", c, "FCVolumeSource"); break;
+      case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "FCVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FCVolumeSource"); break;
+      case "wwids": if (x !== null) f4 = decode_anon40(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.targetWWNs = f0;
+  if (f1 !== undefined) out.lun = f1;
+  if (f2 !== undefined) out.fsType = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  if (f4 !== undefined) out.wwids = f4;
+  return out;
+}
+
+function decode_anon41(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlexVolumeSource", "v1.FlexVolumeSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "FlexVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexVolumeSource"); break;
+      case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon41(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".driver" : "driver", c, "FlexVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.driver = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.secretRef = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  if (f4 !== undefined) out.options = f4;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_FlockerVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlockerVolumeSource", "v1.FlockerVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "datasetName": if (x !== null) f0 = string(x, p ? p + ".datasetName" : "datasetName", c, "FlockerVolumeSource"); break;
+      case "datasetUUID": if (x !== null) f1 = string(x, p ? p + ".datasetUUID" : "datasetUUID", c, "FlockerVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.datasetName = f0;
+  if (f1 !== undefined) out.datasetUUID = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GCEPersistentDiskVolumeSource", "v1.GCEPersistentDiskVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "pdName": if (x !== null) f0 = string(x, p ? p + ".pdName" : "pdName", c, "GCEPersistentDiskVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "GCEPersistentDiskVolumeSource"); break;
+      case "partition": if (x !== null) f2 = int32(x, p ? p + ".partition" : "partition", c, "GCEPersistentDiskVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "GCEPersistentDiskVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".pdName" : "pdName", c, "GCEPersistentDiskVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.pdName = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.partition = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_GRPCAction(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GRPCAction", "v1.GRPCAction");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "GRPCAction"); break;
+      case "service": if (x !== null) f1 = string(x, p ? p + ".service" : "service", c, "GRPCAction"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".port" : "port", c, "GRPCAction");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".service" : "service", c, "GRPCAction");
+  const out = {};
+  if (f0 !== undefined) out.port = f0;
+  if (f1 !== undefined) out.service = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_GitRepoVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GitRepoVolumeSource", "v1.GitRepoVolumeSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "repository": if (x !== null) f0 = string(x, p ? p + ".repository" : "repository", c, "GitRepoVolumeSource"); break;
+      case "revision": if (x !== null) f1 = string(x, p ? p + ".revision" : "revision", c, "GitRepoVolumeSource"); break;
+      case "directory": if (x !== null) f2 = string(x, p ? p + ".directory" : "directory", c, "GitRepoVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".repository" : "repository", c, "GitRepoVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.repository = f0;
+  if (f1 !== undefined) out.revision = f1;
+  if (f2 !== undefined) out.directory = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsVolumeSource", "v1.GlusterfsVolumeSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "endpoints": if (x !== null) f0 = string(x, p ? p + ".endpoints" : "endpoints", c, "GlusterfsVolumeSource"); break;
+      case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "GlusterfsVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "GlusterfsVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".endpoints" : "endpoints", c, "GlusterfsVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".path" : "path", c, "GlusterfsVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.endpoints = f0;
+  if (f1 !== undefined) out.path = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  return out;
+}
+
+function decode_anon42(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPHeader");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_HTTPHeader(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPGetAction", "v1.HTTPGetAction");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPGetAction"); break;
+      case "port": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "HTTPGetAction"); break;
+      case "host": if (x !== null) f2 = string(x, p ? p + ".host" : "host", c, "HTTPGetAction"); break;
+      case "scheme": if (x !== null) f3 = string(x, p ? p + ".scheme" : "scheme", c, "HTTPGetAction"); break;
+      case "httpHeaders": if (x !== null) f4 = decode_anon42(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.path = f0;
+  if (f1 !== undefined) out.port = f1;
+  if (f2 !== undefined) out.host = f2;
+  if (f3 !== undefined) out.scheme = f3;
+  if (f4 !== undefined) out.httpHeaders = f4;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPHeader", "v1.HTTPHeader");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "HTTPHeader"); break;
+      case "value": if (x !== null) f1 = string(x, p ? p + ".value" : "value", c, "HTTPHeader"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "HTTPHeader");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".value" : "value", c, "HTTPHeader");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.value = f1;
+  return out;
+}
+
+function decode_anon43(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostAlias", "v1.HostAlias");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
+      case "hostnames": if (x !== null) f1 = decode_anon43(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".ip" : "ip", c, "HostAlias");
+  const out = {};
+  if (f0 !== undefined) out.ip = f0;
+  if (f1 !== undefined) out.hostnames = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_HostIP(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostIP", "v1.HostIP");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostIP"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".ip" : "ip", c, "HostIP");
+  const out = {};
+  if (f0 !== undefined) out.ip = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostPathVolumeSource", "v1.HostPathVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HostPathVolumeSource"); break;
+      case "type": if (x !== null) f1 = string(x, p ? p + ".type" : "type", c, "HostPathVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".path" : "path", c, "HostPathVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.path = f0;
+  if (f1 !== undefined) out.type = f1;
+  return out;
+}
+
+function decode_anon44(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ISCSIVolumeSource", "v1.ISCSIVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "targetPortal": if (x !== null) f0 = string(x, p ? p + ".targetPortal" : "targetPortal", c, "ISCSIVolumeSource"); break;
+      case "iqn": if (x !== null) f1 = string(x, p ? p + ".iqn" : "iqn", c, "ISCSIVolumeSource"); break;
+      case "lun": if (x !== null) f2 = int32(x, p ? p + ".lun" : "lun", c, "ISCSIVolumeSource"); break;
+      case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource"); break;
+      case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIVolumeSource"); break;
+      case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon44(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
+      case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIVolumeSource"); break;
+      case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIVolumeSource"); break;
+      case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIVolumeSource"); break;
+      case "initiatorName": if (x !== null) f10 = string(x, p ? p + ".initiatorName" : "initiatorName", c, "ISCSIVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".targetPortal" : "targetPortal", c, "ISCSIVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".iqn" : "iqn", c, "ISCSIVolumeSource");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".lun" : "lun", c, "ISCSIVolumeSource");
+  if (f3 === undefined && c.defaults !== false) f3 = string("default", p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.targetPortal = f0;
+  if (f1 !== undefined) out.iqn = f1;
+  if (f2 !== undefined) out.lun = f2;
+  if (f3 !== undefined) out.iscsiInterface = f3;
+  if (f4 !== undefined) out.fsType = f4;
+  if (f5 !== undefined) out.readOnly = f5;
+  if (f6 !== undefined) out.portals = f6;
+  if (f7 !== undefined) out.chapAuthDiscovery = f7;
+  if (f8 !== undefined) out.secretRef = f8;
+  if (f9 !== undefined) out.chapAuthSession = f9;
+  if (f10 !== undefined) out.initiatorName = f10;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ImageVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ImageVolumeSource", "v1.ImageVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "reference": if (x !== null) f0 = string(x, p ? p + ".reference" : "reference", c, "ImageVolumeSource"); break;
+      case "pullPolicy": if (x !== null) f1 = string(x, p ? p + ".pullPolicy" : "pullPolicy", c, "ImageVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.reference = f0;
+  if (f1 !== undefined) out.pullPolicy = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_KeyToPath(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "KeyToPath", "v1.KeyToPath");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "KeyToPath"); break;
+      case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "KeyToPath"); break;
+      case "mode": if (x !== null) f2 = int32(x, p ? p + ".mode" : "mode", c, "KeyToPath"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".key" : "key", c, "KeyToPath");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".path" : "path", c, "KeyToPath");
+  const out = {};
+  if (f0 !== undefined) out.key = f0;
+  if (f1 !== undefined) out.path = f1;
+  if (f2 !== undefined) out.mode = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Lifecycle(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lifecycle", "v1.Lifecycle");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "postStart": if (x !== null) f0 = decode_io_orch_api_core_v1_LifecycleHandler(x, p ? p + ".postStart" : "postStart", c, "Lifecycle"); break;
+      case "preStop": if (x !== null) f1 = decode_io_orch_api_core_v1_LifecycleHandler(x, p ? p + ".preStop" : "preStop", c, "Lifecycle"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.postStart = f0;
+  if (f1 !== undefined) out.preStop = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LifecycleHandler", "v1.LifecycleHandler");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "exec": if (x !== null) f0 = decode_io_orch_api_core_v1_ExecAction(x, p ? p + ".exec" : "exec", c, "LifecycleHandler"); break;
+      case "httpGet": if (x !== null) f1 = decode_io_orch_api_core_v1_HTTPGetAction(x, p ? p + ".httpGet" : "httpGet", c, "LifecycleHandler"); break;
+      case "tcpSocket": if (x !== null) f2 = decode_io_orch_api_core_v1_TCPSocketAction(x, p ? p + ".tcpSocket" : "tcpSocket", c, "LifecycleHandler"); break;
+      case "sleep": if (x !== null) f3 = decode_io_orch_api_core_v1_SleepAction(x, p ? p + ".sleep" : "sleep", c, "LifecycleHandler"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.exec = f0;
+  if (f1 !== undefined) out.httpGet = f1;
+  if (f2 !== undefined) out.tcpSocket = f2;
+  if (f3 !== undefined) out.sleep = f3;
+  return out;
+}
+
+function decode_anon45(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = int64(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LinuxContainerUser", "v1.LinuxContainerUser");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
+      case "gid": if (x !== null) f1 = int64(x, p ? p + ".gid" : "gid", c, "LinuxContainerUser"); break;
+      case "supplementalGroups": if (x !== null) f2 = decode_anon45(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int64(0, p ? p + ".uid" : "uid", c, "LinuxContainerUser");
+  if (f1 === undefined && c.defaults !== false) f1 = int64(0, p ? p + ".gid" : "gid", c, "LinuxContainerUser");
+  const out = {};
+  if (f0 !== undefined) out.uid = f0;
+  if (f1 !== undefined) out.gid = f1;
+  if (f2 !== undefined) out.supplementalGroups = f2;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalObjectReference", "v1.LocalObjectReference");
@@ -266,6 +2102,28 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "LocalObjectReference");
   const out = {};
   if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NFSVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NFSVolumeSource", "v1.NFSVolumeSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "server": if (x !== null) f0 = string(x, p ? p + ".server" : "server", c, "NFSVolumeSource"); break;
+      case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "NFSVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "NFSVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".server" : "server", c, "NFSVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".path" : "path", c, "NFSVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.server = f0;
+  if (f1 !== undefined) out.path = f1;
+  if (f2 !== undefined) out.readOnly = f2;
   return out;
 }
 
@@ -322,7 +2180,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon4(v, p, c, st) {
+function decode_anon46(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
@@ -340,7 +2198,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NamespaceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NamespaceList"); break;
-      case "items": if (x !== null) f3 = decode_anon4(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
+      case "items": if (x !== null) f3 = decode_anon46(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -353,7 +2211,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   return out;
 }
 
-function decode_anon5(v, p, c, st) {
+function decode_anon47(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -368,7 +2226,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "finalizers": if (x !== null) f0 = decode_anon5(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
+      case "finalizers": if (x !== null) f0 = decode_anon47(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -377,7 +2235,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon6(v, p, c, st) {
+function decode_anon48(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
@@ -393,13 +2251,146 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon6(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon48(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
   const out = {};
   if (f0 !== undefined) out.phase = f0;
   if (f1 !== undefined) out.conditions = f1;
+  return out;
+}
+
+function decode_anon49(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PreferredSchedulingTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PreferredSchedulingTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeAffinity", "v1.NodeAffinity");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon49(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.requiredDuringSchedulingIgnoredDuringExecution = f0;
+  if (f1 !== undefined) out.preferredDuringSchedulingIgnoredDuringExecution = f1;
+  return out;
+}
+
+function decode_anon50(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NodeSelectorTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelector", "v1.NodeSelector");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon50(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nodeSelectorTerms = f0;
+  return out;
+}
+
+function decode_anon51(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelectorRequirement", "v1.NodeSelectorRequirement");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
+      case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "NodeSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon51(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".key" : "key", c, "NodeSelectorRequirement");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".operator" : "operator", c, "NodeSelectorRequirement");
+  const out = {};
+  if (f0 !== undefined) out.key = f0;
+  if (f1 !== undefined) out.operator = f1;
+  if (f2 !== undefined) out.values = f2;
+  return out;
+}
+
+function decode_anon52(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NodeSelectorRequirement(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon53(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NodeSelectorRequirement(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelectorTerm", "v1.NodeSelectorTerm");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "matchExpressions": if (x !== null) f0 = decode_anon52(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
+      case "matchFields": if (x !== null) f1 = decode_anon53(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.matchExpressions = f0;
+  if (f1 !== undefined) out.matchFields = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ObjectFieldSelector(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectFieldSelector", "v1.ObjectFieldSelector");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ObjectFieldSelector"); break;
+      case "fieldPath": if (x !== null) f1 = string(x, p ? p + ".fieldPath" : "fieldPath", c, "ObjectFieldSelector"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".fieldPath" : "fieldPath", c, "ObjectFieldSelector");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.fieldPath = f1;
   return out;
 }
 
@@ -431,7 +2422,1213 @@ function decode_io_orch_api_core_v1_ObjectReference(v, p, c, st) {
   return out;
 }
 
-function decode_anon7(v, p, c, st) {
+function decode_anon54(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimSpec", "v1.PersistentVolumeClaimSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "accessModes": if (x !== null) f0 = decode_anon54(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
+      case "resources": if (x !== null) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements(x, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec"); break;
+      case "volumeName": if (x !== null) f2 = string(x, p ? p + ".volumeName" : "volumeName", c, "PersistentVolumeClaimSpec"); break;
+      case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PersistentVolumeClaimSpec"); break;
+      case "storageClassName": if (x !== null) f4 = string(x, p ? p + ".storageClassName" : "storageClassName", c, "PersistentVolumeClaimSpec"); break;
+      case "volumeMode": if (x !== null) f5 = string(x, p ? p + ".volumeMode" : "volumeMode", c, "PersistentVolumeClaimSpec"); break;
+      case "dataSource": if (x !== null) f6 = decode_io_orch_api_core_v1_TypedLocalObjectReference(x, p ? p + ".dataSource" : "dataSource", c, "PersistentVolumeClaimSpec"); break;
+      case "dataSourceRef": if (x !== null) f7 = decode_io_orch_api_core_v1_TypedObjectReference(x, p ? p + ".dataSourceRef" : "dataSourceRef", c, "PersistentVolumeClaimSpec"); break;
+      case "volumeAttributesClassName": if (x !== null) f8 = string(x, p ? p + ".volumeAttributesClassName" : "volumeAttributesClassName", c, "PersistentVolumeClaimSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements({}, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec");
+  const out = {};
+  if (f0 !== undefined) out.accessModes = f0;
+  if (f1 !== undefined) out.resources = f1;
+  if (f2 !== undefined) out.volumeName = f2;
+  if (f3 !== undefined) out.selector = f3;
+  if (f4 !== undefined) out.storageClassName = f4;
+  if (f5 !== undefined) out.volumeMode = f5;
+  if (f6 !== undefined) out.dataSource = f6;
+  if (f7 !== undefined) out.dataSourceRef = f7;
+  if (f8 !== undefined) out.volumeAttributesClassName = f8;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimTemplate", "v1.PersistentVolumeClaimTemplate");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaimTemplate"); break;
+      case "spec": if (x !== null) f1 = decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(x, p ? p + ".spec" : "spec", c, "PersistentVolumeClaimTemplate"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaimTemplate");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_PersistentVolumeClaimSpec({}, p ? p + ".spec" : "spec", c, "PersistentVolumeClaimTemplate");
+  const out = {};
+  if (f0 !== undefined) out.metadata = f0;
+  if (f1 !== undefined) out.spec = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimVolumeSource", "v1.PersistentVolumeClaimVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "claimName": if (x !== null) f0 = string(x, p ? p + ".claimName" : "claimName", c, "PersistentVolumeClaimVolumeSource"); break;
+      case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "PersistentVolumeClaimVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".claimName" : "claimName", c, "PersistentVolumeClaimVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.claimName = f0;
+  if (f1 !== undefined) out.readOnly = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PhotonPersistentDiskVolumeSource", "v1.PhotonPersistentDiskVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "pdID": if (x !== null) f0 = string(x, p ? p + ".pdID" : "pdID", c, "PhotonPersistentDiskVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "PhotonPersistentDiskVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".pdID" : "pdID", c, "PhotonPersistentDiskVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.pdID = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Pod", "v1.Pod");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Pod"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Pod"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Pod"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_core_v1_PodSpec(x, p ? p + ".spec" : "spec", c, "Pod"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_core_v1_PodStatus(x, p ? p + ".status" : "status", c, "Pod"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Pod");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_core_v1_PodSpec({}, p ? p + ".spec" : "spec", c, "Pod");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_core_v1_PodStatus({}, p ? p + ".status" : "status", c, "Pod");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon55(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodAffinityTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon56(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_WeightedPodAffinityTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAffinity", "v1.PodAffinity");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon55(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon56(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.requiredDuringSchedulingIgnoredDuringExecution = f0;
+  if (f1 !== undefined) out.preferredDuringSchedulingIgnoredDuringExecution = f1;
+  return out;
+}
+
+function decode_anon57(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon58(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon59(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAffinityTerm", "v1.PodAffinityTerm");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
+      case "namespaces": if (x !== null) f1 = decode_anon57(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
+      case "topologyKey": if (x !== null) f2 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm"); break;
+      case "namespaceSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".namespaceSelector" : "namespaceSelector", c, "PodAffinityTerm"); break;
+      case "matchLabelKeys": if (x !== null) f4 = decode_anon58(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
+      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon59(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm");
+  const out = {};
+  if (f0 !== undefined) out.labelSelector = f0;
+  if (f1 !== undefined) out.namespaces = f1;
+  if (f2 !== undefined) out.topologyKey = f2;
+  if (f3 !== undefined) out.namespaceSelector = f3;
+  if (f4 !== undefined) out.matchLabelKeys = f4;
+  if (f5 !== undefined) out.mismatchLabelKeys = f5;
+  return out;
+}
+
+function decode_anon60(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodAffinityTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon61(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_WeightedPodAffinityTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAntiAffinity", "v1.PodAntiAffinity");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon60(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon61(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.requiredDuringSchedulingIgnoredDuringExecution = f0;
+  if (f1 !== undefined) out.preferredDuringSchedulingIgnoredDuringExecution = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodCondition", "v1.PodCondition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PodCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PodCondition"); break;
+      case "lastProbeTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastProbeTime" : "lastProbeTime", c, "PodCondition"); break;
+      case "lastTransitionTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "PodCondition"); break;
+      case "reason": if (x !== null) f4 = string(x, p ? p + ".reason" : "reason", c, "PodCondition"); break;
+      case "message": if (x !== null) f5 = string(x, p ? p + ".message" : "message", c, "PodCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PodCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "PodCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastProbeTime = f2;
+  if (f3 !== undefined) out.lastTransitionTime = f3;
+  if (f4 !== undefined) out.reason = f4;
+  if (f5 !== undefined) out.message = f5;
+  return out;
+}
+
+function decode_anon62(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon63(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon64(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDNSConfigOption");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodDNSConfigOption(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDNSConfig", "v1.PodDNSConfig");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nameservers": if (x !== null) f0 = decode_anon62(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
+      case "searches": if (x !== null) f1 = decode_anon63(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
+      case "options": if (x !== null) f2 = decode_anon64(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nameservers = f0;
+  if (f1 !== undefined) out.searches = f1;
+  if (f2 !== undefined) out.options = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodDNSConfigOption(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDNSConfigOption", "v1.PodDNSConfigOption");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodDNSConfigOption"); break;
+      case "value": if (x !== null) f1 = string(x, p ? p + ".value" : "value", c, "PodDNSConfigOption"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.value = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodIP", "v1.PodIP");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "PodIP"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".ip" : "ip", c, "PodIP");
+  const out = {};
+  if (f0 !== undefined) out.ip = f0;
+  return out;
+}
+
+function decode_anon65(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Pod");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Pod(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodList", "v1.PodList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodList"); break;
+      case "items": if (x !== null) f3 = decode_anon65(x, p ? p + ".items" : "items", c, "PodList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PodList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodOS(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodOS", "v1.PodOS");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodOS"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PodOS");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodReadinessGate(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodReadinessGate", "v1.PodReadinessGate");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditionType": if (x !== null) f0 = string(x, p ? p + ".conditionType" : "conditionType", c, "PodReadinessGate"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".conditionType" : "conditionType", c, "PodReadinessGate");
+  const out = {};
+  if (f0 !== undefined) out.conditionType = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodResourceClaim(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodResourceClaim", "v1.PodResourceClaim");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodResourceClaim"); break;
+      case "resourceClaimName": if (x !== null) f1 = string(x, p ? p + ".resourceClaimName" : "resourceClaimName", c, "PodResourceClaim"); break;
+      case "resourceClaimTemplateName": if (x !== null) f2 = string(x, p ? p + ".resourceClaimTemplateName" : "resourceClaimTemplateName", c, "PodResourceClaim"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PodResourceClaim");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.resourceClaimName = f1;
+  if (f2 !== undefined) out.resourceClaimTemplateName = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodResourceClaimStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodResourceClaimStatus", "v1.PodResourceClaimStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodResourceClaimStatus"); break;
+      case "resourceClaimName": if (x !== null) f1 = string(x, p ? p + ".resourceClaimName" : "resourceClaimName", c, "PodResourceClaimStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PodResourceClaimStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.resourceClaimName = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSchedulingGate", "v1.PodSchedulingGate");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodSchedulingGate"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PodSchedulingGate");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_anon66(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = int64(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon67(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Sysctl");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Sysctl(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSecurityContext", "v1.PodSecurityContext");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
+      case "runAsUser": if (x !== null) f1 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "PodSecurityContext"); break;
+      case "runAsNonRoot": if (x !== null) f2 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "PodSecurityContext"); break;
+      case "supplementalGroups": if (x !== null) f3 = decode_anon66(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
+      case "fsGroup": if (x !== null) f4 = int64(x, p ? p + ".fsGroup" : "fsGroup", c, "PodSecurityContext"); break;
+      case "runAsGroup": if (x !== null) f5 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "PodSecurityContext"); break;
+      case "sysctls": if (x !== null) f6 = decode_anon67(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
+      case "windowsOptions": if (x !== null) f7 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "PodSecurityContext"); break;
+      case "fsGroupChangePolicy": if (x !== null) f8 = string(x, p ? p + ".fsGroupChangePolicy" : "fsGroupChangePolicy", c, "PodSecurityContext"); break;
+      case "seccompProfile": if (x !== null) f9 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "PodSecurityContext"); break;
+      case "appArmorProfile": if (x !== null) f10 = decode_io_orch_api_core_v1_AppArmorProfile(x, p ? p + ".appArmorProfile" : "appArmorProfile", c, "PodSecurityContext"); break;
+      case "supplementalGroupsPolicy": if (x !== null) f11 = string(x, p ? p + ".supplementalGroupsPolicy" : "supplementalGroupsPolicy", c, "PodSecurityContext"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.seLinuxOptions = f0;
+  if (f1 !== undefined) out.runAsUser = f1;
+  if (f2 !== undefined) out.runAsNonRoot = f2;
+  if (f3 !== undefined) out.supplementalGroups = f3;
+  if (f4 !== undefined) out.fsGroup = f4;
+  if (f5 !== undefined) out.runAsGroup = f5;
+  if (f6 !== undefined) out.sysctls = f6;
+  if (f7 !== undefined) out.windowsOptions = f7;
+  if (f8 !== undefined) out.fsGroupChangePolicy = f8;
+  if (f9 !== undefined) out.seccompProfile = f9;
+  if (f10 !== undefined) out.appArmorProfile = f10;
+  if (f11 !== undefined) out.supplementalGroupsPolicy = f11;
+  return out;
+}
+
+function decode_anon68(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Volume");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Volume(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon69(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Container(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon70(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon71(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_LocalObjectReference(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon72(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Container(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon73(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Toleration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon74(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostAlias");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_HostAlias(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon75(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodReadinessGate");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodReadinessGate(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon76(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon77(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySpreadConstraint");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_TopologySpreadConstraint(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon78(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EphemeralContainer");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_EphemeralContainer(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon79(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodSchedulingGate");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodSchedulingGate(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon80(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaim");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodResourceClaim(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSpec", "v1.PodSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumes": if (x !== null) f0 = decode_anon68(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
+      case "containers": if (x !== null) f1 = decode_anon69(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
+      case "restartPolicy": if (x !== null) f2 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "PodSpec"); break;
+      case "terminationGracePeriodSeconds": if (x !== null) f3 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "PodSpec"); break;
+      case "activeDeadlineSeconds": if (x !== null) f4 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "PodSpec"); break;
+      case "dnsPolicy": if (x !== null) f5 = string(x, p ? p + ".dnsPolicy" : "dnsPolicy", c, "PodSpec"); break;
+      case "nodeSelector": if (x !== null) f6 = decode_anon70(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
+      case "serviceAccountName": if (x !== null) f7 = string(x, p ? p + ".serviceAccountName" : "serviceAccountName", c, "PodSpec"); break;
+      case "serviceAccount": if (x !== null) f8 = string(x, p ? p + ".serviceAccount" : "serviceAccount", c, "PodSpec"); break;
+      case "nodeName": if (x !== null) f9 = string(x, p ? p + ".nodeName" : "nodeName", c, "PodSpec"); break;
+      case "hostNetwork": if (x !== null) f10 = boolean(x, p ? p + ".hostNetwork" : "hostNetwork", c, "PodSpec"); break;
+      case "hostPID": if (x !== null) f11 = boolean(x, p ? p + ".hostPID" : "hostPID", c, "PodSpec"); break;
+      case "hostIPC": if (x !== null) f12 = boolean(x, p ? p + ".hostIPC" : "hostIPC", c, "PodSpec"); break;
+      case "securityContext": if (x !== null) f13 = decode_io_orch_api_core_v1_PodSecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "PodSpec"); break;
+      case "imagePullSecrets": if (x !== null) f14 = decode_anon71(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
+      case "hostname": if (x !== null) f15 = string(x, p ? p + ".hostname" : "hostname", c, "PodSpec"); break;
+      case "subdomain": if (x !== null) f16 = string(x, p ? p + ".subdomain" : "subdomain", c, "PodSpec"); break;
+      case "affinity": if (x !== null) f17 = decode_io_orch_api_core_v1_Affinity(x, p ? p + ".affinity" : "affinity", c, "PodSpec"); break;
+      case "schedulerName": if (x !== null) f18 = string(x, p ? p + ".schedulerName" : "schedulerName", c, "PodSpec"); break;
+      case "initContainers": if (x !== null) f19 = decode_anon72(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
+      case "automountServiceAccountToken": if (x !== null) f20 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "PodSpec"); break;
+      case "tolerations": if (x !== null) f21 = decode_anon73(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
+      case "hostAliases": if (x !== null) f22 = decode_anon74(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
+      case "priorityClassName": if (x !== null) f23 = string(x, p ? p + ".priorityClassName" : "priorityClassName", c, "PodSpec"); break;
+      case "priority": if (x !== null) f24 = int32(x, p ? p + ".priority" : "priority", c, "PodSpec"); break;
+      case "dnsConfig": if (x !== null) f25 = decode_io_orch_api_core_v1_PodDNSConfig(x, p ? p + ".dnsConfig" : "dnsConfig", c, "PodSpec"); break;
+      case "shareProcessNamespace": if (x !== null) f26 = boolean(x, p ? p + ".shareProcessNamespace" : "shareProcessNamespace", c, "PodSpec"); break;
+      case "readinessGates": if (x !== null) f27 = decode_anon75(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
+      case "runtimeClassName": if (x !== null) f28 = string(x, p ? p + ".runtimeClassName" : "runtimeClassName", c, "PodSpec"); break;
+      case "enableServiceLinks": if (x !== null) f29 = boolean(x, p ? p + ".enableServiceLinks" : "enableServiceLinks", c, "PodSpec"); break;
+      case "preemptionPolicy": if (x !== null) f30 = string(x, p ? p + ".preemptionPolicy" : "preemptionPolicy", c, "PodSpec"); break;
+      case "overhead": if (x !== null) f31 = decode_anon76(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
+      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon77(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
+      case "ephemeralContainers": if (x !== null) f33 = decode_anon78(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
+      case "setHostnameAsFQDN": if (x !== null) f34 = boolean(x, p ? p + ".setHostnameAsFQDN" : "setHostnameAsFQDN", c, "PodSpec"); break;
+      case "os": if (x !== null) f35 = decode_io_orch_api_core_v1_PodOS(x, p ? p + ".os" : "os", c, "PodSpec"); break;
+      case "hostUsers": if (x !== null) f36 = boolean(x, p ? p + ".hostUsers" : "hostUsers", c, "PodSpec"); break;
+      case "schedulingGates": if (x !== null) f37 = decode_anon79(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
+      case "resourceClaims": if (x !== null) f38 = decode_anon80(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.volumes = f0;
+  if (f1 !== undefined) out.containers = f1;
+  if (f2 !== undefined) out.restartPolicy = f2;
+  if (f3 !== undefined) out.terminationGracePeriodSeconds = f3;
+  if (f4 !== undefined) out.activeDeadlineSeconds = f4;
+  if (f5 !== undefined) out.dnsPolicy = f5;
+  if (f6 !== undefined) out.nodeSelector = f6;
+  if (f7 !== undefined) out.serviceAccountName = f7;
+  if (f8 !== undefined) out.serviceAccount = f8;
+  if (f9 !== undefined) out.nodeName = f9;
+  if (f10 !== undefined) out.hostNetwork = f10;
+  if (f11 !== undefined) out.hostPID = f11;
+  if (f12 !== undefined) out.hostIPC = f12;
+  if (f13 !== undefined) out.securityContext = f13;
+  if (f14 !== undefined) out.imagePullSecrets = f14;
+  if (f15 !== undefined) out.hostname = f15;
+  if (f16 !== undefined) out.subdomain = f16;
+  if (f17 !== undefined) out.affinity = f17;
+  if (f18 !== undefined) out.schedulerName = f18;
+  if (f19 !== undefined) out.initContainers = f19;
+  if (f20 !== undefined) out.automountServiceAccountToken = f20;
+  if (f21 !== undefined) out.tolerations = f21;
+  if (f22 !== undefined) out.hostAliases = f22;
+  if (f23 !== undefined) out.priorityClassName = f23;
+  if (f24 !== undefined) out.priority = f24;
+  if (f25 !== undefined) out.dnsConfig = f25;
+  if (f26 !== undefined) out.shareProcessNamespace = f26;
+  if (f27 !== undefined) out.readinessGates = f27;
+  if (f28 !== undefined) out.runtimeClassName = f28;
+  if (f29 !== undefined) out.enableServiceLinks = f29;
+  if (f30 !== undefined) out.preemptionPolicy = f30;
+  if (f31 !== undefined) out.overhead = f31;
+  if (f32 !== undefined) out.topologySpreadConstraints = f32;
+  if (f33 !== undefined) out.ephemeralContainers = f33;
+  if (f34 !== undefined) out.setHostnameAsFQDN = f34;
+  if (f35 !== undefined) out.os = f35;
+  if (f36 !== undefined) out.hostUsers = f36;
+  if (f37 !== undefined) out.schedulingGates = f37;
+  if (f38 !== undefined) out.resourceClaims = f38;
+  return out;
+}
+
+function decode_anon81(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon82(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon83(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon84(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodIP");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodIP(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon85(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon86(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaimStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PodResourceClaimStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon87(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostIP");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_HostIP(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodStatus", "v1.PodStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon81(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
+      case "message": if (x !== null) f2 = string(x, p ? p + ".message" : "message", c, "PodStatus"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PodStatus"); break;
+      case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "PodStatus"); break;
+      case "podIP": if (x !== null) f5 = string(x, p ? p + ".podIP" : "podIP", c, "PodStatus"); break;
+      case "startTime": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "PodStatus"); break;
+      case "containerStatuses": if (x !== null) f7 = decode_anon82(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
+      case "qosClass": if (x !== null) f8 = string(x, p ? p + ".qosClass" : "qosClass", c, "PodStatus"); break;
+      case "initContainerStatuses": if (x !== null) f9 = decode_anon83(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
+      case "nominatedNodeName": if (x !== null) f10 = string(x, p ? p + ".nominatedNodeName" : "nominatedNodeName", c, "PodStatus"); break;
+      case "podIPs": if (x !== null) f11 = decode_anon84(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
+      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon85(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
+      case "resize": if (x !== null) f13 = string(x, p ? p + ".resize" : "resize", c, "PodStatus"); break;
+      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon86(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
+      case "hostIPs": if (x !== null) f15 = decode_anon87(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.phase = f0;
+  if (f1 !== undefined) out.conditions = f1;
+  if (f2 !== undefined) out.message = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.hostIP = f4;
+  if (f5 !== undefined) out.podIP = f5;
+  if (f6 !== undefined) out.startTime = f6;
+  if (f7 !== undefined) out.containerStatuses = f7;
+  if (f8 !== undefined) out.qosClass = f8;
+  if (f9 !== undefined) out.initContainerStatuses = f9;
+  if (f10 !== undefined) out.nominatedNodeName = f10;
+  if (f11 !== undefined) out.podIPs = f11;
+  if (f12 !== undefined) out.ephemeralContainerStatuses = f12;
+  if (f13 !== undefined) out.resize = f13;
+  if (f14 !== undefined) out.resourceClaimStatuses = f14;
+  if (f15 !== undefined) out.hostIPs = f15;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PortworxVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PortworxVolumeSource", "v1.PortworxVolumeSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "PortworxVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "PortworxVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "PortworxVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".volumeID" : "volumeID", c, "PortworxVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.volumeID = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PreferredSchedulingTerm(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PreferredSchedulingTerm", "v1.PreferredSchedulingTerm");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "weight": if (x !== null) f0 = int32(x, p ? p + ".weight" : "weight", c, "PreferredSchedulingTerm"); break;
+      case "preference": if (x !== null) f1 = decode_io_orch_api_core_v1_NodeSelectorTerm(x, p ? p + ".preference" : "preference", c, "PreferredSchedulingTerm"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".weight" : "weight", c, "PreferredSchedulingTerm");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_NodeSelectorTerm({}, p ? p + ".preference" : "preference", c, "PreferredSchedulingTerm");
+  const out = {};
+  if (f0 !== undefined) out.weight = f0;
+  if (f1 !== undefined) out.preference = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Probe", "v1.Probe");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "exec": if (x !== null) f0 = decode_io_orch_api_core_v1_ExecAction(x, p ? p + ".exec" : "exec", c, "Probe"); break;
+      case "grpc": if (x !== null) f1 = decode_io_orch_api_core_v1_GRPCAction(x, p ? p + ".grpc" : "grpc", c, "Probe"); break;
+      case "httpGet": if (x !== null) f2 = decode_io_orch_api_core_v1_HTTPGetAction(x, p ? p + ".httpGet" : "httpGet", c, "Probe"); break;
+      case "tcpSocket": if (x !== null) f3 = decode_io_orch_api_core_v1_TCPSocketAction(x, p ? p + ".tcpSocket" : "tcpSocket", c, "Probe"); break;
+      case "initialDelaySeconds": if (x !== null) f4 = int32(x, p ? p + ".initialDelaySeconds" : "initialDelaySeconds", c, "Probe"); break;
+      case "timeoutSeconds": if (x !== null) f5 = int32(x, p ? p + ".timeoutSeconds" : "timeoutSeconds", c, "Probe"); break;
+      case "periodSeconds": if (x !== null) f6 = int32(x, p ? p + ".periodSeconds" : "periodSeconds", c, "Probe"); break;
+      case "successThreshold": if (x !== null) f7 = int32(x, p ? p + ".successThreshold" : "successThreshold", c, "Probe"); break;
+      case "failureThreshold": if (x !== null) f8 = int32(x, p ? p + ".failureThreshold" : "failureThreshold", c, "Probe"); break;
+      case "terminationGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "Probe"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.exec = f0;
+  if (f1 !== undefined) out.grpc = f1;
+  if (f2 !== undefined) out.httpGet = f2;
+  if (f3 !== undefined) out.tcpSocket = f3;
+  if (f4 !== undefined) out.initialDelaySeconds = f4;
+  if (f5 !== undefined) out.timeoutSeconds = f5;
+  if (f6 !== undefined) out.periodSeconds = f6;
+  if (f7 !== undefined) out.successThreshold = f7;
+  if (f8 !== undefined) out.failureThreshold = f8;
+  if (f9 !== undefined) out.terminationGracePeriodSeconds = f9;
+  return out;
+}
+
+function decode_anon88(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeProjection");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_VolumeProjection(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ProjectedVolumeSource", "v1.ProjectedVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "sources": if (x !== null) f0 = decode_anon88(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
+      case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ProjectedVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.sources = f0;
+  if (f1 !== undefined) out.defaultMode = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QuobyteVolumeSource", "v1.QuobyteVolumeSource");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "registry": if (x !== null) f0 = string(x, p ? p + ".registry" : "registry", c, "QuobyteVolumeSource"); break;
+      case "volume": if (x !== null) f1 = string(x, p ? p + ".volume" : "volume", c, "QuobyteVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "QuobyteVolumeSource"); break;
+      case "user": if (x !== null) f3 = string(x, p ? p + ".user" : "user", c, "QuobyteVolumeSource"); break;
+      case "group": if (x !== null) f4 = string(x, p ? p + ".group" : "group", c, "QuobyteVolumeSource"); break;
+      case "tenant": if (x !== null) f5 = string(x, p ? p + ".tenant" : "tenant", c, "QuobyteVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".registry" : "registry", c, "QuobyteVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".volume" : "volume", c, "QuobyteVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.registry = f0;
+  if (f1 !== undefined) out.volume = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.user = f3;
+  if (f4 !== undefined) out.group = f4;
+  if (f5 !== undefined) out.tenant = f5;
+  return out;
+}
+
+function decode_anon89(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RBDVolumeSource", "v1.RBDVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "monitors": if (x !== null) f0 = decode_anon89(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
+      case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDVolumeSource"); break;
+      case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDVolumeSource"); break;
+      case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDVolumeSource"); break;
+      case "user": if (x !== null) f4 = string(x, p ? p + ".user" : "user", c, "RBDVolumeSource"); break;
+      case "keyring": if (x !== null) f5 = string(x, p ? p + ".keyring" : "keyring", c, "RBDVolumeSource"); break;
+      case "secretRef": if (x !== null) f6 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "RBDVolumeSource"); break;
+      case "readOnly": if (x !== null) f7 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "RBDVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".image" : "image", c, "RBDVolumeSource");
+  if (f3 === undefined && c.defaults !== false) f3 = string("rbd", p ? p + ".pool" : "pool", c, "RBDVolumeSource");
+  if (f4 === undefined && c.defaults !== false) f4 = string("admin", p ? p + ".user" : "user", c, "RBDVolumeSource");
+  if (f5 === undefined && c.defaults !== false) f5 = string("/etc/ceph/keyring", p ? p + ".keyring" : "keyring", c, "RBDVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.monitors = f0;
+  if (f1 !== undefined) out.image = f1;
+  if (f2 !== undefined) out.fsType = f2;
+  if (f3 !== undefined) out.pool = f3;
+  if (f4 !== undefined) out.user = f4;
+  if (f5 !== undefined) out.keyring = f5;
+  if (f6 !== undefined) out.secretRef = f6;
+  if (f7 !== undefined) out.readOnly = f7;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ResourceClaim(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceClaim", "v1.ResourceClaim");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceClaim"); break;
+      case "request": if (x !== null) f1 = string(x, p ? p + ".request" : "request", c, "ResourceClaim"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ResourceClaim");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.request = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ResourceFieldSelector(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceFieldSelector", "v1.ResourceFieldSelector");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "ResourceFieldSelector"); break;
+      case "resource": if (x !== null) f1 = string(x, p ? p + ".resource" : "resource", c, "ResourceFieldSelector"); break;
+      case "divisor": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".divisor" : "divisor", c, "ResourceFieldSelector"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".resource" : "resource", c, "ResourceFieldSelector");
+  const out = {};
+  if (f0 !== undefined) out.containerName = f0;
+  if (f1 !== undefined) out.resource = f1;
+  if (f2 !== undefined) out.divisor = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceHealth", "v1.ResourceHealth");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "resourceID": if (x !== null) f0 = string(x, p ? p + ".resourceID" : "resourceID", c, "ResourceHealth"); break;
+      case "health": if (x !== null) f1 = string(x, p ? p + ".health" : "health", c, "ResourceHealth"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".resourceID" : "resourceID", c, "ResourceHealth");
+  const out = {};
+  if (f0 !== undefined) out.resourceID = f0;
+  if (f1 !== undefined) out.health = f1;
+  return out;
+}
+
+function decode_anon90(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon91(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon92(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceClaim");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ResourceClaim(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceRequirements", "v1.ResourceRequirements");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "limits": if (x !== null) f0 = decode_anon90(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon91(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
+      case "claims": if (x !== null) f2 = decode_anon92(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.limits = f0;
+  if (f1 !== undefined) out.requests = f1;
+  if (f2 !== undefined) out.claims = f2;
+  return out;
+}
+
+function decode_anon93(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceHealth");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ResourceHealth(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceStatus", "v1.ResourceStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
+      case "resources": if (x !== null) f1 = decode_anon93(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ResourceStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.resources = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SELinuxOptions(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SELinuxOptions", "v1.SELinuxOptions");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "user": if (x !== null) f0 = string(x, p ? p + ".user" : "user", c, "SELinuxOptions"); break;
+      case "role": if (x !== null) f1 = string(x, p ? p + ".role" : "role", c, "SELinuxOptions"); break;
+      case "type": if (x !== null) f2 = string(x, p ? p + ".type" : "type", c, "SELinuxOptions"); break;
+      case "level": if (x !== null) f3 = string(x, p ? p + ".level" : "level", c, "SELinuxOptions"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.user = f0;
+  if (f1 !== undefined) out.role = f1;
+  if (f2 !== undefined) out.type = f2;
+  if (f3 !== undefined) out.level = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ScaleIOVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleIOVolumeSource", "v1.ScaleIOVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "gateway": if (x !== null) f0 = string(x, p ? p + ".gateway" : "gateway", c, "ScaleIOVolumeSource"); break;
+      case "system": if (x !== null) f1 = string(x, p ? p + ".system" : "system", c, "ScaleIOVolumeSource"); break;
+      case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ScaleIOVolumeSource"); break;
+      case "sslEnabled": if (x !== null) f3 = boolean(x, p ? p + ".sslEnabled" : "sslEnabled", c, "ScaleIOVolumeSource"); break;
+      case "protectionDomain": if (x !== null) f4 = string(x, p ? p + ".protectionDomain" : "protectionDomain", c, "ScaleIOVolumeSource"); break;
+      case "storagePool": if (x !== null) f5 = string(x, p ? p + ".storagePool" : "storagePool", c, "ScaleIOVolumeSource"); break;
+      case "storageMode": if (x !== null) f6 = string(x, p ? p + ".storageMode" : "storageMode", c, "ScaleIOVolumeSource"); break;
+      case "volumeName": if (x !== null) f7 = string(x, p ? p + ".volumeName" : "volumeName", c, "ScaleIOVolumeSource"); break;
+      case "fsType": if (x !== null) f8 = string(x, p ? p + ".fsType" : "fsType", c, "ScaleIOVolumeSource"); break;
+      case "readOnly": if (x !== null) f9 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ScaleIOVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".gateway" : "gateway", c, "ScaleIOVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".system" : "system", c, "ScaleIOVolumeSource");
+  if (f6 === undefined && c.defaults !== false) f6 = string("ThinProvisioned", p ? p + ".storageMode" : "storageMode", c, "ScaleIOVolumeSource");
+  if (f8 === undefined && c.defaults !== false) f8 = string("xfs", p ? p + ".fsType" : "fsType", c, "ScaleIOVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.gateway = f0;
+  if (f1 !== undefined) out.system = f1;
+  if (f2 !== undefined) out.secretRef = f2;
+  if (f3 !== undefined) out.sslEnabled = f3;
+  if (f4 !== undefined) out.protectionDomain = f4;
+  if (f5 !== undefined) out.storagePool = f5;
+  if (f6 !== undefined) out.storageMode = f6;
+  if (f7 !== undefined) out.volumeName = f7;
+  if (f8 !== undefined) out.fsType = f8;
+  if (f9 !== undefined) out.readOnly = f9;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SeccompProfile", "v1.SeccompProfile");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "SeccompProfile"); break;
+      case "localhostProfile": if (x !== null) f1 = string(x, p ? p + ".localhostProfile" : "localhostProfile", c, "SeccompProfile"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "SeccompProfile");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.localhostProfile = f1;
+  return out;
+}
+
+function decode_anon94(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -439,7 +3636,7 @@ function decode_anon7(v, p, c, st) {
   return out;
 }
 
-function decode_anon8(v, p, c, st) {
+function decode_anon95(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -457,9 +3654,9 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Secret"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Secret"); break;
-      case "data": if (x !== null) f3 = decode_anon7(x, p ? p + ".data" : "data", c, "Secret"); break;
+      case "data": if (x !== null) f3 = decode_anon94(x, p ? p + ".data" : "data", c, "Secret"); break;
       case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "Secret"); break;
-      case "stringData": if (x !== null) f5 = decode_anon8(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
+      case "stringData": if (x !== null) f5 = decode_anon95(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
       case "immutable": if (x !== null) f6 = boolean(x, p ? p + ".immutable" : "immutable", c, "Secret"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -477,7 +3674,48 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
   return out;
 }
 
-function decode_anon9(v, p, c, st) {
+function decode_io_orch_api_core_v1_SecretEnvSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretEnvSource", "v1.SecretEnvSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretEnvSource"); break;
+      case "optional": if (x !== null) f1 = boolean(x, p ? p + ".optional" : "optional", c, "SecretEnvSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "SecretEnvSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.optional = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretKeySelector", "v1.SecretKeySelector");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretKeySelector"); break;
+      case "key": if (x !== null) f1 = string(x, p ? p + ".key" : "key", c, "SecretKeySelector"); break;
+      case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretKeySelector"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "SecretKeySelector");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".key" : "key", c, "SecretKeySelector");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.key = f1;
+  if (f2 !== undefined) out.optional = f2;
+  return out;
+}
+
+function decode_anon96(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
@@ -495,7 +3733,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SecretList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "SecretList"); break;
-      case "items": if (x !== null) f3 = decode_anon9(x, p ? p + ".items" : "items", c, "SecretList"); break;
+      case "items": if (x !== null) f3 = decode_anon96(x, p ? p + ".items" : "items", c, "SecretList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -508,7 +3746,104 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   return out;
 }
 
-function decode_anon10(v, p, c, st) {
+function decode_anon97(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_KeyToPath(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretProjection", "v1.SecretProjection");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon97(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
+      case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretProjection"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "SecretProjection");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.items = f1;
+  if (f2 !== undefined) out.optional = f2;
+  return out;
+}
+
+function decode_anon98(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_KeyToPath(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretVolumeSource", "v1.SecretVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon98(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
+      case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "SecretVolumeSource"); break;
+      case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "SecretVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.secretName = f0;
+  if (f1 !== undefined) out.items = f1;
+  if (f2 !== undefined) out.defaultMode = f2;
+  if (f3 !== undefined) out.optional = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecurityContext", "v1.SecurityContext");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "capabilities": if (x !== null) f0 = decode_io_orch_api_core_v1_Capabilities(x, p ? p + ".capabilities" : "capabilities", c, "SecurityContext"); break;
+      case "privileged": if (x !== null) f1 = boolean(x, p ? p + ".privileged" : "privileged", c, "SecurityContext"); break;
+      case "seLinuxOptions": if (x !== null) f2 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "SecurityContext"); break;
+      case "runAsUser": if (x !== null) f3 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "SecurityContext"); break;
+      case "runAsNonRoot": if (x !== null) f4 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "SecurityContext"); break;
+      case "readOnlyRootFilesystem": if (x !== null) f5 = boolean(x, p ? p + ".readOnlyRootFilesystem" : "readOnlyRootFilesystem", c, "SecurityContext"); break;
+      case "allowPrivilegeEscalation": if (x !== null) f6 = boolean(x, p ? p + ".allowPrivilegeEscalation" : "allowPrivilegeEscalation", c, "SecurityContext"); break;
+      case "runAsGroup": if (x !== null) f7 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "SecurityContext"); break;
+      case "procMount": if (x !== null) f8 = string(x, p ? p + ".procMount" : "procMount", c, "SecurityContext"); break;
+      case "windowsOptions": if (x !== null) f9 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "SecurityContext"); break;
+      case "seccompProfile": if (x !== null) f10 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "SecurityContext"); break;
+      case "appArmorProfile": if (x !== null) f11 = decode_io_orch_api_core_v1_AppArmorProfile(x, p ? p + ".appArmorProfile" : "appArmorProfile", c, "SecurityContext"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.capabilities = f0;
+  if (f1 !== undefined) out.privileged = f1;
+  if (f2 !== undefined) out.seLinuxOptions = f2;
+  if (f3 !== undefined) out.runAsUser = f3;
+  if (f4 !== undefined) out.runAsNonRoot = f4;
+  if (f5 !== undefined) out.readOnlyRootFilesystem = f5;
+  if (f6 !== undefined) out.allowPrivilegeEscalation = f6;
+  if (f7 !== undefined) out.runAsGroup = f7;
+  if (f8 !== undefined) out.procMount = f8;
+  if (f9 !== undefined) out.windowsOptions = f9;
+  if (f10 !== undefined) out.seccompProfile = f10;
+  if (f11 !== undefined) out.appArmorProfile = f11;
+  return out;
+}
+
+function decode_anon99(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -516,7 +3851,7 @@ function decode_anon10(v, p, c, st) {
   return out;
 }
 
-function decode_anon11(v, p, c, st) {
+function decode_anon100(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -534,8 +3869,8 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccount"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccount"); break;
-      case "secrets": if (x !== null) f3 = decode_anon10(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
-      case "imagePullSecrets": if (x !== null) f4 = decode_anon11(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
+      case "secrets": if (x !== null) f3 = decode_anon99(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
+      case "imagePullSecrets": if (x !== null) f4 = decode_anon100(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
       case "automountServiceAccountToken": if (x !== null) f5 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "ServiceAccount"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -551,7 +3886,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   return out;
 }
 
-function decode_anon12(v, p, c, st) {
+function decode_anon101(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
@@ -569,7 +3904,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccountList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccountList"); break;
-      case "items": if (x !== null) f3 = decode_anon12(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
+      case "items": if (x !== null) f3 = decode_anon101(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -582,7 +3917,492 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
   return out;
 }
 
-function decode_anon13(v, p, c, st) {
+function decode_io_orch_api_core_v1_ServiceAccountTokenProjection(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountTokenProjection", "v1.ServiceAccountTokenProjection");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "ServiceAccountTokenProjection"); break;
+      case "expirationSeconds": if (x !== null) f1 = int64(x, p ? p + ".expirationSeconds" : "expirationSeconds", c, "ServiceAccountTokenProjection"); break;
+      case "path": if (x !== null) f2 = string(x, p ? p + ".path" : "path", c, "ServiceAccountTokenProjection"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".path" : "path", c, "ServiceAccountTokenProjection");
+  const out = {};
+  if (f0 !== undefined) out.audience = f0;
+  if (f1 !== undefined) out.expirationSeconds = f1;
+  if (f2 !== undefined) out.path = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_SleepAction(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SleepAction", "v1.SleepAction");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "seconds": if (x !== null) f0 = int64(x, p ? p + ".seconds" : "seconds", c, "SleepAction"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int64(0, p ? p + ".seconds" : "seconds", c, "SleepAction");
+  const out = {};
+  if (f0 !== undefined) out.seconds = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_StorageOSVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageOSVolumeSource", "v1.StorageOSVolumeSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeName": if (x !== null) f0 = string(x, p ? p + ".volumeName" : "volumeName", c, "StorageOSVolumeSource"); break;
+      case "volumeNamespace": if (x !== null) f1 = string(x, p ? p + ".volumeNamespace" : "volumeNamespace", c, "StorageOSVolumeSource"); break;
+      case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "StorageOSVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "StorageOSVolumeSource"); break;
+      case "secretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "StorageOSVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.volumeName = f0;
+  if (f1 !== undefined) out.volumeNamespace = f1;
+  if (f2 !== undefined) out.fsType = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  if (f4 !== undefined) out.secretRef = f4;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Sysctl(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Sysctl", "v1.Sysctl");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Sysctl"); break;
+      case "value": if (x !== null) f1 = string(x, p ? p + ".value" : "value", c, "Sysctl"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "Sysctl");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".value" : "value", c, "Sysctl");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.value = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TCPSocketAction(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TCPSocketAction", "v1.TCPSocketAction");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "port": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "TCPSocketAction"); break;
+      case "host": if (x !== null) f1 = string(x, p ? p + ".host" : "host", c, "TCPSocketAction"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.port = f0;
+  if (f1 !== undefined) out.host = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Toleration", "v1.Toleration");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "Toleration"); break;
+      case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "Toleration"); break;
+      case "value": if (x !== null) f2 = string(x, p ? p + ".value" : "value", c, "Toleration"); break;
+      case "effect": if (x !== null) f3 = string(x, p ? p + ".effect" : "effect", c, "Toleration"); break;
+      case "tolerationSeconds": if (x !== null) f4 = int64(x, p ? p + ".tolerationSeconds" : "tolerationSeconds", c, "Toleration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.key = f0;
+  if (f1 !== undefined) out.operator = f1;
+  if (f2 !== undefined) out.value = f2;
+  if (f3 !== undefined) out.effect = f3;
+  if (f4 !== undefined) out.tolerationSeconds = f4;
+  return out;
+}
+
+function decode_anon102(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySpreadConstraint", "v1.TopologySpreadConstraint");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "maxSkew": if (x !== null) f0 = int32(x, p ? p + ".maxSkew" : "maxSkew", c, "TopologySpreadConstraint"); break;
+      case "topologyKey": if (x !== null) f1 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "TopologySpreadConstraint"); break;
+      case "whenUnsatisfiable": if (x !== null) f2 = string(x, p ? p + ".whenUnsatisfiable" : "whenUnsatisfiable", c, "TopologySpreadConstraint"); break;
+      case "labelSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "TopologySpreadConstraint"); break;
+      case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
+      case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
+      case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon102(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".maxSkew" : "maxSkew", c, "TopologySpreadConstraint");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".topologyKey" : "topologyKey", c, "TopologySpreadConstraint");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".whenUnsatisfiable" : "whenUnsatisfiable", c, "TopologySpreadConstraint");
+  const out = {};
+  if (f0 !== undefined) out.maxSkew = f0;
+  if (f1 !== undefined) out.topologyKey = f1;
+  if (f2 !== undefined) out.whenUnsatisfiable = f2;
+  if (f3 !== undefined) out.labelSelector = f3;
+  if (f4 !== undefined) out.minDomains = f4;
+  if (f5 !== undefined) out.nodeAffinityPolicy = f5;
+  if (f6 !== undefined) out.nodeTaintsPolicy = f6;
+  if (f7 !== undefined) out.matchLabelKeys = f7;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TypedLocalObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TypedLocalObjectReference", "v1.TypedLocalObjectReference");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "TypedLocalObjectReference"); break;
+      case "apiGroup": if (x !== null) f1 = string(x, p ? p + ".apiGroup" : "apiGroup", c, "TypedLocalObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "TypedLocalObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "TypedLocalObjectReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "TypedLocalObjectReference");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.apiGroup = f1;
+  if (f2 !== undefined) out.name = f2;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TypedObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TypedObjectReference", "v1.TypedObjectReference");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "TypedObjectReference"); break;
+      case "apiGroup": if (x !== null) f1 = string(x, p ? p + ".apiGroup" : "apiGroup", c, "TypedObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "TypedObjectReference"); break;
+      case "namespace": if (x !== null) f3 = string(x, p ? p + ".namespace" : "namespace", c, "TypedObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "TypedObjectReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "TypedObjectReference");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.apiGroup = f1;
+  if (f2 !== undefined) out.name = f2;
+  if (f3 !== undefined) out.namespace = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_Volume(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Volume", "v1.Volume");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Volume"); break;
+      case "awsElasticBlockStore": if (x !== null) f1 = decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource(x, p ? p + ".awsElasticBlockStore" : "awsElasticBlockStore", c, "Volume"); break;
+      case "azureDisk": if (x !== null) f2 = decode_io_orch_api_core_v1_AzureDiskVolumeSource(x, p ? p + ".azureDisk" : "azureDisk", c, "Volume"); break;
+      case "azureFile": if (x !== null) f3 = decode_io_orch_api_core_v1_AzureFileVolumeSource(x, p ? p + ".azureFile" : "azureFile", c, "Volume"); break;
+      case "cephfs": if (x !== null) f4 = decode_io_orch_api_core_v1_CephFSVolumeSource(x, p ? p + ".cephfs" : "cephfs", c, "Volume"); break;
+      case "cinder": if (x !== null) f5 = decode_io_orch_api_core_v1_CinderVolumeSource(x, p ? p + ".cinder" : "cinder", c, "Volume"); break;
+      case "configMap": if (x !== null) f6 = decode_io_orch_api_core_v1_ConfigMapVolumeSource(x, p ? p + ".configMap" : "configMap", c, "Volume"); break;
+      case "csi": if (x !== null) f7 = decode_io_orch_api_core_v1_CSIVolumeSource(x, p ? p + ".csi" : "csi", c, "Volume"); break;
+      case "downwardAPI": if (x !== null) f8 = decode_io_orch_api_core_v1_DownwardAPIVolumeSource(x, p ? p + ".downwardAPI" : "downwardAPI", c, "Volume"); break;
+      case "emptyDir": if (x !== null) f9 = decode_io_orch_api_core_v1_EmptyDirVolumeSource(x, p ? p + ".emptyDir" : "emptyDir", c, "Volume"); break;
+      case "ephemeral": if (x !== null) f10 = decode_io_orch_api_core_v1_EphemeralVolumeSource(x, p ? p + ".ephemeral" : "ephemeral", c, "Volume"); break;
+      case "fc": if (x !== null) f11 = decode_io_orch_api_core_v1_FCVolumeSource(x, p ? p + ".fc" : "fc", c, "Volume"); break;
+      case "flexVolume": if (x !== null) f12 = decode_io_orch_api_core_v1_FlexVolumeSource(x, p ? p + ".flexVolume" : "flexVolume", c, "Volume"); break;
+      case "flocker": if (x !== null) f13 = decode_io_orch_api_core_v1_FlockerVolumeSource(x, p ? p + ".flocker" : "flocker", c, "Volume"); break;
+      case "gcePersistentDisk": if (x !== null) f14 = decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource(x, p ? p + ".gcePersistentDisk" : "gcePersistentDisk", c, "Volume"); break;
+      case "gitRepo": if (x !== null) f15 = decode_io_orch_api_core_v1_GitRepoVolumeSource(x, p ? p + ".gitRepo" : "gitRepo", c, "Volume"); break;
+      case "glusterfs": if (x !== null) f16 = decode_io_orch_api_core_v1_GlusterfsVolumeSource(x, p ? p + ".glusterfs" : "glusterfs", c, "Volume"); break;
+      case "hostPath": if (x !== null) f17 = decode_io_orch_api_core_v1_HostPathVolumeSource(x, p ? p + ".hostPath" : "hostPath", c, "Volume"); break;
+      case "image": if (x !== null) f18 = decode_io_orch_api_core_v1_ImageVolumeSource(x, p ? p + ".image" : "image", c, "Volume"); break;
+      case "iscsi": if (x !== null) f19 = decode_io_orch_api_core_v1_ISCSIVolumeSource(x, p ? p + ".iscsi" : "iscsi", c, "Volume"); break;
+      case "nfs": if (x !== null) f20 = decode_io_orch_api_core_v1_NFSVolumeSource(x, p ? p + ".nfs" : "nfs", c, "Volume"); break;
+      case "persistentVolumeClaim": if (x !== null) f21 = decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource(x, p ? p + ".persistentVolumeClaim" : "persistentVolumeClaim", c, "Volume"); break;
+      case "photonPersistentDisk": if (x !== null) f22 = decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource(x, p ? p + ".photonPersistentDisk" : "photonPersistentDisk", c, "Volume"); break;
+      case "portworxVolume": if (x !== null) f23 = decode_io_orch_api_core_v1_PortworxVolumeSource(x, p ? p + ".portworxVolume" : "portworxVolume", c, "Volume"); break;
+      case "projected": if (x !== null) f24 = decode_io_orch_api_core_v1_ProjectedVolumeSource(x, p ? p + ".projected" : "projected", c, "Volume"); break;
+      case "quobyte": if (x !== null) f25 = decode_io_orch_api_core_v1_QuobyteVolumeSource(x, p ? p + ".quobyte" : "quobyte", c, "Volume"); break;
+      case "rbd": if (x !== null) f26 = decode_io_orch_api_core_v1_RBDVolumeSource(x, p ? p + ".rbd" : "rbd", c, "Volume"); break;
+      case "scaleIO": if (x !== null) f27 = decode_io_orch_api_core_v1_ScaleIOVolumeSource(x, p ? p + ".scaleIO" : "scaleIO", c, "Volume"); break;
+      case "secret": if (x !== null) f28 = decode_io_orch_api_core_v1_SecretVolumeSource(x, p ? p + ".secret" : "secret", c, "Volume"); break;
+      case "storageos": if (x !== null) f29 = decode_io_orch_api_core_v1_StorageOSVolumeSource(x, p ? p + ".storageos" : "storageos", c, "Volume"); break;
+      case "vsphereVolume": if (x !== null) f30 = decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource(x, p ? p + ".vsphereVolume" : "vsphereVolume", c, "Volume"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "Volume");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.awsElasticBlockStore = f1;
+  if (f2 !== undefined) out.azureDisk = f2;
+  if (f3 !== undefined) out.azureFile = f3;
+  if (f4 !== undefined) out.cephfs = f4;
+  if (f5 !== undefined) out.cinder = f5;
+  if (f6 !== undefined) out.configMap = f6;
+  if (f7 !== undefined) out.csi = f7;
+  if (f8 !== undefined) out.downwardAPI = f8;
+  if (f9 !== undefined) out.emptyDir = f9;
+  if (f10 !== undefined) out.ephemeral = f10;
+  if (f11 !== undefined) out.fc = f11;
+  if (f12 !== undefined) out.flexVolume = f12;
+  if (f13 !== undefined) out.flocker = f13;
+  if (f14 !== undefined) out.gcePersistentDisk = f14;
+  if (f15 !== undefined) out.gitRepo = f15;
+  if (f16 !== undefined) out.glusterfs = f16;
+  if (f17 !== undefined) out.hostPath = f17;
+  if (f18 !== undefined) out.image = f18;
+  if (f19 !== undefined) out.iscsi = f19;
+  if (f20 !== undefined) out.nfs = f20;
+  if (f21 !== undefined) out.persistentVolumeClaim = f21;
+  if (f22 !== undefined) out.photonPersistentDisk = f22;
+  if (f23 !== undefined) out.portworxVolume = f23;
+  if (f24 !== undefined) out.projected = f24;
+  if (f25 !== undefined) out.quobyte = f25;
+  if (f26 !== undefined) out.rbd = f26;
+  if (f27 !== undefined) out.scaleIO = f27;
+  if (f28 !== undefined) out.secret = f28;
+  if (f29 !== undefined) out.storageos = f29;
+  if (f30 !== undefined) out.vsphereVolume = f30;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_VolumeDevice(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeDevice", "v1.VolumeDevice");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeDevice"); break;
+      case "devicePath": if (x !== null) f1 = string(x, p ? p + ".devicePath" : "devicePath", c, "VolumeDevice"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "VolumeDevice");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".devicePath" : "devicePath", c, "VolumeDevice");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.devicePath = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_VolumeMount(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeMount", "v1.VolumeMount");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeMount"); break;
+      case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "VolumeMount"); break;
+      case "mountPath": if (x !== null) f2 = string(x, p ? p + ".mountPath" : "mountPath", c, "VolumeMount"); break;
+      case "subPath": if (x !== null) f3 = string(x, p ? p + ".subPath" : "subPath", c, "VolumeMount"); break;
+      case "mountPropagation": if (x !== null) f4 = string(x, p ? p + ".mountPropagation" : "mountPropagation", c, "VolumeMount"); break;
+      case "subPathExpr": if (x !== null) f5 = string(x, p ? p + ".subPathExpr" : "subPathExpr", c, "VolumeMount"); break;
+      case "recursiveReadOnly": if (x !== null) f6 = string(x, p ? p + ".recursiveReadOnly" : "recursiveReadOnly", c, "VolumeMount"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "VolumeMount");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".mountPath" : "mountPath", c, "VolumeMount");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.readOnly = f1;
+  if (f2 !== undefined) out.mountPath = f2;
+  if (f3 !== undefined) out.subPath = f3;
+  if (f4 !== undefined) out.mountPropagation = f4;
+  if (f5 !== undefined) out.subPathExpr = f5;
+  if (f6 !== undefined) out.recursiveReadOnly = f6;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_VolumeMountStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeMountStatus", "v1.VolumeMountStatus");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeMountStatus"); break;
+      case "mountPath": if (x !== null) f1 = string(x, p ? p + ".mountPath" : "mountPath", c, "VolumeMountStatus"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "VolumeMountStatus"); break;
+      case "recursiveReadOnly": if (x !== null) f3 = string(x, p ? p + ".recursiveReadOnly" : "recursiveReadOnly", c, "VolumeMountStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "VolumeMountStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".mountPath" : "mountPath", c, "VolumeMountStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.mountPath = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.recursiveReadOnly = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeProjection", "v1.VolumeProjection");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "secret": if (x !== null) f0 = decode_io_orch_api_core_v1_SecretProjection(x, p ? p + ".secret" : "secret", c, "VolumeProjection"); break;
+      case "downwardAPI": if (x !== null) f1 = decode_io_orch_api_core_v1_DownwardAPIProjection(x, p ? p + ".downwardAPI" : "downwardAPI", c, "VolumeProjection"); break;
+      case "configMap": if (x !== null) f2 = decode_io_orch_api_core_v1_ConfigMapProjection(x, p ? p + ".configMap" : "configMap", c, "VolumeProjection"); break;
+      case "serviceAccountToken": if (x !== null) f3 = decode_io_orch_api_core_v1_ServiceAccountTokenProjection(x, p ? p + ".serviceAccountToken" : "serviceAccountToken", c, "VolumeProjection"); break;
+      case "clusterTrustBundle": if (x !== null) f4 = decode_io_orch_api_core_v1_ClusterTrustBundleProjection(x, p ? p + ".clusterTrustBundle" : "clusterTrustBundle", c, "VolumeProjection"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.secret = f0;
+  if (f1 !== undefined) out.downwardAPI = f1;
+  if (f2 !== undefined) out.configMap = f2;
+  if (f3 !== undefined) out.serviceAccountToken = f3;
+  if (f4 !== undefined) out.clusterTrustBundle = f4;
+  return out;
+}
+
+function decode_anon103(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon104(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeResourceRequirements", "v1.VolumeResourceRequirements");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "limits": if (x !== null) f0 = decode_anon103(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon104(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.limits = f0;
+  if (f1 !== undefined) out.requests = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VsphereVirtualDiskVolumeSource", "v1.VsphereVirtualDiskVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumePath": if (x !== null) f0 = string(x, p ? p + ".volumePath" : "volumePath", c, "VsphereVirtualDiskVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "VsphereVirtualDiskVolumeSource"); break;
+      case "storagePolicyName": if (x !== null) f2 = string(x, p ? p + ".storagePolicyName" : "storagePolicyName", c, "VsphereVirtualDiskVolumeSource"); break;
+      case "storagePolicyID": if (x !== null) f3 = string(x, p ? p + ".storagePolicyID" : "storagePolicyID", c, "VsphereVirtualDiskVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".volumePath" : "volumePath", c, "VsphereVirtualDiskVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.volumePath = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.storagePolicyName = f2;
+  if (f3 !== undefined) out.storagePolicyID = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_WeightedPodAffinityTerm(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WeightedPodAffinityTerm", "v1.WeightedPodAffinityTerm");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "weight": if (x !== null) f0 = int32(x, p ? p + ".weight" : "weight", c, "WeightedPodAffinityTerm"); break;
+      case "podAffinityTerm": if (x !== null) f1 = decode_io_orch_api_core_v1_PodAffinityTerm(x, p ? p + ".podAffinityTerm" : "podAffinityTerm", c, "WeightedPodAffinityTerm"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".weight" : "weight", c, "WeightedPodAffinityTerm");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_PodAffinityTerm({}, p ? p + ".podAffinityTerm" : "podAffinityTerm", c, "WeightedPodAffinityTerm");
+  const out = {};
+  if (f0 !== undefined) out.weight = f0;
+  if (f1 !== undefined) out.podAffinityTerm = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WindowsSecurityContextOptions", "v1.WindowsSecurityContextOptions");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "gmsaCredentialSpecName": if (x !== null) f0 = string(x, p ? p + ".gmsaCredentialSpecName" : "gmsaCredentialSpecName", c, "WindowsSecurityContextOptions"); break;
+      case "gmsaCredentialSpec": if (x !== null) f1 = string(x, p ? p + ".gmsaCredentialSpec" : "gmsaCredentialSpec", c, "WindowsSecurityContextOptions"); break;
+      case "runAsUserName": if (x !== null) f2 = string(x, p ? p + ".runAsUserName" : "runAsUserName", c, "WindowsSecurityContextOptions"); break;
+      case "hostProcess": if (x !== null) f3 = boolean(x, p ? p + ".hostProcess" : "hostProcess", c, "WindowsSecurityContextOptions"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.gmsaCredentialSpecName = f0;
+  if (f1 !== undefined) out.gmsaCredentialSpec = f1;
+  if (f2 !== undefined) out.runAsUserName = f2;
+  if (f3 !== undefined) out.hostProcess = f3;
+  return out;
+}
+
+function decode_anon105(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -598,7 +4418,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon13(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon105(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -633,7 +4453,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon14(v, p, c, st) {
+function decode_anon106(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -641,7 +4461,7 @@ function decode_anon14(v, p, c, st) {
   return out;
 }
 
-function decode_anon15(v, p, c, st) {
+function decode_anon107(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -656,8 +4476,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon14(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon15(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon106(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon107(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -667,7 +4487,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon16(v, p, c, st) {
+function decode_anon108(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -675,7 +4495,7 @@ function decode_anon16(v, p, c, st) {
   return out;
 }
 
-function decode_anon17(v, p, c, st) {
+function decode_anon109(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -690,8 +4510,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon16(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon17(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon108(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon109(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -701,7 +4521,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon18(v, p, c, st) {
+function decode_anon110(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -719,7 +4539,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon18(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon110(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -773,7 +4593,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon19(v, p, c, st) {
+function decode_anon111(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -781,7 +4601,7 @@ function decode_anon19(v, p, c, st) {
   return out;
 }
 
-function decode_anon20(v, p, c, st) {
+function decode_anon112(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -789,7 +4609,7 @@ function decode_anon20(v, p, c, st) {
   return out;
 }
 
-function decode_anon21(v, p, c, st) {
+function decode_anon113(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -805,9 +4625,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon19(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon20(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon21(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon111(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon112(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon113(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -820,7 +4640,11 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon22(v, p, c, st) {
+function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
+function decode_anon114(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -841,7 +4665,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon22(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon114(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -860,7 +4684,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon23(v, p, c, st) {
+function decode_anon115(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -868,7 +4692,7 @@ function decode_anon23(v, p, c, st) {
   return out;
 }
 
-function decode_anon24(v, p, c, st) {
+function decode_anon116(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -883,8 +4707,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon23(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon24(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon115(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon116(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -894,7 +4718,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon25(v, p, c, st) {
+function decode_anon117(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -911,7 +4735,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon25(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon117(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -978,7 +4802,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon26(v, p, c, st) {
+function decode_anon118(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -986,7 +4810,7 @@ function decode_anon26(v, p, c, st) {
   return out;
 }
 
-function decode_anon27(v, p, c, st) {
+function decode_anon119(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -994,7 +4818,7 @@ function decode_anon27(v, p, c, st) {
   return out;
 }
 
-function decode_anon28(v, p, c, st) {
+function decode_anon120(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -1002,7 +4826,7 @@ function decode_anon28(v, p, c, st) {
   return out;
 }
 
-function decode_anon29(v, p, c, st) {
+function decode_anon121(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1010,7 +4834,7 @@ function decode_anon29(v, p, c, st) {
   return out;
 }
 
-function decode_anon30(v, p, c, st) {
+function decode_anon122(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -1035,11 +4859,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon26(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon27(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon28(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon29(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon30(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon118(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon119(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon120(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon121(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon122(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1165,7 +4989,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon31(v, p, c, st) {
+function decode_anon123(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -1183,7 +5007,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon31(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon123(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -1208,23 +5032,151 @@ function decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(v, p, c, st) {
 }
 
 export {
+  decode_io_orch_api_authentication_v1_BoundObjectReference,
+  decode_io_orch_api_authentication_v1_SelfSubjectReview,
+  decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus,
+  decode_io_orch_api_authentication_v1_TokenRequest,
+  decode_io_orch_api_authentication_v1_TokenRequestSpec,
+  decode_io_orch_api_authentication_v1_TokenRequestStatus,
+  decode_io_orch_api_authentication_v1_TokenReview,
+  decode_io_orch_api_authentication_v1_TokenReviewSpec,
+  decode_io_orch_api_authentication_v1_TokenReviewStatus,
+  decode_io_orch_api_authentication_v1_UserInfo,
+  decode_io_orch_api_coordination_v1_Lease,
+  decode_io_orch_api_coordination_v1_LeaseList,
+  decode_io_orch_api_coordination_v1_LeaseSpec,
+  decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource,
+  decode_io_orch_api_core_v1_Affinity,
+  decode_io_orch_api_core_v1_AppArmorProfile,
+  decode_io_orch_api_core_v1_AzureDiskVolumeSource,
+  decode_io_orch_api_core_v1_AzureFileVolumeSource,
+  decode_io_orch_api_core_v1_CSIVolumeSource,
+  decode_io_orch_api_core_v1_Capabilities,
+  decode_io_orch_api_core_v1_CephFSVolumeSource,
+  decode_io_orch_api_core_v1_CinderVolumeSource,
+  decode_io_orch_api_core_v1_ClusterTrustBundleProjection,
   decode_io_orch_api_core_v1_ConfigMap,
+  decode_io_orch_api_core_v1_ConfigMapEnvSource,
+  decode_io_orch_api_core_v1_ConfigMapKeySelector,
   decode_io_orch_api_core_v1_ConfigMapList,
+  decode_io_orch_api_core_v1_ConfigMapProjection,
+  decode_io_orch_api_core_v1_ConfigMapVolumeSource,
+  decode_io_orch_api_core_v1_Container,
+  decode_io_orch_api_core_v1_ContainerPort,
+  decode_io_orch_api_core_v1_ContainerResizePolicy,
+  decode_io_orch_api_core_v1_ContainerState,
+  decode_io_orch_api_core_v1_ContainerStateRunning,
+  decode_io_orch_api_core_v1_ContainerStateTerminated,
+  decode_io_orch_api_core_v1_ContainerStateWaiting,
+  decode_io_orch_api_core_v1_ContainerStatus,
+  decode_io_orch_api_core_v1_ContainerUser,
+  decode_io_orch_api_core_v1_DownwardAPIProjection,
+  decode_io_orch_api_core_v1_DownwardAPIVolumeFile,
+  decode_io_orch_api_core_v1_DownwardAPIVolumeSource,
+  decode_io_orch_api_core_v1_EmptyDirVolumeSource,
+  decode_io_orch_api_core_v1_EnvFromSource,
+  decode_io_orch_api_core_v1_EnvVar,
+  decode_io_orch_api_core_v1_EnvVarSource,
+  decode_io_orch_api_core_v1_EphemeralContainer,
+  decode_io_orch_api_core_v1_EphemeralVolumeSource,
   decode_io_orch_api_core_v1_Event,
   decode_io_orch_api_core_v1_EventList,
   decode_io_orch_api_core_v1_EventSeries,
   decode_io_orch_api_core_v1_EventSource,
+  decode_io_orch_api_core_v1_ExecAction,
+  decode_io_orch_api_core_v1_FCVolumeSource,
+  decode_io_orch_api_core_v1_FlexVolumeSource,
+  decode_io_orch_api_core_v1_FlockerVolumeSource,
+  decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource,
+  decode_io_orch_api_core_v1_GRPCAction,
+  decode_io_orch_api_core_v1_GitRepoVolumeSource,
+  decode_io_orch_api_core_v1_GlusterfsVolumeSource,
+  decode_io_orch_api_core_v1_HTTPGetAction,
+  decode_io_orch_api_core_v1_HTTPHeader,
+  decode_io_orch_api_core_v1_HostAlias,
+  decode_io_orch_api_core_v1_HostIP,
+  decode_io_orch_api_core_v1_HostPathVolumeSource,
+  decode_io_orch_api_core_v1_ISCSIVolumeSource,
+  decode_io_orch_api_core_v1_ImageVolumeSource,
+  decode_io_orch_api_core_v1_KeyToPath,
+  decode_io_orch_api_core_v1_Lifecycle,
+  decode_io_orch_api_core_v1_LifecycleHandler,
+  decode_io_orch_api_core_v1_LinuxContainerUser,
   decode_io_orch_api_core_v1_LocalObjectReference,
+  decode_io_orch_api_core_v1_NFSVolumeSource,
   decode_io_orch_api_core_v1_Namespace,
   decode_io_orch_api_core_v1_NamespaceCondition,
   decode_io_orch_api_core_v1_NamespaceList,
   decode_io_orch_api_core_v1_NamespaceSpec,
   decode_io_orch_api_core_v1_NamespaceStatus,
+  decode_io_orch_api_core_v1_NodeAffinity,
+  decode_io_orch_api_core_v1_NodeSelector,
+  decode_io_orch_api_core_v1_NodeSelectorRequirement,
+  decode_io_orch_api_core_v1_NodeSelectorTerm,
+  decode_io_orch_api_core_v1_ObjectFieldSelector,
   decode_io_orch_api_core_v1_ObjectReference,
+  decode_io_orch_api_core_v1_PersistentVolumeClaimSpec,
+  decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate,
+  decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource,
+  decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource,
+  decode_io_orch_api_core_v1_Pod,
+  decode_io_orch_api_core_v1_PodAffinity,
+  decode_io_orch_api_core_v1_PodAffinityTerm,
+  decode_io_orch_api_core_v1_PodAntiAffinity,
+  decode_io_orch_api_core_v1_PodCondition,
+  decode_io_orch_api_core_v1_PodDNSConfig,
+  decode_io_orch_api_core_v1_PodDNSConfigOption,
+  decode_io_orch_api_core_v1_PodIP,
+  decode_io_orch_api_core_v1_PodList,
+  decode_io_orch_api_core_v1_PodOS,
+  decode_io_orch_api_core_v1_PodReadinessGate,
+  decode_io_orch_api_core_v1_PodResourceClaim,
+  decode_io_orch_api_core_v1_PodResourceClaimStatus,
+  decode_io_orch_api_core_v1_PodSchedulingGate,
+  decode_io_orch_api_core_v1_PodSecurityContext,
+  decode_io_orch_api_core_v1_PodSpec,
+  decode_io_orch_api_core_v1_PodStatus,
+  decode_io_orch_api_core_v1_PortworxVolumeSource,
+  decode_io_orch_api_core_v1_PreferredSchedulingTerm,
+  decode_io_orch_api_core_v1_Probe,
+  decode_io_orch_api_core_v1_ProjectedVolumeSource,
+  decode_io_orch_api_core_v1_QuobyteVolumeSource,
+  decode_io_orch_api_core_v1_RBDVolumeSource,
+  decode_io_orch_api_core_v1_ResourceClaim,
+  decode_io_orch_api_core_v1_ResourceFieldSelector,
+  decode_io_orch_api_core_v1_ResourceHealth,
+  decode_io_orch_api_core_v1_ResourceRequirements,
+  decode_io_orch_api_core_v1_ResourceStatus,
+  decode_io_orch_api_core_v1_SELinuxOptions,
+  decode_io_orch_api_core_v1_ScaleIOVolumeSource,
+  decode_io_orch_api_core_v1_SeccompProfile,
   decode_io_orch_api_core_v1_Secret,
+  decode_io_orch_api_core_v1_SecretEnvSource,
+  decode_io_orch_api_core_v1_SecretKeySelector,
   decode_io_orch_api_core_v1_SecretList,
+  decode_io_orch_api_core_v1_SecretProjection,
+  decode_io_orch_api_core_v1_SecretVolumeSource,
+  decode_io_orch_api_core_v1_SecurityContext,
   decode_io_orch_api_core_v1_ServiceAccount,
   decode_io_orch_api_core_v1_ServiceAccountList,
+  decode_io_orch_api_core_v1_ServiceAccountTokenProjection,
+  decode_io_orch_api_core_v1_SleepAction,
+  decode_io_orch_api_core_v1_StorageOSVolumeSource,
+  decode_io_orch_api_core_v1_Sysctl,
+  decode_io_orch_api_core_v1_TCPSocketAction,
+  decode_io_orch_api_core_v1_Toleration,
+  decode_io_orch_api_core_v1_TopologySpreadConstraint,
+  decode_io_orch_api_core_v1_TypedLocalObjectReference,
+  decode_io_orch_api_core_v1_TypedObjectReference,
+  decode_io_orch_api_core_v1_Volume,
+  decode_io_orch_api_core_v1_VolumeDevice,
+  decode_io_orch_api_core_v1_VolumeMount,
+  decode_io_orch_api_core_v1_VolumeMountStatus,
+  decode_io_orch_api_core_v1_VolumeProjection,
+  decode_io_orch_api_core_v1_VolumeResourceRequirements,
+  decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource,
+  decode_io_orch_api_core_v1_WeightedPodAffinityTerm,
+  decode_io_orch_api_core_v1_WindowsSecurityContextOptions,
   decode_io_orch_api_networking_v1_IPBlock,
   decode_io_orch_api_networking_v1_NetworkPolicy,
   decode_io_orch_api_networking_v1_NetworkPolicyEgressRule,
@@ -1233,6 +5185,7 @@ export {
   decode_io_orch_api_networking_v1_NetworkPolicyPeer,
   decode_io_orch_api_networking_v1_NetworkPolicyPort,
   decode_io_orch_api_networking_v1_NetworkPolicySpec,
+  decode_io_orch_apimachinery_pkg_api_resource_Quantity,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector,

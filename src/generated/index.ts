@@ -2,12 +2,14 @@
 /** Everything codegen emits for one contract: the kinds and the published OpenAPI documents. */
 import { readFileSync } from 'node:fs';
 
-export { kinds } from './kinds.ts';
+export { bodyKinds, kinds } from './kinds.ts';
 export { structure } from './structure.ts';
 
 /** Group/version documents published at /openapi/v3/<path> (SPEC 4.1; FACTS 4). */
 export const openapiV3Paths = {
       "api/v1": "v3/api__v1.json",
+      "apis/authentication.orch.io/v1": "v3/apis__authentication.orch.io__v1.json",
+      "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
       "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json"
     } as Record<string, string>;
 

@@ -74,6 +74,7 @@ export const kinds = [
         "update",
         "watch"
       ],
+      "stored": true,
       "storageVersionHash": "qFsyl6wFWjQ="
     },
     decode: decoders.decode_io_orch_api_core_v1_ConfigMap,
@@ -303,6 +304,7 @@ export const kinds = [
         "update",
         "watch"
       ],
+      "stored": true,
       "storageVersionHash": "r2yiGXH7wu8="
     },
     decode: decoders.decode_io_orch_api_core_v1_Event,
@@ -400,10 +402,236 @@ export const kinds = [
         "update",
         "watch"
       ],
+      "stored": true,
       "storageVersionHash": "Q3oi5N2YM8M="
     },
     decode: decoders.decode_io_orch_api_core_v1_Namespace,
     decodeList: decoders.decode_io_orch_api_core_v1_NamespaceList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
+      "kind": "Pod",
+      "schemaName": "io.orch.api.core.v1.Pod",
+      "shortNames": [
+        "po"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "Pod",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [
+        {
+          "name": "spec.hostNetwork",
+          "path": [
+            "spec",
+            "hostNetwork"
+          ]
+        },
+        {
+          "name": "spec.nodeName",
+          "path": [
+            "spec",
+            "nodeName"
+          ]
+        },
+        {
+          "name": "spec.restartPolicy",
+          "path": [
+            "spec",
+            "restartPolicy"
+          ]
+        },
+        {
+          "name": "spec.schedulerName",
+          "path": [
+            "spec",
+            "schedulerName"
+          ]
+        },
+        {
+          "name": "spec.serviceAccountName",
+          "path": [
+            "spec",
+            "serviceAccountName"
+          ]
+        },
+        {
+          "name": "status.nominatedNodeName",
+          "path": [
+            "status",
+            "nominatedNodeName"
+          ]
+        },
+        {
+          "name": "status.phase",
+          "path": [
+            "status",
+            "phase"
+          ]
+        },
+        {
+          "name": "status.podIP",
+          "path": [
+            "status",
+            "podIP"
+          ]
+        },
+        {
+          "name": "status.podIPs",
+          "path": [
+            "status",
+            "podIPs"
+          ]
+        }
+      ],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The aggregate readiness state of this pod for accepting traffic.",
+          "format": "",
+          "formatter": "podReady",
+          "jsonPath": ".status",
+          "name": "Ready",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "The aggregate status of the containers in this pod.",
+          "format": "",
+          "formatter": "podStatus",
+          "jsonPath": ".status",
+          "name": "Status",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+          "format": "",
+          "formatter": "podRestarts",
+          "jsonPath": ".status",
+          "name": "Restarts",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
+          "format": "",
+          "jsonPath": ".status.podIP",
+          "name": "IP",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "podIP"
+          ]
+        },
+        {
+          "description": "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename",
+          "format": "",
+          "formatter": "noneIfEmpty",
+          "jsonPath": ".spec.nodeName",
+          "name": "Node",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "nodeName"
+          ]
+        },
+        {
+          "description": "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.",
+          "format": "",
+          "formatter": "noneIfEmpty",
+          "jsonPath": ".status.nominatedNodeName",
+          "name": "Nominated Node",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "nominatedNodeName"
+          ]
+        },
+        {
+          "description": "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates",
+          "format": "",
+          "formatter": "podReadinessGates",
+          "jsonPath": ".spec.readinessGates",
+          "name": "Readiness Gates",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "readinessGates"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PodList",
+      "namespaced": true,
+      "plural": "pods",
+      "singular": "pod",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "xPOwRZ+Yhw8="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_Pod,
+    decodeList: decoders.decode_io_orch_api_core_v1_PodList,
   },
   {
     ...{
@@ -489,6 +717,7 @@ export const kinds = [
         "update",
         "watch"
       ],
+      "stored": true,
       "storageVersionHash": "S6u1pOWzb84="
     },
     decode: decoders.decode_io_orch_api_core_v1_Secret,
@@ -572,10 +801,135 @@ export const kinds = [
         "update",
         "watch"
       ],
+      "stored": true,
       "storageVersionHash": "pbx9ZvyFpBE="
     },
     decode: decoders.decode_io_orch_api_core_v1_ServiceAccount,
     decodeList: decoders.decode_io_orch_api_core_v1_ServiceAccountList,
+  },
+  {
+    ...{
+      "group": "authentication.orch.io",
+      "version": "v1",
+      "kind": "SelfSubjectReview",
+      "schemaName": "io.orch.api.authentication.v1.SelfSubjectReview",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "namespaced": false,
+      "plural": "selfsubjectreviews",
+      "singular": "selfsubjectreview",
+      "stored": false,
+      "verbs": [
+        "create"
+      ],
+      "listKind": "",
+      "storageVersionHash": ""
+    },
+    decode: decoders.decode_io_orch_api_authentication_v1_SelfSubjectReview,
+  },
+  {
+    ...{
+      "group": "authentication.orch.io",
+      "version": "v1",
+      "kind": "TokenReview",
+      "schemaName": "io.orch.api.authentication.v1.TokenReview",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "namespaced": false,
+      "plural": "tokenreviews",
+      "singular": "tokenreview",
+      "stored": false,
+      "verbs": [
+        "create"
+      ],
+      "listKind": "",
+      "storageVersionHash": ""
+    },
+    decode: decoders.decode_io_orch_api_authentication_v1_TokenReview,
+  },
+  {
+    ...{
+      "group": "coordination.orch.io",
+      "version": "v1",
+      "kind": "Lease",
+      "schemaName": "io.orch.api.coordination.v1.Lease",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
+          "format": "",
+          "jsonPath": ".spec.holderIdentity",
+          "name": "Holder",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "holderIdentity"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "LeaseList",
+      "namespaced": true,
+      "plural": "leases",
+      "singular": "lease",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "50gSGww9N+o="
+    },
+    decode: decoders.decode_io_orch_api_coordination_v1_Lease,
+    decodeList: decoders.decode_io_orch_api_coordination_v1_LeaseList,
   },
   {
     ...{
@@ -646,9 +1000,23 @@ export const kinds = [
         "update",
         "watch"
       ],
+      "stored": true,
       "storageVersionHash": "0G7nR5+ls0I="
     },
     decode: decoders.decode_io_orch_api_networking_v1_NetworkPolicy,
     decodeList: decoders.decode_io_orch_api_networking_v1_NetworkPolicyList,
+  },
+] as const;
+
+/** Kinds that are only a subresource's body (serviceaccounts/token: TokenRequest), with their decoders. */
+export const bodyKinds = [
+  {
+    ...{
+      "group": "authentication.orch.io",
+      "version": "v1",
+      "kind": "TokenRequest",
+      "schemaName": "io.orch.api.authentication.v1.TokenRequest"
+    },
+    decode: decoders.decode_io_orch_api_authentication_v1_TokenRequest,
   },
 ] as const;

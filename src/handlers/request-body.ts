@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import * as errors from '../api/status-error.ts';
-import type { DecodeContext, KindDefinition } from '../registry/kind.ts';
+import type { BodyKind, DecodeContext } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { findDuplicateFields } from './duplicate-fields.ts';
 import { parseYamlDocument, YamlDocumentError } from './yaml-document.ts';
@@ -221,7 +221,7 @@ export interface DecodedBody {
 }
 
 /** FACTS 1.1: `{Kind} in version "{v}" cannot be handled as a {Kind}: {reason}`. */
-export function cannotHandle(kind: KindDefinition, reason: string): errors.StatusError {
+export function cannotHandle(kind: BodyKind, reason: string): errors.StatusError {
   return errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${reason}`);
 }
 
@@ -231,7 +231,7 @@ export function cannotHandle(kind: KindDefinition, reason: string): errors.Statu
  * dropped and then ignored, warned about or refused per `fieldValidation`.
  */
 export async function decodeObject(
-  kind: KindDefinition, body: Buffer, mediaType: string, fieldValidation: FieldValidation, signal?: AbortSignal,
+  kind: BodyKind, body: Buffer, mediaType: string, fieldValidation: FieldValidation, signal?: AbortSignal,
 ): Promise<DecodedBody> {
   let value: unknown;
   try {
@@ -268,7 +268,7 @@ function unmarshalValue(v: unknown, goType: string): string {
 }
 
 /** `duplicates`: paths of keys the raw body repeated (SPEC 4.9), reported with the unknown fields. */
-export function decodeValue(kind: KindDefinition, value: unknown, fieldValidation: FieldValidation, duplicates: string[] = [], defaults = true): DecodedBody {
+export function decodeValue(kind: BodyKind, value: unknown, fieldValidation: FieldValidation, duplicates: string[] = [], defaults = true): DecodedBody {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw cannotHandle(kind, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} into Go value of type struct`);
   }

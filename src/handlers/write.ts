@@ -25,7 +25,7 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
   const mediaType = requestMediaType(ctx.req);
   const decoded = await decodeObject(ctx.store.kind, body, mediaType, fieldValidation, ctx.signal);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
-  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal } };
+  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user } };
 }
 
 /** POST collection: 201 Created with the stored object. */
@@ -158,6 +158,7 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
     orphanDependents,
     propagationPolicy: policy as DeleteOptions['propagationPolicy'],
     signal: ctx.signal,
+    user: ctx.user,
   };
 }
 

@@ -26,34 +26,50 @@ export interface PrinterColumnDefinition {
   formatter?: string;
 }
 
-export interface KindDefinition {
+export interface KindDefinition extends BodyKind {
   group: string;
   version: string;
   kind: string;
   /** The contract schema of the kind; its shape is `GeneratedApi.structure[schemaName]`. */
   schemaName: string;
+  /** '' when the kind is not stored. */
   listKind: string;
+  /** false: a review computed on create and never stored (SPEC 2.8, 4.11). */
+  stored: boolean;
   plural: string;
   singular: string;
   shortNames: readonly string[];
   categories: readonly string[];
   namespaced: boolean;
   verbs: readonly string[];
-  subresources: ReadonlyArray<{ name: string; verbs: readonly string[] }>;
+  /** group/version/kind name the subresource's body when it is another kind (serviceaccounts/token: TokenRequest). */
+  subresources: ReadonlyArray<{ name: string; verbs: readonly string[]; group?: string; version?: string; kind?: string }>;
   allowCreateOnUpdate: boolean;
   allowUnconditionalUpdate: boolean;
   /** A key of nameValidators (registry/validation/names.ts). */
   nameValidation: string;
   fieldSelectors: ReadonlyArray<{ name: string; path: readonly string[] }>;
   printerColumns: readonly PrinterColumnDefinition[];
+  /** '' when the kind is not stored. */
   storageVersionHash: string;
   decode: Decoder;
-  decodeList: Decoder;
+  decodeList?: Decoder;
+}
+
+/** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */
+export interface BodyKind {
+  group: string;
+  version: string;
+  kind: string;
+  schemaName: string;
+  decode: Decoder;
 }
 
 /** What codegen's index.ts exports; the server is built from one of these. */
 export interface GeneratedApi {
   kinds: readonly KindDefinition[];
+  /** Kinds that are only a subresource's body (serviceaccounts/token: TokenRequest). */
+  bodyKinds: readonly BodyKind[];
   /** Schema name -> structure node (codegen/structure.ts StructureNode). */
   structure: Record<string, any>;
   openapiV3Paths: Record<string, string>;

@@ -21,16 +21,36 @@ import { validateObjectMetaCreate, validateObjectMetaUpdate } from './validation
 import type { FieldError } from './validation/field-errors.ts';
 import type { NameValidation } from './validation/names.ts';
 import type { ObjectFilter } from './list-filter.ts';
+import type { UserInfo } from '../auth/user.ts';
 
-/** Admission sees every write after defaulting and validation, before storage (DESIGN request path). */
-export type AdmissionHook = (attributes: {
+/** What an admission step is told about a write (SPEC 5.1 item 1; upstream admission.Attributes). */
+export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE';
   kind: KindDefinition;
+  /** The subresource written through ('' for the resource itself). */
+  subresource: string;
   namespace: string | undefined;
   name: string;
+  /** The new object (CREATE, UPDATE) or the object being deleted (DELETE). */
   object: ApiObject | null;
+  /** The stored object an UPDATE replaces. */
+  oldObject: ApiObject | null;
   dryRun: boolean;
-}) => Promise<void>;
+  /** Who asks, after impersonation; undefined for the server's own controllers. */
+  user: UserInfo | undefined;
+}
+
+export type AdmissionHook = (attributes: AdmissionAttributes) => Promise<void>;
+
+/**
+ * Admission in upstream's two phases: mutating steps may change the object
+ * before it is validated; validating steps see the final object and may only
+ * refuse (DESIGN request path).
+ */
+export interface Admission {
+  mutate: AdmissionHook;
+  validate: AdmissionHook;
+}
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -43,6 +63,8 @@ export interface WriteOptions {
   createIfMissing?: boolean;
   /** The request's deadline: once aborted, no write of this request reaches storage. */
   signal?: AbortSignal;
+  /** Who asks (after impersonation), for admission; undefined for the server's own writes. */
+  user?: UserInfo;
 }
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
@@ -97,12 +119,25 @@ export class GenericStore {
     readonly kind: KindDefinition,
     readonly strategy: Strategy,
     private readonly storage: Storage,
-    private readonly admit: AdmissionHook,
+    private readonly admission: Admission,
     /** The watch cache's copy of a key, tried first by writes: a stale copy only costs a retry. */
     private readonly cachedLookup?: (key: string) => KeyValue | undefined,
+    /** The subresource this store writes through ('' for the resource itself), for admission. */
+    readonly subresource = '',
   ) {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.apiVersion = apiVersionOf(kind);
+  }
+
+  private admissionAttributes(
+    operation: AdmissionAttributes['operation'],
+    namespace: string | undefined,
+    name: string,
+    object: ApiObject | null,
+    oldObject: ApiObject | null,
+    options: WriteOptions,
+  ): AdmissionAttributes {
+    return { operation, kind: this.kind, subresource: this.subresource, namespace, name, object, oldObject, dryRun: options.dryRun, user: options.user };
   }
 
   key(namespace: string | undefined, name: string): string {
@@ -139,11 +174,13 @@ export class GenericStore {
     this.strategy.prepareForCreate?.(obj);
     options.trackFields?.(obj, null);
     if (generated) meta.name = generateName(meta.generateName);
+    const admission = this.admissionAttributes('CREATE', namespace, meta.name ?? '', obj, null, options);
+    await this.admission.mutate(admission);
     this.throwIfInvalid(meta.name ?? '', [
       ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
       ...(this.strategy.validate?.(obj) ?? []),
     ]);
-    await this.admit({ operation: 'CREATE', kind: this.kind, namespace, name: meta.name, object: obj, dryRun: options.dryRun });
+    await this.admission.validate(admission);
     this.canonicalize(obj);
     const stored = obj.metadata;
     for (let attempt = 1; ; attempt++) {
@@ -212,11 +249,13 @@ export class GenericStore {
       this.strategy.applyDefaults?.(obj);
       this.strategy.prepareForUpdate?.(obj, old);
       options.trackFields?.(obj, old);
+      const admission = this.admissionAttributes('UPDATE', namespace, name, obj, old, options);
+      await this.admission.mutate(admission);
       this.throwIfInvalid(name, [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
         ...(this.strategy.validateUpdate?.(obj, old) ?? []),
       ]);
-      await this.admit({ operation: 'UPDATE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
+      await this.admission.validate(admission);
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.
       const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
       const value = serializeForStorage(this.canonicalize(obj));
@@ -255,7 +294,9 @@ export class GenericStore {
       const obj = parseStored(current.value, current.modRevision);
       if (!verified && options.preconditions) continue;
       this.checkPreconditions(obj, options.preconditions);
-      await this.admit({ operation: 'DELETE', kind: this.kind, namespace, name, object: obj, dryRun: options.dryRun });
+      const admission = this.admissionAttributes('DELETE', namespace, name, obj, null, options);
+      await this.admission.mutate(admission);
+      await this.admission.validate(admission);
       try {
         const policyFinalizer = options.propagationPolicy && POLICY_FINALIZERS[options.propagationPolicy];
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {

@@ -12,10 +12,13 @@ import type { UserInfo } from '../auth/user.ts';
 import type { ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import type { GeneratedApi, KindDefinition } from '../registry/kind.ts';
+import type { BodyKind, GeneratedApi, KindDefinition } from '../registry/kind.ts';
+import type { ComputedCreate } from '../registry/computed.ts';
+import { handleComputedCreate } from '../handlers/computed.ts';
+import { objectReader, type ObjectReader } from '../registry/object-reader.ts';
 import { strategyFor } from '../registry/strategies/index.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset } from '../registry/strategy.ts';
-import { GenericStore, type AdmissionHook } from '../registry/store.ts';
+import { GenericStore, type Admission } from '../registry/store.ts';
 import type { KeyValue, Storage } from '../storage/interface.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
@@ -41,7 +44,7 @@ export interface ApiServerOptions {
   watch: WatchSettings;
   authenticate: (req: IncomingMessage, path: string) => Promise<UserInfo>;
   authorizer: Authorizer;
-  admission: AdmissionHook;
+  admission: Admission;
   health: HealthChecks;
   /** host:port clients reach us at, for discovery's serverAddressByClientCIDRs. */
   serverAddress: string;
@@ -49,9 +52,12 @@ export interface ApiServerOptions {
 
 interface Route {
   kind: KindDefinition;
-  store: GenericStore;
+  /** Absent for a kind that is not stored (a review). */
+  store?: GenericStore;
   /** Stores of the kind's subresources that are the same object under another strategy. */
   subresources: Map<string, GenericStore>;
+  /** What a POST computes, for a review or an action subresource ('' = the resource itself). */
+  computed: Map<string, { kind: BodyKind; compute: ComputedCreate }>;
 }
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
@@ -67,6 +73,10 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     for (const kind of options.api.kinds) {
+      if (!kind.stored) {
+        this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, subresources: new Map(), computed: new Map() });
+        continue;
+      }
       const strategy = strategyFor(kind.group, kind.kind);
       const hasStatus = kind.subresources.some((s) => s.name === 'status');
       const cache = options.cacher.cache(resourcePrefix(kind.group, kind.plural));
@@ -78,9 +88,9 @@ export class ApiServer {
       const subresources = new Map<string, GenericStore>();
       for (const sub of kind.subresources) {
         const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
-        if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, options.storage, options.admission, cachedLookup));
+        if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, options.storage, options.admission, cachedLookup, sub.name));
       }
-      this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, store, subresources });
+      this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, store, subresources, computed: new Map() });
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
@@ -90,7 +100,28 @@ export class ApiServer {
 
   /** Every resource's main store, for controllers. */
   allStores(): GenericStore[] {
-    return [...this.routes.values()].map((r) => r.store);
+    return [...this.routes.values()].flatMap((r) => (r.store ? [r.store] : []));
+  }
+
+  /**
+   * Serves POST on a review resource or an action subresource (SPEC 4.11) with
+   * a function of the composition root's; the body is decoded as the
+   * subresource's kind (TokenRequest for serviceaccounts/token) or the resource's.
+   */
+  serveComputed(group: string, version: string, plural: string, subresource: string | undefined, compute: ComputedCreate): void {
+    const route = this.routes.get(`${group}/${version}/${plural}`);
+    if (!route) throw new Error(`no resource ${group}/${version}/${plural}`);
+    let kind: BodyKind = route.kind;
+    if (subresource) {
+      const sub = route.kind.subresources.find((s) => s.name === subresource);
+      if (!sub?.verbs.includes('create')) throw new Error(`${plural}/${subresource} is not created through POST`);
+      if (sub.kind && (sub.kind !== route.kind.kind || sub.group !== undefined)) {
+        const body = this.options.api.bodyKinds.find((b) => b.group === sub.group && b.version === sub.version && b.kind === sub.kind);
+        if (!body) throw new Error(`no body kind ${sub.group}/${sub.version} ${sub.kind}`);
+        kind = body;
+      }
+    } else if (route.kind.stored) throw new Error(`${plural} is stored: its creates go through its store`);
+    route.computed.set(subresource ?? '', { kind, compute });
   }
 
   /** The store of a subresource (e.g. namespaces/finalize), for controllers. */
@@ -100,11 +131,16 @@ export class ApiServer {
     return store;
   }
 
+  /** Reads one kind's objects from storage, for authenticators, admission and controllers. */
+  reader(group: string, version: string, plural: string): ObjectReader {
+    return objectReader(this.options.storage, this.store(group, version, plural).kind);
+  }
+
   /** The store of a resource, for controllers and start-up hooks. */
   store(group: string, version: string, plural: string): GenericStore {
-    const route = this.routes.get(`${group}/${version}/${plural}`);
-    if (!route) throw new Error(`no resource ${group}/${version}/${plural}`);
-    return route.store;
+    const store = this.routes.get(`${group}/${version}/${plural}`)?.store;
+    if (!store) throw new Error(`no stored resource ${group}/${version}/${plural}`);
+    return store;
   }
 
   /**
@@ -210,20 +246,32 @@ export class ApiServer {
     // SPEC 4.2: create is POST to a collection; update and patch address one object.
     if (info.verb === 'create' && info.name && !info.subresource) throw errors.methodNotAllowed();
     if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
+    // A review has no objects to address.
+    if (!kind.stored && info.name) throw errors.routeNotFound();
     const negotiated = negotiate(req, info.verb);
     encode.mediaType = negotiated.mediaType;
+    const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;
     if (info.subresource) {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
       const subStore = route.subresources.get(info.subresource);
-      if (!sub || !subStore) throw errors.routeNotFound();
+      const computed = route.computed.get(info.subresource);
+      if (!sub || (!subStore && !computed)) throw errors.routeNotFound();
       if (!sub.verbs.includes(info.verb)) throw errors.methodNotAllowed();
+      if (computed) {
+        const ctx = { req, res, query, user, encode, kind: computed.kind, namespace, parentName: info.name, signal: deadline?.signal };
+        return handleComputedCreate(ctx, computed.compute);
+      }
       store = subStore;
     } else if (!kind.verbs.includes(info.verb)) {
       // No route serves this method here: upstream's router answers with its generic 405.
       throw errors.methodNotAllowed();
     }
-    const namespace = kind.namespaced ? info.namespace || undefined : undefined;
+    if (!store) {
+      const computed = route.computed.get('');
+      if (!computed) throw errors.routeNotFound();
+      return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
+    }
     const { storage, cacher } = this.options;
     const ctx: ResourceRequest = {
       req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table,
@@ -250,7 +298,7 @@ export class ApiServer {
       case 'deletecollection':
         return handleDeleteCollection(ctx);
       default:
-        throw errors.methodNotSupported(route.store.groupResource, info.verb);
+        throw errors.methodNotSupported(store.groupResource, info.verb);
     }
   }
 }

@@ -26,7 +26,7 @@ function apiResources(kinds: readonly KindDefinition[]) {
     };
     if (k.shortNames.length) resource.shortNames = [...k.shortNames];
     if (k.categories.length) resource.categories = [...k.categories];
-    resource.storageVersionHash = k.storageVersionHash;
+    if (k.stored) resource.storageVersionHash = k.storageVersionHash;
     resources.push(resource);
     for (const sub of k.subresources) {
       const subKind = (sub as any).kind ?? k.kind;

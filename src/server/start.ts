@@ -8,7 +8,9 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
-import { createAuthenticator, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { createAuthenticator, tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
+import { tokenReview } from '../auth/reviews/token-review.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
 import { authorizerForModes, isPublicInfoPath } from '../auth/authorization/authorizer.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
@@ -84,10 +86,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const admin = adminCredentials(join(dataDir, 'admin-token.csv'));
   const tokens = options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : new Map();
   tokens.set(admin.token, admin.user);
-  const tokenFile: TokenAuthenticator = (token) => tokens.get(token) ?? null;
+  const tokenFile: TokenAuthenticator = async (token) => {
+    const user = tokens.get(token);
+    return user ? { user } : null;
+  };
+  const tokenAuthenticators = [tokenFile];
+  const apiAudiences: string[] = [];
   const alwaysAllow = options.authorizationMode.includes('AlwaysAllow');
   const authenticate = createAuthenticator({
-    tokenAuthenticators: [tokenFile],
+    tokenAuthenticators,
+    apiAudiences,
     // SPEC 5.3: on by default unless AlwaysAllow; the probes stay reachable either way.
     anonymous: (options.anonymousAuth ?? true) && !alwaysAllow,
     anonymousPaths: (path) => options.anonymousAuth !== false && isPublicInfoPath(path),
@@ -106,7 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? minute,
     maxWatcherBufferedBytes: options.watchBufferLimitBytes ?? 8 * 1024 * 1024,
   });
-  await cacher.start(options.api.kinds.map((k) => resourcePrefix(k.group, k.plural)));
+  await cacher.start(options.api.kinds.filter((k) => k.stored).map((k) => resourcePrefix(k.group, k.plural)));
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
 
   let shuttingDown = false;
@@ -178,10 +186,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     authenticate,
     authorizer,
-    admission: namespaceLifecycle(getNamespace),
+    admission: { mutate: async () => {}, validate: namespaceLifecycle(getNamespace) },
     health,
     serverAddress: `${hostForUrl}:${port}`,
   });
+
+  // SPEC 2.8, 4.11: reviews computed on create.
+  apiServer.serveComputed('authentication.orch.io', 'v1', 'selfsubjectreviews', undefined, selfSubjectReview);
+  apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
 
   // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
   const namespaces = apiServer.store('', 'v1', 'namespaces');

@@ -6,11 +6,23 @@ import type { IncomingMessage } from 'node:http';
 import * as errors from '../../api/status-error.ts';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '../user.ts';
 
-/** A token authenticator answers with a user, or null when the token is not its. */
-export type TokenAuthenticator = (token: string) => UserInfo | null | Promise<UserInfo | null>;
+export interface AuthenticationResult {
+  user: UserInfo;
+  /** The audiences the credential is good for; absent when the authenticator does not know audiences. */
+  audiences?: string[];
+}
+
+/**
+ * A bearer-token authenticator: null when the token is not its own or not valid
+ * (the chain answers 401 when none accepts). `audiences` are the ones the request
+ * is authenticated for (--api-audiences, or a TokenReview's spec.audiences).
+ */
+export type TokenAuthenticator = (token: string, audiences: string[]) => Promise<AuthenticationResult | null>;
 
 export interface AuthenticatorOptions {
   tokenAuthenticators: TokenAuthenticator[];
+  /** --api-audiences: what a request's credentials must be good for. */
+  apiAudiences: string[];
   /** Anonymous requests for every path (SPEC 5.3). */
   anonymous: boolean;
   /** Paths that accept anonymous requests even when `anonymous` is off (health and version probes). */
@@ -25,6 +37,17 @@ function withAuthenticatedGroup(user: UserInfo): UserInfo {
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
 }
 
+/** Runs the token authenticators in order, as a bearer token in a request meets them (TokenReview asks this). */
+export function tokenChain(authenticators: TokenAuthenticator[]) {
+  return async (token: string, audiences: string[]): Promise<AuthenticationResult | null> => {
+    for (const authenticator of authenticators) {
+      const result = await authenticator(token, audiences);
+      if (result) return { ...result, user: withAuthenticatedGroup(result.user) };
+    }
+    return null;
+  };
+}
+
 export function createAuthenticator(options: AuthenticatorOptions) {
   return async function authenticate(req: IncomingMessage, path: string): Promise<UserInfo> {
     const header = req.headers.authorization;
@@ -32,8 +55,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (match) {
         for (const authenticator of options.tokenAuthenticators) {
-          const user = await authenticator(match[1]);
-          if (user) return withAuthenticatedGroup(user);
+          const result = await authenticator(match[1], options.apiAudiences);
+          if (result) return withAuthenticatedGroup(result.user);
         }
         throw errors.unauthorized();
       }

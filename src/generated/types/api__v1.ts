@@ -242,6 +242,86 @@ export interface paths {
         patch: operations["patchCoreV1NamespacedEvent"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/pods": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind Pod */
+        get: operations["listCoreV1NamespacedPod"];
+        put?: never;
+        /** @description create a Pod */
+        post: operations["createCoreV1NamespacedPod"];
+        /** @description delete collection of Pod */
+        delete: operations["deleteCoreV1CollectionNamespacedPod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/pods/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified Pod */
+        get: operations["readCoreV1NamespacedPod"];
+        /** @description replace the specified Pod */
+        put: operations["replaceCoreV1NamespacedPod"];
+        post?: never;
+        /** @description delete a Pod */
+        delete: operations["deleteCoreV1NamespacedPod"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified Pod */
+        patch: operations["patchCoreV1NamespacedPod"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/pods/{name}/status": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read status of the specified Pod */
+        get: operations["readCoreV1NamespacedPodStatus"];
+        /** @description replace status of the specified Pod */
+        put: operations["replaceCoreV1NamespacedPodStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update status of the specified Pod */
+        patch: operations["patchCoreV1NamespacedPodStatus"];
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/secrets": {
         parameters: {
             query?: {
@@ -348,6 +428,51 @@ export interface paths {
         patch: operations["patchCoreV1NamespacedServiceAccount"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description create token of a ServiceAccount */
+        post: operations["createCoreV1NamespacedServiceAccountToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pods": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind Pod */
+        get: operations["listCoreV1PodForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/secrets": {
         parameters: {
             query?: {
@@ -392,6 +517,204 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description BoundObjectReference is a reference to an object that a token is bound to. */
+        "io.orch.api.authentication.v1.BoundObjectReference": {
+            /** @description API version of the referent. */
+            apiVersion?: string;
+            /** @description Kind of the referent. Valid kinds are 'Pod' and 'Secret'. */
+            kind?: string;
+            /** @description Name of the referent. */
+            name?: string;
+            /** @description UID of the referent. */
+            uid?: string;
+        };
+        /** @description TokenRequest requests a token for a given service account. */
+        "io.orch.api.authentication.v1.TokenRequest": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Spec holds information about the request being evaluated
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.authentication.v1.TokenRequestSpec"];
+            /**
+             * @description Status is filled in by the server and indicates whether the token can be authenticated.
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.authentication.v1.TokenRequestStatus"];
+        };
+        /** @description TokenRequestSpec contains client provided parameters of a token request. */
+        "io.orch.api.authentication.v1.TokenRequestSpec": {
+            /** @description Audiences are the intendend audiences of the token. A recipient of a token must identify themself with an identifier in the list of audiences of the token, and otherwise should reject the token. A token issued for multiple audiences may be used to authenticate against any of the audiences listed but implies a high degree of trust between the target audiences. */
+            audiences: string[];
+            /** @description BoundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation. */
+            boundObjectRef?: components["schemas"]["io.orch.api.authentication.v1.BoundObjectReference"];
+            /**
+             * Format: int64
+             * @description ExpirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response.
+             */
+            expirationSeconds?: number;
+        };
+        /** @description TokenRequestStatus is the result of a token request. */
+        "io.orch.api.authentication.v1.TokenRequestStatus": {
+            /** @description ExpirationTimestamp is the time of expiration of the returned token. */
+            expirationTimestamp: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /**
+             * @description Token is the opaque bearer token.
+             * @default
+             */
+            token: string;
+        };
+        /** @description Affinity is a group of affinity scheduling rules. */
+        "io.orch.api.core.v1.Affinity": {
+            /** @description Describes node affinity scheduling rules for the pod. */
+            nodeAffinity?: components["schemas"]["io.orch.api.core.v1.NodeAffinity"];
+            /** @description Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)). */
+            podAffinity?: components["schemas"]["io.orch.api.core.v1.PodAffinity"];
+            /** @description Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)). */
+            podAntiAffinity?: components["schemas"]["io.orch.api.core.v1.PodAntiAffinity"];
+        };
+        /** @description AppArmorProfile defines a pod or container's AppArmor settings. */
+        "io.orch.api.core.v1.AppArmorProfile": {
+            /** @description localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is "Localhost". */
+            localhostProfile?: string;
+            /**
+             * @description type indicates which kind of AppArmor profile will be applied. Valid options are:
+             *       Localhost - a profile pre-loaded on the node.
+             *       RuntimeDefault - the container runtime's default profile.
+             *       Unconfined - no AppArmor enforcement.
+             * @default
+             */
+            type: string;
+        };
+        /**
+         * @description Represents a Persistent Disk resource in AWS.
+         *
+         *     An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.
+         */
+        "io.orch.api.core.v1.AWSElasticBlockStoreVolumeSource": {
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore */
+            fsType?: string;
+            /**
+             * Format: int32
+             * @description partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
+             */
+            partition?: number;
+            /** @description readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore */
+            readOnly?: boolean;
+            /**
+             * @description volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+             * @default
+             */
+            volumeID: string;
+        };
+        /** @description AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. */
+        "io.orch.api.core.v1.AzureDiskVolumeSource": {
+            /**
+             * @description cachingMode is the Host Caching mode: None, Read Only, Read Write.
+             * @default ReadWrite
+             */
+            cachingMode: string;
+            /**
+             * @description diskName is the Name of the data disk in the blob storage
+             * @default
+             */
+            diskName: string;
+            /**
+             * @description diskURI is the URI of data disk in the blob storage
+             * @default
+             */
+            diskURI: string;
+            /**
+             * @description fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+             * @default ext4
+             */
+            fsType: string;
+            /**
+             * @description kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
+             * @default Shared
+             */
+            kind: string;
+            /**
+             * @description readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+             * @default false
+             */
+            readOnly: boolean;
+        };
+        /** @description AzureFile represents an Azure File Service mount on the host and bind mount to the pod. */
+        "io.orch.api.core.v1.AzureFileVolumeSource": {
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /**
+             * @description secretName is the  name of secret that contains Azure Storage Account Name and Key
+             * @default
+             */
+            secretName: string;
+            /**
+             * @description shareName is the azure share Name
+             * @default
+             */
+            shareName: string;
+        };
+        /** @description Adds and removes POSIX capabilities from running containers. */
+        "io.orch.api.core.v1.Capabilities": {
+            /** @description Added capabilities */
+            add?: string[];
+            /** @description Removed capabilities */
+            drop?: string[];
+        };
+        /** @description Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.CephFSVolumeSource": {
+            /** @description monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            monitors: string[];
+            /** @description path is Optional: Used as the mounted root, rather than the full Ceph tree, default is / */
+            path?: string;
+            /** @description readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            readOnly?: boolean;
+            /** @description secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            secretFile?: string;
+            /** @description secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /** @description user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            user?: string;
+        };
+        /** @description Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.CinderVolumeSource": {
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            fsType?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            readOnly?: boolean;
+            /** @description secretRef is optional: points to a secret object containing parameters used to connect to OpenStack. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /**
+             * @description volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+             * @default
+             */
+            volumeID: string;
+        };
+        /** @description ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem. */
+        "io.orch.api.core.v1.ClusterTrustBundleProjection": {
+            /** @description Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything". */
+            labelSelector?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector. */
+            name?: string;
+            /** @description If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles. */
+            optional?: boolean;
+            /**
+             * @description Relative path from the volume root to write the bundle.
+             * @default
+             */
+            path: string;
+            /** @description Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated. */
+            signerName?: string;
+        };
         /** @description ConfigMap holds configuration data for pods to consume. */
         "io.orch.api.core.v1.ConfigMap": {
             /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
@@ -414,6 +737,35 @@ export interface components {
              */
             metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
         };
+        /**
+         * @description ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.
+         *
+         *     The contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables.
+         */
+        "io.orch.api.core.v1.ConfigMapEnvSource": {
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description Specify whether the ConfigMap must be defined */
+            optional?: boolean;
+        };
+        /** @description Selects a key from a ConfigMap. */
+        "io.orch.api.core.v1.ConfigMapKeySelector": {
+            /**
+             * @description The key to select.
+             * @default
+             */
+            key: string;
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description Specify whether the ConfigMap or its key must be defined */
+            optional?: boolean;
+        };
         /** @description ConfigMapList is a resource containing a list of ConfigMap objects. */
         "io.orch.api.core.v1.ConfigMapList": {
             /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
@@ -427,6 +779,412 @@ export interface components {
              * @default {}
              */
             metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /**
+         * @description Adapts a ConfigMap into a projected volume.
+         *
+         *     The contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode.
+         */
+        "io.orch.api.core.v1.ConfigMapProjection": {
+            /** @description items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'. */
+            items?: components["schemas"]["io.orch.api.core.v1.KeyToPath"][];
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description optional specify whether the ConfigMap or its keys must be defined */
+            optional?: boolean;
+        };
+        /**
+         * @description Adapts a ConfigMap into a volume.
+         *
+         *     The contents of the target ConfigMap's Data field will be presented in a volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. ConfigMap volumes support ownership management and SELinux relabeling.
+         */
+        "io.orch.api.core.v1.ConfigMapVolumeSource": {
+            /**
+             * Format: int32
+             * @description defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+             */
+            defaultMode?: number;
+            /** @description items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'. */
+            items?: components["schemas"]["io.orch.api.core.v1.KeyToPath"][];
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description optional specify whether the ConfigMap or its keys must be defined */
+            optional?: boolean;
+        };
+        /** @description A single application container that you want to run within a pod. */
+        "io.orch.api.core.v1.Container": {
+            /** @description Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell */
+            args?: string[];
+            /** @description Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell */
+            command?: string[];
+            /** @description List of environment variables to set in the container. Cannot be updated. */
+            env?: components["schemas"]["io.orch.api.core.v1.EnvVar"][];
+            /** @description List of sources to populate environment variables in the container. The keys defined within a source must be a C_IDENTIFIER. All invalid keys will be reported as an event when the container is starting. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated. */
+            envFrom?: components["schemas"]["io.orch.api.core.v1.EnvFromSource"][];
+            /** @description Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
+            image?: string;
+            /** @description Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images */
+            imagePullPolicy?: string;
+            /** @description Actions that the management system should take in response to container lifecycle events. Cannot be updated. */
+            lifecycle?: components["schemas"]["io.orch.api.core.v1.Lifecycle"];
+            /** @description Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes */
+            livenessProbe?: components["schemas"]["io.orch.api.core.v1.Probe"];
+            /**
+             * @description Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
+             * @default
+             */
+            name: string;
+            /** @description List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated. */
+            ports?: components["schemas"]["io.orch.api.core.v1.ContainerPort"][];
+            /** @description Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes */
+            readinessProbe?: components["schemas"]["io.orch.api.core.v1.Probe"];
+            /** @description Resources resize policy for the container. */
+            resizePolicy?: components["schemas"]["io.orch.api.core.v1.ContainerResizePolicy"][];
+            /**
+             * @description Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+             * @default {}
+             */
+            resources: components["schemas"]["io.orch.api.core.v1.ResourceRequirements"];
+            /** @description RestartPolicy defines the restart behavior of individual containers in a pod. This field may only be set for init containers, and the only allowed value is "Always". For non-init containers or when this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed. */
+            restartPolicy?: string;
+            /** @description SecurityContext defines the security options the container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/ */
+            securityContext?: components["schemas"]["io.orch.api.core.v1.SecurityContext"];
+            /** @description StartupProbe indicates that the Pod has successfully initialized. If specified, no other probes are executed until this completes successfully. If this probe fails, the Pod will be restarted, just as if the livenessProbe failed. This can be used to provide different probe parameters at the beginning of a Pod's lifecycle, when it might take a long time to load data or warm a cache, than during steady-state operation. This cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes */
+            startupProbe?: components["schemas"]["io.orch.api.core.v1.Probe"];
+            /** @description Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false. */
+            stdin?: boolean;
+            /** @description Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false */
+            stdinOnce?: boolean;
+            /** @description Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated. */
+            terminationMessagePath?: string;
+            /** @description Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated. */
+            terminationMessagePolicy?: string;
+            /** @description Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false. */
+            tty?: boolean;
+            /** @description volumeDevices is the list of block devices to be used by the container. */
+            volumeDevices?: components["schemas"]["io.orch.api.core.v1.VolumeDevice"][];
+            /** @description Pod volumes to mount into the container's filesystem. Cannot be updated. */
+            volumeMounts?: components["schemas"]["io.orch.api.core.v1.VolumeMount"][];
+            /** @description Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated. */
+            workingDir?: string;
+        };
+        /** @description ContainerPort represents a network port in a single container. */
+        "io.orch.api.core.v1.ContainerPort": {
+            /**
+             * Format: int32
+             * @description Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536.
+             * @default 0
+             */
+            containerPort: number;
+            /** @description What host IP to bind the external port to. */
+            hostIP?: string;
+            /**
+             * Format: int32
+             * @description Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
+             */
+            hostPort?: number;
+            /** @description If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services. */
+            name?: string;
+            /**
+             * @description Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+             * @default TCP
+             */
+            protocol: string;
+        };
+        /** @description ContainerResizePolicy represents resource resize policy for the container. */
+        "io.orch.api.core.v1.ContainerResizePolicy": {
+            /**
+             * @description Name of the resource to which this resource resize policy applies. Supported values: cpu, memory.
+             * @default
+             */
+            resourceName: string;
+            /**
+             * @description Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.
+             * @default
+             */
+            restartPolicy: string;
+        };
+        /** @description ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting. */
+        "io.orch.api.core.v1.ContainerState": {
+            /** @description Details about a running container */
+            running?: components["schemas"]["io.orch.api.core.v1.ContainerStateRunning"];
+            /** @description Details about a terminated container */
+            terminated?: components["schemas"]["io.orch.api.core.v1.ContainerStateTerminated"];
+            /** @description Details about a waiting container */
+            waiting?: components["schemas"]["io.orch.api.core.v1.ContainerStateWaiting"];
+        };
+        /** @description ContainerStateRunning is a running state of a container. */
+        "io.orch.api.core.v1.ContainerStateRunning": {
+            /** @description Time at which the container was last (re-)started */
+            startedAt?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+        };
+        /** @description ContainerStateTerminated is a terminated state of a container. */
+        "io.orch.api.core.v1.ContainerStateTerminated": {
+            /** @description Container's ID in the format '<type>://<container_id>' */
+            containerID?: string;
+            /**
+             * Format: int32
+             * @description Exit status from the last termination of the container
+             * @default 0
+             */
+            exitCode: number;
+            /** @description Time at which the container last terminated */
+            finishedAt?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Message regarding the last termination of the container */
+            message?: string;
+            /** @description (brief) reason from the last termination of the container */
+            reason?: string;
+            /**
+             * Format: int32
+             * @description Signal from the last termination of the container
+             */
+            signal?: number;
+            /** @description Time at which previous execution of the container started */
+            startedAt?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+        };
+        /** @description ContainerStateWaiting is a waiting state of a container. */
+        "io.orch.api.core.v1.ContainerStateWaiting": {
+            /** @description Message regarding why the container is not yet running. */
+            message?: string;
+            /** @description (brief) reason the container is not yet running. */
+            reason?: string;
+        };
+        /** @description ContainerStatus contains details for the current status of this container. */
+        "io.orch.api.core.v1.ContainerStatus": {
+            /** @description AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize. */
+            allocatedResources?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description AllocatedResourcesStatus represents the status of various resources allocated for this Pod. */
+            allocatedResourcesStatus?: components["schemas"]["io.orch.api.core.v1.ResourceStatus"][];
+            /** @description ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd"). */
+            containerID?: string;
+            /**
+             * @description Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
+             * @default
+             */
+            image: string;
+            /**
+             * @description ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime.
+             * @default
+             */
+            imageID: string;
+            /**
+             * @description LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
+             * @default {}
+             */
+            lastState: components["schemas"]["io.orch.api.core.v1.ContainerState"];
+            /**
+             * @description Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
+             * @default
+             */
+            name: string;
+            /**
+             * @description Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).
+             *
+             *     The value is typically used to determine whether a container is ready to accept traffic.
+             * @default false
+             */
+            ready: boolean;
+            /** @description Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized. */
+            resources?: components["schemas"]["io.orch.api.core.v1.ResourceRequirements"];
+            /**
+             * Format: int32
+             * @description RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
+             * @default 0
+             */
+            restartCount: number;
+            /** @description Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false. */
+            started?: boolean;
+            /**
+             * @description State holds details about the container's current condition.
+             * @default {}
+             */
+            state: components["schemas"]["io.orch.api.core.v1.ContainerState"];
+            /** @description User represents user identity information initially attached to the first process of the container */
+            user?: components["schemas"]["io.orch.api.core.v1.ContainerUser"];
+            /** @description Status of volume mounts. */
+            volumeMounts?: components["schemas"]["io.orch.api.core.v1.VolumeMountStatus"][];
+        };
+        /** @description ContainerUser represents user identity information */
+        "io.orch.api.core.v1.ContainerUser": {
+            /** @description Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so. */
+            linux?: components["schemas"]["io.orch.api.core.v1.LinuxContainerUser"];
+        };
+        /** @description Represents a source location of a volume to mount, managed by an external CSI driver */
+        "io.orch.api.core.v1.CSIVolumeSource": {
+            /**
+             * @description driver is the name of the CSI driver that handles this volume. Consult with your admin for the correct name as registered in the cluster.
+             * @default
+             */
+            driver: string;
+            /** @description fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply. */
+            fsType?: string;
+            /** @description nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed. */
+            nodePublishSecretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /** @description readOnly specifies a read-only configuration for the volume. Defaults to false (read/write). */
+            readOnly?: boolean;
+            /** @description volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values. */
+            volumeAttributes?: {
+                [key: string]: string;
+            };
+        };
+        /** @description Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode. */
+        "io.orch.api.core.v1.DownwardAPIProjection": {
+            /** @description Items is a list of DownwardAPIVolume file */
+            items?: components["schemas"]["io.orch.api.core.v1.DownwardAPIVolumeFile"][];
+        };
+        /** @description DownwardAPIVolumeFile represents information to create the file containing the pod field */
+        "io.orch.api.core.v1.DownwardAPIVolumeFile": {
+            /** @description Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported. */
+            fieldRef?: components["schemas"]["io.orch.api.core.v1.ObjectFieldSelector"];
+            /**
+             * Format: int32
+             * @description Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+             */
+            mode?: number;
+            /**
+             * @description Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
+             * @default
+             */
+            path: string;
+            /** @description Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported. */
+            resourceFieldRef?: components["schemas"]["io.orch.api.core.v1.ResourceFieldSelector"];
+        };
+        /** @description DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.DownwardAPIVolumeSource": {
+            /**
+             * Format: int32
+             * @description Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+             */
+            defaultMode?: number;
+            /** @description Items is a list of downward API volume file */
+            items?: components["schemas"]["io.orch.api.core.v1.DownwardAPIVolumeFile"][];
+        };
+        /** @description Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.EmptyDirVolumeSource": {
+            /** @description medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir */
+            medium?: string;
+            /** @description sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir */
+            sizeLimit?: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+        };
+        /** @description EnvFromSource represents the source of a set of ConfigMaps */
+        "io.orch.api.core.v1.EnvFromSource": {
+            /** @description The ConfigMap to select from */
+            configMapRef?: components["schemas"]["io.orch.api.core.v1.ConfigMapEnvSource"];
+            /** @description An optional identifier to prepend to each key in the ConfigMap. Must be a C_IDENTIFIER. */
+            prefix?: string;
+            /** @description The Secret to select from */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretEnvSource"];
+        };
+        /** @description EnvVar represents an environment variable present in a Container. */
+        "io.orch.api.core.v1.EnvVar": {
+            /**
+             * @description Name of the environment variable. Must be a C_IDENTIFIER.
+             * @default
+             */
+            name: string;
+            /** @description Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "". */
+            value?: string;
+            /** @description Source for the environment variable's value. Cannot be used if value is not empty. */
+            valueFrom?: components["schemas"]["io.orch.api.core.v1.EnvVarSource"];
+        };
+        /** @description EnvVarSource represents a source for the value of an EnvVar. */
+        "io.orch.api.core.v1.EnvVarSource": {
+            /** @description Selects a key of a ConfigMap. */
+            configMapKeyRef?: components["schemas"]["io.orch.api.core.v1.ConfigMapKeySelector"];
+            /** @description Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs. */
+            fieldRef?: components["schemas"]["io.orch.api.core.v1.ObjectFieldSelector"];
+            /** @description Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported. */
+            resourceFieldRef?: components["schemas"]["io.orch.api.core.v1.ResourceFieldSelector"];
+            /** @description Selects a key of a secret in the pod's namespace */
+            secretKeyRef?: components["schemas"]["io.orch.api.core.v1.SecretKeySelector"];
+        };
+        /**
+         * @description An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
+         *
+         *     To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.
+         */
+        "io.orch.api.core.v1.EphemeralContainer": {
+            /** @description Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell */
+            args?: string[];
+            /** @description Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell */
+            command?: string[];
+            /** @description List of environment variables to set in the container. Cannot be updated. */
+            env?: components["schemas"]["io.orch.api.core.v1.EnvVar"][];
+            /** @description List of sources to populate environment variables in the container. The keys defined within a source must be a C_IDENTIFIER. All invalid keys will be reported as an event when the container is starting. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated. */
+            envFrom?: components["schemas"]["io.orch.api.core.v1.EnvFromSource"][];
+            /** @description Container image name. More info: https://kubernetes.io/docs/concepts/containers/images */
+            image?: string;
+            /** @description Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images */
+            imagePullPolicy?: string;
+            /** @description Lifecycle is not allowed for ephemeral containers. */
+            lifecycle?: components["schemas"]["io.orch.api.core.v1.Lifecycle"];
+            /** @description Probes are not allowed for ephemeral containers. */
+            livenessProbe?: components["schemas"]["io.orch.api.core.v1.Probe"];
+            /**
+             * @description Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
+             * @default
+             */
+            name: string;
+            /** @description Ports are not allowed for ephemeral containers. */
+            ports?: components["schemas"]["io.orch.api.core.v1.ContainerPort"][];
+            /** @description Probes are not allowed for ephemeral containers. */
+            readinessProbe?: components["schemas"]["io.orch.api.core.v1.Probe"];
+            /** @description Resources resize policy for the container. */
+            resizePolicy?: components["schemas"]["io.orch.api.core.v1.ContainerResizePolicy"][];
+            /**
+             * @description Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
+             * @default {}
+             */
+            resources: components["schemas"]["io.orch.api.core.v1.ResourceRequirements"];
+            /** @description Restart policy for the container to manage the restart behavior of each container within a pod. This may only be set for init containers. You cannot set this field on ephemeral containers. */
+            restartPolicy?: string;
+            /** @description Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. */
+            securityContext?: components["schemas"]["io.orch.api.core.v1.SecurityContext"];
+            /** @description Probes are not allowed for ephemeral containers. */
+            startupProbe?: components["schemas"]["io.orch.api.core.v1.Probe"];
+            /** @description Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false. */
+            stdin?: boolean;
+            /** @description Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false */
+            stdinOnce?: boolean;
+            /**
+             * @description If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
+             *
+             *     The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
+             */
+            targetContainerName?: string;
+            /** @description Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated. */
+            terminationMessagePath?: string;
+            /** @description Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated. */
+            terminationMessagePolicy?: string;
+            /** @description Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false. */
+            tty?: boolean;
+            /** @description volumeDevices is the list of block devices to be used by the container. */
+            volumeDevices?: components["schemas"]["io.orch.api.core.v1.VolumeDevice"][];
+            /** @description Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated. */
+            volumeMounts?: components["schemas"]["io.orch.api.core.v1.VolumeMount"][];
+            /** @description Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated. */
+            workingDir?: string;
+        };
+        /** @description Represents an ephemeral volume that is handled by a normal storage driver. */
+        "io.orch.api.core.v1.EphemeralVolumeSource": {
+            /**
+             * @description Will be used to create a stand-alone PVC to provision the volume. The pod in which this EphemeralVolumeSource is embedded will be the owner of the PVC, i.e. the PVC will be deleted together with the pod.  The name of the PVC will be `<pod name>-<volume name>` where `<volume name>` is the name from the `PodSpec.Volumes` array entry. Pod validation will reject the pod if the concatenated name is not valid for a PVC (for example, too long).
+             *
+             *     An existing PVC with that name that is not owned by the pod will *not* be used for the pod to avoid using an unrelated volume by mistake. Starting the pod is then blocked until the unrelated PVC is removed. If such a pre-created PVC is meant to be used by the pod, the PVC has to updated with an owner reference to the pod once the pod exists. Normally this should not be necessary, but it may be useful when manually reconstructing a broken cluster.
+             *
+             *     This field is read-only and no changes will be made by Kubernetes to the PVC after it has been created.
+             *
+             *     Required, must not be nil.
+             */
+            volumeClaimTemplate?: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimTemplate"];
         };
         /** @description Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data. */
         "io.orch.api.core.v1.Event": {
@@ -514,6 +1272,271 @@ export interface components {
             /** @description Node name on which the event is generated. */
             host?: string;
         };
+        /** @description ExecAction describes a "run in container" action. */
+        "io.orch.api.core.v1.ExecAction": {
+            /** @description Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy. */
+            command?: string[];
+        };
+        /** @description Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.FCVolumeSource": {
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /**
+             * Format: int32
+             * @description lun is Optional: FC target lun number
+             */
+            lun?: number;
+            /** @description readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description targetWWNs is Optional: FC target worldwide names (WWNs) */
+            targetWWNs?: string[];
+            /** @description wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously. */
+            wwids?: string[];
+        };
+        /** @description FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. */
+        "io.orch.api.core.v1.FlexVolumeSource": {
+            /**
+             * @description driver is the name of the driver to use for this volume.
+             * @default
+             */
+            driver: string;
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script. */
+            fsType?: string;
+            /** @description options is Optional: this field holds extra command options if any. */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+        };
+        /** @description Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.FlockerVolumeSource": {
+            /** @description datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated */
+            datasetName?: string;
+            /** @description datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset */
+            datasetUUID?: string;
+        };
+        /**
+         * @description Represents a Persistent Disk resource in Google Compute Engine.
+         *
+         *     A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.
+         */
+        "io.orch.api.core.v1.GCEPersistentDiskVolumeSource": {
+            /** @description fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk */
+            fsType?: string;
+            /**
+             * Format: int32
+             * @description partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+             */
+            partition?: number;
+            /**
+             * @description pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+             * @default
+             */
+            pdName: string;
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk */
+            readOnly?: boolean;
+        };
+        /**
+         * @description Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
+         *
+         *     DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
+         */
+        "io.orch.api.core.v1.GitRepoVolumeSource": {
+            /** @description directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name. */
+            directory?: string;
+            /**
+             * @description repository is the URL
+             * @default
+             */
+            repository: string;
+            /** @description revision is the commit hash for the specified revision. */
+            revision?: string;
+        };
+        /** @description Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.GlusterfsVolumeSource": {
+            /**
+             * @description endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+             * @default
+             */
+            endpoints: string;
+            /**
+             * @description path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+             * @default
+             */
+            path: string;
+            /** @description readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod */
+            readOnly?: boolean;
+        };
+        "io.orch.api.core.v1.GRPCAction": {
+            /**
+             * Format: int32
+             * @description Port number of the gRPC service. Number must be in the range 1 to 65535.
+             * @default 0
+             */
+            port: number;
+            /**
+             * @description Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
+             *
+             *     If this is not specified, the default behavior is defined by gRPC.
+             * @default
+             */
+            service: string;
+        };
+        /** @description HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file. */
+        "io.orch.api.core.v1.HostAlias": {
+            /** @description Hostnames for the above IP address. */
+            hostnames?: string[];
+            /**
+             * @description IP address of the host file entry.
+             * @default
+             */
+            ip: string;
+        };
+        /** @description HostIP represents a single IP address allocated to the host. */
+        "io.orch.api.core.v1.HostIP": {
+            /**
+             * @description IP is the IP address assigned to the host
+             * @default
+             */
+            ip: string;
+        };
+        /** @description Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.HostPathVolumeSource": {
+            /**
+             * @description path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+             * @default
+             */
+            path: string;
+            /** @description type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
+            type?: string;
+        };
+        /** @description HTTPGetAction describes an action based on HTTP Get requests. */
+        "io.orch.api.core.v1.HTTPGetAction": {
+            /** @description Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead. */
+            host?: string;
+            /** @description Custom headers to set in the request. HTTP allows repeated headers. */
+            httpHeaders?: components["schemas"]["io.orch.api.core.v1.HTTPHeader"][];
+            /** @description Path to access on the HTTP server. */
+            path?: string;
+            /** @description Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. */
+            port: components["schemas"]["io.orch.apimachinery.pkg.util.intstr.IntOrString"];
+            /** @description Scheme to use for connecting to the host. Defaults to HTTP. */
+            scheme?: string;
+        };
+        /** @description HTTPHeader describes a custom header to be used in HTTP probes */
+        "io.orch.api.core.v1.HTTPHeader": {
+            /**
+             * @description The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header.
+             * @default
+             */
+            name: string;
+            /**
+             * @description The header field value
+             * @default
+             */
+            value: string;
+        };
+        /** @description ImageVolumeSource represents a image volume resource. */
+        "io.orch.api.core.v1.ImageVolumeSource": {
+            /** @description Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. */
+            pullPolicy?: string;
+            /** @description Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
+            reference?: string;
+        };
+        /** @description Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.ISCSIVolumeSource": {
+            /** @description chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication */
+            chapAuthDiscovery?: boolean;
+            /** @description chapAuthSession defines whether support iSCSI Session CHAP authentication */
+            chapAuthSession?: boolean;
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi */
+            fsType?: string;
+            /** @description initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection. */
+            initiatorName?: string;
+            /**
+             * @description iqn is the target iSCSI Qualified Name.
+             * @default
+             */
+            iqn: string;
+            /**
+             * @description iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
+             * @default default
+             */
+            iscsiInterface: string;
+            /**
+             * Format: int32
+             * @description lun represents iSCSI Target Lun number.
+             * @default 0
+             */
+            lun: number;
+            /** @description portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260). */
+            portals?: string[];
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. */
+            readOnly?: boolean;
+            /** @description secretRef is the CHAP Secret for iSCSI target and initiator authentication */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /**
+             * @description targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+             * @default
+             */
+            targetPortal: string;
+        };
+        /** @description Maps a string key to a path within a volume. */
+        "io.orch.api.core.v1.KeyToPath": {
+            /**
+             * @description key is the key to project.
+             * @default
+             */
+            key: string;
+            /**
+             * Format: int32
+             * @description mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+             */
+            mode?: number;
+            /**
+             * @description path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
+             * @default
+             */
+            path: string;
+        };
+        /** @description Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted. */
+        "io.orch.api.core.v1.Lifecycle": {
+            /** @description PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks */
+            postStart?: components["schemas"]["io.orch.api.core.v1.LifecycleHandler"];
+            /** @description PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks */
+            preStop?: components["schemas"]["io.orch.api.core.v1.LifecycleHandler"];
+        };
+        /** @description LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified. */
+        "io.orch.api.core.v1.LifecycleHandler": {
+            /** @description Exec specifies the action to take. */
+            exec?: components["schemas"]["io.orch.api.core.v1.ExecAction"];
+            /** @description HTTPGet specifies the http request to perform. */
+            httpGet?: components["schemas"]["io.orch.api.core.v1.HTTPGetAction"];
+            /** @description Sleep represents the duration that the container should sleep before being terminated. */
+            sleep?: components["schemas"]["io.orch.api.core.v1.SleepAction"];
+            /** @description Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for the backward compatibility. There are no validation of this field and lifecycle hooks will fail in runtime when tcp handler is specified. */
+            tcpSocket?: components["schemas"]["io.orch.api.core.v1.TCPSocketAction"];
+        };
+        /** @description LinuxContainerUser represents user identity information in Linux containers */
+        "io.orch.api.core.v1.LinuxContainerUser": {
+            /**
+             * Format: int64
+             * @description GID is the primary gid initially attached to the first process in the container
+             * @default 0
+             */
+            gid: number;
+            /** @description SupplementalGroups are the supplemental groups initially attached to the first process in the container */
+            supplementalGroups?: number[];
+            /**
+             * Format: int64
+             * @description UID is the primary uid initially attached to the first process in the container
+             * @default 0
+             */
+            uid: number;
+        };
         /** @description LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace. */
         "io.orch.api.core.v1.LocalObjectReference": {
             /**
@@ -586,6 +1609,65 @@ export interface components {
             /** @description Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/ */
             phase?: string;
         };
+        /** @description Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.NFSVolumeSource": {
+            /**
+             * @description path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+             * @default
+             */
+            path: string;
+            /** @description readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs */
+            readOnly?: boolean;
+            /**
+             * @description server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+             * @default
+             */
+            server: string;
+        };
+        /** @description Node affinity is a group of node affinity scheduling rules. */
+        "io.orch.api.core.v1.NodeAffinity": {
+            /** @description The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred. */
+            preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.PreferredSchedulingTerm"][];
+            /** @description If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node. */
+            requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.NodeSelector"];
+        };
+        /** @description A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms. */
+        "io.orch.api.core.v1.NodeSelector": {
+            /** @description Required. A list of node selector terms. The terms are ORed. */
+            nodeSelectorTerms: components["schemas"]["io.orch.api.core.v1.NodeSelectorTerm"][];
+        };
+        /** @description A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values. */
+        "io.orch.api.core.v1.NodeSelectorRequirement": {
+            /**
+             * @description The label key that the selector applies to.
+             * @default
+             */
+            key: string;
+            /**
+             * @description Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
+             * @default
+             */
+            operator: string;
+            /** @description An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch. */
+            values?: string[];
+        };
+        /** @description A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm. */
+        "io.orch.api.core.v1.NodeSelectorTerm": {
+            /** @description A list of node selector requirements by node's labels. */
+            matchExpressions?: components["schemas"]["io.orch.api.core.v1.NodeSelectorRequirement"][];
+            /** @description A list of node selector requirements by node's fields. */
+            matchFields?: components["schemas"]["io.orch.api.core.v1.NodeSelectorRequirement"][];
+        };
+        /** @description ObjectFieldSelector selects an APIVersioned field of an object. */
+        "io.orch.api.core.v1.ObjectFieldSelector": {
+            /** @description Version of the schema the FieldPath is written in terms of, defaults to "v1". */
+            apiVersion?: string;
+            /**
+             * @description Path of the field to select in the specified API version.
+             * @default
+             */
+            fieldPath: string;
+        };
         /** @description ObjectReference contains enough information to let you inspect or modify the referred object. */
         "io.orch.api.core.v1.ObjectReference": {
             /** @description API version of the referent. */
@@ -602,6 +1684,683 @@ export interface components {
             resourceVersion?: string;
             /** @description UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids */
             uid?: string;
+        };
+        /** @description PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes */
+        "io.orch.api.core.v1.PersistentVolumeClaimSpec": {
+            /** @description accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1 */
+            accessModes?: string[];
+            /** @description dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.orch.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource. */
+            dataSource?: components["schemas"]["io.orch.api.core.v1.TypedLocalObjectReference"];
+            /**
+             * @description dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
+             *       allows any non-core object, as well as PersistentVolumeClaim objects.
+             *     * While dataSource ignores disallowed values (dropping them), dataSourceRef
+             *       preserves all values, and generates an error if a disallowed value is
+             *       specified.
+             *     * While dataSource only allows local objects, dataSourceRef allows objects
+             *       in any namespaces.
+             *     (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled. (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
+             */
+            dataSourceRef?: components["schemas"]["io.orch.api.core.v1.TypedObjectReference"];
+            /**
+             * @description resources represents the minimum resources the volume should have. If RecoverVolumeExpansionFailure feature is enabled users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
+             * @default {}
+             */
+            resources: components["schemas"]["io.orch.api.core.v1.VolumeResourceRequirements"];
+            /** @description selector is a label query over volumes to consider for binding. */
+            selector?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1 */
+            storageClassName?: string;
+            /** @description volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string value means that no VolumeAttributesClass will be applied to the claim but it's not allowed to reset this field to empty string once it is set. If unspecified and the PersistentVolumeClaim is unbound, the default VolumeAttributesClass will be set by the persistentvolume controller if it exists. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/ (Beta) Using this field requires the VolumeAttributesClass feature gate to be enabled (off by default). */
+            volumeAttributesClassName?: string;
+            /** @description volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec. */
+            volumeMode?: string;
+            /** @description volumeName is the binding reference to the PersistentVolume backing this claim. */
+            volumeName?: string;
+        };
+        /** @description PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource. */
+        "io.orch.api.core.v1.PersistentVolumeClaimTemplate": {
+            /**
+             * @description May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation.
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here.
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimSpec"];
+        };
+        /** @description PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system). */
+        "io.orch.api.core.v1.PersistentVolumeClaimVolumeSource": {
+            /**
+             * @description claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
+             * @default
+             */
+            claimName: string;
+            /** @description readOnly Will force the ReadOnly setting in VolumeMounts. Default false. */
+            readOnly?: boolean;
+        };
+        /** @description Represents a Photon Controller persistent disk resource. */
+        "io.orch.api.core.v1.PhotonPersistentDiskVolumeSource": {
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /**
+             * @description pdID is the ID that identifies Photon Controller persistent disk
+             * @default
+             */
+            pdID: string;
+        };
+        /** @description Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts. */
+        "io.orch.api.core.v1.Pod": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.PodSpec"];
+            /**
+             * @description Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.core.v1.PodStatus"];
+        };
+        /** @description Pod affinity is a group of inter pod affinity scheduling rules. */
+        "io.orch.api.core.v1.PodAffinity": {
+            /** @description The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred. */
+            preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.WeightedPodAffinityTerm"][];
+            /** @description If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied. */
+            requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.PodAffinityTerm"][];
+        };
+        /** @description Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running */
+        "io.orch.api.core.v1.PodAffinityTerm": {
+            /** @description A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods. */
+            labelSelector?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default). */
+            matchLabelKeys?: string[];
+            /** @description MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default). */
+            mismatchLabelKeys?: string[];
+            /** @description namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means "this pod's namespace". */
+            namespaces?: string[];
+            /** @description A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means "this pod's namespace". An empty selector ({}) matches all namespaces. */
+            namespaceSelector?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /**
+             * @description This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed.
+             * @default
+             */
+            topologyKey: string;
+        };
+        /** @description Pod anti affinity is a group of inter pod anti affinity scheduling rules. */
+        "io.orch.api.core.v1.PodAntiAffinity": {
+            /** @description The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred. */
+            preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.WeightedPodAffinityTerm"][];
+            /** @description If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied. */
+            requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.PodAffinityTerm"][];
+        };
+        /** @description PodCondition contains details for the current condition of this pod. */
+        "io.orch.api.core.v1.PodCondition": {
+            /** @description Last time we probed the condition. */
+            lastProbeTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Last time the condition transitioned from one status to another. */
+            lastTransitionTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Human-readable message indicating details about last transition. */
+            message?: string;
+            /** @description Unique, one-word, CamelCase reason for the condition's last transition. */
+            reason?: string;
+            /**
+             * @description Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
+             * @default
+             */
+            status: string;
+            /**
+             * @description Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
+             * @default
+             */
+            type: string;
+        };
+        /** @description PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy. */
+        "io.orch.api.core.v1.PodDNSConfig": {
+            /** @description A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed. */
+            nameservers?: string[];
+            /** @description A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy. */
+            options?: components["schemas"]["io.orch.api.core.v1.PodDNSConfigOption"][];
+            /** @description A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed. */
+            searches?: string[];
+        };
+        /** @description PodDNSConfigOption defines DNS resolver options of a pod. */
+        "io.orch.api.core.v1.PodDNSConfigOption": {
+            /** @description Required. */
+            name?: string;
+            value?: string;
+        };
+        /** @description PodIP represents a single IP address allocated to the pod. */
+        "io.orch.api.core.v1.PodIP": {
+            /**
+             * @description IP is the IP address assigned to the pod
+             * @default
+             */
+            ip: string;
+        };
+        /** @description PodList is a list of Pods. */
+        "io.orch.api.core.v1.PodList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description List of pods. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md */
+            items: components["schemas"]["io.orch.api.core.v1.Pod"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description PodOS defines the OS parameters of a pod. */
+        "io.orch.api.core.v1.PodOS": {
+            /**
+             * @description Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null
+             * @default
+             */
+            name: string;
+        };
+        /** @description PodReadinessGate contains the reference to a pod condition */
+        "io.orch.api.core.v1.PodReadinessGate": {
+            /**
+             * @description ConditionType refers to a condition in the pod's condition list with matching type.
+             * @default
+             */
+            conditionType: string;
+        };
+        /**
+         * @description PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
+         *
+         *     It adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.
+         */
+        "io.orch.api.core.v1.PodResourceClaim": {
+            /**
+             * @description Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.
+             * @default
+             */
+            name: string;
+            /**
+             * @description ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
+             *
+             *     Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
+             */
+            resourceClaimName?: string;
+            /**
+             * @description ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
+             *
+             *     The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.
+             *
+             *     This field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.
+             *
+             *     Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
+             */
+            resourceClaimTemplateName?: string;
+        };
+        /** @description PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim. */
+        "io.orch.api.core.v1.PodResourceClaimStatus": {
+            /**
+             * @description Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL.
+             * @default
+             */
+            name: string;
+            /** @description ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod. If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case. */
+            resourceClaimName?: string;
+        };
+        /** @description PodSchedulingGate is associated to a Pod to guard its scheduling. */
+        "io.orch.api.core.v1.PodSchedulingGate": {
+            /**
+             * @description Name of the scheduling gate. Each scheduling gate must have a unique name field.
+             * @default
+             */
+            name: string;
+        };
+        /** @description PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext. */
+        "io.orch.api.core.v1.PodSecurityContext": {
+            /** @description appArmorProfile is the AppArmor options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows. */
+            appArmorProfile?: components["schemas"]["io.orch.api.core.v1.AppArmorProfile"];
+            /**
+             * Format: int64
+             * @description A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
+             *
+             *     1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----
+             *
+             *     If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.
+             */
+            fsGroup?: number;
+            /** @description fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows. */
+            fsGroupChangePolicy?: string;
+            /**
+             * Format: int64
+             * @description The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+             */
+            runAsGroup?: number;
+            /** @description Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. */
+            runAsNonRoot?: boolean;
+            /**
+             * Format: int64
+             * @description The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+             */
+            runAsUser?: number;
+            /** @description The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows. */
+            seccompProfile?: components["schemas"]["io.orch.api.core.v1.SeccompProfile"];
+            /** @description The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows. */
+            seLinuxOptions?: components["schemas"]["io.orch.api.core.v1.SELinuxOptions"];
+            /** @description A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows. */
+            supplementalGroups?: number[];
+            /** @description Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows. */
+            supplementalGroupsPolicy?: string;
+            /** @description Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows. */
+            sysctls?: components["schemas"]["io.orch.api.core.v1.Sysctl"][];
+            /** @description The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux. */
+            windowsOptions?: components["schemas"]["io.orch.api.core.v1.WindowsSecurityContextOptions"];
+        };
+        /** @description PodSpec is a description of a pod. */
+        "io.orch.api.core.v1.PodSpec": {
+            /**
+             * Format: int64
+             * @description Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer.
+             */
+            activeDeadlineSeconds?: number;
+            /** @description If specified, the pod's scheduling constraints */
+            affinity?: components["schemas"]["io.orch.api.core.v1.Affinity"];
+            /** @description AutomountServiceAccountToken indicates whether a service account token should be automatically mounted. */
+            automountServiceAccountToken?: boolean;
+            /** @description List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated. */
+            containers: components["schemas"]["io.orch.api.core.v1.Container"][];
+            /** @description Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy. */
+            dnsConfig?: components["schemas"]["io.orch.api.core.v1.PodDNSConfig"];
+            /** @description Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'. */
+            dnsPolicy?: string;
+            /** @description EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true. */
+            enableServiceLinks?: boolean;
+            /** @description List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource. */
+            ephemeralContainers?: components["schemas"]["io.orch.api.core.v1.EphemeralContainer"][];
+            /** @description HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified. */
+            hostAliases?: components["schemas"]["io.orch.api.core.v1.HostAlias"][];
+            /** @description Use the host's ipc namespace. Optional: Default to false. */
+            hostIPC?: boolean;
+            /** @description Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value. */
+            hostname?: string;
+            /** @description Host networking requested for this pod. Use the host's network namespace. If this option is set, the ports that will be used must be specified. Default to false. */
+            hostNetwork?: boolean;
+            /** @description Use the host's pid namespace. Optional: Default to false. */
+            hostPID?: boolean;
+            /** @description Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host. This field is alpha-level and is only honored by servers that enable the UserNamespacesSupport feature. */
+            hostUsers?: boolean;
+            /** @description ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod */
+            imagePullSecrets?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"][];
+            /** @description List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/ */
+            initContainers?: components["schemas"]["io.orch.api.core.v1.Container"][];
+            /** @description NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename */
+            nodeName?: string;
+            /** @description NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/ */
+            nodeSelector?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
+             *
+             *     If the OS field is set to linux, the following fields must be unset: -securityContext.windowsOptions
+             *
+             *     If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
+             */
+            os?: components["schemas"]["io.orch.api.core.v1.PodOS"];
+            /** @description Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md */
+            overhead?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset. */
+            preemptionPolicy?: string;
+            /**
+             * Format: int32
+             * @description The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
+             */
+            priority?: number;
+            /** @description If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default. */
+            priorityClassName?: string;
+            /** @description If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates */
+            readinessGates?: components["schemas"]["io.orch.api.core.v1.PodReadinessGate"][];
+            /**
+             * @description ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
+             *
+             *     This is an alpha field and requires enabling the DynamicResourceAllocation feature gate.
+             *
+             *     This field is immutable.
+             */
+            resourceClaims?: components["schemas"]["io.orch.api.core.v1.PodResourceClaim"][];
+            /** @description Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy */
+            restartPolicy?: string;
+            /** @description RuntimeClassName refers to a RuntimeClass object in the node.orch.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class */
+            runtimeClassName?: string;
+            /** @description If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler. */
+            schedulerName?: string;
+            /**
+             * @description SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
+             *
+             *     SchedulingGates can only be set at pod creation time, and be removed only afterwards.
+             */
+            schedulingGates?: components["schemas"]["io.orch.api.core.v1.PodSchedulingGate"][];
+            /** @description SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field. */
+            securityContext?: components["schemas"]["io.orch.api.core.v1.PodSecurityContext"];
+            /** @description DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead. */
+            serviceAccount?: string;
+            /** @description ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/ */
+            serviceAccountName?: string;
+            /** @description If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false. */
+            setHostnameAsFQDN?: boolean;
+            /** @description Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false. */
+            shareProcessNamespace?: boolean;
+            /** @description If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all. */
+            subdomain?: string;
+            /**
+             * Format: int64
+             * @description Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
+             */
+            terminationGracePeriodSeconds?: number;
+            /** @description If specified, the pod's tolerations. */
+            tolerations?: components["schemas"]["io.orch.api.core.v1.Toleration"][];
+            /** @description TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed. */
+            topologySpreadConstraints?: components["schemas"]["io.orch.api.core.v1.TopologySpreadConstraint"][];
+            /** @description List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes */
+            volumes?: components["schemas"]["io.orch.api.core.v1.Volume"][];
+        };
+        /** @description PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane. */
+        "io.orch.api.core.v1.PodStatus": {
+            /** @description Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions */
+            conditions?: components["schemas"]["io.orch.api.core.v1.PodCondition"][];
+            /** @description The list has one entry per container in the manifest. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status */
+            containerStatuses?: components["schemas"]["io.orch.api.core.v1.ContainerStatus"][];
+            /** @description Status for any ephemeral containers that have run in this pod. */
+            ephemeralContainerStatuses?: components["schemas"]["io.orch.api.core.v1.ContainerStatus"][];
+            /** @description hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod */
+            hostIP?: string;
+            /** @description hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod. */
+            hostIPs?: components["schemas"]["io.orch.api.core.v1.HostIP"][];
+            /** @description The list has one entry per init container in the manifest. The most recent successful init container will have ready = true, the most recently started container will have startTime set. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status */
+            initContainerStatuses?: components["schemas"]["io.orch.api.core.v1.ContainerStatus"][];
+            /** @description A human readable message indicating details about why the pod is in this condition. */
+            message?: string;
+            /** @description nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled. */
+            nominatedNodeName?: string;
+            /**
+             * @description The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:
+             *
+             *     Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
+             *
+             *     More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
+             */
+            phase?: string;
+            /** @description podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated. */
+            podIP?: string;
+            /** @description podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet. */
+            podIPs?: components["schemas"]["io.orch.api.core.v1.PodIP"][];
+            /** @description The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes */
+            qosClass?: string;
+            /** @description A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted' */
+            reason?: string;
+            /** @description Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" */
+            resize?: string;
+            /** @description Status of resource claims. */
+            resourceClaimStatuses?: components["schemas"]["io.orch.api.core.v1.PodResourceClaimStatus"][];
+            /** @description RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod. */
+            startTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+        };
+        /** @description PortworxVolumeSource represents a Portworx volume resource. */
+        "io.orch.api.core.v1.PortworxVolumeSource": {
+            /** @description fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /**
+             * @description volumeID uniquely identifies a Portworx volume
+             * @default
+             */
+            volumeID: string;
+        };
+        /** @description An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op). */
+        "io.orch.api.core.v1.PreferredSchedulingTerm": {
+            /**
+             * @description A node selector term, associated with the corresponding weight.
+             * @default {}
+             */
+            preference: components["schemas"]["io.orch.api.core.v1.NodeSelectorTerm"];
+            /**
+             * Format: int32
+             * @description Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
+             * @default 0
+             */
+            weight: number;
+        };
+        /** @description Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic. */
+        "io.orch.api.core.v1.Probe": {
+            /** @description Exec specifies the action to take. */
+            exec?: components["schemas"]["io.orch.api.core.v1.ExecAction"];
+            /**
+             * Format: int32
+             * @description Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
+             */
+            failureThreshold?: number;
+            /** @description GRPC specifies an action involving a GRPC port. */
+            grpc?: components["schemas"]["io.orch.api.core.v1.GRPCAction"];
+            /** @description HTTPGet specifies the http request to perform. */
+            httpGet?: components["schemas"]["io.orch.api.core.v1.HTTPGetAction"];
+            /**
+             * Format: int32
+             * @description Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+             */
+            initialDelaySeconds?: number;
+            /**
+             * Format: int32
+             * @description How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1.
+             */
+            periodSeconds?: number;
+            /**
+             * Format: int32
+             * @description Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
+             */
+            successThreshold?: number;
+            /** @description TCPSocket specifies an action involving a TCP port. */
+            tcpSocket?: components["schemas"]["io.orch.api.core.v1.TCPSocketAction"];
+            /**
+             * Format: int64
+             * @description Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
+             */
+            terminationGracePeriodSeconds?: number;
+            /**
+             * Format: int32
+             * @description Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+             */
+            timeoutSeconds?: number;
+        };
+        /** @description Represents a projected volume source */
+        "io.orch.api.core.v1.ProjectedVolumeSource": {
+            /**
+             * Format: int32
+             * @description defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+             */
+            defaultMode?: number;
+            /** @description sources is the list of volume projections. Each entry in this list handles one source. */
+            sources?: components["schemas"]["io.orch.api.core.v1.VolumeProjection"][];
+        };
+        /** @description Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.QuobyteVolumeSource": {
+            /** @description group to map volume access to Default is no group */
+            group?: string;
+            /** @description readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false. */
+            readOnly?: boolean;
+            /**
+             * @description registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
+             * @default
+             */
+            registry: string;
+            /** @description tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin */
+            tenant?: string;
+            /** @description user to map volume access to Defaults to serivceaccount user */
+            user?: string;
+            /**
+             * @description volume is a string that references an already created Quobyte volume by name.
+             * @default
+             */
+            volume: string;
+        };
+        /** @description Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.RBDVolumeSource": {
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd */
+            fsType?: string;
+            /**
+             * @description image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default
+             */
+            image: string;
+            /**
+             * @description keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default /etc/ceph/keyring
+             */
+            keyring: string;
+            /** @description monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            monitors: string[];
+            /**
+             * @description pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default rbd
+             */
+            pool: string;
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            readOnly?: boolean;
+            /** @description secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /**
+             * @description user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default admin
+             */
+            user: string;
+        };
+        /** @description ResourceClaim references one entry in PodSpec.ResourceClaims. */
+        "io.orch.api.core.v1.ResourceClaim": {
+            /**
+             * @description Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container.
+             * @default
+             */
+            name: string;
+            /** @description Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request. */
+            request?: string;
+        };
+        /** @description ResourceFieldSelector represents container resources (cpu, memory) and their output format */
+        "io.orch.api.core.v1.ResourceFieldSelector": {
+            /** @description Container name: required for volumes, optional for env vars */
+            containerName?: string;
+            /** @description Specifies the output format of the exposed resources, defaults to "1" */
+            divisor?: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            /**
+             * @description Required: resource to select
+             * @default
+             */
+            resource: string;
+        };
+        /** @description ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680 and historical health changes are planned to be added in future iterations of a KEP. */
+        "io.orch.api.core.v1.ResourceHealth": {
+            /**
+             * @description Health of the resource. can be one of:
+             *      - Healthy: operates as normal
+             *      - Unhealthy: reported unhealthy. We consider this a temporary health issue
+             *                   since we do not have a mechanism today to distinguish
+             *                   temporary and permanent issues.
+             *      - Unknown: The status cannot be determined.
+             *                 For example, Device Plugin got unregistered and hasn't been re-registered since.
+             *
+             *     In future we may want to introduce the PermanentlyUnhealthy Status.
+             */
+            health?: string;
+            /**
+             * @description ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
+             * @default
+             */
+            resourceID: string;
+        };
+        /** @description ResourceRequirements describes the compute resource requirements. */
+        "io.orch.api.core.v1.ResourceRequirements": {
+            /**
+             * @description Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
+             *
+             *     This is an alpha field and requires enabling the DynamicResourceAllocation feature gate.
+             *
+             *     This field is immutable. It can only be set for containers.
+             */
+            claims?: components["schemas"]["io.orch.api.core.v1.ResourceClaim"][];
+            /** @description Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
+            limits?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
+            requests?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+        };
+        "io.orch.api.core.v1.ResourceStatus": {
+            /**
+             * @description Name of the resource. Must be unique within the pod and match one of the resources from the pod spec.
+             * @default
+             */
+            name: string;
+            /** @description List of unique Resources health. Each element in the list contains an unique resource ID and resource health. At a minimum, ResourceID must uniquely identify the Resource allocated to the Pod on the Node for the lifetime of a Pod. See ResourceID type for it's definition. */
+            resources?: components["schemas"]["io.orch.api.core.v1.ResourceHealth"][];
+        };
+        /** @description ScaleIOVolumeSource represents a persistent ScaleIO volume */
+        "io.orch.api.core.v1.ScaleIOVolumeSource": {
+            /**
+             * @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
+             * @default xfs
+             */
+            fsType: string;
+            /**
+             * @description gateway is the host address of the ScaleIO API Gateway.
+             * @default
+             */
+            gateway: string;
+            /** @description protectionDomain is the name of the ScaleIO Protection Domain for the configured storage. */
+            protectionDomain?: string;
+            /** @description readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail. */
+            secretRef: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /** @description sslEnabled Flag enable/disable SSL communication with Gateway, default false */
+            sslEnabled?: boolean;
+            /**
+             * @description storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
+             * @default ThinProvisioned
+             */
+            storageMode: string;
+            /** @description storagePool is the ScaleIO Storage Pool associated with the protection domain. */
+            storagePool?: string;
+            /**
+             * @description system is the name of the storage system as configured in ScaleIO.
+             * @default
+             */
+            system: string;
+            /** @description volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source. */
+            volumeName?: string;
+        };
+        /** @description SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set. */
+        "io.orch.api.core.v1.SeccompProfile": {
+            /** @description localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type. */
+            localhostProfile?: string;
+            /**
+             * @description type indicates which kind of seccomp profile will be applied. Valid options are:
+             *
+             *     Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.
+             * @default
+             */
+            type: string;
         };
         /** @description Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes. */
         "io.orch.api.core.v1.Secret": {
@@ -627,6 +2386,35 @@ export interface components {
             /** @description Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types */
             type?: string;
         };
+        /**
+         * @description SecretEnvSource selects a Secret to populate the environment variables with.
+         *
+         *     The contents of the target Secret's Data field will represent the key-value pairs as environment variables.
+         */
+        "io.orch.api.core.v1.SecretEnvSource": {
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description Specify whether the Secret must be defined */
+            optional?: boolean;
+        };
+        /** @description SecretKeySelector selects a key of a Secret. */
+        "io.orch.api.core.v1.SecretKeySelector": {
+            /**
+             * @description The key of the secret to select from.  Must be a valid secret key.
+             * @default
+             */
+            key: string;
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description Specify whether the Secret or its key must be defined */
+            optional?: boolean;
+        };
         /** @description SecretList is a list of Secret. */
         "io.orch.api.core.v1.SecretList": {
             /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
@@ -640,6 +2428,84 @@ export interface components {
              * @default {}
              */
             metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /**
+         * @description Adapts a secret into a projected volume.
+         *
+         *     The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode.
+         */
+        "io.orch.api.core.v1.SecretProjection": {
+            /** @description items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'. */
+            items?: components["schemas"]["io.orch.api.core.v1.KeyToPath"][];
+            /**
+             * @description Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description optional field specify whether the Secret or its key must be defined */
+            optional?: boolean;
+        };
+        /**
+         * @description Adapts a Secret into a volume.
+         *
+         *     The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling.
+         */
+        "io.orch.api.core.v1.SecretVolumeSource": {
+            /**
+             * Format: int32
+             * @description defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+             */
+            defaultMode?: number;
+            /** @description items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'. */
+            items?: components["schemas"]["io.orch.api.core.v1.KeyToPath"][];
+            /** @description optional field specify whether the Secret or its keys must be defined */
+            optional?: boolean;
+            /** @description secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret */
+            secretName?: string;
+        };
+        /** @description SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence. */
+        "io.orch.api.core.v1.SecurityContext": {
+            /** @description AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows. */
+            allowPrivilegeEscalation?: boolean;
+            /** @description appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows. */
+            appArmorProfile?: components["schemas"]["io.orch.api.core.v1.AppArmorProfile"];
+            /** @description The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows. */
+            capabilities?: components["schemas"]["io.orch.api.core.v1.Capabilities"];
+            /** @description Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows. */
+            privileged?: boolean;
+            /** @description procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows. */
+            procMount?: string;
+            /** @description Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows. */
+            readOnlyRootFilesystem?: boolean;
+            /**
+             * Format: int64
+             * @description The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+             */
+            runAsGroup?: number;
+            /** @description Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. */
+            runAsNonRoot?: boolean;
+            /**
+             * Format: int64
+             * @description The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+             */
+            runAsUser?: number;
+            /** @description The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows. */
+            seccompProfile?: components["schemas"]["io.orch.api.core.v1.SeccompProfile"];
+            /** @description The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows. */
+            seLinuxOptions?: components["schemas"]["io.orch.api.core.v1.SELinuxOptions"];
+            /** @description The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux. */
+            windowsOptions?: components["schemas"]["io.orch.api.core.v1.WindowsSecurityContextOptions"];
+        };
+        /** @description SELinuxOptions are the labels to be applied to the container */
+        "io.orch.api.core.v1.SELinuxOptions": {
+            /** @description Level is SELinux level label that applies to the container. */
+            level?: string;
+            /** @description Role is a SELinux role label that applies to the container. */
+            role?: string;
+            /** @description Type is a SELinux type label that applies to the container. */
+            type?: string;
+            /** @description User is a SELinux user label that applies to the container. */
+            user?: string;
         };
         /** @description ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets */
         "io.orch.api.core.v1.ServiceAccount": {
@@ -673,6 +2539,422 @@ export interface components {
              */
             metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
         };
+        /** @description ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise). */
+        "io.orch.api.core.v1.ServiceAccountTokenProjection": {
+            /** @description audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver. */
+            audience?: string;
+            /**
+             * Format: int64
+             * @description expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.
+             */
+            expirationSeconds?: number;
+            /**
+             * @description path is the path relative to the mount point of the file to project the token into.
+             * @default
+             */
+            path: string;
+        };
+        /** @description SleepAction describes a "sleep" action. */
+        "io.orch.api.core.v1.SleepAction": {
+            /**
+             * Format: int64
+             * @description Seconds is the number of seconds to sleep.
+             * @default 0
+             */
+            seconds: number;
+        };
+        /** @description Represents a StorageOS persistent volume resource. */
+        "io.orch.api.core.v1.StorageOSVolumeSource": {
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
+            /** @description volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace. */
+            volumeName?: string;
+            /** @description volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created. */
+            volumeNamespace?: string;
+        };
+        /** @description Sysctl defines a kernel parameter to be set */
+        "io.orch.api.core.v1.Sysctl": {
+            /**
+             * @description Name of a property to set
+             * @default
+             */
+            name: string;
+            /**
+             * @description Value of a property to set
+             * @default
+             */
+            value: string;
+        };
+        /** @description TCPSocketAction describes an action based on opening a socket */
+        "io.orch.api.core.v1.TCPSocketAction": {
+            /** @description Optional: Host name to connect to, defaults to the pod IP. */
+            host?: string;
+            /** @description Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. */
+            port: components["schemas"]["io.orch.apimachinery.pkg.util.intstr.IntOrString"];
+        };
+        /** @description The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>. */
+        "io.orch.api.core.v1.Toleration": {
+            /** @description Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute. */
+            effect?: string;
+            /** @description Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. */
+            key?: string;
+            /** @description Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. */
+            operator?: string;
+            /**
+             * Format: int64
+             * @description TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system.
+             */
+            tolerationSeconds?: number;
+            /** @description Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string. */
+            value?: string;
+        };
+        /** @description TopologySpreadConstraint specifies how to spread matching pods among the given topology. */
+        "io.orch.api.core.v1.TopologySpreadConstraint": {
+            /** @description LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain. */
+            labelSelector?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /**
+             * @description MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
+             *
+             *     This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
+             */
+            matchLabelKeys?: string[];
+            /**
+             * Format: int32
+             * @description MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.
+             * @default 0
+             */
+            maxSkew: number;
+            /**
+             * Format: int32
+             * @description MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats "global minimum" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.
+             *
+             *     For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew.
+             */
+            minDomains?: number;
+            /**
+             * @description NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
+             *
+             *     If this value is nil, the behavior is equivalent to the Honor policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.
+             */
+            nodeAffinityPolicy?: string;
+            /**
+             * @description NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
+             *
+             *     If this value is nil, the behavior is equivalent to the Ignore policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.
+             */
+            nodeTaintsPolicy?: string;
+            /**
+             * @description TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "orch.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.orch.io/zone", each zone is a domain of that topology. It's a required field.
+             * @default
+             */
+            topologyKey: string;
+            /**
+             * @description WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
+             *       but giving higher precedence to topologies that would help reduce the
+             *       skew.
+             *     A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.
+             * @default
+             */
+            whenUnsatisfiable: string;
+        };
+        /** @description TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace. */
+        "io.orch.api.core.v1.TypedLocalObjectReference": {
+            /** @description APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required. */
+            apiGroup?: string;
+            /**
+             * @description Kind is the type of resource being referenced
+             * @default
+             */
+            kind: string;
+            /**
+             * @description Name is the name of resource being referenced
+             * @default
+             */
+            name: string;
+        };
+        "io.orch.api.core.v1.TypedObjectReference": {
+            /** @description APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required. */
+            apiGroup?: string;
+            /**
+             * @description Kind is the type of resource being referenced
+             * @default
+             */
+            kind: string;
+            /**
+             * @description Name is the name of resource being referenced
+             * @default
+             */
+            name: string;
+            /** @description Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.orch.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled. */
+            namespace?: string;
+        };
+        /** @description Volume represents a named volume in a pod that may be accessed by any container in the pod. */
+        "io.orch.api.core.v1.Volume": {
+            /** @description awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore */
+            awsElasticBlockStore?: components["schemas"]["io.orch.api.core.v1.AWSElasticBlockStoreVolumeSource"];
+            /** @description azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. */
+            azureDisk?: components["schemas"]["io.orch.api.core.v1.AzureDiskVolumeSource"];
+            /** @description azureFile represents an Azure File Service mount on the host and bind mount to the pod. */
+            azureFile?: components["schemas"]["io.orch.api.core.v1.AzureFileVolumeSource"];
+            /** @description cephFS represents a Ceph FS mount on the host that shares a pod's lifetime */
+            cephfs?: components["schemas"]["io.orch.api.core.v1.CephFSVolumeSource"];
+            /** @description cinder represents a cinder volume attached and mounted on kubelets host machine. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            cinder?: components["schemas"]["io.orch.api.core.v1.CinderVolumeSource"];
+            /** @description configMap represents a configMap that should populate this volume */
+            configMap?: components["schemas"]["io.orch.api.core.v1.ConfigMapVolumeSource"];
+            /** @description csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers (Beta feature). */
+            csi?: components["schemas"]["io.orch.api.core.v1.CSIVolumeSource"];
+            /** @description downwardAPI represents downward API about the pod that should populate this volume */
+            downwardAPI?: components["schemas"]["io.orch.api.core.v1.DownwardAPIVolumeSource"];
+            /** @description emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir */
+            emptyDir?: components["schemas"]["io.orch.api.core.v1.EmptyDirVolumeSource"];
+            /**
+             * @description ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
+             *
+             *     Use this if: a) the volume is only needed while the pod runs, b) features of normal volumes like restoring from snapshot or capacity
+             *        tracking are needed,
+             *     c) the storage driver is specified through a storage class, and d) the storage driver supports dynamic volume provisioning through
+             *        a PersistentVolumeClaim (see EphemeralVolumeSource for more
+             *        information on the connection between this volume type
+             *        and PersistentVolumeClaim).
+             *
+             *     Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that persist for longer than the lifecycle of an individual pod.
+             *
+             *     Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to be used that way - see the documentation of the driver for more information.
+             *
+             *     A pod can use both types of ephemeral volumes and persistent volumes at the same time.
+             */
+            ephemeral?: components["schemas"]["io.orch.api.core.v1.EphemeralVolumeSource"];
+            /** @description fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod. */
+            fc?: components["schemas"]["io.orch.api.core.v1.FCVolumeSource"];
+            /** @description flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. */
+            flexVolume?: components["schemas"]["io.orch.api.core.v1.FlexVolumeSource"];
+            /** @description flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running */
+            flocker?: components["schemas"]["io.orch.api.core.v1.FlockerVolumeSource"];
+            /** @description gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk */
+            gcePersistentDisk?: components["schemas"]["io.orch.api.core.v1.GCEPersistentDiskVolumeSource"];
+            /** @description gitRepo represents a git repository at a particular revision. DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container. */
+            gitRepo?: components["schemas"]["io.orch.api.core.v1.GitRepoVolumeSource"];
+            /** @description glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. More info: https://examples.k8s.io/volumes/glusterfs/README.md */
+            glusterfs?: components["schemas"]["io.orch.api.core.v1.GlusterfsVolumeSource"];
+            /** @description hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
+            hostPath?: components["schemas"]["io.orch.api.core.v1.HostPathVolumeSource"];
+            /**
+             * @description image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
+             *
+             *     - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
+             *
+             *     The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro) and non-executable files (noexec). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath). The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
+             */
+            image?: components["schemas"]["io.orch.api.core.v1.ImageVolumeSource"];
+            /** @description iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://examples.k8s.io/volumes/iscsi/README.md */
+            iscsi?: components["schemas"]["io.orch.api.core.v1.ISCSIVolumeSource"];
+            /**
+             * @description name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+             * @default
+             */
+            name: string;
+            /** @description nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs */
+            nfs?: components["schemas"]["io.orch.api.core.v1.NFSVolumeSource"];
+            /** @description persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims */
+            persistentVolumeClaim?: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimVolumeSource"];
+            /** @description photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine */
+            photonPersistentDisk?: components["schemas"]["io.orch.api.core.v1.PhotonPersistentDiskVolumeSource"];
+            /** @description portworxVolume represents a portworx volume attached and mounted on kubelets host machine */
+            portworxVolume?: components["schemas"]["io.orch.api.core.v1.PortworxVolumeSource"];
+            /** @description projected items for all in one resources secrets, configmaps, and downward API */
+            projected?: components["schemas"]["io.orch.api.core.v1.ProjectedVolumeSource"];
+            /** @description quobyte represents a Quobyte mount on the host that shares a pod's lifetime */
+            quobyte?: components["schemas"]["io.orch.api.core.v1.QuobyteVolumeSource"];
+            /** @description rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. More info: https://examples.k8s.io/volumes/rbd/README.md */
+            rbd?: components["schemas"]["io.orch.api.core.v1.RBDVolumeSource"];
+            /** @description scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. */
+            scaleIO?: components["schemas"]["io.orch.api.core.v1.ScaleIOVolumeSource"];
+            /** @description secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret */
+            secret?: components["schemas"]["io.orch.api.core.v1.SecretVolumeSource"];
+            /** @description storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. */
+            storageos?: components["schemas"]["io.orch.api.core.v1.StorageOSVolumeSource"];
+            /** @description vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine */
+            vsphereVolume?: components["schemas"]["io.orch.api.core.v1.VsphereVirtualDiskVolumeSource"];
+        };
+        /** @description volumeDevice describes a mapping of a raw block device within a container. */
+        "io.orch.api.core.v1.VolumeDevice": {
+            /**
+             * @description devicePath is the path inside of the container that the device will be mapped to.
+             * @default
+             */
+            devicePath: string;
+            /**
+             * @description name must match the name of a persistentVolumeClaim in the pod
+             * @default
+             */
+            name: string;
+        };
+        /** @description VolumeMount describes a mounting of a Volume within a container. */
+        "io.orch.api.core.v1.VolumeMount": {
+            /**
+             * @description Path within the container at which the volume should be mounted.  Must not contain ':'.
+             * @default
+             */
+            mountPath: string;
+            /** @description mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None). */
+            mountPropagation?: string;
+            /**
+             * @description This must match the Name of a Volume.
+             * @default
+             */
+            name: string;
+            /** @description Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false. */
+            readOnly?: boolean;
+            /**
+             * @description RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
+             *
+             *     If ReadOnly is false, this field has no meaning and must be unspecified.
+             *
+             *     If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.
+             *
+             *     If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).
+             *
+             *     If this field is not specified, it is treated as an equivalent of Disabled.
+             */
+            recursiveReadOnly?: string;
+            /** @description Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root). */
+            subPath?: string;
+            /** @description Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive. */
+            subPathExpr?: string;
+        };
+        /** @description VolumeMountStatus shows status of volume mounts. */
+        "io.orch.api.core.v1.VolumeMountStatus": {
+            /**
+             * @description MountPath corresponds to the original VolumeMount.
+             * @default
+             */
+            mountPath: string;
+            /**
+             * @description Name corresponds to the name of the original VolumeMount.
+             * @default
+             */
+            name: string;
+            /** @description ReadOnly corresponds to the original VolumeMount. */
+            readOnly?: boolean;
+            /** @description RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result. */
+            recursiveReadOnly?: string;
+        };
+        /** @description Projection that may be projected along with other supported volume types. Exactly one of these fields must be set. */
+        "io.orch.api.core.v1.VolumeProjection": {
+            /**
+             * @description ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of ClusterTrustBundle objects in an auto-updating file.
+             *
+             *     Alpha, gated by the ClusterTrustBundleProjection feature gate.
+             *
+             *     ClusterTrustBundle objects can either be selected by name, or by the combination of signer name and a label selector.
+             *
+             *     Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time.
+             */
+            clusterTrustBundle?: components["schemas"]["io.orch.api.core.v1.ClusterTrustBundleProjection"];
+            /** @description configMap information about the configMap data to project */
+            configMap?: components["schemas"]["io.orch.api.core.v1.ConfigMapProjection"];
+            /** @description downwardAPI information about the downwardAPI data to project */
+            downwardAPI?: components["schemas"]["io.orch.api.core.v1.DownwardAPIProjection"];
+            /** @description secret information about the secret data to project */
+            secret?: components["schemas"]["io.orch.api.core.v1.SecretProjection"];
+            /** @description serviceAccountToken is information about the serviceAccountToken data to project */
+            serviceAccountToken?: components["schemas"]["io.orch.api.core.v1.ServiceAccountTokenProjection"];
+        };
+        /** @description VolumeResourceRequirements describes the storage resource requirements for a volume. */
+        "io.orch.api.core.v1.VolumeResourceRequirements": {
+            /** @description Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
+            limits?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
+            requests?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+        };
+        /** @description Represents a vSphere volume resource. */
+        "io.orch.api.core.v1.VsphereVirtualDiskVolumeSource": {
+            /** @description fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /** @description storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName. */
+            storagePolicyID?: string;
+            /** @description storagePolicyName is the storage Policy Based Management (SPBM) profile name. */
+            storagePolicyName?: string;
+            /**
+             * @description volumePath is the path that identifies vSphere volume vmdk
+             * @default
+             */
+            volumePath: string;
+        };
+        /** @description The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s) */
+        "io.orch.api.core.v1.WeightedPodAffinityTerm": {
+            /**
+             * @description Required. A pod affinity term, associated with the corresponding weight.
+             * @default {}
+             */
+            podAffinityTerm: components["schemas"]["io.orch.api.core.v1.PodAffinityTerm"];
+            /**
+             * Format: int32
+             * @description weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
+             * @default 0
+             */
+            weight: number;
+        };
+        /** @description WindowsSecurityContextOptions contain Windows-specific options and credentials. */
+        "io.orch.api.core.v1.WindowsSecurityContextOptions": {
+            /** @description GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field. */
+            gmsaCredentialSpec?: string;
+            /** @description GMSACredentialSpecName is the name of the GMSA credential spec to use. */
+            gmsaCredentialSpecName?: string;
+            /** @description HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true. */
+            hostProcess?: boolean;
+            /** @description The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. */
+            runAsUserName?: string;
+        };
+        /**
+         * @description Quantity is a fixed-point representation of a number. It provides convenient marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() accessors.
+         *
+         *     The serialization format is:
+         *
+         *     ``` <quantity>        ::= <signedNumber><suffix>
+         *
+         *     	(Note that <suffix> may be empty, from the "" case in <decimalSI>.)
+         *
+         *     <digit>           ::= 0 | 1 | ... | 9 <digits>          ::= <digit> | <digit><digits> <number>          ::= <digits> | <digits>.<digits> | <digits>. | .<digits> <sign>            ::= "+" | "-" <signedNumber>    ::= <number> | <sign><number> <suffix>          ::= <binarySI> | <decimalExponent> | <decimalSI> <binarySI>        ::= Ki | Mi | Gi | Ti | Pi | Ei
+         *
+         *     	(International System of units; See: http://physics.nist.gov/cuu/Units/binary.html)
+         *
+         *     <decimalSI>       ::= m | "" | k | M | G | T | P | E
+         *
+         *     	(Note that 1024 = 1Ki but 1000 = 1k; I didn't choose the capitalization.)
+         *
+         *     <decimalExponent> ::= "e" <signedNumber> | "E" <signedNumber> ```
+         *
+         *     No matter which of the three exponent forms is used, no quantity may represent a number greater than 2^63-1 in magnitude, nor may it have more than 3 decimal places. Numbers larger or more precise will be capped or rounded up. (E.g.: 0.1m will rounded up to 1m.) This may be extended in the future if we require larger or smaller quantities.
+         *
+         *     When a Quantity is parsed from a string, it will remember the type of suffix it had, and will use the same type again when it is serialized.
+         *
+         *     Before serializing, Quantity will be put in "canonical form". This means that Exponent/suffix will be adjusted up or down (with a corresponding increase or decrease in Mantissa) such that:
+         *
+         *     - No precision is lost - No fractional digits will be emitted - The exponent (or suffix) is as large as possible.
+         *
+         *     The sign will be omitted unless the number is negative.
+         *
+         *     Examples:
+         *
+         *     - 1.5 will be serialized as "1500m" - 1.5Gi will be serialized as "1536Mi"
+         *
+         *     Note that the quantity will NEVER be internally represented by a floating point number. That is the whole point of this exercise.
+         *
+         *     Non-canonical values will still parse as long as they are well formed, but will be re-emitted in their canonical form. (So always use canonical form, or don't diff.)
+         *
+         *     This format is intended to make it difficult to use these numbers without writing some sort of special handling code in the hopes that that will cause implementors to also use a fixed point implementation.
+         */
+        "io.orch.apimachinery.pkg.api.resource.Quantity": string | number;
         /** @description DeleteOptions may be provided when deleting an API object. */
         "io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions": {
             /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
@@ -701,6 +2983,30 @@ export interface components {
          *     The exact format is defined in sigs.k8s.io/structured-merge-diff
          */
         "io.orch.apimachinery.pkg.apis.meta.v1.FieldsV1": Record<string, never>;
+        /** @description A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects. */
+        "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector": {
+            /** @description matchExpressions is a list of label selector requirements. The requirements are ANDed. */
+            matchExpressions?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"][];
+            /** @description matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed. */
+            matchLabels?: {
+                [key: string]: string;
+            };
+        };
+        /** @description A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values. */
+        "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": {
+            /**
+             * @description key is the label key that the selector applies to.
+             * @default
+             */
+            key: string;
+            /**
+             * @description operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.
+             * @default
+             */
+            operator: string;
+            /** @description values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch. */
+            values?: string[];
+        };
         /** @description ListMeta describes metadata that synthetic resources must have, including lists and various status objects. A resource may have only one of {ObjectMeta, ListMeta}. */
         "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta": {
             /** @description continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message. */
@@ -905,6 +3211,11 @@ export interface components {
          * @description Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers.
          */
         "io.orch.apimachinery.pkg.apis.meta.v1.Time": string;
+        /**
+         * Format: int-or-string
+         * @description IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.
+         */
+        "io.orch.apimachinery.pkg.util.intstr.IntOrString": number | string;
     };
     responses: never;
     parameters: never;
@@ -2578,6 +4889,629 @@ export interface operations {
             };
         };
     };
+    listCoreV1NamespacedPod: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedPod: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Pod"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedPod: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedPod: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedPod: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Pod"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedPod: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedPod: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedPodStatus: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedPodStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Pod"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedPodStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listCoreV1NamespacedSecret: {
         parameters: {
             query?: {
@@ -3497,6 +6431,159 @@ export interface operations {
                     "application/json": components["schemas"]["io.orch.api.core.v1.ServiceAccount"];
                     "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ServiceAccount"];
                     "application/yaml": components["schemas"]["io.orch.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedServiceAccountToken: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                    "application/yaml": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                    "application/yaml": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                    "application/yaml": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1PodForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PodList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodList"];
                 };
             };
             /** @description Unauthorized */

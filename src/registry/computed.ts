@@ -1,0 +1,25 @@
+/**
+ * Creates that compute an answer and store nothing (SPEC 2.8, 4.11): the
+ * reviews (SelfSubjectReview, TokenReview, later the access reviews) and
+ * action subresources such as serviceaccounts/token. Upstream's REST objects
+ * that implement only rest.Creater.
+ */
+import type { UserInfo } from '../auth/user.ts';
+import type { ApiObject } from './strategy.ts';
+
+export interface ComputedRequest {
+  /** The request body, decoded by the generated decoder of its kind (types, unknown fields, defaults). */
+  body: ApiObject;
+  /** Who asks, after impersonation. */
+  user: UserInfo;
+  /** The namespace of the path, for namespaced resources. */
+  namespace?: string;
+  /** The name of the object a subresource belongs to (the service account of serviceaccounts/token). */
+  parentName?: string;
+  dryRun: boolean;
+  /** The request's deadline. */
+  signal?: AbortSignal;
+}
+
+/** Computes the answer, written 201 Created as upstream's create handler writes it. */
+export type ComputedCreate = (request: ComputedRequest) => Promise<ApiObject>;
