@@ -75,10 +75,11 @@ export async function generate(contractDir: string): Promise<Map<string, string>
   for (const { gv, doc } of v3docs) {
     const path = gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`;
     v3paths[path] = `v3/${gv.stem}.json`;
-    files.set(`openapi/v3/${gv.stem}.json`, JSON.stringify(doc, null, 2) + '\n');
+    // Compact, as upstream serves them: the documents are sent whole to every client that asks.
+    files.set(`openapi/v3/${gv.stem}.json`, JSON.stringify(doc) + '\n');
     files.set(`types/${gv.stem}.ts`, `${HEADER}\n${await typesFor(gv, doc)}`);
   }
-  files.set('openapi/v2.json', JSON.stringify(publishedV2(v3docs.map((d) => d.doc)), null, 2) + '\n');
+  files.set('openapi/v2.json', JSON.stringify(publishedV2(v3docs.map((d) => d.doc))) + '\n');
   files.set('index.ts', template('index.ts.hbs')({ header: HEADER, v3paths }));
   return files;
 }

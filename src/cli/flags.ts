@@ -3,6 +3,8 @@
  * is the same.
  */
 import { parseGoDuration } from '../util/go-duration.ts';
+import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/controller-manager.ts';
+import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 
 export interface Flags {
   secureport: number;
@@ -31,6 +33,15 @@ export interface Flags {
   maxMutatingRequestsInflight: number;
   etcdHealthcheckTimeoutMs: number;
   etcdReadycheckTimeoutMs: number;
+  /** --controllers, kube-controller-manager's syntax. */
+  controllers: string[];
+  /** --leader-elect; undefined: on with etcd, off with the embedded SQLite store. */
+  leaderElect?: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
+  leaderElectResourceName: string;
+  leaderElectResourceNamespace: string;
 }
 
 interface FlagSpec {
@@ -100,6 +111,21 @@ const SPECS: FlagSpec[] = [
   { name: 'max-mutating-requests-inflight', value: 'int', help: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Zero for no limit. (default 200)', apply: (f, v) => (f.maxMutatingRequestsInflight = parseNonNegativeInt(v)) },
   { name: 'etcd-healthcheck-timeout', value: 'duration', help: 'The timeout to use when checking the storage backend for /livez and /healthz. (default 2s)', apply: (f, v) => (f.etcdHealthcheckTimeoutMs = parseDuration(v)) },
   { name: 'etcd-readycheck-timeout', value: 'duration', help: 'The timeout to use when checking the storage backend for /readyz. (default 2s)', apply: (f, v) => (f.etcdReadycheckTimeoutMs = parseDuration(v)) },
+  {
+    name: 'controllers',
+    value: 'strings',
+    help: `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.\nAll controllers: ${KNOWN_CONTROLLERS.map((c) => c.name).join(', ')} (also by their older names ${KNOWN_CONTROLLERS.flatMap((c) => c.aliases).join(', ')}). All are on by default. (default [*])`,
+    apply: (f, v) => {
+      f.controllers = v.split(',').map((s) => s.trim()).filter(Boolean);
+      parseControllerSelection(f.controllers);
+    },
+  },
+  { name: 'leader-elect', value: 'bool', help: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability. (default true with --storage-backend=etcd3; the embedded SQLite store has one process, which always leads)', apply: (f, v) => (f.leaderElect = parseBool(v)) },
+  { name: 'leader-elect-lease-duration', value: 'duration', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled. (default 15s)', apply: (f, v) => (f.leaderElectLeaseDurationMs = parseDuration(v)) },
+  { name: 'leader-elect-renew-deadline', value: 'duration', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled. (default 10s)', apply: (f, v) => (f.leaderElectRenewDeadlineMs = parseDuration(v)) },
+  { name: 'leader-elect-retry-period', value: 'duration', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled. (default 2s)', apply: (f, v) => (f.leaderElectRetryPeriodMs = parseDuration(v)) },
+  { name: 'leader-elect-resource-name', value: 'string', help: 'The name of the Lease object that is used for locking during leader election. (default "orch-controller-manager")', apply: (f, v) => (f.leaderElectResourceName = v) },
+  { name: 'leader-elect-resource-namespace', value: 'string', help: 'The namespace of the Lease object that is used for locking during leader election. (default "orch-system")', apply: (f, v) => (f.leaderElectResourceNamespace = v) },
   { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
 ];
@@ -133,6 +159,12 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     maxMutatingRequestsInflight: 200,
     etcdHealthcheckTimeoutMs: 2000,
     etcdReadycheckTimeoutMs: 2000,
+    controllers: ['*'],
+    leaderElectLeaseDurationMs: 15_000,
+    leaderElectRenewDeadlineMs: 10_000,
+    leaderElectRetryPeriodMs: 2_000,
+    leaderElectResourceName: 'orch-controller-manager',
+    leaderElectResourceNamespace: 'orch-system',
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -153,6 +185,11 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     }
   }
   if (!Number.isInteger(flags.secureport) || flags.secureport < 0 || flags.secureport > 65535) throw new FlagError('--secure-port must be between 0 and 65535');
+  try {
+    checkLeaderElectionTimings(flags.leaderElectLeaseDurationMs, flags.leaderElectRenewDeadlineMs, flags.leaderElectRetryPeriodMs);
+  } catch (err) {
+    throw new FlagError(`leader election: ${(err as Error).message}`);
+  }
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
   return flags;
 }

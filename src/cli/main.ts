@@ -50,6 +50,15 @@ async function main(argv: string[]): Promise<void> {
     maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
     healthcheckTimeoutMs: flags.etcdHealthcheckTimeoutMs,
     readycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
+    controllers: flags.controllers,
+    leaderElection: {
+      enabled: flags.leaderElect ?? flags.storageBackend === 'etcd3',
+      leaseDurationMs: flags.leaderElectLeaseDurationMs,
+      renewDeadlineMs: flags.leaderElectRenewDeadlineMs,
+      retryPeriodMs: flags.leaderElectRetryPeriodMs,
+      resourceName: flags.leaderElectResourceName,
+      resourceNamespace: flags.leaderElectResourceNamespace,
+    },
     storage: flags.storageBackend === 'etcd3' ? await EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix, callTimeoutMs: flags.requestTimeoutMs }) : undefined,
   });
   console.log(`orch-apiserver serving on ${running.url} (ready in ${Date.now() - started} ms)`);

@@ -13,6 +13,15 @@ export interface Controller {
   stop(): void;
 }
 
+/**
+ * Makes a fresh controller for each term of leadership: a controller stopped
+ * when leadership is lost starts over from the caches when it is regained.
+ */
+export interface ControllerFactory {
+  readonly name: string;
+  create(): Controller;
+}
+
 /** Who leads: the manager runs its controllers between `onLead` and `onLoss`. */
 export interface Leadership {
   run(callbacks: { onLead(): void; onLoss(): void }): void;
@@ -68,13 +77,22 @@ export class ControllerManager {
   private running: Controller[] = [];
 
   constructor(
-    private readonly controllers: Controller[],
+    private readonly factories: ControllerFactory[],
     private readonly enabled: (name: string) => boolean,
     private readonly leadership: Leadership,
   ) {}
 
   start(): void {
-    this.leadership.run({ onLead: () => this.startAll(), onLoss: () => this.stopAll() });
+    this.leadership.run({
+      onLead: () => {
+        this.startAll();
+        console.log(`controller manager: leading; running ${this.runningNames().join(', ') || 'no controllers'}`);
+      },
+      onLoss: () => {
+        console.log('controller manager: lost the leader lease; controllers stopped');
+        this.stopAll();
+      },
+    });
   }
 
   /** Stops the controllers, then gives up the lease so another replica takes over at once. */
@@ -83,9 +101,16 @@ export class ControllerManager {
     await this.leadership.stop();
   }
 
+  /** The names of the controllers running now. */
+  runningNames(): string[] {
+    return this.running.map((c) => c.name);
+  }
+
   private startAll(): void {
-    for (const controller of this.controllers) {
-      if (!this.enabled(controller.name) || this.running.includes(controller)) continue;
+    if (this.running.length) return;
+    for (const factory of this.factories) {
+      if (!this.enabled(factory.name)) continue;
+      const controller = factory.create();
       this.running.push(controller);
       Promise.resolve()
         .then(() => controller.start())

@@ -53,6 +53,7 @@ function summarize(store: GenericStore, key: string, value: string): { uid: stri
 type Item = { kind: 'dependent' | 'owner'; uid: string };
 
 export class GarbageCollector {
+  readonly name = 'garbage-collector-controller';
   /** uid -> where the object lives and what deletion needs of it. */
   private readonly byUid = new Map<string, Summary>();
   /** owner uid -> uids of objects naming it in ownerReferences. */

@@ -13,6 +13,7 @@ import { WorkQueue } from './work-queue.ts';
 const FINALIZER = 'orch';
 
 export class NamespaceController {
+  readonly name = 'namespace-controller';
   private readonly queue = new WorkQueue<string>((name) => this.sync(name), 250);
 
   constructor(

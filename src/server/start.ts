@@ -28,6 +28,8 @@ import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
 import { servingCertificate } from './tls.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { ControllerManager, parseControllerSelection, type ControllerFactory } from '../controllers/controller-manager.ts';
+import { LeaseLeadership, soleLeadership } from '../controllers/leader-election.ts';
 import { sleep } from '../util/timers.ts';
 import { NamespaceController } from '../controllers/namespace-controller.ts';
 
@@ -64,6 +66,20 @@ export interface StartOptions {
   /** --etcd-healthcheck-timeout / --etcd-readycheck-timeout: bound of the storage checks (default 2 s). */
   healthcheckTimeoutMs?: number;
   readycheckTimeoutMs?: number;
+  /** --controllers (kube-controller-manager's syntax; default `*`: all). */
+  controllers?: string[];
+  /**
+   * --leader-elect and its timings. On by default with etcd, where replicas share the store; the
+   * embedded SQLite store has a single process, which leads without a lease.
+   */
+  leaderElection?: {
+    enabled: boolean;
+    leaseDurationMs?: number;
+    renewDeadlineMs?: number;
+    retryPeriodMs?: number;
+    resourceName?: string;
+    resourceNamespace?: string;
+  };
 }
 
 export interface RunningServer {
@@ -76,6 +92,7 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   server: Server;
   apiServer: ApiServer;
+  controllerManager: ControllerManager;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -208,16 +225,33 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   });
 
-  // SPEC 3: the garbage collector and the namespace controller, writing through the stores.
-  const garbageCollector = new GarbageCollector(apiServer.allStores(), cacher);
-  garbageCollector.start();
-  const namespaceController = new NamespaceController(
-    namespaces,
-    apiServer.subresourceStore('', 'v1', 'namespaces', 'finalize'),
-    apiServer.allStores().filter((store) => store.kind.namespaced),
-    cacher,
-  );
-  namespaceController.start();
+  // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.
+  const controllers: ControllerFactory[] = [
+    { name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), cacher) },
+    {
+      name: 'namespace-controller',
+      create: () =>
+        new NamespaceController(
+          namespaces,
+          apiServer.subresourceStore('', 'v1', 'namespaces', 'finalize'),
+          apiServer.allStores().filter((store) => store.kind.namespaced),
+          cacher,
+        ),
+    },
+  ];
+  const election = options.leaderElection ?? { enabled: storage.name !== 'sqlite' };
+  const leadership = election.enabled
+    ? new LeaseLeadership({
+        leases: apiServer.store('coordination.orch.io', 'v1', 'leases'),
+        namespace: election.resourceNamespace ?? 'orch-system',
+        name: election.resourceName ?? 'orch-controller-manager',
+        leaseDurationMs: election.leaseDurationMs ?? 15_000,
+        renewDeadlineMs: election.renewDeadlineMs ?? 10_000,
+        retryPeriodMs: election.retryPeriodMs ?? 2_000,
+      })
+    : soleLeadership;
+  const controllerManager = new ControllerManager(controllers, parseControllerSelection(options.controllers ?? ['*']), leadership);
+  controllerManager.start();
 
   const url = `https://${hostForUrl}:${port}`;
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
@@ -230,8 +264,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await sleep(options.shutdownDelayMs);
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
-      garbageCollector.stop();
-      namespaceController.stop();
+      await controllerManager.stop();
       cacher.stop();
       await new Promise<void>((r) => {
         server.close(() => r());
@@ -239,5 +272,5 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
       await storage.close();
     })());
-  return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer };
+  return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer, controllerManager };
 }
