@@ -100,3 +100,9 @@ describe('identity reviews', () => {
     assert.ok(coreV3.components.schemas['io.orch.api.authentication.v1.TokenRequest']);
   });
 });
+
+test('APISelfSubjectReview is GA and locked on, as upstream locks GA gates', async () => {
+  const { parseFlags } = await import('../src/cli/flags.ts');
+  assert.doesNotThrow(() => parseFlags(['--feature-gates=APISelfSubjectReview=true']));
+  assert.throws(() => parseFlags(['--feature-gates=APISelfSubjectReview=false']), /cannot set feature gate APISelfSubjectReview to false, feature is locked to true/);
+});

@@ -59,13 +59,20 @@ export function parseDuration(text: string): number {
 }
 
 const KNOWN_GATES = ['WatchList'];
+/** GA gates upstream locks to their default: setting them otherwise is an error (SPEC 2.8: APISelfSubjectReview). */
+const LOCKED_GATES: Record<string, boolean> = { APISelfSubjectReview: true };
 
 function parseFeatureGates(text: string): Record<string, boolean> {
   const gates: Record<string, boolean> = {};
   for (const pair of text.split(',').filter(Boolean)) {
     const [name, value] = pair.split('=');
+    const enabled = parseBool(value ?? '');
+    if (name in LOCKED_GATES) {
+      if (enabled !== LOCKED_GATES[name]) throw new Error(`cannot set feature gate ${name} to ${enabled}, feature is locked to ${LOCKED_GATES[name]}`);
+      continue;
+    }
     if (!KNOWN_GATES.includes(name)) throw new Error(`unrecognized feature gate: ${name}`);
-    gates[name] = parseBool(value ?? '');
+    gates[name] = enabled;
   }
   return gates;
 }
@@ -104,7 +111,7 @@ const SPECS: FlagSpec[] = [
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
-  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
+  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: APISelfSubjectReview=true|false (GA - default=true, locked), WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
   { name: 'request-timeout', value: 'duration', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. 0 disables it. (default 1m0s)', apply: (f, v) => (f.requestTimeoutMs = parseDuration(v)) },
   { name: 'min-request-timeout', value: 'int', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)', apply: (f, v) => (f.minRequestTimeoutSeconds = parseNonNegativeInt(v)) },
   { name: 'max-requests-inflight', value: 'int', help: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Watches, and members of system:masters, are not limited. Zero for no limit. (default 400)', apply: (f, v) => (f.maxRequestsInflight = parseNonNegativeInt(v)) },
