@@ -35,6 +35,17 @@ async function main(argv: string[]): Promise<void> {
     tlsCertFile: flags.tlsCertFile,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile,
     tokenAuthFile: flags.tokenAuthFile,
+    clientCaFile: flags.clientCaFile,
+    requestHeader: flags.requestheaderClientCaFile
+      ? {
+          clientCaFile: flags.requestheaderClientCaFile,
+          allowedNames: flags.requestheaderAllowedNames,
+          usernameHeaders: flags.requestheaderUsernameHeaders,
+          groupHeaders: flags.requestheaderGroupHeaders,
+          extraHeaderPrefixes: flags.requestheaderExtraHeadersPrefix,
+        }
+      : undefined,
+    authenticationConfigFile: flags.authenticationConfig,
     authorizationMode: flags.authorizationMode,
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,

@@ -8,11 +8,12 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
-import { createAuthenticator, tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
 import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
-import { authorizerForModes, isPublicInfoPath } from '../auth/authorization/authorizer.ts';
+import { authorizerForModes } from '../auth/authorization/authorizer.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
@@ -41,6 +42,12 @@ export interface StartOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tokenAuthFile?: string;
+  /** --client-ca-file (SPEC 5.2). */
+  clientCaFile?: string;
+  /** --requestheader-* (SPEC 5.2 authenticating proxy); present when --requestheader-client-ca-file is. */
+  requestHeader?: AuthenticationOptions['requestHeader'];
+  /** --authentication-config (SPEC 5.3). */
+  authenticationConfigFile?: string;
   authorizationMode: string[];
   anonymousAuth?: boolean;
   livezGracePeriodMs: number;
@@ -109,14 +116,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
   const tokenAuthenticators = [tokenFile];
   const apiAudiences: string[] = [];
-  const alwaysAllow = options.authorizationMode.includes('AlwaysAllow');
-  const authenticate = createAuthenticator({
+  const authentication = buildAuthentication(
+    {
+      clientCaFile: options.clientCaFile,
+      requestHeader: options.requestHeader,
+      anonymousAuth: options.anonymousAuth,
+      authenticationConfigFile: options.authenticationConfigFile,
+      authorizationModes: options.authorizationMode,
+      featureGates: options.featureGates ?? {},
+      apiAudiences,
+    },
     tokenAuthenticators,
-    apiAudiences,
-    // SPEC 5.3: on by default unless AlwaysAllow; the probes stay reachable either way.
-    anonymous: (options.anonymousAuth ?? true) && !alwaysAllow,
-    anonymousPaths: (path) => options.anonymousAuth !== false && isPublicInfoPath(path),
-  });
+  );
+  const authenticate = authentication.authenticate;
   const authorizer = authorizerForModes(options.authorizationMode);
 
   const getNamespace = async (name: string): Promise<ApiObject | null> => {
@@ -178,6 +190,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // How often Node enforces the two timeouts above (30 s by default).
       connectionsCheckingInterval: 1_000,
       handshakeTimeout: headersTimeoutMs,
+      // Client certificates are asked for, never required; each authenticator verifies its own bundle.
+      requestCert: authentication.tls.requestCert,
+      rejectUnauthorized: false,
+      ca: authentication.tls.ca,
     },
     (req, res) => void apiServer.handle(req, res),
   );
@@ -185,6 +201,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Go counts header bytes, not headers: all of them are read, within MAX_HEADER_BYTES.
   server.maxHeadersCount = 0;
   guardConnections(server, headersTimeoutMs);
+  const stopWatchingCaFiles = authentication.watchCaFiles(server, { cert: tls.cert, key: tls.key });
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(options.port, options.bindAddress, () => resolveListen());
@@ -264,6 +281,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await sleep(options.shutdownDelayMs);
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
+      stopWatchingCaFiles();
       await controllerManager.stop();
       cacher.stop();
       await new Promise<void>((r) => {
