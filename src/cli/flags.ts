@@ -20,6 +20,13 @@ export interface Flags {
   requestheaderGroupHeaders: string[];
   requestheaderExtraHeadersPrefix: string[];
   authenticationConfig?: string;
+  serviceAccountIssuers: string[];
+  serviceAccountSigningKeyFile?: string;
+  serviceAccountKeyFiles: string[];
+  apiAudiences: string[];
+  serviceAccountMaxTokenExpirationMs: number;
+  serviceAccountExtendTokenExpiration: boolean;
+  serviceAccountLookup: boolean;
   authorizationMode: string[];
   anonymousAuth?: boolean;
   livezGracePeriodMs: number;
@@ -121,6 +128,14 @@ const SPECS: FlagSpec[] = [
   { name: 'requestheader-group-headers', value: 'strings', help: 'List of request headers to inspect for groups. X-Remote-Group is suggested.', apply: (f, v) => (f.requestheaderGroupHeaders = [...f.requestheaderGroupHeaders, ...splitList(v)]) },
   { name: 'requestheader-extra-headers-prefix', value: 'strings', help: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.', apply: (f, v) => (f.requestheaderExtraHeadersPrefix = [...f.requestheaderExtraHeadersPrefix, ...splitList(v)]) },
   { name: 'authentication-config', value: 'string', help: 'File with Authentication Configuration (apiserver.config.orch.io AuthenticationConfiguration) to configure anonymous authentication (needs --feature-gates=AnonymousAuthConfigurableEndpoints=true and no --anonymous-auth). JWT authenticators in it are refused.', apply: (f, v) => (f.authenticationConfig = v) },
+  { name: 'service-account-issuer', value: 'stringArray', help: 'Identifier of the service account token issuer. The issuer asserts this identifier in the "iss" claim of issued tokens. When given more than once, the first issues and all are accepted. (default: https://orch.default.svc.cluster.local with a key made under --data-dir)', apply: (f, v) => (f.serviceAccountIssuers = [...f.serviceAccountIssuers, v]) },
+  { name: 'service-account-signing-key-file', value: 'string', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
+  { name: 'service-account-private-key-file', value: 'string', help: 'Same as --service-account-signing-key-file (the name kube-controller-manager gives it).', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
+  { name: 'service-account-key-file', value: 'stringArray', help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. The signing key always verifies too.', apply: (f, v) => (f.serviceAccountKeyFiles = [...f.serviceAccountKeyFiles, v]) },
+  { name: 'api-audiences', value: 'strings', help: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unset, the --service-account-issuer values are used.', apply: (f, v) => (f.apiAudiences = [...f.apiAudiences, ...splitList(v)]) },
+  { name: 'service-account-max-token-expiration', value: 'duration', help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.', apply: (f, v) => (f.serviceAccountMaxTokenExpirationMs = parseDuration(v)) },
+  { name: 'service-account-extend-token-expiration', value: 'bool', help: 'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration. (default true)', apply: (f, v) => (f.serviceAccountExtendTokenExpiration = parseBool(v)) },
+  { name: 'service-account-lookup', value: 'bool', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication. (default true)', apply: (f, v) => (f.serviceAccountLookup = parseBool(v)) },
   { name: 'authorization-mode', value: 'strings', help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow,AlwaysDeny. (default [AlwaysAllow])', apply: (f, v) => (f.authorizationMode = v.split(',').map((s) => s.trim()).filter(Boolean)) },
   { name: 'anonymous-auth', value: 'bool', help: 'Enables anonymous requests to the secure port. Anonymous requests are treated as user system:anonymous in group system:unauthenticated. Ignored with AlwaysAllow authorization, except for the health and version paths. (default true)', apply: (f, v) => (f.anonymousAuth = parseBool(v)) },
   { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
@@ -170,6 +185,12 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     dataDir: 'data',
     authorizationMode: ['AlwaysAllow'],
     requestheaderAllowedNames: [],
+    serviceAccountIssuers: [],
+    serviceAccountKeyFiles: [],
+    apiAudiences: [],
+    serviceAccountMaxTokenExpirationMs: 0,
+    serviceAccountExtendTokenExpiration: true,
+    serviceAccountLookup: true,
     requestheaderUsernameHeaders: [],
     requestheaderGroupHeaders: [],
     requestheaderExtraHeadersPrefix: [],

@@ -46,6 +46,15 @@ async function main(argv: string[]): Promise<void> {
         }
       : undefined,
     authenticationConfigFile: flags.authenticationConfig,
+    serviceAccounts: {
+      issuers: flags.serviceAccountIssuers,
+      signingKeyFile: flags.serviceAccountSigningKeyFile,
+      keyFiles: flags.serviceAccountKeyFiles,
+      apiAudiences: flags.apiAudiences,
+      maxTokenExpirationMs: flags.serviceAccountMaxTokenExpirationMs,
+      extendTokenExpiration: flags.serviceAccountExtendTokenExpiration,
+      lookup: flags.serviceAccountLookup,
+    },
     authorizationMode: flags.authorizationMode,
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,

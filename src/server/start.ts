@@ -10,6 +10,19 @@ import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
 import { tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
+import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
+import { serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
+import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
+import { objectReader } from '../registry/object-reader.ts';
+
+const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
+  issuers: [],
+  keyFiles: [],
+  apiAudiences: [],
+  maxTokenExpirationMs: 0,
+  extendTokenExpiration: true,
+  lookup: true,
+};
 import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
@@ -42,6 +55,8 @@ export interface StartOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tokenAuthFile?: string;
+  /** --service-account-*, --api-audiences (SPEC 5.2). */
+  serviceAccounts?: ServiceAccountFlags;
   /** --client-ca-file (SPEC 5.2). */
   clientCaFile?: string;
   /** --requestheader-* (SPEC 5.2 authenticating proxy); present when --requestheader-client-ca-file is. */
@@ -114,8 +129,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const user = tokens.get(token);
     return user ? { user } : null;
   };
-  const tokenAuthenticators = [tokenFile];
-  const apiAudiences: string[] = [];
+  const pkiDir = join(dataDir, 'pki');
+  mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
+  const serviceAccounts = serviceAccountSettings(options.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNT_FLAGS, pkiDir);
+  const apiAudiences = serviceAccounts.apiAudiences;
+  const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
+  const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
+  // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
+  const tokenAuthenticators: TokenAuthenticator[] = [
+    tokenFile,
+    serviceAccountTokenAuthenticator({ keys: serviceAccounts.verification, issuers: serviceAccounts.issuers, apiAudiences, lookup: serviceAccounts.lookup, ...readers }),
+  ];
   const authentication = buildAuthentication(
     {
       clientCaFile: options.clientCaFile,
@@ -228,6 +252,21 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // SPEC 2.8, 4.11: reviews computed on create.
   apiServer.serveComputed('authentication.orch.io', 'v1', 'selfsubjectreviews', undefined, selfSubjectReview);
   apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
+
+  apiServer.serveComputed(
+    '',
+    'v1',
+    'serviceaccounts',
+    'token',
+    tokenRequest({
+      signing: serviceAccounts.signing,
+      issuer: serviceAccounts.issuers[0],
+      apiAudiences,
+      maxExpirationSeconds: serviceAccounts.maxExpirationSeconds,
+      extendExpiration: serviceAccounts.extendExpiration,
+      ...readers,
+    }),
+  );
 
   // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
   const namespaces = apiServer.store('', 'v1', 'namespaces');
