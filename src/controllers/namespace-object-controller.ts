@@ -119,7 +119,8 @@ export function rootCaPublisher(caPem: string): NamespaceObjectSpec {
     corrected(current) {
       const dataOk = current.data?.['ca.crt'] === caPem && Object.keys(current.data ?? {}).length === 1 && !current.binaryData;
       if (dataOk && current.metadata.annotations?.['orch.io/description'] === ROOT_CA_DESCRIPTION) return null;
-      return { ...current, data: { 'ca.crt': caPem }, binaryData: undefined, metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), 'orch.io/description': ROOT_CA_DESCRIPTION } } };
+      const { binaryData: _dropped, ...rest } = current;
+      return { ...rest, data: { 'ca.crt': caPem }, metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), 'orch.io/description': ROOT_CA_DESCRIPTION } } };
     },
   };
 }
