@@ -13,6 +13,20 @@ export interface Flags {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tokenAuthFile?: string;
+  clientCaFile?: string;
+  requestheaderClientCaFile?: string;
+  requestheaderAllowedNames: string[];
+  requestheaderUsernameHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+  authenticationConfig?: string;
+  serviceAccountIssuers: string[];
+  serviceAccountSigningKeyFile?: string;
+  serviceAccountKeyFiles: string[];
+  apiAudiences: string[];
+  serviceAccountMaxTokenExpirationMs: number;
+  serviceAccountExtendTokenExpiration: boolean;
+  serviceAccountLookup: boolean;
   authorizationMode: string[];
   anonymousAuth?: boolean;
   livezGracePeriodMs: number;
@@ -58,7 +72,7 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-const KNOWN_GATES = ['WatchList'];
+const KNOWN_GATES = ['WatchList', 'AnonymousAuthConfigurableEndpoints'];
 /** GA gates upstream locks to their default: setting them otherwise is an error (SPEC 2.8: APISelfSubjectReview). */
 const LOCKED_GATES: Record<string, boolean> = { APISelfSubjectReview: true };
 
@@ -75,6 +89,11 @@ function parseFeatureGates(text: string): Record<string, boolean> {
     gates[name] = enabled;
   }
   return gates;
+}
+
+/** A pflag string slice: comma-separated; a repeated flag adds to the list (these lists default to empty). */
+function splitList(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 function parseNonNegativeInt(text: string): number {
@@ -102,6 +121,21 @@ const SPECS: FlagSpec[] = [
   { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
   { name: 'tls-private-key-file', value: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.', apply: (f, v) => (f.tlsPrivateKeyFile = v) },
   { name: 'token-auth-file', value: 'string', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").', apply: (f, v) => (f.tokenAuthFile = v) },
+  { name: 'client-ca-file', value: 'string', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (and its Organizations as groups). The file is re-read when it changes.', apply: (f, v) => (f.clientCaFile = v) },
+  { name: 'requestheader-client-ca-file', value: 'string', help: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.', apply: (f, v) => (f.requestheaderClientCaFile = v) },
+  { name: 'requestheader-allowed-names', value: 'strings', help: 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.', apply: (f, v) => (f.requestheaderAllowedNames = [...f.requestheaderAllowedNames, ...splitList(v)]) },
+  { name: 'requestheader-username-headers', value: 'strings', help: 'List of request headers to inspect for usernames. X-Remote-User is common.', apply: (f, v) => (f.requestheaderUsernameHeaders = [...f.requestheaderUsernameHeaders, ...splitList(v)]) },
+  { name: 'requestheader-group-headers', value: 'strings', help: 'List of request headers to inspect for groups. X-Remote-Group is suggested.', apply: (f, v) => (f.requestheaderGroupHeaders = [...f.requestheaderGroupHeaders, ...splitList(v)]) },
+  { name: 'requestheader-extra-headers-prefix', value: 'strings', help: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.', apply: (f, v) => (f.requestheaderExtraHeadersPrefix = [...f.requestheaderExtraHeadersPrefix, ...splitList(v)]) },
+  { name: 'authentication-config', value: 'string', help: 'File with Authentication Configuration (apiserver.config.orch.io AuthenticationConfiguration) to configure anonymous authentication (needs --feature-gates=AnonymousAuthConfigurableEndpoints=true and no --anonymous-auth). JWT authenticators in it are refused.', apply: (f, v) => (f.authenticationConfig = v) },
+  { name: 'service-account-issuer', value: 'stringArray', help: 'Identifier of the service account token issuer. The issuer asserts this identifier in the "iss" claim of issued tokens. When given more than once, the first issues and all are accepted. (default: https://orch.default.svc.cluster.local with a key made under --data-dir)', apply: (f, v) => (f.serviceAccountIssuers = [...f.serviceAccountIssuers, v]) },
+  { name: 'service-account-signing-key-file', value: 'string', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
+  { name: 'service-account-private-key-file', value: 'string', help: 'Same as --service-account-signing-key-file (the name kube-controller-manager gives it).', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
+  { name: 'service-account-key-file', value: 'stringArray', help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. The signing key always verifies too.', apply: (f, v) => (f.serviceAccountKeyFiles = [...f.serviceAccountKeyFiles, v]) },
+  { name: 'api-audiences', value: 'strings', help: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unset, the --service-account-issuer values are used.', apply: (f, v) => (f.apiAudiences = [...f.apiAudiences, ...splitList(v)]) },
+  { name: 'service-account-max-token-expiration', value: 'duration', help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.', apply: (f, v) => (f.serviceAccountMaxTokenExpirationMs = parseDuration(v)) },
+  { name: 'service-account-extend-token-expiration', value: 'bool', help: 'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration. (default true)', apply: (f, v) => (f.serviceAccountExtendTokenExpiration = parseBool(v)) },
+  { name: 'service-account-lookup', value: 'bool', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication. (default true)', apply: (f, v) => (f.serviceAccountLookup = parseBool(v)) },
   { name: 'authorization-mode', value: 'strings', help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow,AlwaysDeny. (default [AlwaysAllow])', apply: (f, v) => (f.authorizationMode = v.split(',').map((s) => s.trim()).filter(Boolean)) },
   { name: 'anonymous-auth', value: 'bool', help: 'Enables anonymous requests to the secure port. Anonymous requests are treated as user system:anonymous in group system:unauthenticated. Ignored with AlwaysAllow authorization, except for the health and version paths. (default true)', apply: (f, v) => (f.anonymousAuth = parseBool(v)) },
   { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
@@ -111,7 +145,7 @@ const SPECS: FlagSpec[] = [
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
-  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: APISelfSubjectReview=true|false (GA - default=true, locked), WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
+  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: AnonymousAuthConfigurableEndpoints=true|false (ALPHA - default=false), APISelfSubjectReview=true|false (GA - default=true, locked), WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
   { name: 'request-timeout', value: 'duration', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. 0 disables it. (default 1m0s)', apply: (f, v) => (f.requestTimeoutMs = parseDuration(v)) },
   { name: 'min-request-timeout', value: 'int', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)', apply: (f, v) => (f.minRequestTimeoutSeconds = parseNonNegativeInt(v)) },
   { name: 'max-requests-inflight', value: 'int', help: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Watches, and members of system:masters, are not limited. Zero for no limit. (default 400)', apply: (f, v) => (f.maxRequestsInflight = parseNonNegativeInt(v)) },
@@ -150,6 +184,16 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     bindAddress: '127.0.0.1',
     dataDir: 'data',
     authorizationMode: ['AlwaysAllow'],
+    requestheaderAllowedNames: [],
+    serviceAccountIssuers: [],
+    serviceAccountKeyFiles: [],
+    apiAudiences: [],
+    serviceAccountMaxTokenExpirationMs: 0,
+    serviceAccountExtendTokenExpiration: true,
+    serviceAccountLookup: true,
+    requestheaderUsernameHeaders: [],
+    requestheaderGroupHeaders: [],
+    requestheaderExtraHeadersPrefix: [],
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
     storageBackend: 'sqlite',

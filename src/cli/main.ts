@@ -35,6 +35,26 @@ async function main(argv: string[]): Promise<void> {
     tlsCertFile: flags.tlsCertFile,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile,
     tokenAuthFile: flags.tokenAuthFile,
+    clientCaFile: flags.clientCaFile,
+    requestHeader: flags.requestheaderClientCaFile
+      ? {
+          clientCaFile: flags.requestheaderClientCaFile,
+          allowedNames: flags.requestheaderAllowedNames,
+          usernameHeaders: flags.requestheaderUsernameHeaders,
+          groupHeaders: flags.requestheaderGroupHeaders,
+          extraHeaderPrefixes: flags.requestheaderExtraHeadersPrefix,
+        }
+      : undefined,
+    authenticationConfigFile: flags.authenticationConfig,
+    serviceAccounts: {
+      issuers: flags.serviceAccountIssuers,
+      signingKeyFile: flags.serviceAccountSigningKeyFile,
+      keyFiles: flags.serviceAccountKeyFiles,
+      apiAudiences: flags.apiAudiences,
+      maxTokenExpirationMs: flags.serviceAccountMaxTokenExpirationMs,
+      extendTokenExpiration: flags.serviceAccountExtendTokenExpiration,
+      lookup: flags.serviceAccountLookup,
+    },
     authorizationMode: flags.authorizationMode,
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,

@@ -39,6 +39,7 @@ export async function handleComputedCreate(ctx: ComputedCreateRequest, compute: 
     parentName: ctx.parentName,
     dryRun,
     signal: ctx.signal,
+    warn: (message) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message])),
   });
   const { group, version, kind } = ctx.kind;
   const apiVersion = group ? `${group}/${version}` : version;

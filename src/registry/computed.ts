@@ -19,6 +19,8 @@ export interface ComputedRequest {
   dryRun: boolean;
   /** The request's deadline. */
   signal?: AbortSignal;
+  /** Adds a warning to the response (a `Warning` header, SPEC 4.9). */
+  warn(message: string): void;
 }
 
 /** Computes the answer, written 201 Created as upstream's create handler writes it. */

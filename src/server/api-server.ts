@@ -27,7 +27,7 @@ import { handlePatch } from '../handlers/patch.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
-import { refuseImpersonation } from '../auth/impersonation.ts';
+import { impersonate } from '../auth/impersonation.ts';
 import { connectionVerdict } from './connection-guard.ts';
 import { resolveRequestInfo, type RequestInfo } from './request-info.ts';
 import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, type RequestLimits } from './request-limits.ts';
@@ -164,8 +164,7 @@ export class ApiServer {
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
         deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
       }
-      const user = await this.options.authenticate(req, info.path);
-      refuseImpersonation(req, user);
+      const user = await impersonate(req, await this.options.authenticate(req, info.path), this.options.authorizer);
       release = this.inflight.admit(info, user);
       const attributes = attributesFor(user, info);
       const { decision, reason } = await this.options.authorizer.authorize(attributes);

@@ -8,11 +8,25 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
-import { createAuthenticator, tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
+import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
+import { serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
+import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
+import { objectReader } from '../registry/object-reader.ts';
+
+const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
+  issuers: [],
+  keyFiles: [],
+  apiAudiences: [],
+  maxTokenExpirationMs: 0,
+  extendTokenExpiration: true,
+  lookup: true,
+};
 import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
-import { authorizerForModes, isPublicInfoPath } from '../auth/authorization/authorizer.ts';
+import { authorizerForModes } from '../auth/authorization/authorizer.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
@@ -41,6 +55,14 @@ export interface StartOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tokenAuthFile?: string;
+  /** --service-account-*, --api-audiences (SPEC 5.2). */
+  serviceAccounts?: ServiceAccountFlags;
+  /** --client-ca-file (SPEC 5.2). */
+  clientCaFile?: string;
+  /** --requestheader-* (SPEC 5.2 authenticating proxy); present when --requestheader-client-ca-file is. */
+  requestHeader?: AuthenticationOptions['requestHeader'];
+  /** --authentication-config (SPEC 5.3). */
+  authenticationConfigFile?: string;
   authorizationMode: string[];
   anonymousAuth?: boolean;
   livezGracePeriodMs: number;
@@ -107,16 +129,30 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const user = tokens.get(token);
     return user ? { user } : null;
   };
-  const tokenAuthenticators = [tokenFile];
-  const apiAudiences: string[] = [];
-  const alwaysAllow = options.authorizationMode.includes('AlwaysAllow');
-  const authenticate = createAuthenticator({
+  const pkiDir = join(dataDir, 'pki');
+  mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
+  const serviceAccounts = serviceAccountSettings(options.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNT_FLAGS, pkiDir);
+  const apiAudiences = serviceAccounts.apiAudiences;
+  const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
+  const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
+  // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
+  const tokenAuthenticators: TokenAuthenticator[] = [
+    tokenFile,
+    serviceAccountTokenAuthenticator({ keys: serviceAccounts.verification, issuers: serviceAccounts.issuers, apiAudiences, lookup: serviceAccounts.lookup, ...readers }),
+  ];
+  const authentication = buildAuthentication(
+    {
+      clientCaFile: options.clientCaFile,
+      requestHeader: options.requestHeader,
+      anonymousAuth: options.anonymousAuth,
+      authenticationConfigFile: options.authenticationConfigFile,
+      authorizationModes: options.authorizationMode,
+      featureGates: options.featureGates ?? {},
+      apiAudiences,
+    },
     tokenAuthenticators,
-    apiAudiences,
-    // SPEC 5.3: on by default unless AlwaysAllow; the probes stay reachable either way.
-    anonymous: (options.anonymousAuth ?? true) && !alwaysAllow,
-    anonymousPaths: (path) => options.anonymousAuth !== false && isPublicInfoPath(path),
-  });
+  );
+  const authenticate = authentication.authenticate;
   const authorizer = authorizerForModes(options.authorizationMode);
 
   const getNamespace = async (name: string): Promise<ApiObject | null> => {
@@ -178,6 +214,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // How often Node enforces the two timeouts above (30 s by default).
       connectionsCheckingInterval: 1_000,
       handshakeTimeout: headersTimeoutMs,
+      // Client certificates are asked for, never required; each authenticator verifies its own bundle.
+      requestCert: authentication.tls.requestCert,
+      rejectUnauthorized: false,
+      ca: authentication.tls.ca,
     },
     (req, res) => void apiServer.handle(req, res),
   );
@@ -185,6 +225,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Go counts header bytes, not headers: all of them are read, within MAX_HEADER_BYTES.
   server.maxHeadersCount = 0;
   guardConnections(server, headersTimeoutMs);
+  const stopWatchingCaFiles = authentication.watchCaFiles(server, { cert: tls.cert, key: tls.key });
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(options.port, options.bindAddress, () => resolveListen());
@@ -211,6 +252,21 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // SPEC 2.8, 4.11: reviews computed on create.
   apiServer.serveComputed('authentication.orch.io', 'v1', 'selfsubjectreviews', undefined, selfSubjectReview);
   apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
+
+  apiServer.serveComputed(
+    '',
+    'v1',
+    'serviceaccounts',
+    'token',
+    tokenRequest({
+      signing: serviceAccounts.signing,
+      issuer: serviceAccounts.issuers[0],
+      apiAudiences,
+      maxExpirationSeconds: serviceAccounts.maxExpirationSeconds,
+      extendExpiration: serviceAccounts.extendExpiration,
+      ...readers,
+    }),
+  );
 
   // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
   const namespaces = apiServer.store('', 'v1', 'namespaces');
@@ -264,6 +320,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await sleep(options.shutdownDelayMs);
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
+      stopWatchingCaFiles();
       await controllerManager.stop();
       cacher.stop();
       await new Promise<void>((r) => {

@@ -52,6 +52,7 @@ function time(date: Date): Buffer {
 
 const OID = {
   commonName: '2.5.4.3',
+  organization: '2.5.4.10',
   ecdsaWithSha256: '1.2.840.10045.4.3.2',
   basicConstraints: '2.5.29.19',
   keyUsage: '2.5.29.15',
@@ -60,10 +61,16 @@ const OID = {
   subjectKeyIdentifier: '2.5.29.14',
   authorityKeyIdentifier: '2.5.29.35',
   serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
 };
 
-function name(commonName: string): Buffer {
-  return sequence(set(sequence(oid(OID.commonName), utf8(commonName))));
+/** A distinguished name: organizations (each its own RDN, as Go's pkix writes them), then the common name. */
+function name(subject: string | { commonName: string; organizations?: string[] }): Buffer {
+  const { commonName, organizations = [] } = typeof subject === 'string' ? { commonName: subject } : subject;
+  return sequence(
+    ...organizations.map((o) => set(sequence(oid(OID.organization), utf8(o)))),
+    set(sequence(oid(OID.commonName), utf8(commonName))),
+  );
 }
 
 function extension(id: string, critical: boolean, value: Buffer): Buffer {
@@ -89,8 +96,9 @@ function ipBytes(ip: string): Buffer {
 }
 
 export interface CertificateRequest {
-  subject: string;
-  issuer: string;
+  /** A common name, or a common name with organizations (a client certificate's user and groups, SPEC 5.2). */
+  subject: string | { commonName: string; organizations?: string[] };
+  issuer: string | { commonName: string; organizations?: string[] };
   publicKey: KeyObject;
   signingKey: KeyObject;
   /** The issuer's public key, for the authority key identifier (itself when self-signed). */
@@ -100,6 +108,8 @@ export interface CertificateRequest {
   isCa: boolean;
   /** DNS names and IP addresses for subjectAltName (server certificates). */
   hosts?: string[];
+  /** Extended key usages of a leaf (default serverAuth); `[]` leaves the extension out. */
+  usages?: Array<'serverAuth' | 'clientAuth'>;
 }
 
 function spki(key: KeyObject): Buffer {
@@ -119,9 +129,10 @@ export function createCertificate(request: CertificateRequest): string {
     extension(OID.authorityKeyIdentifier, false, sequence(tlv(0x80, keyIdentifier(request.issuerPublicKey)))),
   ];
   if (!request.isCa) {
-    extensions.push(extension(OID.extKeyUsage, false, sequence(oid(OID.serverAuth))));
+    const usages = request.usages ?? ['serverAuth'];
+    if (usages.length) extensions.push(extension(OID.extKeyUsage, false, sequence(...usages.map((u) => oid(OID[u])))));
     const names = (request.hosts ?? []).map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii'))));
-    extensions.push(extension(OID.subjectAltName, false, sequence(...names)));
+    if (names.length) extensions.push(extension(OID.subjectAltName, false, sequence(...names)));
   }
   const algorithm = sequence(oid(OID.ecdsaWithSha256));
   const serial = randomBytes(16);

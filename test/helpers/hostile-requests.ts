@@ -161,13 +161,6 @@ export function optionCases({ token, namespace }: CorpusTargets): HostileCase[] 
     badRequest('an unknown field selector', 'DELETE', `${cm}?fieldSelector=spec.nope%3Dx`, /not a known field selector/),
     badRequest('a continue token that is not one', 'DELETE', `${cm}?limit=1&continue=garbage`, /continue/),
     badRequest('Impersonate-Group without a user', 'DELETE', `${cm}/cm1`, /without impersonating a user$/, { 'Impersonate-Group': 'system:masters' }),
-    {
-      name: 'Impersonate-User',
-      bytes: rawRequest('DELETE', `${cm}/cm1`, { token, headers: { 'Impersonate-User': 'bob' } }),
-      expect: [403],
-      reason: 'Forbidden',
-      message: /cannot impersonate resource "users"/,
-    },
     { name: 'no credentials', bytes: rawRequest('DELETE', `${cm}/cm1`, { token: 'not-a-token' }), expect: [401], reason: 'Unauthorized' },
   ];
 }

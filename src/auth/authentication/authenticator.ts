@@ -1,6 +1,10 @@
 /**
- * Authentication (SPEC 5.2, 5.3): bearer tokens, then anonymous. An invalid
- * token is 401; no credentials make the request anonymous where allowed.
+ * Authentication (SPEC 5.2, 5.3) as upstream's union of request
+ * authenticators: the authenticating proxy's headers, client certificates,
+ * then bearer tokens (token file, service accounts, bootstrap tokens,
+ * webhook). The first that succeeds wins; if none does and any failed (a
+ * certificate that does not verify, a token nobody accepts) the request is
+ * 401; a request without credentials is anonymous where allowed.
  */
 import type { IncomingMessage } from 'node:http';
 import * as errors from '../../api/status-error.ts';
@@ -19,22 +23,40 @@ export interface AuthenticationResult {
  */
 export type TokenAuthenticator = (token: string, audiences: string[]) => Promise<AuthenticationResult | null>;
 
+/** A credential carried by the request itself: null when absent, a user, or a thrown reason it is not valid. */
+export type RequestAuthenticator = (req: IncomingMessage) => UserInfo | null;
+
 export interface AuthenticatorOptions {
+  /** The authenticating proxy (--requestheader-*). */
+  requestHeader?: RequestAuthenticator;
+  /** --client-ca-file. */
+  clientCertificate?: RequestAuthenticator;
   tokenAuthenticators: TokenAuthenticator[];
   /** --api-audiences: what a request's credentials must be good for. */
   apiAudiences: string[];
-  /** Anonymous requests for every path (SPEC 5.3). */
-  anonymous: boolean;
-  /** Paths that accept anonymous requests even when `anonymous` is off (health and version probes). */
-  anonymousPaths: (path: string) => boolean;
+  /** Whether a request without credentials to `path` is anonymous (SPEC 5.3); otherwise 401. */
+  anonymousAllowed: (path: string) => boolean;
 }
 
 const ANONYMOUS: UserInfo = { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
 
 /** Adds `system:authenticated` as upstream's authenticated-group adder does. */
-function withAuthenticatedGroup(user: UserInfo): UserInfo {
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.groups.includes(AUTHENTICATED_GROUP)) return user;
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+}
+
+/**
+ * The bearer token of a request as upstream's bearertoken authenticator reads
+ * it: `Bearer <token>` with the scheme in any case and exactly one space; an
+ * empty token (two spaces) is no token at all.
+ */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization?.trim();
+  if (!header) return undefined;
+  const parts = header.split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
+  return parts[1] || undefined;
 }
 
 /** Runs the token authenticators in order, as a bearer token in a request meets them (TokenReview asks this). */
@@ -49,19 +71,32 @@ export function tokenChain(authenticators: TokenAuthenticator[]) {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions) {
+  const tokens = tokenChain(options.tokenAuthenticators);
+  const requestAuthenticators = [options.requestHeader, options.clientCertificate].filter((a): a is RequestAuthenticator => !!a);
   return async function authenticate(req: IncomingMessage, path: string): Promise<UserInfo> {
-    const header = req.headers.authorization;
-    if (header !== undefined) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (match) {
-        for (const authenticator of options.tokenAuthenticators) {
-          const result = await authenticator(match[1], options.apiAudiences);
-          if (result) return withAuthenticatedGroup(result.user);
-        }
-        throw errors.unauthorized();
+    let failed = false;
+    for (const authenticator of requestAuthenticators) {
+      try {
+        const user = authenticator(req);
+        if (user) return withAuthenticatedGroup(user);
+      } catch {
+        // Another credential may still succeed; only if none does is the failure the answer.
+        failed = true;
       }
     }
-    if (options.anonymous || options.anonymousPaths(path)) return ANONYMOUS;
+    const token = bearerToken(req);
+    if (token !== undefined) {
+      // An authenticator that cannot answer (a webhook down, a store timing out) authenticates nothing.
+      const result = await tokens(token, options.apiAudiences).catch(() => null);
+      if (result) {
+        // Nothing after authentication needs the credential (upstream deletes the header too).
+        delete req.headers.authorization;
+        return result.user;
+      }
+      failed = true;
+    }
+    if (failed) throw errors.unauthorized();
+    if (options.anonymousAllowed(path)) return ANONYMOUS;
     throw errors.unauthorized();
   };
 }

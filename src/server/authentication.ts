@@ -1,0 +1,76 @@
+/**
+ * Assembles authentication from the flags (SPEC 5.2, 5.3): the authenticating
+ * proxy, client certificates, the bearer-token authenticators in upstream's
+ * order, and when a request without credentials is anonymous.
+ */
+import type { Server } from 'node:https';
+import { createAuthenticator, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { loadAuthenticationConfig } from '../auth/authentication/authentication-config.ts';
+import { CertificateBundle, clientCertificateAuthenticator } from '../auth/authentication/client-certificate.ts';
+import { requestHeaderAuthenticator } from '../auth/authentication/request-header.ts';
+import { isPublicInfoPath } from '../auth/authorization/authorizer.ts';
+import { setClampedInterval } from '../util/timers.ts';
+
+export interface AuthenticationOptions {
+  clientCaFile?: string;
+  requestHeader?: {
+    clientCaFile: string;
+    allowedNames: string[];
+    usernameHeaders: string[];
+    groupHeaders: string[];
+    extraHeaderPrefixes: string[];
+  };
+  /** --anonymous-auth; undefined when the flag was not given. */
+  anonymousAuth?: boolean;
+  authenticationConfigFile?: string;
+  authorizationModes: string[];
+  featureGates: Record<string, boolean>;
+  apiAudiences: string[];
+}
+
+export interface Authentication {
+  authenticate: ReturnType<typeof createAuthenticator>;
+  /** What the TLS listener needs: request a client certificate, and the issuers to name. */
+  tls: { requestCert: boolean; ca?: string };
+  /** Re-reads the CA files once a minute and hands changes to the listener; returns the stop. */
+  watchCaFiles(server: Server, serving: { cert: string; key: string }): () => void;
+}
+
+export function buildAuthentication(options: AuthenticationOptions, tokenAuthenticators: TokenAuthenticator[]): Authentication {
+  const clientCa = options.clientCaFile ? new CertificateBundle(options.clientCaFile) : undefined;
+  const proxy = options.requestHeader;
+  const proxyCa = proxy ? new CertificateBundle(proxy.clientCaFile) : undefined;
+  const config = options.authenticationConfigFile
+    ? loadAuthenticationConfig(
+        options.authenticationConfigFile,
+        { anonymousConfigurable: options.featureGates.AnonymousAuthConfigurableEndpoints === true },
+        options.anonymousAuth !== undefined,
+      )
+    : {};
+  const alwaysAllow = options.authorizationModes.includes('AlwaysAllow');
+  const anonymousAllowed = config.anonymous
+    ? (path: string) => config.anonymous!.enabled && (config.anonymous!.paths.length === 0 || config.anonymous!.paths.includes(path))
+    : // SPEC 5.3: on unless --anonymous-auth=false, and off under AlwaysAllow but for the probes.
+      (path: string) => options.anonymousAuth !== false && (!alwaysAllow || isPublicInfoPath(path));
+  const authenticate = createAuthenticator({
+    requestHeader: proxy && proxyCa && requestHeaderAuthenticator({ bundle: proxyCa, ...proxy }),
+    clientCertificate: clientCa && clientCertificateAuthenticator(clientCa),
+    tokenAuthenticators,
+    apiAudiences: options.apiAudiences,
+    anonymousAllowed,
+  });
+  const bundles = [clientCa, proxyCa].filter((b): b is CertificateBundle => !!b);
+  const caText = () => bundles.map((b) => b.text).join('\n') || undefined;
+  return {
+    authenticate,
+    tls: { requestCert: bundles.length > 0, ca: caText() },
+    watchCaFiles(server, serving) {
+      if (bundles.length === 0) return () => {};
+      const timer = setClampedInterval(() => {
+        const changed = bundles.map((b) => b.reload()).some(Boolean);
+        if (changed) server.setSecureContext({ ...serving, ca: caText() });
+      }, 60_000);
+      return () => clearInterval(timer);
+    },
+  };
+}
