@@ -212,8 +212,17 @@ describe('validation', () => {
     assertFailure(res, 422, 'Invalid', `Pod "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": ${SUBDOMAIN}, spec.containers: Required value]`);
   });
 
-  test('a negative terminationGracePeriodSeconds is accepted, as upstream only warns', async () => {
-    assert.equal((await create(basic('negative-grace', { terminationGracePeriodSeconds: -5 }))).spec.terminationGracePeriodSeconds, -5);
+  test('a negative terminationGracePeriodSeconds and a name that is no DNS label are accepted with upstream\'s warnings', async () => {
+    const res = await server.request('POST', pods(), { body: basic('negative.grace', { terminationGracePeriodSeconds: -5 }) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.spec.terminationGracePeriodSeconds, -5);
+    assert.equal(
+      res.headers.warning,
+      '299 - "metadata.name: this is used in the Pod\'s hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]", 299 - "spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1"',
+    );
+    const updated = await server.request('PUT', pod('negative.grace'), { body: { ...res.body, metadata: { ...res.body.metadata, labels: { a: 'b' } } } });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.headers.warning, undefined, 'pod updates carry no warnings');
   });
 
   test('400: a quantity that does not parse is refused by the decoder, as upstream', async () => {

@@ -25,7 +25,8 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
   const mediaType = requestMediaType(ctx.req);
   const decoded = await decodeObject(ctx.store.kind, body, mediaType, fieldValidation, ctx.signal);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
-  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user } };
+  const warn = (message: string) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message]));
+  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user, warn } };
 }
 
 /** POST collection: 201 Created with the stored object. */

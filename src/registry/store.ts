@@ -65,6 +65,8 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** Who asks (after impersonation), for admission; undefined for the server's own writes. */
   user?: UserInfo;
+  /** Receives the strategy's warnings about a valid write (upstream's warning recorder). */
+  warn?: (message: string) => void;
 }
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
@@ -182,6 +184,7 @@ export class GenericStore {
       ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
       ...(this.strategy.validate?.(obj) ?? []),
     ]);
+    for (const warning of this.strategy.warningsOnCreate?.(obj) ?? []) options.warn?.(warning);
     await this.admission.validate(admission);
     this.canonicalize(obj);
     const stored = obj.metadata;

@@ -19,6 +19,8 @@ export interface Strategy {
   validate?(obj: ApiObject): FieldError[];
   /** Kind-specific validation of an update; ObjectMeta is checked by the store. */
   validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Warnings for a valid new object, sent as Warning headers (upstream WarningsOnCreate). */
+  warningsOnCreate?(obj: ApiObject): string[];
   /** Finalization beyond metadata.finalizers that keeps a deleted object (a namespace's spec.finalizers). */
   holdsDeletion?(obj: ApiObject): boolean;
   /** Called once when deletion starts (SPEC 3), e.g. a namespace turns Terminating. */

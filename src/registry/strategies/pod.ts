@@ -8,6 +8,7 @@
  * withStatusReset the server applies to every kind with a status subresource.
  */
 import type { ApiObject, Strategy } from '../strategy.ts';
+import { isDNS1123Label } from '../validation/names.ts';
 import { validatePodCreate } from '../validation/pod.ts';
 import { podQOS } from '../validation/pod-qos.ts';
 import { validatePodStatusUpdate, validatePodUpdate } from '../validation/pod-update.ts';
@@ -74,6 +75,19 @@ function gracefulDeletePeriod(pod: ApiObject, requested: number | undefined): nu
   return period < 0 ? 1 : period;
 }
 
+/**
+ * Upstream WarningsOnCreate (and podutil.GetWarningsForPod, in part): a name that
+ * is no DNS label makes a surprising hostname; a negative grace period counts as
+ * one second. Pod updates get no warnings upstream.
+ */
+function warningsOnCreate(pod: ApiObject): string[] {
+  const warnings: string[] = [];
+  const labelErrors = isDNS1123Label(String(pod.metadata.name ?? ''));
+  if (labelErrors.length) warnings.push(`metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [${labelErrors.join(' ')}]`);
+  if (pod.spec?.terminationGracePeriodSeconds < 0) warnings.push('spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1');
+  return warnings;
+}
+
 export const podStrategy: Strategy = {
   applyDefaults: defaultPod,
   prepareForCreate(pod) {
@@ -89,6 +103,7 @@ export const podStrategy: Strategy = {
   },
   validate: validatePodCreate,
   validateUpdate: validatePodUpdate,
+  warningsOnCreate,
   validateStatusUpdate: validatePodStatusUpdate,
   prepareForStatusUpdate(pod, old) {
     defaultPod(pod);
