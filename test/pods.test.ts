@@ -127,6 +127,19 @@ describe('defaults', () => {
     assert.deepEqual(created.status.conditions, [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }]);
   });
 
+  test('matchLabelKeys and mismatchLabelKeys of pod affinity terms become selector requirements with the pod\'s values', async () => {
+    const term = (extra: Record<string, unknown>) => ({ topologyKey: 'zone', labelSelector: { matchLabels: { app: 'web' } }, ...extra });
+    const created = await create(basic('affine', {
+      affinity: {
+        podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ matchLabelKeys: ['release', 'absent'] })] },
+        podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, podAffinityTerm: term({ mismatchLabelKeys: ['tenant'] }) }] },
+      },
+    }, { labels: { release: 'r1', tenant: 't1' } }));
+    const affinity = created.spec.affinity;
+    assert.deepEqual(affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions, [{ key: 'release', operator: 'In', values: ['r1'] }]);
+    assert.deepEqual(affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchExpressions, [{ key: 'tenant', operator: 'NotIn', values: ['t1'] }]);
+  });
+
   test('fields of features off in 1.31 are dropped', async () => {
     const created = await create(basic('alpha', { hostUsers: false, containers: [{ name: 'c', image: 'nginx', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }] }));
     assert.equal(created.spec.hostUsers, undefined);

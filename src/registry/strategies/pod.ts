@@ -63,6 +63,29 @@ function schedulingGatedConditions(pod: ApiObject): any[] | undefined {
 }
 
 /**
+ * Upstream mutatePodAffinity (MatchLabelKeysInPodAffinity, beta and on in 1.31):
+ * each matchLabelKeys / mismatchLabelKeys key the pod carries becomes an In /
+ * NotIn requirement on the term's label selector, with the pod's value.
+ */
+function applyMatchLabelKeys(pod: ApiObject): void {
+  const labels = pod.metadata.labels ?? {};
+  for (const kind of ['podAffinity', 'podAntiAffinity']) {
+    const affinity = pod.spec?.affinity?.[kind];
+    if (!isObj(affinity)) continue;
+    const terms = [...arr(affinity.requiredDuringSchedulingIgnoredDuringExecution), ...arr(affinity.preferredDuringSchedulingIgnoredDuringExecution).map((w) => w?.podAffinityTerm)];
+    for (const term of terms) {
+      if (!isObj(term) || !isObj(term.labelSelector)) continue;
+      for (const [keys, operator] of [[term.matchLabelKeys, 'In'], [term.mismatchLabelKeys, 'NotIn']] as const) {
+        for (const key of arr(keys)) {
+          if (typeof key !== 'string' || !Object.hasOwn(labels, key)) continue;
+          term.labelSelector.matchExpressions = [...arr(term.labelSelector.matchExpressions), { key, operator, values: [labels[key]] }];
+        }
+      }
+    }
+  }
+}
+
+/**
  * Upstream CheckGracefulDelete (and BeforeDelete's negative period): the
  * requested period, else spec.terminationGracePeriodSeconds; 0 for a pod on no
  * node or already finished; a negative period is 1 second.
@@ -97,6 +120,7 @@ export const podStrategy: Strategy = {
     dropDisabledFields(pod);
     const conditions = schedulingGatedConditions(pod);
     if (conditions) pod.status.conditions = conditions;
+    applyMatchLabelKeys(pod);
   },
   prepareForUpdate(pod) {
     dropDisabledFields(pod);
