@@ -20,6 +20,7 @@ export interface Flags {
   requestheaderGroupHeaders: string[];
   requestheaderExtraHeadersPrefix: string[];
   authenticationConfig?: string;
+  enableBootstrapTokenAuth?: boolean;
   serviceAccountIssuers: string[];
   serviceAccountSigningKeyFile?: string;
   serviceAccountKeyFiles: string[];
@@ -128,6 +129,7 @@ const SPECS: FlagSpec[] = [
   { name: 'requestheader-group-headers', value: 'strings', help: 'List of request headers to inspect for groups. X-Remote-Group is suggested.', apply: (f, v) => (f.requestheaderGroupHeaders = [...f.requestheaderGroupHeaders, ...splitList(v)]) },
   { name: 'requestheader-extra-headers-prefix', value: 'strings', help: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.', apply: (f, v) => (f.requestheaderExtraHeadersPrefix = [...f.requestheaderExtraHeadersPrefix, ...splitList(v)]) },
   { name: 'authentication-config', value: 'string', help: 'File with Authentication Configuration (apiserver.config.orch.io AuthenticationConfiguration) to configure anonymous authentication (needs --feature-gates=AnonymousAuthConfigurableEndpoints=true and no --anonymous-auth). JWT authenticators in it are refused.', apply: (f, v) => (f.authenticationConfig = v) },
+  { name: 'enable-bootstrap-token-auth', value: 'bool', help: 'Enable to allow secrets of type \'bootstrap.orch.io/token\' in the \'orch-system\' namespace to be used for TLS bootstrapping authentication.', apply: (f, v) => (f.enableBootstrapTokenAuth = parseBool(v)) },
   { name: 'service-account-issuer', value: 'stringArray', help: 'Identifier of the service account token issuer. The issuer asserts this identifier in the "iss" claim of issued tokens. When given more than once, the first issues and all are accepted. (default: https://orch.default.svc.cluster.local with a key made under --data-dir)', apply: (f, v) => (f.serviceAccountIssuers = [...f.serviceAccountIssuers, v]) },
   { name: 'service-account-signing-key-file', value: 'string', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
   { name: 'service-account-private-key-file', value: 'string', help: 'Same as --service-account-signing-key-file (the name kube-controller-manager gives it).', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },

@@ -46,6 +46,7 @@ async function main(argv: string[]): Promise<void> {
         }
       : undefined,
     authenticationConfigFile: flags.authenticationConfig,
+    enableBootstrapTokenAuth: flags.enableBootstrapTokenAuth,
     serviceAccounts: {
       issuers: flags.serviceAccountIssuers,
       signingKeyFile: flags.serviceAccountSigningKeyFile,

@@ -14,6 +14,11 @@ import { serviceAccountSettings, type ServiceAccountFlags } from './service-acco
 import { serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
+import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
+import { TokenCleaner } from '../controllers/token-cleaner.ts';
+import { BootstrapSigner, clusterInfoOrchconfig } from '../controllers/bootstrap-signer.ts';
+import { DEFAULT_SERVICE_ACCOUNT, NamespaceObjectController, rootCaPublisher } from '../controllers/namespace-object-controller.ts';
+import { LegacyTokenController } from '../controllers/legacy-token-controller.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
   issuers: [],
@@ -57,6 +62,8 @@ export interface StartOptions {
   tokenAuthFile?: string;
   /** --service-account-*, --api-audiences (SPEC 5.2). */
   serviceAccounts?: ServiceAccountFlags;
+  /** --enable-bootstrap-token-auth (SPEC 5.2). */
+  enableBootstrapTokenAuth?: boolean;
   /** --client-ca-file (SPEC 5.2). */
   clientCaFile?: string;
   /** --requestheader-* (SPEC 5.2 authenticating proxy); present when --requestheader-client-ca-file is. */
@@ -139,6 +146,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const tokenAuthenticators: TokenAuthenticator[] = [
     tokenFile,
     serviceAccountTokenAuthenticator({ keys: serviceAccounts.verification, issuers: serviceAccounts.issuers, apiAudiences, lookup: serviceAccounts.lookup, ...readers }),
+    ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(readers.secrets)] : []),
   ];
   const authentication = buildAuthentication(
     {
@@ -281,6 +289,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   });
 
+  const url = `https://${hostForUrl}:${port}`;
   // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.
   const controllers: ControllerFactory[] = [
     { name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), cacher) },
@@ -295,6 +304,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ),
     },
   ];
+  const configMaps = apiServer.store('', 'v1', 'configmaps');
+  const secrets = apiServer.store('', 'v1', 'secrets');
+  const accounts = apiServer.store('', 'v1', 'serviceaccounts');
+  controllers.push(
+    { name: 'token-cleaner-controller', create: () => new TokenCleaner(secrets, cacher) },
+    { name: 'bootstrap-signer-controller', create: () => new BootstrapSigner(configMaps, secrets, cacher, () => clusterInfoOrchconfig(url, tls.ca)) },
+    { name: 'serviceaccount-controller', create: () => new NamespaceObjectController(DEFAULT_SERVICE_ACCOUNT, namespaces, accounts, cacher) },
+    { name: 'root-ca-certificate-publisher-controller', create: () => new NamespaceObjectController(rootCaPublisher(tls.ca), namespaces, configMaps, cacher) },
+    { name: 'serviceaccount-token-controller', create: () => new LegacyTokenController(secrets, accounts, cacher, serviceAccounts.signing, tls.ca) },
+  );
   const election = options.leaderElection ?? { enabled: storage.name !== 'sqlite' };
   const leadership = election.enabled
     ? new LeaseLeadership({
@@ -309,7 +328,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const controllerManager = new ControllerManager(controllers, parseControllerSelection(options.controllers ?? ['*']), leadership);
   controllerManager.start();
 
-  const url = `https://${hostForUrl}:${port}`;
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
   writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);
 

@@ -5,6 +5,7 @@
  * by the caller (object-meta.ts). Each validator is `(obj, old?) => FieldError[]`;
  * `old` present means update. Objects are in their versioned JSON shape.
  */
+import { BOOTSTRAP_TOKEN_TYPE, validateBootstrapTokenSecret } from '../bootstrap-token.ts';
 import { type FieldError, forbidden, index, invalid, required, tooLong } from './field-errors.ts';
 import { goJSONObjectError } from './go-json.ts';
 import { isConfigMapKey, isDNS1123Subdomain, isQualifiedName } from './names.ts';
@@ -145,6 +146,9 @@ export function validateSecret(obj: any, old?: any): FieldError[] {
   const has = (k: string) => Object.hasOwn(data, k);
   const key = (k: string) => index('data', k);
   switch (str(obj?.type)) {
+    case BOOTSTRAP_TOKEN_TYPE:
+      errs.push(...validateBootstrapTokenSecret(obj));
+      break;
     case 'orch.io/service-account-token':
       if (!str(obj?.metadata?.annotations?.['orch.io/service-account.name'])) {
         errs.push(required(index('metadata.annotations', 'orch.io/service-account.name')));
