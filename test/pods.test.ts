@@ -28,12 +28,20 @@ const create = async (body: any, ns = NS) => {
 const get = async (name: string, ns = NS) => (await server.request('GET', pod(name, ns))).body;
 const causes = (res: any) => (res.body?.details?.causes ?? []).map((c: any) => [c.reason, c.field, c.message]);
 
+/**
+ * ServiceAccount admission refuses pods in a namespace without its `default`
+ * account; the serviceaccount controller may have made it already.
+ */
+async function ensureDefaultServiceAccount(ns: string): Promise<void> {
+  const res = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'default' } } });
+  assert.ok(res.status === 201 || res.status === 409, res.text);
+}
+
 before(async () => {
   server = await startTestServer();
   for (const ns of [NS, SEL]) {
     assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
-    // ServiceAccount admission refuses pods in a namespace without its `default` account.
-    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'default' } } })).status, 201);
+    await ensureDefaultServiceAccount(ns);
   }
 });
 after(() => server?.close());
@@ -483,7 +491,7 @@ describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'orch-kubectl-pods-'));
     assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: KNS } } })).status, 201);
-    assert.equal((await server.request('POST', `/api/v1/namespaces/${KNS}/serviceaccounts`, { body: { metadata: { name: 'default' } } })).status, 201);
+    await ensureDefaultServiceAccount(KNS);
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 
