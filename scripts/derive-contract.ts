@@ -680,7 +680,7 @@ const RESOURCES: Record<string, ResourceSpec> = {
       { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', jsonPath: '.status', formatter: 'podStatus' },
       { name: 'Restarts', type: 'string', description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', jsonPath: '.status', formatter: 'podRestarts' },
       AGE_COLUMN,
-      { name: 'IP', type: 'string', priority: 1, description: { schema: CORE + 'PodStatus', property: 'podIP' }, jsonPath: '.status.podIP' },
+      { name: 'IP', type: 'string', priority: 1, description: { schema: CORE + 'PodStatus', property: 'podIP' }, jsonPath: '.status.podIP', formatter: 'noneIfEmpty' },
       { name: 'Node', type: 'string', priority: 1, description: { schema: CORE + 'PodSpec', property: 'nodeName' }, jsonPath: '.spec.nodeName', formatter: 'noneIfEmpty' },
       { name: 'Nominated Node', type: 'string', priority: 1, description: { schema: CORE + 'PodStatus', property: 'nominatedNodeName' }, jsonPath: '.status.nominatedNodeName', formatter: 'noneIfEmpty' },
       { name: 'Readiness Gates', type: 'string', priority: 1, description: { schema: CORE + 'PodSpec', property: 'readinessGates' }, jsonPath: '.spec.readinessGates', formatter: 'podReadinessGates' },

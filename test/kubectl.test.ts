@@ -4,21 +4,12 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 
 const POLICY = `apiVersion: networking.orch.io/v1
 kind: NetworkPolicy
@@ -41,12 +32,7 @@ spec:
 describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
   let server: TestServer;
   let dir: string;
-  const kubectl = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile('kubectl', ['--kubeconfig', server.orchconfig, ...args], { env: { ...process.env, HOME: dir } }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as any).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const kubectl = (...args: string[]) => runKubectl(server.orchconfig, dir, args);
 
   before(async () => {
     server = await startTestServer();

@@ -561,6 +561,7 @@ export const kinds = [
         {
           "description": "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
           "format": "",
+          "formatter": "noneIfEmpty",
           "jsonPath": ".status.podIP",
           "name": "IP",
           "priority": 1,

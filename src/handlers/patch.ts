@@ -189,6 +189,7 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
     trackFields: isApply ? undefined : fieldTracker(manager, apiVersion, structure, schemaName),
     signal: ctx.signal,
     user: ctx.user,
+    warn: (message) => warnings.add(message),
   });
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...warnings]);
   writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);

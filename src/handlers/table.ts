@@ -6,6 +6,7 @@ import * as errors from '../api/status-error.ts';
 import type { KindDefinition, PrinterColumnDefinition } from '../registry/kind.ts';
 import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import type { ResourceRequest } from './context.ts';
+import { podFormatters, podRowConditions } from './pod-printer.ts';
 
 const NAME_DESCRIPTION =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
@@ -68,6 +69,12 @@ const FORMATTERS: Record<string, Formatter> = {
     const host = obj.source?.host || obj.reportingInstance || '';
     return host ? `${component}, ${host}` : component;
   },
+  ...podFormatters(age),
+};
+
+/** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */
+const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {
+  '/Pod': podRowConditions,
 };
 
 function cell(column: PrinterColumnDefinition, obj: any, now: number): unknown {
@@ -89,6 +96,7 @@ export function toTable(kind: KindDefinition, objects: any[], listMetadata: Reco
   const tableVersion = ctx.table?.version ?? 'v1';
   const columns = kind.printerColumns.length ? kind.printerColumns : DEFAULT_COLUMNS;
   const now = Date.now();
+  const rowConditions = ROW_CONDITIONS[`${kind.group}/${kind.kind}`];
   return {
     kind: 'Table',
     apiVersion: `meta.orch.io/${tableVersion}`,
@@ -96,6 +104,8 @@ export function toTable(kind: KindDefinition, objects: any[], listMetadata: Reco
     columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
     rows: objects.map((obj) => {
       const row: Record<string, unknown> = { cells: columns.map((c) => cell(c, obj, now)) };
+      const conditions = rowConditions?.(obj);
+      if (conditions) row.conditions = conditions;
       if (includeObject === 'Object') row.object = obj;
       else if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: `meta.orch.io/${tableVersion}`, metadata: obj.metadata };
       return row;

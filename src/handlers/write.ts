@@ -25,7 +25,8 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
   const mediaType = requestMediaType(ctx.req);
   const decoded = await decodeObject(ctx.store.kind, body, mediaType, fieldValidation, ctx.signal);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
-  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user } };
+  const warn = (message: string) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message]));
+  return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user, warn } };
 }
 
 /** POST collection: 201 Created with the stored object. */
@@ -149,12 +150,13 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
   if (orphanDependents !== undefined && propagationPolicy) {
     throw invalidOption('DeleteOptions', 'propagationPolicy', 'Invalid value: "' + propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
   }
-  // A negative grace period counts as 1 second (upstream rest.BeforeDelete); deletion here is immediate either way.
-  parseInt64(ctx.query, 'gracePeriodSeconds');
+  // The query's value replaces the body's, as upstream decodes parameters over the body.
+  const gracePeriodSeconds = parseInt64(ctx.query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
   const policy = propagationPolicy ?? (orphanDependents === true ? 'Orphan' : orphanDependents === false ? 'Background' : undefined);
   return {
     dryRun: queryDryRun || bodyDryRun.length > 0,
     preconditions: fromBody.preconditions,
+    gracePeriodSeconds,
     orphanDependents,
     propagationPolicy: policy as DeleteOptions['propagationPolicy'],
     signal: ctx.signal,
@@ -162,13 +164,17 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
   };
 }
 
-/** DELETE single: a Status when removed, the object when finalizers keep it (SPEC 3; FACTS 3). */
+/**
+ * DELETE single: a Status when removed, the object when finalizers keep it
+ * (SPEC 3; FACTS 3), and always the object for kinds that return what they
+ * delete (pods, as upstream's ReturnDeletedObject).
+ */
 export async function handleDelete(ctx: ResourceRequest): Promise<void> {
   const options = await parseDeleteOptions(ctx);
   const { store } = ctx;
   const { object, deleted } = await store.delete(ctx.namespace, ctx.info.name, options);
-  if (!deleted) {
-    writeObject(ctx.res, options.orphanDependents === false ? 202 : 200, object, ctx.encode);
+  if (!deleted || store.strategy.returnDeletedObject) {
+    writeObject(ctx.res, !deleted && options.orphanDependents === false ? 202 : 200, object, ctx.encode);
     return;
   }
   const details: errors.StatusDetails = { name: object.metadata.name };

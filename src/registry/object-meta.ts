@@ -14,9 +14,13 @@ export function generateName(prefix: string): string {
   return prefix.slice(0, MAX_GENERATED_PREFIX) + suffix;
 }
 
-/** RFC 3339 with second precision, as upstream's metav1.Time. */
-export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** The last second RFC 3339 (and metav1.Time) can write: 9999-12-31T23:59:59Z. */
+const LAST_TIMESTAMP_MS = 253402300799000;
+
+/** RFC 3339 with second precision, as upstream's metav1.Time; `offsetSeconds` later (a deletion's grace period). */
+export function nowTimestamp(offsetSeconds = 0): string {
+  const ms = Math.min(Date.now() + offsetSeconds * 1000, LAST_TIMESTAMP_MS);
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Overwrites the fields a client may not choose on create (AS registry/rest/meta.go). */

@@ -65,12 +65,16 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** Who asks (after impersonation), for admission; undefined for the server's own writes. */
   user?: UserInfo;
+  /** Receives the strategy's warnings about a valid write (upstream's warning recorder). */
+  warn?: (message: string) => void;
 }
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** DeleteOptions.gracePeriodSeconds as the client sent it; only kinds with graceful deletion read it. */
+  gracePeriodSeconds?: number;
   /** SPEC 3, FACTS 3: Orphan and Foreground hold the object with a finalizer the garbage collector removes. */
   propagationPolicy?: PropagationPolicy;
 }
@@ -180,6 +184,7 @@ export class GenericStore {
       ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
       ...(this.strategy.validate?.(obj) ?? []),
     ]);
+    for (const warning of this.strategy.warningsOnCreate?.(obj) ?? []) options.warn?.(warning);
     await this.admission.validate(admission);
     this.canonicalize(obj);
     const stored = obj.metadata;
@@ -299,13 +304,24 @@ export class GenericStore {
       await this.admission.validate(admission);
       try {
         const policyFinalizer = options.propagationPolicy && POLICY_FINALIZERS[options.propagationPolicy];
+        const grace = this.strategy.gracefulDeletePeriod?.(obj, options.gracePeriodSeconds);
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
-          const marked = this.markDeleting(obj, policyFinalizer);
+          const marked = this.markDeleting(obj, policyFinalizer, grace ?? 0);
           if (!marked) return { object: obj, deleted: false };
           if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision, options));
           return { object: obj, deleted: false };
         }
-        if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, current.modRevision, options));
+        let revision = current.modRevision;
+        if (grace !== undefined && !obj.metadata.deletionTimestamp) {
+          // Graceful deletion writes the marked object first, so watchers see the
+          // deletionTimestamp and grace period (upstream BeforeDelete) before the
+          // object goes. Nothing here runs the workloads a kubelet would stop
+          // during the grace period, so the object then goes at once, as when a
+          // node confirms the stop of containers that never ran.
+          this.markDeleting(obj, undefined, grace);
+          if (!options.dryRun) revision = await this.storage.update(key, serializeForStorage(obj), revision, options);
+        }
+        if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, revision, options));
         return { object: obj, deleted: true };
       } catch (err) {
         if (err instanceof CasFailedError) {
@@ -361,7 +377,7 @@ export class GenericStore {
    * SPEC 3 first phase: sets deletionTimestamp (once) and the policy's finalizer.
    * Returns false when the object was already marked as asked.
    */
-  private markDeleting(obj: ApiObject, policyFinalizer: string | undefined): boolean {
+  private markDeleting(obj: ApiObject, policyFinalizer: string | undefined, graceSeconds = 0): boolean {
     const meta = obj.metadata;
     let changed = false;
     if (policyFinalizer && !(meta.finalizers ?? []).includes(policyFinalizer)) {
@@ -371,8 +387,8 @@ export class GenericStore {
       changed = true;
     }
     if (!meta.deletionTimestamp) {
-      meta.deletionTimestamp = nowTimestamp();
-      meta.deletionGracePeriodSeconds = 0;
+      meta.deletionTimestamp = nowTimestamp(graceSeconds);
+      meta.deletionGracePeriodSeconds = graceSeconds;
       if (meta.generation > 0) meta.generation++;
       this.strategy.beginDeletion?.(obj);
       changed = true;

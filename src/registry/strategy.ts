@@ -19,10 +19,24 @@ export interface Strategy {
   validate?(obj: ApiObject): FieldError[];
   /** Kind-specific validation of an update; ObjectMeta is checked by the store. */
   validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Warnings for a valid new object, sent as Warning headers (upstream WarningsOnCreate). */
+  warningsOnCreate?(obj: ApiObject): string[];
   /** Finalization beyond metadata.finalizers that keeps a deleted object (a namespace's spec.finalizers). */
   holdsDeletion?(obj: ApiObject): boolean;
   /** Called once when deletion starts (SPEC 3), e.g. a namespace turns Terminating. */
   beginDeletion?(obj: ApiObject): void;
+  /**
+   * Graceful deletion (upstream RESTGracefulDeleteStrategy.CheckGracefulDelete):
+   * the grace period in seconds for this object and the period the client asked
+   * for. Kinds without it are deleted at once with a grace period of 0.
+   */
+  gracefulDeletePeriod?(obj: ApiObject, requestedSeconds: number | undefined): number;
+  /** DELETE answers with the deleted object instead of a Status (upstream Store.ReturnDeletedObject). */
+  returnDeletedObject?: boolean;
+  /** Validation of an update through the status subresource (upstream's status strategy); defaults to validateUpdate. */
+  validateStatusUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Completes a status-subresource update once everything but status is the stored object's. */
+  prepareForStatusUpdate?(obj: ApiObject, old: ApiObject): void;
 }
 
 /** Kinds whose spec drives a status follow this convention: generation 1 on create, +1 per spec change. */
@@ -54,7 +68,7 @@ export function withStatusReset(strategy: Strategy): Strategy {
 /** The strategy of the status subresource: only status changes; everything else is the stored object's. */
 export function statusSubresourceStrategy(strategy: Strategy): Strategy {
   return {
-    validateUpdate: strategy.validateUpdate,
+    validateUpdate: strategy.validateStatusUpdate ?? strategy.validateUpdate,
     holdsDeletion: strategy.holdsDeletion,
     prepareForUpdate(obj, old) {
       const status = obj.status;
@@ -62,6 +76,7 @@ export function statusSubresourceStrategy(strategy: Strategy): Strategy {
       Object.assign(obj, structuredClone(old));
       if (status === undefined) delete obj.status;
       else obj.status = status;
+      strategy.prepareForStatusUpdate?.(obj, old);
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   validateSecret,
   validateServiceAccount,
 } from '../validation/kinds.ts';
+import { podStrategy } from './pod.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -65,6 +66,7 @@ const strategies: Record<string, Strategy> = {
   '/ConfigMap': configMap,
   '/ServiceAccount': serviceAccount,
   '/Event': event,
+  '/Pod': podStrategy,
 };
 
 export function strategyFor(group: string, kind: string): Strategy {

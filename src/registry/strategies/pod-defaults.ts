@@ -1,0 +1,190 @@
+/**
+ * Pod defaulting as kube-apiserver 1.31 applies it on every decode of a v1 Pod
+ * (K pkg/apis/core/v1/defaults.go SetDefaults_Pod, _PodSpec, _Container,
+ * _Volume, _Probe, _HTTPGetAction, _ObjectFieldSelector, _*VolumeSource,
+ * _ServiceAccountTokenProjection, _PersistentVolumeClaimSpec, _ResourceList),
+ * quantities read as upstream's decoder reads them, and the v1 status IP
+ * conversion (K pkg/apis/core/v1/conversion.go). Defaults the contract states
+ * as OpenAPI `default` (ContainerPort.protocol TCP, RBD, ISCSI, ScaleIO and
+ * AzureDisk fields) are applied by the generated decoder already.
+ */
+import * as errors from '../../api/status-error.ts';
+import { imageTag } from '../validation/image-reference.ts';
+import { type Quantity, QuantityError, formatQuantity, quantityFromJson, roundUpQuantity } from '../validation/quantity.ts';
+import type { ApiObject } from '../strategy.ts';
+
+const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+
+/** The container lists of a pod spec, in upstream's VisitContainers order. */
+export function containerLists(spec: any): any[][] {
+  return [arr(spec?.initContainers), arr(spec?.containers), arr(spec?.ephemeralContainers)];
+}
+
+/** Upstream v1 defaults SecretVolumeSourceDefaultMode and friends: 0644. */
+const DEFAULT_MODE = 0o644;
+
+/**
+ * Parses one quantity field in place to its canonical text; a value upstream's
+ * decoder refuses is the same 400 (`Pod in version "v1" cannot be handled as a
+ * Pod: ...`). `roundToMilli`: SetDefaults_ResourceList rounds every ResourceList
+ * entry up to milli units.
+ */
+function canonicalQuantity(holder: Record<string, any>, key: string, roundToMilli: boolean): Quantity | undefined {
+  if (!Object.hasOwn(holder, key)) return undefined;
+  let q: Quantity;
+  try {
+    q = quantityFromJson(holder[key]);
+  } catch (err) {
+    if (err instanceof QuantityError) throw errors.badRequest(`Pod in version "v1" cannot be handled as a Pod: ${err.message}`);
+    throw err;
+  }
+  if (roundToMilli) q = roundUpQuantity(q, -3);
+  holder[key] = formatQuantity(q);
+  return q;
+}
+
+function canonicalResourceList(list: unknown): void {
+  if (!isObj(list)) return;
+  for (const name of Object.keys(list)) canonicalQuantity(list, name, true);
+}
+
+function canonicalRequirements(resources: unknown): void {
+  if (!isObj(resources)) return;
+  canonicalResourceList(resources.limits);
+  canonicalResourceList(resources.requests);
+}
+
+function canonicalDivisor(ref: unknown): void {
+  if (isObj(ref)) canonicalQuantity(ref, 'divisor', false);
+}
+
+/** Every quantity of a pod, spec and status, in canonical form (the decoder's part of upstream's work). */
+function canonicalizeQuantities(pod: ApiObject): void {
+  const spec = pod.spec ?? {};
+  for (const list of containerLists(spec)) {
+    for (const c of list) {
+      if (!isObj(c)) continue;
+      canonicalRequirements(c.resources);
+      for (const env of arr(c.env)) canonicalDivisor(env?.valueFrom?.resourceFieldRef);
+    }
+  }
+  canonicalResourceList(spec.overhead);
+  for (const v of arr(spec.volumes)) {
+    if (!isObj(v)) continue;
+    if (isObj(v.emptyDir)) canonicalQuantity(v.emptyDir, 'sizeLimit', false);
+    for (const item of arr(v.downwardAPI?.items)) canonicalDivisor(item?.resourceFieldRef);
+    for (const source of arr(v.projected?.sources)) for (const item of arr(source?.downwardAPI?.items)) canonicalDivisor(item?.resourceFieldRef);
+    canonicalRequirements(v.ephemeral?.volumeClaimTemplate?.spec?.resources);
+  }
+  for (const key of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
+    for (const s of arr(pod.status?.[key])) {
+      if (!isObj(s)) continue;
+      canonicalResourceList(s.allocatedResources);
+      canonicalRequirements(s.resources);
+    }
+  }
+}
+
+/** SetDefaults_Probe and SetDefaults_HTTPGetAction. */
+function defaultProbe(probe: unknown): void {
+  if (!isObj(probe)) return;
+  probe.timeoutSeconds ||= 1;
+  probe.periodSeconds ||= 10;
+  probe.successThreshold ||= 1;
+  probe.failureThreshold ||= 3;
+  defaultHttpGet(probe.httpGet);
+}
+
+function defaultHttpGet(action: unknown): void {
+  if (!isObj(action)) return;
+  action.path ||= '/';
+  action.scheme ||= 'HTTP';
+}
+
+/** SetDefaults_ObjectFieldSelector: apiVersion v1. */
+function defaultFieldRef(ref: unknown): void {
+  if (isObj(ref)) ref.apiVersion ||= 'v1';
+}
+
+/** SetDefaults_Container (and the nested probe, handler and field-selector defaults). */
+function defaultContainer(c: Record<string, any>): void {
+  if (!c.imagePullPolicy) c.imagePullPolicy = imageTag(typeof c.image === 'string' ? c.image : '') === 'latest' ? 'Always' : 'IfNotPresent';
+  c.terminationMessagePath ||= '/dev/termination-log';
+  c.terminationMessagePolicy ||= 'File';
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) defaultProbe(c[probe]);
+  for (const hook of ['postStart', 'preStop']) defaultHttpGet(c.lifecycle?.[hook]?.httpGet);
+  for (const env of arr(c.env)) defaultFieldRef(env?.valueFrom?.fieldRef);
+}
+
+function defaultDownwardApiItems(items: unknown): void {
+  for (const item of arr(items)) defaultFieldRef(item?.fieldRef);
+}
+
+/** SetDefaults_Volume and the volume sources' defaults. */
+function defaultVolume(v: Record<string, any>): void {
+  const sources = Object.keys(v).filter((k) => k !== 'name');
+  if (sources.length === 0) v.emptyDir = {};
+  for (const key of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+    if (isObj(v[key])) v[key].defaultMode ??= DEFAULT_MODE;
+  }
+  if (isObj(v.hostPath)) v.hostPath.type ??= '';
+  defaultDownwardApiItems(v.downwardAPI?.items);
+  for (const source of arr(v.projected?.sources)) {
+    if (isObj(source?.serviceAccountToken)) source.serviceAccountToken.expirationSeconds ??= 3600;
+    defaultDownwardApiItems(source?.downwardAPI?.items);
+  }
+  const claimSpec = v.ephemeral?.volumeClaimTemplate?.spec;
+  if (isObj(claimSpec)) claimSpec.volumeMode ??= 'Filesystem';
+}
+
+/** SetDefaults_Pod: requests default to limits, key by key, for regular and init containers. */
+function defaultRequestsFromLimits(c: Record<string, any>): void {
+  const limits = c.resources?.limits;
+  if (!isObj(limits)) return;
+  c.resources.requests = isObj(c.resources.requests) ? c.resources.requests : {};
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Object.hasOwn(c.resources.requests, name)) c.resources.requests[name] = value;
+  }
+}
+
+/**
+ * The v1 status carries podIP beside podIPs (hostIP beside hostIPs); upstream's
+ * conversion makes the singular field authoritative and the first entry of the list.
+ */
+function convertStatusIPs(status: unknown): void {
+  if (!isObj(status)) return;
+  for (const [one, many] of [['podIP', 'podIPs'], ['hostIP', 'hostIPs']] as const) {
+    const list = arr(status[many]);
+    if (status[one]) {
+      if (list.length === 0 || list[0]?.ip !== status[one]) status[many] = [{ ip: status[one] }];
+    } else if (list.length > 0) {
+      status[one] = list[0]?.ip ?? '';
+      if (!status[one]) delete status[one];
+    }
+  }
+}
+
+/** Every default upstream gives a decoded v1 Pod (spec and status). */
+export function defaultPod(pod: ApiObject): void {
+  canonicalizeQuantities(pod);
+  if (!isObj(pod.spec)) pod.spec = {};
+  const spec = pod.spec;
+  for (const c of [...arr(spec.containers), ...arr(spec.initContainers)]) if (isObj(c)) defaultRequestsFromLimits(c);
+  spec.enableServiceLinks ??= true;
+  if (spec.hostNetwork === true) {
+    for (const c of [...arr(spec.containers), ...arr(spec.initContainers)]) {
+      for (const port of arr(c?.ports)) if (isObj(port) && !port.hostPort) port.hostPort = port.containerPort;
+    }
+  }
+  spec.dnsPolicy ||= 'ClusterFirst';
+  spec.restartPolicy ||= 'Always';
+  if (!isObj(spec.securityContext)) spec.securityContext = {};
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.schedulerName ||= 'default-scheduler';
+  for (const v of arr(spec.volumes)) if (isObj(v)) defaultVolume(v);
+  for (const list of containerLists(spec)) for (const c of list) if (isObj(c)) defaultContainer(c);
+  convertStatusIPs(pod.status);
+}
+
+export { convertStatusIPs };
