@@ -55,7 +55,7 @@ for (const { backend, skip } of BACKENDS) {
     };
 
     before(async () => {
-      server = await startServerOn(backend, ['--etcd-compaction-interval=1s']);
+      server = await startServerOn(backend, ['--etcd-compaction-interval=1s', '--controllers=garbagecollector,namespace']);
       for (const ns of NAMESPACES) await write('POST', '/api/v1/namespaces', { metadata: { name: ns } });
       // 25 objects across three namespaces, created out of key order.
       for (let i = 24; i >= 0; i--) await create(NAMESPACES[i % 3], `cm-${String(i).padStart(2, '0')}`, { parity: i % 2 ? 'odd' : 'even' });

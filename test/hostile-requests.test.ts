@@ -62,7 +62,7 @@ async function expectRefusal(c: HostileCase): Promise<void> {
 }
 
 before(async () => {
-  server = await startTestServer([`--request-timeout=${REQUEST_TIMEOUT_S}s`, `--token-auth-file=${tokenFile()}`]);
+  server = await startTestServer([`--request-timeout=${REQUEST_TIMEOUT_S}s`, `--token-auth-file=${tokenFile()}`, '--controllers=garbagecollector,namespace']);
   for (const ns of [NS, OTHER]) assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
   for (const name of ['cm1', 'cm2', 'abc']) {
     assert.equal((await server.request('POST', CM, { body: { metadata: { name }, data: { k: name } } })).status, 201);

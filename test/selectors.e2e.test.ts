@@ -38,7 +38,7 @@ for (const { backend, skip } of BACKENDS) {
       write('POST', `${ns(A)}/events`, { metadata: { name }, involvedObject: { kind, name: objectName, namespace: A }, reason, message: 'm', type: 'Normal' });
 
     before(async () => {
-      server = await startServerOn(backend);
+      server = await startServerOn(backend, ['--controllers=garbagecollector,namespace']);
       for (const n of [A, B, C]) await write('POST', '/api/v1/namespaces', { metadata: { name: n } });
       for (const [name, labels] of Object.entries(LABELS)) await write('POST', `${ns(A)}/configmaps`, { metadata: { name, labels } });
       await write('POST', `${ns(B)}/configmaps`, { metadata: { name: 'g', labels: { app: 'web' } } });

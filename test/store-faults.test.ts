@@ -369,7 +369,7 @@ describe('store faults: etcd', { skip: !etcdAvailable() && 'etcd is not installe
 
 describe('store faults: SQLite file size limit (disk full)', { skip: !prlimitAvailable && 'prlimit (util-linux) is not installed' }, () => {
   test('a server whose files cannot grow: writes 500 with a Status, nothing half-written, reads served, readyz reports; writes return once the limit is lifted', TEST_TIMEOUT, async (t) => {
-    const server = await startTestServer([`--request-timeout=${REQUEST_TIMEOUT_MS / 1000}s`]);
+    const server = await startTestServer([`--request-timeout=${REQUEST_TIMEOUT_MS / 1000}s`, '--controllers=garbagecollector,namespace']);
     try {
       const path = configMaps('default');
       await expectWrite(server, 'POST', path, { metadata: { name: 'kept' }, data: { payload: payload('kept') } });

@@ -416,7 +416,8 @@ test('Secret validation and stringData', () => {
     ['basic-auth one', { type: 'orch.io/basic-auth', data: { password: '' } }, undefined, []],
     ['ssh-auth', { type: 'orch.io/ssh-auth', data: { 'ssh-privatekey': '' } }, undefined, ['data[ssh-privatekey]: Required value']],
     ['tls', { type: 'orch.io/tls', data: { 'tls.crt': b64('c') } }, undefined, ['data[tls.key]: Required value']],
-    ['bootstrap', { type: 'bootstrap.orch.io/token', data: {} }, undefined, []],
+    // SPEC 2.9: a bootstrap token Secret needs its id and secret (test/bootstrap-tokens.test.ts has the rest).
+    ['bootstrap', { type: 'bootstrap.orch.io/token', data: {} }, undefined, ['data[token-id]: Required value', 'data[token-secret]: Required value']],
     ['type immutable', { type: 'orch.io/tls', data: { 'tls.crt': '', 'tls.key': '' } }, { type: 'Opaque' }, ['type: Invalid value: "orch.io/tls": field is immutable']],
     ['immutable', { type: 'Opaque', data: { a: b64('2') } }, { type: 'Opaque', immutable: true, data: { a: b64('1') } }, [
       'immutable: Forbidden: field is immutable when `immutable` is set',
