@@ -19,6 +19,7 @@ import { TokenCleaner } from '../controllers/token-cleaner.ts';
 import { BootstrapSigner, clusterInfoOrchconfig } from '../controllers/bootstrap-signer.ts';
 import { DEFAULT_SERVICE_ACCOUNT, NamespaceObjectController, rootCaPublisher } from '../controllers/namespace-object-controller.ts';
 import { LegacyTokenController } from '../controllers/legacy-token-controller.ts';
+import { serviceAccountAdmission } from '../admission/service-account.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
   issuers: [],
@@ -168,6 +169,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     return kv ? parseStored(kv.value, kv.modRevision) : null;
   };
 
+  const lifecycle = namespaceLifecycle(getNamespace);
+  const serviceAccountPlugin = serviceAccountAdmission(readers.serviceAccounts);
   const minute = 60_000;
   const cacher = new Cacher(storage, {
     historyMs: options.watchHistoryMs ?? 5 * minute,
@@ -252,7 +255,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     authenticate,
     authorizer,
-    admission: { mutate: async () => {}, validate: namespaceLifecycle(getNamespace) },
+    admission: {
+      // Upstream's order: every mutating plugin, then every validating one.
+      mutate: serviceAccountPlugin.mutate,
+      validate: async (attributes) => {
+        await lifecycle(attributes);
+        await serviceAccountPlugin.validate(attributes);
+      },
+    },
     health,
     serverAddress: `${hostForUrl}:${port}`,
   });
