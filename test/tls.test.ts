@@ -1,8 +1,12 @@
 /** The self-signed CA and serving certificate made at first start (src/server/tls.ts, x509.ts). */
-import { test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { BIN, ROOT, startTestServer } from './helpers/server.ts';
+import { issue, makeCa, type Issued } from './helpers/pki.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { servingCertificate } from '../src/server/tls.ts';
@@ -38,3 +42,62 @@ test('a CA and a serving certificate for the loopback names, reused on the next 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe('the orchconfig verifies an operator certificate (--tls-cert-file)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-operator-tls-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const root = makeCa('operator-root');
+  const intermediate = issue(root, { commonName: 'operator-intermediate' }, { isCa: true, usages: [] });
+  const serving = (issuer: Issued, name: string) => {
+    const leaf = issue(issuer, { commonName: 'orch' }, { usages: ['serverAuth'], hosts: ['127.0.0.1', 'localhost'] });
+    writeFileSync(join(dir, `${name}.key`), leaf.keyPem);
+    return leaf;
+  };
+  const run = (args: string[]) => spawnSync(process.execPath, [BIN, '--secure-port=0', `--data-dir=${join(dir, `data-${args.length}-${Math.random()}`)}`, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+
+  test('a chain in the file (leaf, intermediate, root): the orchconfig carries its CAs and kubectl verifies the server', { skip: !hasKubectl() && 'kubectl is not installed' }, async () => {
+    const leaf = serving(intermediate, 'chain');
+    writeFileSync(join(dir, 'chain.crt'), leaf.certPem + intermediate.certPem + root.certPem);
+    const server = await startTestServer([`--tls-cert-file=${join(dir, 'chain.crt')}`, `--tls-private-key-file=${join(dir, 'chain.key')}`]);
+    try {
+      const config = parseYaml(readFileSync(server.orchconfig, 'utf8'));
+      const ca = Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
+      assert.ok(ca.includes(root.certPem.trim()) && ca.includes(intermediate.certPem.trim()));
+      const out = execFileSync('kubectl', ['--kubeconfig', server.orchconfig, 'get', 'namespaces', '-o', 'name'], { encoding: 'utf8' });
+      assert.match(out, /namespace\/default/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a leaf alone: refused at start, served with --orchconfig-ca-file naming its CA', async () => {
+    const leaf = serving(root, 'alone');
+    writeFileSync(join(dir, 'alone.crt'), leaf.certPem);
+    writeFileSync(join(dir, 'root.crt'), root.certPem);
+    const refused = run([`--tls-cert-file=${join(dir, 'alone.crt')}`, `--tls-private-key-file=${join(dir, 'alone.key')}`]);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /--orchconfig-ca-file/);
+    const wrongCa = run([`--tls-cert-file=${join(dir, 'alone.crt')}`, `--tls-private-key-file=${join(dir, 'alone.key')}`, `--orchconfig-ca-file=${join(dir, 'other.crt')}`]);
+    assert.notEqual(wrongCa.status, 0);
+    writeFileSync(join(dir, 'other.crt'), makeCa('someone-else').certPem);
+    const foreign = run([`--tls-cert-file=${join(dir, 'alone.crt')}`, `--tls-private-key-file=${join(dir, 'alone.key')}`, `--orchconfig-ca-file=${join(dir, 'other.crt')}`]);
+    assert.notEqual(foreign.status, 0);
+    assert.match(foreign.stderr, /would not verify the serving certificate/);
+    const server = await startTestServer([`--tls-cert-file=${join(dir, 'alone.crt')}`, `--tls-private-key-file=${join(dir, 'alone.key')}`, `--orchconfig-ca-file=${join(dir, 'root.crt')}`]);
+    try {
+      assert.equal(server.ca, root.certPem);
+      assert.equal((await server.request('GET', '/api/v1/namespaces')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+function hasKubectl(): boolean {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

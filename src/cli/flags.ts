@@ -12,6 +12,7 @@ export interface Flags {
   dataDir: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  orchconfigCaFile?: string;
   tokenAuthFile?: string;
   clientCaFile?: string;
   requestheaderClientCaFile?: string;
@@ -121,6 +122,7 @@ const SPECS: FlagSpec[] = [
   { name: 'data-dir', value: 'string', help: 'Directory for the SQLite store, generated certificates and admin.orchconfig. (default "data")', apply: (f, v) => (f.dataDir = v) },
   { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
   { name: 'tls-private-key-file', value: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.', apply: (f, v) => (f.tlsPrivateKeyFile = v) },
+  { name: 'orchconfig-ca-file', value: 'string', help: 'PEM bundle of the authority that verifies --tls-cert-file, written into the orchconfigs this server writes (admin.orchconfig, cluster-info) and into orch-root-ca.crt. Needed only when --tls-cert-file does not carry its CA after the leaf; the server refuses to start rather than write an orchconfig that does not verify it.', apply: (f, v) => (f.orchconfigCaFile = v) },
   { name: 'token-auth-file', value: 'string', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").', apply: (f, v) => (f.tokenAuthFile = v) },
   { name: 'client-ca-file', value: 'string', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (and its Organizations as groups). The file is re-read when it changes.', apply: (f, v) => (f.clientCaFile = v) },
   { name: 'requestheader-client-ca-file', value: 'string', help: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.', apply: (f, v) => (f.requestheaderClientCaFile = v) },

@@ -34,6 +34,7 @@ async function main(argv: string[]): Promise<void> {
     bindAddress: flags.bindAddress,
     tlsCertFile: flags.tlsCertFile,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile,
+    orchconfigCaFile: flags.orchconfigCaFile,
     tokenAuthFile: flags.tokenAuthFile,
     clientCaFile: flags.clientCaFile,
     requestHeader: flags.requestheaderClientCaFile

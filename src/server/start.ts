@@ -60,6 +60,8 @@ export interface StartOptions {
   bindAddress: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  /** --orchconfig-ca-file: the CA written into the orchconfigs when --tls-cert-file carries none. */
+  orchconfigCaFile?: string;
   tokenAuthFile?: string;
   /** --service-account-*, --api-audiences (SPEC 5.2). */
   serviceAccounts?: ServiceAccountFlags;
@@ -203,9 +205,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const health = new HealthChecks(checks, options.livezGracePeriodMs);
 
   const hosts = ['127.0.0.1', 'localhost', '::1', ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
-  const tls = await servingCertificate({ pkiDir: join(dataDir, 'pki'), hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile });
+
 
   const clientHost = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
+  const tls = await servingCertificate({ pkiDir, hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile, caFile: options.orchconfigCaFile, clientHost });
   let apiServer!: ApiServer;
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   // Receiving a request may not outlast its deadline by much: a body still arriving after the

@@ -7,15 +7,47 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import { createCertificate } from './x509.ts';
+import { CertificateBundle, SERVER_AUTH } from '../auth/authentication/client-certificate.ts';
 
 const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000;
 
 export interface ServingCertificate {
   cert: string;
   key: string;
-  /** PEM of the CA that signed `cert`, for the orchconfig. */
+  /**
+   * The PEM bundle clients must trust to verify `cert`: written into the
+   * orchconfigs (admin, cluster-info), orch-root-ca.crt and token Secrets.
+   */
   ca: string;
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The authority that verifies an operator's serving certificate: `--orchconfig-ca-file`
+ * when given, else the CA certificates the cert file carries after its leaf. An
+ * orchconfig that would not verify the server is refused at start rather than
+ * written (issue 8).
+ */
+export function clientTrustBundle(certPem: string, caFile: string | undefined, host: string): string {
+  const chain = certPem.match(PEM_CERTIFICATE) ?? [];
+  if (chain.length === 0) throw new Error('--tls-cert-file holds no certificate');
+  const leaf = new X509Certificate(chain[0]!);
+  const intermediates = chain.slice(1).map((c) => new X509Certificate(c));
+  const bundlePem = caFile ? readFileSync(caFile, 'utf8') : intermediates.filter((c) => c.ca).map((c) => c.toString()).join('');
+  if (!bundlePem.trim()) {
+    throw new Error('--tls-cert-file carries no CA certificate after its leaf: name the CA that signed it with --orchconfig-ca-file, so the orchconfigs this server writes verify it');
+  }
+  try {
+    new CertificateBundle(caFile ?? '--tls-cert-file', bundlePem).verify([leaf, ...intermediates], new Date(), SERVER_AUTH);
+  } catch (err) {
+    throw new Error(`the orchconfig would not verify the serving certificate (${(err as Error).message}): name the CA that signed --tls-cert-file with --orchconfig-ca-file`);
+  }
+  const matches = isIP(host) ? leaf.checkIP(host) : leaf.checkHost(host);
+  if (!matches) throw new Error(`the serving certificate in --tls-cert-file is not valid for ${host}, the address the orchconfigs name`);
+  return bundlePem.endsWith('\n') ? bundlePem : `${bundlePem}\n`;
 }
 
 function newKeyPair() {
@@ -60,13 +92,15 @@ export async function servingCertificate(options: {
   hosts: string[];
   certFile?: string;
   keyFile?: string;
+  /** --orchconfig-ca-file. */
+  caFile?: string;
+  /** The address clients are told to use, which an operator's certificate must cover (default 127.0.0.1). */
+  clientHost?: string;
 }): Promise<ServingCertificate> {
   if (options.certFile || options.keyFile) {
     if (!options.certFile || !options.keyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
     const cert = readFileSync(options.certFile, 'utf8');
-    // The chain's last certificate stands in for the CA when the operator brings their own.
-    const chain = cert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-    return { cert, key: readFileSync(options.keyFile, 'utf8'), ca: (chain[chain.length - 1] ?? cert) + '\n' };
+    return { cert, key: readFileSync(options.keyFile, 'utf8'), ca: clientTrustBundle(cert, options.caFile, options.clientHost ?? '127.0.0.1') };
   }
   const dir = options.pkiDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -35,13 +35,13 @@ export function makeCa(name: string): Issued {
 export function issue(
   issuer: Issued,
   subject: { commonName: string; organizations?: string[] },
-  options: { isCa?: boolean; usages?: Array<'serverAuth' | 'clientAuth'>; notBefore?: Date; notAfter?: Date } = {},
+  options: { isCa?: boolean; usages?: Array<'serverAuth' | 'clientAuth'>; notBefore?: Date; notAfter?: Date; hosts?: string[] } = {},
 ): Issued {
   const { publicKey, privateKey } = keyPair();
   const certPem = createCertificate({
     subject, issuer: issuer.name, publicKey, signingKey: issuer.key, issuerPublicKey: issuer.publicKey,
     notBefore: options.notBefore ?? new Date(Date.now() - DAY), notAfter: options.notAfter ?? new Date(Date.now() + DAY),
-    isCa: options.isCa ?? false, usages: options.usages ?? ['clientAuth'],
+    isCa: options.isCa ?? false, usages: options.usages ?? ['clientAuth'], hosts: options.hosts,
   });
   return { certPem, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, key: privateKey, publicKey, name: subject.commonName };
 }

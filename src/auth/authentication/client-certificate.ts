@@ -25,8 +25,12 @@ export class CertificateBundle {
   private roots: X509Certificate[];
   private pem: string;
 
-  constructor(readonly file: string) {
-    this.pem = readFileSync(file, 'utf8');
+  /** Reads `file`, or takes `pem` as given (then `file` only names it in errors and reload keeps it). */
+  constructor(
+    readonly file: string,
+    pem?: string,
+  ) {
+    this.pem = pem ?? readFileSync(file, 'utf8');
     this.roots = parseBundle(this.pem, file);
   }
 
@@ -50,14 +54,17 @@ export class CertificateBundle {
     return true;
   }
 
-  /** The verified chain's leaf, or an error saying why the presented certificates do not verify. */
-  verify(presented: X509Certificate[], now = new Date()): X509Certificate {
+  /**
+   * The verified chain's leaf, or an error saying why the presented certificates
+   * do not verify for `usage` (client authentication unless told otherwise).
+   */
+  verify(presented: X509Certificate[], now = new Date(), usage = CLIENT_AUTH): X509Certificate {
     const [leaf, ...intermediates] = presented;
     let current = leaf;
     const usageError = 'x509: certificate specifies an incompatible key usage';
     for (let depth = 0; depth < MAX_CHAIN; depth++) {
       checkValidity(current, now);
-      if (!allowsClientAuth(current)) throw new Error(usageError);
+      if (!allowsUsage(current, usage)) throw new Error(usageError);
       const root = this.roots.find((r) => issued(r, current));
       if (root) {
         checkValidity(root, now);
@@ -87,10 +94,12 @@ function checkValidity(cert: X509Certificate, now: Date): void {
   }
 }
 
-function allowsClientAuth(cert: X509Certificate): boolean {
+function allowsUsage(cert: X509Certificate, usage: string): boolean {
   const usages = cert.keyUsage;
-  return !usages || usages.length === 0 || usages.includes(CLIENT_AUTH) || usages.includes(ANY_USAGE);
+  return !usages || usages.length === 0 || usages.includes(usage) || usages.includes(ANY_USAGE);
 }
+
+export const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
 /** The certificates a TLS client presented, leaf first; none when it sent none. */
 export function presentedCertificates(req: IncomingMessage): X509Certificate[] {
