@@ -22,6 +22,9 @@ export interface Flags {
   requestheaderExtraHeadersPrefix: string[];
   authenticationConfig?: string;
   enableBootstrapTokenAuth?: boolean;
+  authenticationTokenWebhookConfigFile?: string;
+  authenticationTokenWebhookCacheTtlMs: number;
+  authenticationTokenWebhookVersion: 'v1' | 'v1beta1';
   serviceAccountIssuers: string[];
   serviceAccountSigningKeyFile?: string;
   serviceAccountKeyFiles: string[];
@@ -131,6 +134,17 @@ const SPECS: FlagSpec[] = [
   { name: 'requestheader-group-headers', value: 'strings', help: 'List of request headers to inspect for groups. X-Remote-Group is suggested.', apply: (f, v) => (f.requestheaderGroupHeaders = [...f.requestheaderGroupHeaders, ...splitList(v)]) },
   { name: 'requestheader-extra-headers-prefix', value: 'strings', help: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.', apply: (f, v) => (f.requestheaderExtraHeadersPrefix = [...f.requestheaderExtraHeadersPrefix, ...splitList(v)]) },
   { name: 'authentication-config', value: 'string', help: 'File with Authentication Configuration (apiserver.config.orch.io AuthenticationConfiguration) to configure anonymous authentication (needs --feature-gates=AnonymousAuthConfigurableEndpoints=true and no --anonymous-auth). JWT authenticators in it are refused.', apply: (f, v) => (f.authenticationConfig = v) },
+  { name: 'authentication-token-webhook-config-file', value: 'string', help: 'File with webhook configuration for token authentication in orchconfig format. The API server will query the remote service to determine authentication for bearer tokens.', apply: (f, v) => (f.authenticationTokenWebhookConfigFile = v) },
+  { name: 'authentication-token-webhook-cache-ttl', value: 'duration', help: 'The duration to cache responses from the webhook token authenticator. (default 2m0s)', apply: (f, v) => (f.authenticationTokenWebhookCacheTtlMs = parseDuration(v)) },
+  {
+    name: 'authentication-token-webhook-version',
+    value: 'string',
+    help: 'The API version of the authentication.orch.io TokenReview to send to and expect from the webhook. (default "v1beta1")',
+    apply: (f, v) => {
+      if (v !== 'v1' && v !== 'v1beta1') throw new Error('must be v1 or v1beta1');
+      f.authenticationTokenWebhookVersion = v;
+    },
+  },
   { name: 'enable-bootstrap-token-auth', value: 'bool', help: 'Enable to allow secrets of type \'bootstrap.orch.io/token\' in the \'orch-system\' namespace to be used for TLS bootstrapping authentication.', apply: (f, v) => (f.enableBootstrapTokenAuth = parseBool(v)) },
   { name: 'service-account-issuer', value: 'stringArray', help: 'Identifier of the service account token issuer. The issuer asserts this identifier in the "iss" claim of issued tokens. When given more than once, the first issues and all are accepted. (default: https://orch.default.svc.cluster.local with a key made under --data-dir)', apply: (f, v) => (f.serviceAccountIssuers = [...f.serviceAccountIssuers, v]) },
   { name: 'service-account-signing-key-file', value: 'string', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
@@ -190,6 +204,8 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     authorizationMode: ['AlwaysAllow'],
     requestheaderAllowedNames: [],
     serviceAccountIssuers: [],
+    authenticationTokenWebhookCacheTtlMs: 120_000,
+    authenticationTokenWebhookVersion: 'v1beta1',
     serviceAccountKeyFiles: [],
     apiAudiences: [],
     serviceAccountMaxTokenExpirationMs: 0,

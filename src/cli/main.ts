@@ -48,6 +48,9 @@ async function main(argv: string[]): Promise<void> {
       : undefined,
     authenticationConfigFile: flags.authenticationConfig,
     enableBootstrapTokenAuth: flags.enableBootstrapTokenAuth,
+    tokenWebhook: flags.authenticationTokenWebhookConfigFile
+      ? { configFile: flags.authenticationTokenWebhookConfigFile, cacheTtlMs: flags.authenticationTokenWebhookCacheTtlMs, version: flags.authenticationTokenWebhookVersion }
+      : undefined,
     serviceAccounts: {
       issuers: flags.serviceAccountIssuers,
       signingKeyFile: flags.serviceAccountSigningKeyFile,

@@ -20,6 +20,7 @@ import { BootstrapSigner, clusterInfoOrchconfig } from '../controllers/bootstrap
 import { DEFAULT_SERVICE_ACCOUNT, NamespaceObjectController, rootCaPublisher } from '../controllers/namespace-object-controller.ts';
 import { LegacyTokenController } from '../controllers/legacy-token-controller.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
+import { webhookTokenAuthenticator, type WebhookTokenOptions } from '../auth/authentication/webhook-token.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
   issuers: [],
@@ -65,6 +66,8 @@ export interface StartOptions {
   tokenAuthFile?: string;
   /** --service-account-*, --api-audiences (SPEC 5.2). */
   serviceAccounts?: ServiceAccountFlags;
+  /** --authentication-token-webhook-* (SPEC 5.2). */
+  tokenWebhook?: Omit<WebhookTokenOptions, 'apiAudiences'>;
   /** --enable-bootstrap-token-auth (SPEC 5.2). */
   enableBootstrapTokenAuth?: boolean;
   /** --client-ca-file (SPEC 5.2). */
@@ -150,6 +153,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     tokenFile,
     serviceAccountTokenAuthenticator({ keys: serviceAccounts.verification, issuers: serviceAccounts.issuers, apiAudiences, lookup: serviceAccounts.lookup, ...readers }),
     ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(readers.secrets)] : []),
+    ...(options.tokenWebhook ? [webhookTokenAuthenticator({ ...options.tokenWebhook, apiAudiences })] : []),
   ];
   const authentication = buildAuthentication(
     {
