@@ -43,7 +43,7 @@ describe('webhook token authentication', () => {
       req.on('end', () => {
         const review = JSON.parse(Buffer.concat(chunks).toString());
         const token: string = review.spec.token;
-        seen.push({ apiVersion: review.apiVersion, token, audiences: review.spec.audiences, clientCn: (req.socket as TLSSocket).getPeerCertificate().subject?.CN });
+        seen.push({ apiVersion: review.apiVersion, token, audiences: review.spec.audiences, clientCn: String((req.socket as TLSSocket).getPeerCertificate().subject?.CN) });
         const answer = (status: object) => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status }));

@@ -5,6 +5,7 @@
  */
 import { request as httpsRequest } from 'node:https';
 import type { ClusterConnection } from './orchconfig.ts';
+import { ExecCredentialSource, type ExecOptions } from './exec-credential.ts';
 
 export interface JsonResponse {
   status: number;
@@ -77,4 +78,34 @@ export function requestJson(connection: ClusterConnection, path: string, options
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/**
+ * A client for one connection: its static credentials, or its credential
+ * plugin's, refreshed once after a 401 as client-go's exec round tripper does.
+ */
+export class OrchClient {
+  private readonly plugin: ExecCredentialSource | undefined;
+
+  constructor(
+    readonly connection: ClusterConnection,
+    execOptions: ExecOptions = {},
+  ) {
+    this.plugin = connection.exec ? new ExecCredentialSource(connection.exec, connection, execOptions) : undefined;
+  }
+
+  async request(path: string, options: RequestOptions = {}): Promise<JsonResponse> {
+    if (!this.plugin) return requestJson(this.connection, path, options);
+    for (let attempt = 1; ; attempt++) {
+      const credential = await this.plugin.get();
+      const res = await requestJson(this.connection, path, {
+        ...options,
+        token: credential.token,
+        clientCertPem: credential.clientCertificateData,
+        clientKeyPem: credential.clientKeyData,
+      });
+      if (res.status !== 401 || attempt > 1) return res;
+      this.plugin.invalidate(credential);
+    }
+  }
 }
