@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
+import { hasKubectl } from './helpers/kubectl.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { issue, makeCa, requestWithCert, whoami, type Issued } from './helpers/pki.ts';
 
@@ -148,12 +149,3 @@ describe('client certificates and the authenticating proxy', () => {
     assert.match(out, /namespace\/default/);
   });
 });
-
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}

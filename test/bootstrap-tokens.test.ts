@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { compactVerify } from 'jose';
 import { parse as parseYaml } from 'yaml';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { eventually } from './helpers/eventually.ts';
 
 const SYS = '/api/v1/namespaces/orch-system/secrets';
 const SSR = '/apis/authentication.orch.io/v1/selfsubjectreviews';
@@ -19,15 +20,6 @@ function tokenSecret(id: string, secret: string, extra: Record<string, string> =
   return { metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.orch.io/token', stringData: { 'token-id': id, 'token-secret': secret, ...extra } };
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('bootstrap tokens', () => {
   let server: TestServer;

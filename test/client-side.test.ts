@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
+import { hasKubectl } from './helpers/kubectl.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { issue, makeCa } from './helpers/pki.ts';
 import { loadOrchconfig, type ClusterConnection, type ExecConfig } from '../src/client/orchconfig.ts';
@@ -183,12 +184,3 @@ process.exit(${exitCode});
     }
   });
 });
-
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -4,20 +4,14 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually as waitFor } from './helpers/eventually.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
 
 const CM = (ns = 'default') => `/api/v1/namespaces/${ns}/configmaps`;
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** This file's order of arguments: the probe first. */
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000) => waitFor(what, probe, timeoutMs, 50);
 
 describe('deletion lifecycle', () => {
   let server: TestServer;

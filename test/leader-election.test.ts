@@ -8,6 +8,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { eventually } from './helpers/eventually.ts';
 import { parseControllerSelection } from '../src/controllers/controller-manager.ts';
 import { checkLeaderElectionTimings } from '../src/controllers/leader-election.ts';
 import { parseFlags } from '../src/cli/flags.ts';
@@ -15,15 +16,6 @@ import { parseFlags } from '../src/cli/flags.ts';
 const LEASE = '/apis/coordination.orch.io/v1/namespaces/orch-system/leases/orch-controller-manager';
 const ELECTION = ['--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=500ms'];
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const leading = (server: TestServer) => /controller manager: leading/.test(server.output());
 

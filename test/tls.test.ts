@@ -5,6 +5,7 @@ import { X509Certificate } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { hasKubectl } from './helpers/kubectl.ts';
 import { BIN, ROOT, startTestServer } from './helpers/server.ts';
 import { issue, makeCa, type Issued } from './helpers/pki.ts';
 import { tmpdir } from 'node:os';
@@ -92,12 +93,3 @@ describe('the orchconfig verifies an operator certificate (--tls-cert-file)', ()
     }
   });
 });
-
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}

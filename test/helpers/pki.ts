@@ -3,9 +3,8 @@
  * client certificates, signed with the server's own DER writer.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { request as httpsRequest } from 'node:https';
 import { createCertificate } from '../../src/server/x509.ts';
-import type { Response } from './server.ts';
+import { request, type RequestOptions, type Response } from './server.ts';
 
 export interface Issued {
   certPem: string;
@@ -47,35 +46,8 @@ export function issue(
 }
 
 /** An HTTPS request that presents a client certificate (and its chain) and perhaps a bearer token. */
-export function requestWithCert(
-  url: string, ca: string, method: string, path: string,
-  options: { cert?: string; key?: string; token?: string; headers?: Record<string, string | string[]>; body?: unknown } = {},
-): Promise<Response> {
-  const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-  if (payload) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(payload.length);
-  }
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL(path, url), { method, headers, ca, cert: options.cert, key: options.key, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: any;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+export function requestWithCert(url: string, ca: string, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  return request(url, ca, method, path, options);
 }
 
 /** Who the server says the caller is (SelfSubjectReview). */

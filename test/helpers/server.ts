@@ -24,9 +24,12 @@ export interface RequestOptions {
   body?: unknown;
   /** Raw body bytes/text sent as is. */
   raw?: string | Buffer;
-  headers?: Record<string, string>;
+  headers?: Record<string, string | string[]>;
   /** Use this bearer token instead of the admin's; null sends none. */
   token?: string | null;
+  /** A client certificate (and its chain) and key to present. */
+  cert?: string;
+  key?: string;
 }
 
 export interface TestServer {
@@ -46,7 +49,7 @@ export interface TestServer {
 }
 
 export function request(url: string, ca: string, method: string, path: string, options: RequestOptions & { defaultToken?: string } = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
   const token = options.token === undefined ? options.defaultToken : options.token;
   if (token) headers.authorization = `Bearer ${token}`;
   let payload: Buffer | undefined;
@@ -58,7 +61,7 @@ export function request(url: string, ca: string, method: string, path: string, o
   // Node sends DELETE bodies without framing unless told their length.
   if (payload) headers['content-length'] ??= String(payload.length);
   return new Promise((resolvePromise, reject) => {
-    const req = httpsRequest(new URL(path, url), { method, headers, ca, agent: false }, (res) => {
+    const req = httpsRequest(new URL(path, url), { method, headers, ca, cert: options.cert, key: options.key, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
