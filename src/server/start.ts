@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
-import { tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
 import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
 import { serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
@@ -138,10 +138,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const admin = adminCredentials(join(dataDir, 'admin-token.csv'));
   const tokens = options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : new Map();
   tokens.set(admin.token, admin.user);
-  const tokenFile: TokenAuthenticator = async (token) => {
-    const user = tokens.get(token);
-    return user ? { user } : null;
-  };
+  // One answer per token, made once: the hot path allocates nothing to authenticate.
+  const tokenResults = new Map([...tokens].map(([token, user]) => [token, { user: withAuthenticatedGroup(user) }]));
+  const tokenFile: TokenAuthenticator = async (token) => tokenResults.get(token) ?? null;
   const pkiDir = join(dataDir, 'pki');
   mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
   const serviceAccounts = serviceAccountSettings(options.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNT_FLAGS, pkiDir);
