@@ -11,7 +11,7 @@ import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-li
 import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
 import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
-import { serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
+import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
 import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
@@ -150,7 +150,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
   const tokenAuthenticators: TokenAuthenticator[] = [
     tokenFile,
-    serviceAccountTokenAuthenticator({ keys: serviceAccounts.verification, issuers: serviceAccounts.issuers, apiAudiences, lookup: serviceAccounts.lookup, ...readers }),
+    serviceAccountTokenAuthenticator({
+      keys: serviceAccounts.verification,
+      issuers: serviceAccounts.issuers,
+      apiAudiences,
+      lookup: serviceAccounts.lookup,
+      ...readers,
+      // Once a day per Secret, off the request's path, as upstream's legacy token tracking.
+      markLegacyTokenUsed: (namespace, name, today) => void markLegacyTokenUsed(apiServer.store('', 'v1', 'secrets'), namespace, name, today),
+    }),
     ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(readers.secrets)] : []),
     ...(options.tokenWebhook ? [webhookTokenAuthenticator({ ...options.tokenWebhook, apiAudiences })] : []),
   ];
