@@ -11,6 +11,7 @@ import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-li
 import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
 import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
+import { issuerDiscoveryDocuments } from './issuer-discovery.ts';
 import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
@@ -64,6 +65,8 @@ export interface StartOptions {
   /** --orchconfig-ca-file: the CA written into the orchconfigs when --tls-cert-file carries none. */
   orchconfigCaFile?: string;
   tokenAuthFile?: string;
+  /** --service-account-jwks-uri: the JWKS URI the discovery document names. */
+  serviceAccountJwksUri?: string;
   /** --service-account-*, --api-audiences (SPEC 5.2). */
   serviceAccounts?: ServiceAccountFlags;
   /** --authentication-token-webhook-* (SPEC 5.2). */
@@ -279,6 +282,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     health,
     serverAddress: `${hostForUrl}:${port}`,
+    staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
   });
 
   // SPEC 2.8, 4.11: reviews computed on create.
