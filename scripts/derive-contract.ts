@@ -313,6 +313,8 @@ const CORE = 'io.k8s.api.core.v1.';
 const NET = 'io.k8s.api.networking.v1.';
 const AUTHN = 'io.k8s.api.authentication.v1.';
 const COORD = 'io.k8s.api.coordination.v1.';
+const AUTHZ = 'io.k8s.api.authorization.v1.';
+const RBAC = 'io.k8s.api.rbac.v1.';
 
 interface DocSpec {
   file: string;
@@ -329,6 +331,8 @@ const UPSTREAM_FILES = [
   'apis__networking.k8s.io__v1_openapi.json',
   'apis__authentication.k8s.io__v1_openapi.json',
   'apis__coordination.k8s.io__v1_openapi.json',
+  'apis__authorization.k8s.io__v1_openapi.json',
+  'apis__rbac.authorization.k8s.io__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -384,6 +388,24 @@ const DOCS: DocSpec[] = [
     upstream: ['apis__coordination.k8s.io__v1_openapi.json'],
     owns: (n) => n.startsWith(COORD),
     roots: [COORD + 'Lease', COORD + 'LeaseList'],
+  },
+  {
+    file: 'apis__authorization.orch.io__v1.json',
+    title: 'orch authorization.orch.io/v1',
+    description:
+      'Kinds of the authorization.orch.io group, version v1, served under /apis/authorization.orch.io/v1: access reviews computed on create and never stored. paths are emitted by the generator.',
+    upstream: ['apis__authorization.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(AUTHZ),
+    roots: ['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((k) => AUTHZ + k),
+  },
+  {
+    file: 'apis__rbac.authorization.orch.io__v1.json',
+    title: 'orch rbac.authorization.orch.io/v1',
+    description:
+      'Kinds of the rbac.authorization.orch.io group, version v1, served under /apis/rbac.authorization.orch.io/v1 (SPEC 5.5). paths are emitted by the generator.',
+    upstream: ['apis__rbac.authorization.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(RBAC),
+    roots: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].flatMap((k) => [RBAC + k, RBAC + k + 'List']),
   },
   {
     file: 'apis__networking.orch.io__v1.json',
@@ -456,6 +478,61 @@ const AGE_COLUMN: ColumnSpec = {
   jsonPath: '.metadata.creationTimestamp',
   formatter: 'age',
 };
+
+/** An access review (SPEC 2.8): computed on create, never stored. */
+function review(plural: string, namespaced = false): ResourceSpec {
+  return {
+    plural,
+    singular: plural.replace(/s$/, ''),
+    shortNames: [],
+    categories: [],
+    namespaced,
+    verbs: ['create'],
+    subresources: [],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'PathSegment',
+    fieldSelectors: [],
+    printerColumns: [],
+    stored: false,
+  };
+}
+
+/** K pkg/printers/internalversion/printers.go roleColumnDefinitions: the creation time in RFC 3339. */
+const ROLE_COLUMNS: ColumnSpec[] = [
+  NAME_COLUMN,
+  { name: 'Created At', type: 'date', description: { schema: META + 'ObjectMeta', property: 'creationTimestamp' }, jsonPath: '.metadata.creationTimestamp' },
+];
+
+/** K printers.go roleBindingsColumnDefinitions / clusterRoleBindingsColumnDefinitions. */
+function bindingColumns(kind: 'roleBinding' | 'clusterRoleBinding', schema: string): ColumnSpec[] {
+  return [
+    NAME_COLUMN,
+    { name: 'Role', type: 'string', description: { schema, property: 'roleRef' }, jsonPath: '.roleRef', formatter: 'roleRef' },
+    AGE_COLUMN,
+    { name: 'Users', type: 'string', priority: 1, description: `Users in the ${kind}`, jsonPath: '.subjects', formatter: 'subjectUsers' },
+    { name: 'Groups', type: 'string', priority: 1, description: `Groups in the ${kind}`, jsonPath: '.subjects', formatter: 'subjectGroups' },
+    { name: 'ServiceAccounts', type: 'string', priority: 1, description: `ServiceAccounts in the ${kind}`, jsonPath: '.subjects', formatter: 'subjectServiceAccounts' },
+  ];
+}
+
+/** K pkg/registry/rbac/*: names are path segments (ValidateRBACName), PUT creates (AllowCreateOnUpdate). */
+function rbacKind(plural: string, namespaced: boolean, printerColumns: ColumnSpec[]): ResourceSpec {
+  return {
+    plural,
+    singular: plural.replace(/s$/, ''),
+    shortNames: [],
+    categories: [],
+    namespaced,
+    verbs: ALL_VERBS,
+    subresources: [],
+    allowCreateOnUpdate: true,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'PathSegment',
+    fieldSelectors: [],
+    printerColumns,
+  };
+}
 
 /**
  * Registry data per kind, upstream 1.31 values:
@@ -716,6 +793,14 @@ const RESOURCES: Record<string, ResourceSpec> = {
     printerColumns: [],
     stored: false,
   },
+  [AUTHZ + 'SelfSubjectAccessReview']: review('selfsubjectaccessreviews'),
+  [AUTHZ + 'SubjectAccessReview']: review('subjectaccessreviews'),
+  [AUTHZ + 'LocalSubjectAccessReview']: review('localsubjectaccessreviews', true),
+  [AUTHZ + 'SelfSubjectRulesReview']: review('selfsubjectrulesreviews'),
+  [RBAC + 'Role']: rbacKind('roles', true, ROLE_COLUMNS),
+  [RBAC + 'ClusterRole']: rbacKind('clusterroles', false, ROLE_COLUMNS),
+  [RBAC + 'RoleBinding']: rbacKind('rolebindings', true, bindingColumns('roleBinding', RBAC + 'RoleBinding')),
+  [RBAC + 'ClusterRoleBinding']: rbacKind('clusterrolebindings', false, bindingColumns('clusterRoleBinding', RBAC + 'ClusterRoleBinding')),
   [COORD + 'Lease']: {
     plural: 'leases',
     singular: 'lease',

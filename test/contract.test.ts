@@ -61,6 +61,18 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
     group: 'authentication.orch.io',
   },
   TokenReview: { file: 'apis__authentication.orch.io__v1.json', schema: 'io.orch.api.authentication.v1.TokenReview', group: 'authentication.orch.io' },
+  ...Object.fromEntries(
+    ['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((k) => [
+      k,
+      { file: 'apis__authorization.orch.io__v1.json', schema: `io.orch.api.authorization.v1.${k}`, group: 'authorization.orch.io' },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].map((k) => [
+      k,
+      { file: 'apis__rbac.authorization.orch.io__v1.json', schema: `io.orch.api.rbac.v1.${k}`, group: 'rbac.authorization.orch.io' },
+    ]),
+  ),
   NetworkPolicy: {
     file: 'apis__networking.orch.io__v1.json',
     schema: 'io.orch.api.networking.v1.NetworkPolicy',
@@ -164,7 +176,8 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.ok(Array.isArray(r.shortNames) && r.shortNames.every((x) => typeof x === 'string'));
     assert.ok(Array.isArray(r.categories) && r.categories.every((x) => typeof x === 'string'));
     assert.equal(typeof r.namespaced, 'boolean');
-    assert.equal(r.namespaced, !['Namespace', 'SelfSubjectReview', 'TokenReview'].includes(kind));
+    const clusterScoped = ['Namespace', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding'];
+    assert.equal(r.namespaced, !clusterScoped.includes(kind));
     assert.ok(Array.isArray(r.verbs) && r.verbs.length > 0);
     assert.deepEqual(r.verbs, [...(r.verbs as string[])].sort(), `${kind}: verbs must be sorted`);
     if (stored) {
@@ -180,7 +193,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       assert.deepEqual(sub.verbs, [...(sub.verbs as string[])].sort());
     }
     assert.equal(typeof r.allowCreateOnUpdate, 'boolean');
-    assert.equal(r.allowCreateOnUpdate, kind === 'Event' || kind === 'Lease');
+    assert.equal(r.allowCreateOnUpdate, ['Event', 'Lease', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].includes(kind));
     assert.equal(r.allowUnconditionalUpdate, true);
     assert.ok(['DNSSubdomain', 'DNSLabel', 'PathSegment'].includes(r.nameValidation as string), `${kind}: nameValidation`);
     assert.ok(Array.isArray(r.fieldSelectors));

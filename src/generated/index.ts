@@ -9,8 +9,10 @@ export { structure } from './structure.ts';
 export const openapiV3Paths = {
       "api/v1": "v3/api__v1.json",
       "apis/authentication.orch.io/v1": "v3/apis__authentication.orch.io__v1.json",
+      "apis/authorization.orch.io/v1": "v3/apis__authorization.orch.io__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
-      "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json"
+      "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json",
+      "apis/rbac.authorization.orch.io/v1": "v3/apis__rbac.authorization.orch.io__v1.json"
     } as Record<string, string>;
 
 /** Reads a published document; lazily, so start-up never pays for parsing them. */

@@ -862,6 +862,110 @@ export const kinds = [
   },
   {
     ...{
+      "group": "authorization.orch.io",
+      "version": "v1",
+      "kind": "LocalSubjectAccessReview",
+      "schemaName": "io.orch.api.authorization.v1.LocalSubjectAccessReview",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "namespaced": true,
+      "plural": "localsubjectaccessreviews",
+      "singular": "localsubjectaccessreview",
+      "stored": false,
+      "verbs": [
+        "create"
+      ],
+      "listKind": "",
+      "storageVersionHash": ""
+    },
+    decode: decoders.decode_io_orch_api_authorization_v1_LocalSubjectAccessReview,
+  },
+  {
+    ...{
+      "group": "authorization.orch.io",
+      "version": "v1",
+      "kind": "SelfSubjectAccessReview",
+      "schemaName": "io.orch.api.authorization.v1.SelfSubjectAccessReview",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "namespaced": false,
+      "plural": "selfsubjectaccessreviews",
+      "singular": "selfsubjectaccessreview",
+      "stored": false,
+      "verbs": [
+        "create"
+      ],
+      "listKind": "",
+      "storageVersionHash": ""
+    },
+    decode: decoders.decode_io_orch_api_authorization_v1_SelfSubjectAccessReview,
+  },
+  {
+    ...{
+      "group": "authorization.orch.io",
+      "version": "v1",
+      "kind": "SelfSubjectRulesReview",
+      "schemaName": "io.orch.api.authorization.v1.SelfSubjectRulesReview",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "namespaced": false,
+      "plural": "selfsubjectrulesreviews",
+      "singular": "selfsubjectrulesreview",
+      "stored": false,
+      "verbs": [
+        "create"
+      ],
+      "listKind": "",
+      "storageVersionHash": ""
+    },
+    decode: decoders.decode_io_orch_api_authorization_v1_SelfSubjectRulesReview,
+  },
+  {
+    ...{
+      "group": "authorization.orch.io",
+      "version": "v1",
+      "kind": "SubjectAccessReview",
+      "schemaName": "io.orch.api.authorization.v1.SubjectAccessReview",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "namespaced": false,
+      "plural": "subjectaccessreviews",
+      "singular": "subjectaccessreview",
+      "stored": false,
+      "verbs": [
+        "create"
+      ],
+      "listKind": "",
+      "storageVersionHash": ""
+    },
+    decode: decoders.decode_io_orch_api_authorization_v1_SubjectAccessReview,
+  },
+  {
+    ...{
       "group": "coordination.orch.io",
       "version": "v1",
       "kind": "Lease",
@@ -1006,6 +1110,340 @@ export const kinds = [
     },
     decode: decoders.decode_io_orch_api_networking_v1_NetworkPolicy,
     decodeList: decoders.decode_io_orch_api_networking_v1_NetworkPolicyList,
+  },
+  {
+    ...{
+      "group": "rbac.authorization.orch.io",
+      "version": "v1",
+      "kind": "ClusterRole",
+      "schemaName": "io.orch.api.rbac.v1.ClusterRole",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Created At",
+          "priority": 0,
+          "type": "date",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "listKind": "ClusterRoleList",
+      "namespaced": false,
+      "plural": "clusterroles",
+      "singular": "clusterrole",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "AtxPYTxI9v4="
+    },
+    decode: decoders.decode_io_orch_api_rbac_v1_ClusterRole,
+    decodeList: decoders.decode_io_orch_api_rbac_v1_ClusterRoleList,
+  },
+  {
+    ...{
+      "group": "rbac.authorization.orch.io",
+      "version": "v1",
+      "kind": "ClusterRoleBinding",
+      "schemaName": "io.orch.api.rbac.v1.ClusterRoleBinding",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.",
+          "format": "",
+          "formatter": "roleRef",
+          "jsonPath": ".roleRef",
+          "name": "Role",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "roleRef"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Users in the clusterRoleBinding",
+          "format": "",
+          "formatter": "subjectUsers",
+          "jsonPath": ".subjects",
+          "name": "Users",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "subjects"
+          ]
+        },
+        {
+          "description": "Groups in the clusterRoleBinding",
+          "format": "",
+          "formatter": "subjectGroups",
+          "jsonPath": ".subjects",
+          "name": "Groups",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "subjects"
+          ]
+        },
+        {
+          "description": "ServiceAccounts in the clusterRoleBinding",
+          "format": "",
+          "formatter": "subjectServiceAccounts",
+          "jsonPath": ".subjects",
+          "name": "ServiceAccounts",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "subjects"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "listKind": "ClusterRoleBindingList",
+      "namespaced": false,
+      "plural": "clusterrolebindings",
+      "singular": "clusterrolebinding",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "FC13CUzF/H8="
+    },
+    decode: decoders.decode_io_orch_api_rbac_v1_ClusterRoleBinding,
+    decodeList: decoders.decode_io_orch_api_rbac_v1_ClusterRoleBindingList,
+  },
+  {
+    ...{
+      "group": "rbac.authorization.orch.io",
+      "version": "v1",
+      "kind": "Role",
+      "schemaName": "io.orch.api.rbac.v1.Role",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Created At",
+          "priority": 0,
+          "type": "date",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "listKind": "RoleList",
+      "namespaced": true,
+      "plural": "roles",
+      "singular": "role",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "H+VUsfudLXw="
+    },
+    decode: decoders.decode_io_orch_api_rbac_v1_Role,
+    decodeList: decoders.decode_io_orch_api_rbac_v1_RoleList,
+  },
+  {
+    ...{
+      "group": "rbac.authorization.orch.io",
+      "version": "v1",
+      "kind": "RoleBinding",
+      "schemaName": "io.orch.api.rbac.v1.RoleBinding",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.",
+          "format": "",
+          "formatter": "roleRef",
+          "jsonPath": ".roleRef",
+          "name": "Role",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "roleRef"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Users in the roleBinding",
+          "format": "",
+          "formatter": "subjectUsers",
+          "jsonPath": ".subjects",
+          "name": "Users",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "subjects"
+          ]
+        },
+        {
+          "description": "Groups in the roleBinding",
+          "format": "",
+          "formatter": "subjectGroups",
+          "jsonPath": ".subjects",
+          "name": "Groups",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "subjects"
+          ]
+        },
+        {
+          "description": "ServiceAccounts in the roleBinding",
+          "format": "",
+          "formatter": "subjectServiceAccounts",
+          "jsonPath": ".subjects",
+          "name": "ServiceAccounts",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "subjects"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "PathSegment",
+      "listKind": "RoleBindingList",
+      "namespaced": true,
+      "plural": "rolebindings",
+      "singular": "rolebinding",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "7x2dLyjaJ8k="
+    },
+    decode: decoders.decode_io_orch_api_rbac_v1_RoleBinding,
+    decodeList: decoders.decode_io_orch_api_rbac_v1_RoleBindingList,
   },
 ] as const;
 

@@ -163,6 +163,278 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.authorization.v1.FieldSelectorAttributes": {
+    "kind": "struct",
+    "fields": {
+      "rawSelector": {
+        "kind": "scalar"
+      },
+      "requirements": {
+        "kind": "list",
+        "items": "io.orch.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.LabelSelectorAttributes": {
+    "kind": "struct",
+    "fields": {
+      "rawSelector": {
+        "kind": "scalar"
+      },
+      "requirements": {
+        "kind": "list",
+        "items": "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.LocalSubjectAccessReview": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.authorization.v1.SubjectAccessReviewSpec",
+      "status": "io.orch.api.authorization.v1.SubjectAccessReviewStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.NonResourceAttributes": {
+    "kind": "struct",
+    "fields": {
+      "path": {
+        "kind": "scalar"
+      },
+      "verb": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.NonResourceRule": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceURLs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.ResourceAttributes": {
+    "kind": "struct",
+    "fields": {
+      "fieldSelector": "io.orch.api.authorization.v1.FieldSelectorAttributes",
+      "group": {
+        "kind": "scalar"
+      },
+      "labelSelector": "io.orch.api.authorization.v1.LabelSelectorAttributes",
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      },
+      "resource": {
+        "kind": "scalar"
+      },
+      "subresource": {
+        "kind": "scalar"
+      },
+      "verb": {
+        "kind": "scalar"
+      },
+      "version": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.ResourceRule": {
+    "kind": "struct",
+    "fields": {
+      "apiGroups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "resourceNames": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "resources": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SelfSubjectAccessReview": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.authorization.v1.SelfSubjectAccessReviewSpec",
+      "status": "io.orch.api.authorization.v1.SubjectAccessReviewStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SelfSubjectAccessReviewSpec": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceAttributes": "io.orch.api.authorization.v1.NonResourceAttributes",
+      "resourceAttributes": "io.orch.api.authorization.v1.ResourceAttributes"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SelfSubjectRulesReview": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.authorization.v1.SelfSubjectRulesReviewSpec",
+      "status": "io.orch.api.authorization.v1.SubjectRulesReviewStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SelfSubjectRulesReviewSpec": {
+    "kind": "struct",
+    "fields": {
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SubjectAccessReview": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.authorization.v1.SubjectAccessReviewSpec",
+      "status": "io.orch.api.authorization.v1.SubjectAccessReviewStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SubjectAccessReviewSpec": {
+    "kind": "struct",
+    "fields": {
+      "extra": {
+        "kind": "map",
+        "values": {
+          "kind": "list",
+          "items": {
+            "kind": "scalar"
+          },
+          "listType": "atomic"
+        },
+        "mapType": "granular"
+      },
+      "groups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "nonResourceAttributes": "io.orch.api.authorization.v1.NonResourceAttributes",
+      "resourceAttributes": "io.orch.api.authorization.v1.ResourceAttributes",
+      "uid": {
+        "kind": "scalar"
+      },
+      "user": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SubjectAccessReviewStatus": {
+    "kind": "struct",
+    "fields": {
+      "allowed": {
+        "kind": "scalar"
+      },
+      "denied": {
+        "kind": "scalar"
+      },
+      "evaluationError": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.authorization.v1.SubjectRulesReviewStatus": {
+    "kind": "struct",
+    "fields": {
+      "evaluationError": {
+        "kind": "scalar"
+      },
+      "incomplete": {
+        "kind": "scalar"
+      },
+      "nonResourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.authorization.v1.NonResourceRule",
+        "listType": "atomic"
+      },
+      "resourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.authorization.v1.ResourceRule",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.coordination.v1.Lease": {
     "kind": "struct",
     "fields": {
@@ -3061,6 +3333,238 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.rbac.v1.AggregationRule": {
+    "kind": "struct",
+    "fields": {
+      "clusterRoleSelectors": {
+        "kind": "list",
+        "items": "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.ClusterRole": {
+    "kind": "struct",
+    "fields": {
+      "aggregationRule": "io.orch.api.rbac.v1.AggregationRule",
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.PolicyRule",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.ClusterRoleBinding": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "roleRef": "io.orch.api.rbac.v1.RoleRef",
+      "subjects": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.Subject",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.ClusterRoleBindingList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.ClusterRoleBinding",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.ClusterRoleList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.ClusterRole",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.PolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "apiGroups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "nonResourceURLs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "resourceNames": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "resources": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.Role": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.PolicyRule",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.RoleBinding": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "roleRef": "io.orch.api.rbac.v1.RoleRef",
+      "subjects": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.Subject",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.RoleBindingList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.RoleBinding",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.RoleList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.rbac.v1.Role",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.rbac.v1.RoleRef": {
+    "kind": "struct",
+    "fields": {
+      "apiGroup": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.rbac.v1.Subject": {
+    "kind": "struct",
+    "fields": {
+      "apiGroup": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
   "io.orch.apimachinery.pkg.api.resource.Quantity": {
     "kind": "scalar"
   },
@@ -3089,6 +3593,25 @@ export const structure: Record<string, any> = {
       "preconditions": "io.orch.apimachinery.pkg.apis.meta.v1.Preconditions",
       "propagationPolicy": {
         "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {
+    "kind": "struct",
+    "fields": {
+      "key": {
+        "kind": "scalar"
+      },
+      "operator": {
+        "kind": "scalar"
+      },
+      "values": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
       }
     },
     "mapType": "granular"

@@ -70,7 +70,20 @@ const FORMATTERS: Record<string, Formatter> = {
     return host ? `${component}, ${host}` : component;
   },
   ...podFormatters(age),
+  // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
+  roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
+  subjectUsers: (value) => subjectsOf(value, 'User'),
+  subjectGroups: (value) => subjectsOf(value, 'Group'),
+  subjectServiceAccounts: (value) => subjectsOf(value, 'ServiceAccount'),
 };
+
+function subjectsOf(subjects: unknown, kind: string): string {
+  if (!Array.isArray(subjects)) return '';
+  return subjects
+    .filter((s) => s?.kind === kind)
+    .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : String(s.name ?? '')))
+    .join(', ');
+}
 
 /** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */
 const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {

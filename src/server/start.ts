@@ -29,6 +29,7 @@ const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
 };
 import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
+import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../auth/reviews/access-reviews.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
 import { authorizerForModes } from '../auth/authorization/authorizer.ts';
 import type { ApiObject } from '../registry/strategy.ts';
@@ -204,6 +205,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   apiServer.serveComputed('authentication.orch.io', 'v1', 'selfsubjectreviews', undefined, selfSubjectReview);
   apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
 
+  const authz = 'authorization.orch.io';
+  apiServer.serveComputed(authz, 'v1', 'subjectaccessreviews', undefined, subjectAccessReview(authorizer));
+  apiServer.serveComputed(authz, 'v1', 'selfsubjectaccessreviews', undefined, selfSubjectAccessReview(authorizer));
+  apiServer.serveComputed(authz, 'v1', 'localsubjectaccessreviews', undefined, localSubjectAccessReview(authorizer));
+  apiServer.serveComputed(authz, 'v1', 'selfsubjectrulesreviews', undefined, selfSubjectRulesReview(authorizer));
   apiServer.serveComputed(
     '',
     'v1',

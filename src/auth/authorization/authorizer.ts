@@ -22,9 +22,27 @@ export interface AuthorizationAttributes {
   name: string;
 }
 
+/** What a SelfSubjectRulesReview lists (SPEC 2.8): the rules an authorizer grants a user in a namespace. */
+export interface Rules {
+  resourceRules: Array<{ verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }>;
+  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs?: string[] }>;
+  /** The authorizer cannot list every rule it would apply. */
+  incomplete: boolean;
+}
+
 export interface Authorizer {
   authorize(attributes: AuthorizationAttributes): Promise<{ decision: Decision; reason: string }>;
+  /** upstream's RuleResolver; an authorizer without one makes the list incomplete. */
+  rulesFor?(user: UserInfo, namespace: string): Promise<Rules>;
 }
+
+const NO_RULES = async (): Promise<Rules> => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+/** Everything, as upstream's AlwaysAllow rule resolver lists it. */
+const EVERYTHING: Rules = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  incomplete: false,
+};
 
 export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
   return {
@@ -41,12 +59,13 @@ export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationA
   };
 }
 
-export const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'Allow', reason: '' }) };
-export const alwaysDeny: Authorizer = { authorize: async () => ({ decision: 'Deny', reason: '' }) };
+export const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'Allow', reason: '' }), rulesFor: async () => structuredClone(EVERYTHING) };
+export const alwaysDeny: Authorizer = { authorize: async () => ({ decision: 'Deny', reason: '' }), rulesFor: NO_RULES };
 
 /** Members of system:masters may do anything, before any mode is consulted (FACTS 11). */
 export const privilegedGroups: Authorizer = {
   authorize: async ({ user }) => ({ decision: user.groups.includes(MASTERS_GROUP) ? 'Allow' : 'NoOpinion', reason: '' }),
+  rulesFor: async (user) => (user.groups.includes(MASTERS_GROUP) ? structuredClone(EVERYTHING) : { resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
 
 /** Paths the default `system:public-info-viewer` binding opens to everyone (FACTS 11). */
@@ -62,6 +81,11 @@ export const publicInfo: Authorizer = {
     decision: !isResourceRequest && verb === 'get' && isPublicInfoPath(path) ? 'Allow' : 'NoOpinion',
     reason: '',
   }),
+  rulesFor: async () => ({
+    resourceRules: [],
+    nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*', '/version', '/version/'] }],
+    incomplete: false,
+  }),
 };
 
 /** Runs authorizers in order; the first Allow or Deny wins (SPEC 5.1 item 3). */
@@ -73,6 +97,21 @@ export function chain(authorizers: Authorizer[]): Authorizer {
         if (result.decision !== 'NoOpinion') return result;
       }
       return { decision: 'NoOpinion', reason: '' };
+    },
+    // upstream's union rule resolver: every authorizer's rules added up.
+    async rulesFor(user, namespace) {
+      const all: Rules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      for (const authorizer of authorizers) {
+        if (!authorizer.rulesFor) {
+          all.incomplete = true;
+          continue;
+        }
+        const rules = await authorizer.rulesFor(user, namespace);
+        all.resourceRules.push(...rules.resourceRules);
+        all.nonResourceRules.push(...rules.nonResourceRules);
+        all.incomplete ||= rules.incomplete;
+      }
+      return all;
     },
   };
 }
