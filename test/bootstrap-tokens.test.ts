@@ -157,6 +157,23 @@ describe('identity objects in every namespace', () => {
     const me = await server.request('POST', SSR, { token, body: { kind: 'SelfSubjectReview' } });
     assert.equal(me.body.status.userInfo.username, 'system:serviceaccount:default:robot');
     assert.deepEqual(account.secrets, [{ name: 'robot-token-first' }]);
+    // Legacy token tracking: the Secret records the day it was used; one marked invalid is refused.
+    const today = new Date().toISOString().slice(0, 10);
+    const used = await eventually('the last-used label', async () => {
+      const res = await server.request('GET', '/api/v1/namespaces/default/secrets/robot-token-first');
+      return res.body.metadata.labels?.['orch.io/legacy-token-last-used'] === today ? res.body : undefined;
+    });
+    await server.request('PATCH', '/api/v1/namespaces/default/secrets/robot-token-first', {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { metadata: { labels: { 'orch.io/legacy-token-invalid-since': today } } },
+    });
+    assert.equal((await server.request('POST', SSR, { token, body: {} })).status, 401);
+    await server.request('PATCH', '/api/v1/namespaces/default/secrets/robot-token-first', {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { metadata: { labels: { 'orch.io/legacy-token-invalid-since': null } } },
+    });
+    assert.equal((await server.request('POST', SSR, { token, body: {} })).status, 201);
+    assert.ok(used);
     await server.request('DELETE', '/api/v1/namespaces/default/secrets/robot-token-first');
     // The deleted token stops working; a replacement is listed instead.
     assert.equal((await server.request('POST', SSR, { token, body: {} })).status, 401);

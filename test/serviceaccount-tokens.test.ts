@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { BIN, ROOT, startTestServer, type TestServer } from './helpers/server.ts';
 
 const NS = '/api/v1/namespaces/default';
@@ -88,6 +88,25 @@ describe('service-account tokens', () => {
     const review = await server.request('POST', '/apis/authentication.orch.io/v1/tokenreviews', { body: { kind: 'TokenReview', spec: { token } } });
     assert.equal(review.body.status.authenticated, true);
     assert.deepEqual(review.body.status.audiences, ['api', 'orch']);
+  });
+
+  test('issuer discovery: the OpenID configuration and the JWKS verify the tokens', async () => {
+    const discovery = await server.request('GET', '/.well-known/openid-configuration');
+    assert.equal(discovery.status, 200);
+    assert.equal(discovery.headers['cache-control'], 'public, max-age=3600');
+    assert.deepEqual(discovery.body, {
+      issuer: ISSUER,
+      jwks_uri: `${ISSUER}/openid/v1/jwks`,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES384', 'RS256'],
+    });
+    const jwks = await server.request('GET', '/openid/v1/jwks');
+    assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
+    assert.deepEqual(jwks.body.keys.map((k: any) => [k.kty, k.alg, k.use]), [['RSA', 'RS256', 'sig'], ['EC', 'ES384', 'sig']]);
+    const token = (await requestToken('builder')).body.status.token;
+    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks.body), { issuer: ISSUER, audience: 'api' });
+    assert.equal(payload.sub, 'system:serviceaccount:default:builder');
   });
 
   test('expirationSeconds: at least 10 minutes (422), at most the flag (shortened, with a warning)', async () => {

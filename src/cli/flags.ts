@@ -27,6 +27,7 @@ export interface Flags {
   authenticationTokenWebhookVersion: 'v1' | 'v1beta1';
   serviceAccountIssuers: string[];
   serviceAccountSigningKeyFile?: string;
+  serviceAccountJwksUri?: string;
   serviceAccountKeyFiles: string[];
   apiAudiences: string[];
   serviceAccountMaxTokenExpirationMs: number;
@@ -147,6 +148,13 @@ const SPECS: FlagSpec[] = [
   },
   { name: 'enable-bootstrap-token-auth', value: 'bool', help: 'Enable to allow secrets of type \'bootstrap.orch.io/token\' in the \'orch-system\' namespace to be used for TLS bootstrapping authentication.', apply: (f, v) => (f.enableBootstrapTokenAuth = parseBool(v)) },
   { name: 'service-account-issuer', value: 'stringArray', help: 'Identifier of the service account token issuer. The issuer asserts this identifier in the "iss" claim of issued tokens. When given more than once, the first issues and all are accepted. (default: https://orch.default.svc.cluster.local with a key made under --data-dir)', apply: (f, v) => (f.serviceAccountIssuers = [...f.serviceAccountIssuers, v]) },
+  {
+    name: 'service-account-jwks-uri',
+    value: 'string', help: 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. This flag is useful if the discovery doc and key set are served to relying parties from a URL other than the API server\'s external address. Only valid when --service-account-issuer is an https URL.', apply: (f, v) => {
+      if (!/^https:\/\/[^/]/.test(v)) throw new Error('service-account-jwks-uri requires https scheme');
+      f.serviceAccountJwksUri = v;
+    },
+  },
   { name: 'service-account-signing-key-file', value: 'string', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
   { name: 'service-account-private-key-file', value: 'string', help: 'Same as --service-account-signing-key-file (the name kube-controller-manager gives it).', apply: (f, v) => (f.serviceAccountSigningKeyFile = v) },
   { name: 'service-account-key-file', value: 'stringArray', help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. The signing key always verifies too.', apply: (f, v) => (f.serviceAccountKeyFiles = [...f.serviceAccountKeyFiles, v]) },

@@ -51,6 +51,7 @@ async function main(argv: string[]): Promise<void> {
     tokenWebhook: flags.authenticationTokenWebhookConfigFile
       ? { configFile: flags.authenticationTokenWebhookConfigFile, cacheTtlMs: flags.authenticationTokenWebhookCacheTtlMs, version: flags.authenticationTokenWebhookVersion }
       : undefined,
+    serviceAccountJwksUri: flags.serviceAccountJwksUri,
     serviceAccounts: {
       issuers: flags.serviceAccountIssuers,
       signingKeyFile: flags.serviceAccountSigningKeyFile,

@@ -34,6 +34,7 @@ import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, 
 import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
+import type { StaticDocument } from './issuer-discovery.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -48,6 +49,8 @@ export interface ApiServerOptions {
   health: HealthChecks;
   /** host:port clients reach us at, for discovery's serverAddressByClientCIDRs. */
   serverAddress: string;
+  /** Fixed documents served at non-resource paths (service-account issuer discovery). */
+  staticDocuments?: Map<string, StaticDocument>;
 }
 
 interface Route {
@@ -199,6 +202,13 @@ export class ApiServer {
       return writeText(res, 404, '404 page not found\n');
     }
     if (trimmed === '/version') return writeJsonText(res, 200, JSON.stringify(versionInfo()), encode);
+    const document = this.options.staticDocuments?.get(path);
+    if (document) {
+      // Upstream lets relying parties cache these for an hour.
+      res.writeHead(200, { 'Content-Type': document.contentType, 'Cache-Control': 'public, max-age=3600' });
+      res.end(req.method === 'HEAD' ? undefined : document.body);
+      return;
+    }
     if (this.openapi.serve(req, res, trimmed, query)) return;
     const aggregated = this.discovery.aggregated.get(trimmed);
     if (aggregated && wantsAggregatedDiscovery(req)) {

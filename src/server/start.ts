@@ -3,24 +3,21 @@
  * API server and its HTTPS listener, health checks and graceful shutdown
  * (SPEC 4.10, 5).
  */
-import { createServer, type Server } from 'node:https';
+import { createServer } from 'node:https';
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
-import { tokenChain, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
-import { buildAuthentication, type AuthenticationOptions } from './authentication.ts';
+import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
+import { buildAuthentication } from './authentication.ts';
 import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
-import { serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
+import { issuerDiscoveryDocuments } from './issuer-discovery.ts';
+import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
 import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
-import { TokenCleaner } from '../controllers/token-cleaner.ts';
-import { BootstrapSigner, clusterInfoOrchconfig } from '../controllers/bootstrap-signer.ts';
-import { DEFAULT_SERVICE_ACCOUNT, NamespaceObjectController, rootCaPublisher } from '../controllers/namespace-object-controller.ts';
-import { LegacyTokenController } from '../controllers/legacy-token-controller.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
-import { webhookTokenAuthenticator, type WebhookTokenOptions } from '../auth/authentication/webhook-token.ts';
+import { webhookTokenAuthenticator } from '../auth/authentication/webhook-token.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
   issuers: [],
@@ -34,101 +31,22 @@ import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
 import { authorizerForModes } from '../auth/authorization/authorizer.ts';
-import type { GeneratedApi } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
-import type { Storage } from '../storage/interface.ts';
 import { objectKey } from '../storage/keys.ts';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { Cacher } from '../storage/cacher/cacher.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { ApiServer } from './api-server.ts';
+import type { RunningServer, StartOptions } from './start-options.ts';
+export type { RunningServer, StartOptions } from './start-options.ts';
+import { controllerManager } from './controllers.ts';
 import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connection-guard.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
 import { servingCertificate } from './tls.ts';
-import { GarbageCollector } from '../controllers/garbage-collector.ts';
-import { ControllerManager, parseControllerSelection, type ControllerFactory } from '../controllers/controller-manager.ts';
-import { LeaseLeadership, soleLeadership } from '../controllers/leader-election.ts';
 import { sleep } from '../util/timers.ts';
-import { NamespaceController } from '../controllers/namespace-controller.ts';
-
-export interface StartOptions {
-  api: GeneratedApi;
-  dataDir: string;
-  port: number;
-  bindAddress: string;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  /** --orchconfig-ca-file: the CA written into the orchconfigs when --tls-cert-file carries none. */
-  orchconfigCaFile?: string;
-  tokenAuthFile?: string;
-  /** --service-account-*, --api-audiences (SPEC 5.2). */
-  serviceAccounts?: ServiceAccountFlags;
-  /** --authentication-token-webhook-* (SPEC 5.2). */
-  tokenWebhook?: Omit<WebhookTokenOptions, 'apiAudiences'>;
-  /** --enable-bootstrap-token-auth (SPEC 5.2). */
-  enableBootstrapTokenAuth?: boolean;
-  /** --client-ca-file (SPEC 5.2). */
-  clientCaFile?: string;
-  /** --requestheader-* (SPEC 5.2 authenticating proxy); present when --requestheader-client-ca-file is. */
-  requestHeader?: AuthenticationOptions['requestHeader'];
-  /** --authentication-config (SPEC 5.3). */
-  authenticationConfigFile?: string;
-  authorizationMode: string[];
-  anonymousAuth?: boolean;
-  livezGracePeriodMs: number;
-  shutdownDelayMs: number;
-  storage?: Storage;
-  /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
-  compactionIntervalMs?: number;
-  /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */
-  watchHistoryMs?: number;
-  /** Interval of BOOKMARK events (about a minute upstream). */
-  bookmarkIntervalMs?: number;
-  /** Unsent bytes a watcher may hold before it is closed as too slow. */
-  watchBufferLimitBytes?: number;
-  /** Feature gates by name (SPEC 9.6). */
-  featureGates?: Record<string, boolean>;
-  /** --request-timeout: deadline of every request that is not long-running; 0 = none (default 1 minute). */
-  requestTimeoutMs?: number;
-  /** --min-request-timeout: a watch without timeoutSeconds lasts 1x to 2x this (default 1800 s). */
-  minRequestTimeoutSeconds?: number;
-  /** --max-requests-inflight / --max-mutating-requests-inflight (defaults 400 and 200; 0 = no limit). */
-  maxRequestsInflight?: number;
-  maxMutatingRequestsInflight?: number;
-  /** --etcd-healthcheck-timeout / --etcd-readycheck-timeout: bound of the storage checks (default 2 s). */
-  healthcheckTimeoutMs?: number;
-  readycheckTimeoutMs?: number;
-  /** --controllers (kube-controller-manager's syntax; default `*`: all). */
-  controllers?: string[];
-  /**
-   * --leader-elect and its timings. On by default with etcd, where replicas share the store; the
-   * embedded SQLite store has a single process, which leads without a lease.
-   */
-  leaderElection?: {
-    enabled: boolean;
-    leaseDurationMs?: number;
-    renewDeadlineMs?: number;
-    retryPeriodMs?: number;
-    resourceName?: string;
-    resourceNamespace?: string;
-  };
-}
-
-export interface RunningServer {
-  url: string;
-  port: number;
-  adminToken: string;
-  caPem: string;
-  orchconfigPath: string;
-  /** Graceful stop: readyz fails, the delay passes, in-flight requests drain, storage closes. */
-  shutdown(): Promise<void>;
-  server: Server;
-  apiServer: ApiServer;
-  controllerManager: ControllerManager;
-}
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const dataDir = resolve(options.dataDir);
@@ -138,10 +56,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const admin = adminCredentials(join(dataDir, 'admin-token.csv'));
   const tokens = options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : new Map();
   tokens.set(admin.token, admin.user);
-  const tokenFile: TokenAuthenticator = async (token) => {
-    const user = tokens.get(token);
-    return user ? { user } : null;
-  };
+  // One answer per token, made once: the hot path allocates nothing to authenticate.
+  const tokenResults = new Map([...tokens].map(([token, user]) => [token, { user: withAuthenticatedGroup(user) }]));
+  const tokenFile: TokenAuthenticator = async (token) => tokenResults.get(token) ?? null;
   const pkiDir = join(dataDir, 'pki');
   mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
   const serviceAccounts = serviceAccountSettings(options.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNT_FLAGS, pkiDir);
@@ -151,7 +68,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
   const tokenAuthenticators: TokenAuthenticator[] = [
     tokenFile,
-    serviceAccountTokenAuthenticator({ keys: serviceAccounts.verification, issuers: serviceAccounts.issuers, apiAudiences, lookup: serviceAccounts.lookup, ...readers }),
+    serviceAccountTokenAuthenticator({
+      keys: serviceAccounts.verification,
+      issuers: serviceAccounts.issuers,
+      apiAudiences,
+      lookup: serviceAccounts.lookup,
+      ...readers,
+      // Once a day per Secret, off the request's path, as upstream's legacy token tracking.
+      markLegacyTokenUsed: (namespace, name, today) => void markLegacyTokenUsed(apiServer.store('', 'v1', 'secrets'), namespace, name, today),
+    }),
     ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(readers.secrets)] : []),
     ...(options.tokenWebhook ? [webhookTokenAuthenticator({ ...options.tokenWebhook, apiAudiences })] : []),
   ];
@@ -272,6 +197,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     health,
     serverAddress: `${hostForUrl}:${port}`,
+    staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
   });
 
   // SPEC 2.8, 4.11: reviews computed on create.
@@ -308,42 +234,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const url = `https://${hostForUrl}:${port}`;
   // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.
-  const controllers: ControllerFactory[] = [
-    { name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), cacher) },
-    {
-      name: 'namespace-controller',
-      create: () =>
-        new NamespaceController(
-          namespaces,
-          apiServer.subresourceStore('', 'v1', 'namespaces', 'finalize'),
-          apiServer.allStores().filter((store) => store.kind.namespaced),
-          cacher,
-        ),
-    },
-  ];
-  const configMaps = apiServer.store('', 'v1', 'configmaps');
-  const secrets = apiServer.store('', 'v1', 'secrets');
-  const accounts = apiServer.store('', 'v1', 'serviceaccounts');
-  controllers.push(
-    { name: 'token-cleaner-controller', create: () => new TokenCleaner(secrets, cacher) },
-    { name: 'bootstrap-signer-controller', create: () => new BootstrapSigner(configMaps, secrets, cacher, () => clusterInfoOrchconfig(url, tls.ca)) },
-    { name: 'serviceaccount-controller', create: () => new NamespaceObjectController(DEFAULT_SERVICE_ACCOUNT, namespaces, accounts, cacher) },
-    { name: 'root-ca-certificate-publisher-controller', create: () => new NamespaceObjectController(rootCaPublisher(tls.ca), namespaces, configMaps, cacher) },
-    { name: 'serviceaccount-token-controller', create: () => new LegacyTokenController(secrets, accounts, cacher, serviceAccounts.signing, tls.ca) },
-  );
-  const election = options.leaderElection ?? { enabled: storage.name !== 'sqlite' };
-  const leadership = election.enabled
-    ? new LeaseLeadership({
-        leases: apiServer.store('coordination.orch.io', 'v1', 'leases'),
-        namespace: election.resourceNamespace ?? 'orch-system',
-        name: election.resourceName ?? 'orch-controller-manager',
-        leaseDurationMs: election.leaseDurationMs ?? 15_000,
-        renewDeadlineMs: election.renewDeadlineMs ?? 10_000,
-        retryPeriodMs: election.retryPeriodMs ?? 2_000,
-      })
-    : soleLeadership;
-  const controllerManager = new ControllerManager(controllers, parseControllerSelection(options.controllers ?? ['*']), leadership);
-  controllerManager.start();
+  const controllers = controllerManager({
+    apiServer,
+    cacher,
+    url,
+    caPem: tls.ca,
+    signing: serviceAccounts.signing,
+    selection: options.controllers ?? ['*'],
+    // With etcd, replicas share the store; the embedded SQLite store has one process.
+    leaderElection: options.leaderElection ?? { enabled: storage.name !== 'sqlite' },
+  });
+  controllers.start();
 
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
   writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);
@@ -356,7 +257,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
       stopWatchingCaFiles();
-      await controllerManager.stop();
+      await controllers.stop();
       cacher.stop();
       await new Promise<void>((r) => {
         server.close(() => r());
@@ -364,5 +265,5 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
       await storage.close();
     })());
-  return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer, controllerManager };
+  return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer, controllerManager: controllers };
 }

@@ -64,7 +64,9 @@ export function tokenChain(authenticators: TokenAuthenticator[]) {
   return async (token: string, audiences: string[]): Promise<AuthenticationResult | null> => {
     for (const authenticator of authenticators) {
       const result = await authenticator(token, audiences);
-      if (result) return { ...result, user: withAuthenticatedGroup(result.user) };
+      if (!result) continue;
+      const user = withAuthenticatedGroup(result.user);
+      return user === result.user ? result : { ...result, user };
     }
     return null;
   };
@@ -86,13 +88,15 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     }
     const token = bearerToken(req);
     if (token !== undefined) {
-      // An authenticator that cannot answer (a webhook down, a store timing out) authenticates nothing.
-      const result = await tokens(token, options.apiAudiences).catch(() => null);
-      if (result) {
-        // Nothing after authentication needs the credential (upstream deletes the header too).
-        delete req.headers.authorization;
-        return result.user;
+      let result: AuthenticationResult | null = null;
+      try {
+        result = await tokens(token, options.apiAudiences);
+      } catch {
+        // An authenticator that cannot answer (a webhook down, a store timing out) authenticates nothing.
       }
+      // Upstream deletes the header after this; nothing here forwards a request, and a delete
+      // on the headers object would slow every later read of it.
+      if (result) return result.user;
       failed = true;
     }
     if (failed) throw errors.unauthorized();

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { compactVerify, SignJWT, decodeProtectedHeader } from 'jose';
 import type { ObjectReader } from '../../registry/object-reader.ts';
+import type { GenericStore } from '../../registry/store.ts';
 import type { ApiObject } from '../../registry/strategy.ts';
 import type { AuthenticationResult, TokenAuthenticator } from '../authentication/authenticator.ts';
 import type { UserInfo } from '../user.ts';
@@ -86,7 +87,13 @@ export interface ServiceAccountAuthenticatorOptions {
   serviceAccounts: ObjectReader;
   secrets: ObjectReader;
   pods: ObjectReader;
+  /** Records that a legacy token Secret was used today (upstream's legacy token tracking label). */
+  markLegacyTokenUsed?: (namespace: string, secretName: string, today: string) => void;
 }
+
+/** Upstream's legacy token tracking labels, renamed. */
+export const LEGACY_LAST_USED_LABEL = 'orch.io/legacy-token-last-used';
+export const LEGACY_INVALID_SINCE_LABEL = 'orch.io/legacy-token-invalid-since';
 
 const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
 
@@ -176,8 +183,12 @@ async function legacy(options: ServiceAccountAuthenticatorOptions, token: string
     const secret = await options.secrets.get(namespace, secretName);
     const stored = secret?.data?.token ? Buffer.from(secret.data.token, 'base64').toString('utf8') : undefined;
     if (!secret || secret.metadata.deletionTimestamp || stored !== token) return null;
+    // A token the cleaner has marked invalid stays refused until the label is removed.
+    if (secret.metadata.labels?.[LEGACY_INVALID_SINCE_LABEL]) return null;
     const account = await options.serviceAccounts.get(namespace, accountName);
     if (!account || account.metadata.deletionTimestamp || account.metadata.uid !== accountUid) return null;
+    const today = new Date().toISOString().slice(0, 10);
+    if (secret.metadata.labels?.[LEGACY_LAST_USED_LABEL] !== today) options.markLegacyTokenUsed?.(namespace, secretName, today);
   }
   const user: UserInfo = {
     name: serviceAccountUsername(namespace, accountName),
@@ -186,4 +197,21 @@ async function legacy(options: ServiceAccountAuthenticatorOptions, token: string
   };
   // Legacy tokens are good for every audience of this server (upstream: the api audiences).
   return { user, audiences: options.apiAudiences };
+}
+
+/** Sets the last-used label on a legacy token Secret; failures only mean it is tried again on the next use. */
+export async function markLegacyTokenUsed(secrets: GenericStore, namespace: string, name: string, today: string): Promise<void> {
+  try {
+    await secrets.update(
+      namespace,
+      name,
+      (current) => {
+        if (!current) throw Object.assign(new Error('gone'), { code: 404 });
+        return { ...current, metadata: { ...current.metadata, labels: { ...(current.metadata.labels ?? {}), [LEGACY_LAST_USED_LABEL]: today } } };
+      },
+      { dryRun: false },
+    );
+  } catch {
+    // best effort, as upstream logs and goes on
+  }
 }

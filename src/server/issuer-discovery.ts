@@ -1,0 +1,38 @@
+/**
+ * Service-account issuer discovery (kube-apiserver's ServiceAccountIssuerDiscovery):
+ * `/.well-known/openid-configuration` and the JWKS of the verification keys,
+ * so relying parties outside the cluster can verify service-account tokens.
+ * Served only when the issuer is an https URL, as upstream.
+ */
+import { exportJWK } from 'jose';
+import type { VerificationKey } from '../auth/serviceaccount/keys.ts';
+
+export interface StaticDocument {
+  contentType: string;
+  body: Buffer;
+}
+
+export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
+export const JWKS_PATH = '/openid/v1/jwks';
+
+export async function issuerDiscoveryDocuments(issuer: string, jwksUri: string | undefined, keys: VerificationKey[]): Promise<Map<string, StaticDocument>> {
+  const documents = new Map<string, StaticDocument>();
+  if (!/^https:\/\//.test(issuer)) return documents;
+  const seen = new Set<string>();
+  const jwks = [];
+  for (const key of keys) {
+    if (seen.has(key.kid)) continue;
+    seen.add(key.kid);
+    jwks.push({ ...(await exportJWK(key.key)), use: 'sig', kid: key.kid, alg: key.algorithms[0] });
+  }
+  const configuration = {
+    issuer,
+    jwks_uri: jwksUri ?? `${issuer.replace(/\/$/, '')}${JWKS_PATH}`,
+    response_types_supported: ['id_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...new Set(keys.flatMap((k) => k.algorithms))].sort(),
+  };
+  documents.set(OPENID_CONFIGURATION_PATH, { contentType: 'application/json', body: Buffer.from(JSON.stringify(configuration)) });
+  documents.set(JWKS_PATH, { contentType: 'application/jwk-set+json', body: Buffer.from(JSON.stringify({ keys: jwks })) });
+  return documents;
+}

@@ -1,0 +1,86 @@
+/**
+ * What starts a server (the flags, as src/cli/main.ts maps them) and what a
+ * started server offers its caller.
+ */
+import type { Server } from 'node:https';
+import type { ControllerManager } from '../controllers/controller-manager.ts';
+import type { GeneratedApi } from '../registry/kind.ts';
+import type { Storage } from '../storage/interface.ts';
+import type { WebhookTokenOptions } from '../auth/authentication/webhook-token.ts';
+import type { ApiServer } from './api-server.ts';
+import type { AuthenticationOptions } from './authentication.ts';
+import type { LeaderElectionSettings } from './controllers.ts';
+import type { ServiceAccountFlags } from './service-accounts.ts';
+
+export interface StartOptions {
+  api: GeneratedApi;
+  dataDir: string;
+  port: number;
+  bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** --orchconfig-ca-file: the CA written into the orchconfigs when --tls-cert-file carries none. */
+  orchconfigCaFile?: string;
+  tokenAuthFile?: string;
+  /** --service-account-jwks-uri: the JWKS URI the discovery document names. */
+  serviceAccountJwksUri?: string;
+  /** --service-account-*, --api-audiences (SPEC 5.2). */
+  serviceAccounts?: ServiceAccountFlags;
+  /** --authentication-token-webhook-* (SPEC 5.2). */
+  tokenWebhook?: Omit<WebhookTokenOptions, 'apiAudiences'>;
+  /** --enable-bootstrap-token-auth (SPEC 5.2). */
+  enableBootstrapTokenAuth?: boolean;
+  /** --client-ca-file (SPEC 5.2). */
+  clientCaFile?: string;
+  /** --requestheader-* (SPEC 5.2 authenticating proxy); present when --requestheader-client-ca-file is. */
+  requestHeader?: AuthenticationOptions['requestHeader'];
+  /** --authentication-config (SPEC 5.3). */
+  authenticationConfigFile?: string;
+  authorizationMode: string[];
+  anonymousAuth?: boolean;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  storage?: Storage;
+  /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
+  compactionIntervalMs?: number;
+  /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */
+  watchHistoryMs?: number;
+  /** Interval of BOOKMARK events (about a minute upstream). */
+  bookmarkIntervalMs?: number;
+  /** Unsent bytes a watcher may hold before it is closed as too slow. */
+  watchBufferLimitBytes?: number;
+  /** Feature gates by name (SPEC 9.6). */
+  featureGates?: Record<string, boolean>;
+  /** --request-timeout: deadline of every request that is not long-running; 0 = none (default 1 minute). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout: a watch without timeoutSeconds lasts 1x to 2x this (default 1800 s). */
+  minRequestTimeoutSeconds?: number;
+  /** --max-requests-inflight / --max-mutating-requests-inflight (defaults 400 and 200; 0 = no limit). */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** --etcd-healthcheck-timeout / --etcd-readycheck-timeout: bound of the storage checks (default 2 s). */
+  healthcheckTimeoutMs?: number;
+  readycheckTimeoutMs?: number;
+  /** --controllers (kube-controller-manager's syntax; default `*`: all). */
+  controllers?: string[];
+  /**
+   * --leader-elect and its timings. On by default with etcd, where replicas share the store; the
+   * embedded SQLite store has a single process, which leads without a lease.
+   */
+  leaderElection?: LeaderElectionSettings;
+
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  adminToken: string;
+  caPem: string;
+  orchconfigPath: string;
+  /** Graceful stop: readyz fails, the delay passes, in-flight requests drain, storage closes. */
+  shutdown(): Promise<void>;
+  server: Server;
+  apiServer: ApiServer;
+  controllerManager: ControllerManager;
+}
+
