@@ -29,7 +29,7 @@ import { requestJson } from '../src/client/http-client.ts';
 const TOKEN_ID = 'abcdef';
 const TOKEN_SECRET = '0123456789abcdef';
 const TOKEN = `${TOKEN_ID}.${TOKEN_SECRET}`;
-const FAST = { timeoutMs: 1_000, intervalMs: 100 };
+const FAST = { timeoutMs: 3_000, intervalMs: 100 };
 
 /** A detached JWS (`header..signature`) of `content`. */
 async function sign(content: string, key: string, header: Record<string, unknown> = { alg: 'HS256', kid: TOKEN_ID }): Promise<string> {

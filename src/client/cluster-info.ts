@@ -121,7 +121,8 @@ async function readClusterInfo(connection: ClusterConnection, tokenId: string, o
   for (;;) {
     let failure: string;
     try {
-      const res = await requestJson(connection, CLUSTER_INFO_PATH, { timeoutMs: Math.max(1, Math.min(10_000, until - Date.now())) });
+      // Each read gets at least a second, so the last one can still report what the server said.
+      const res = await requestJson(connection, CLUSTER_INFO_PATH, { timeoutMs: Math.min(10_000, Math.max(1_000, until - Date.now())) });
       const data = (res.body as { data?: Record<string, unknown> } | undefined)?.data;
       if (res.status === 200 && data && typeof data === 'object') {
         if (data[`jws-orchconfig-${tokenId}`] !== undefined) return data;
