@@ -3,6 +3,7 @@
  * gets the default strategy: ObjectMeta validation and schema decoding only,
  * which is all a kind added through the contract needs.
  */
+import { rbacStrategies } from './rbac.ts';
 import { specGeneration, type Strategy } from '../strategy.ts';
 import {
   defaultNamespace,
@@ -60,6 +61,7 @@ const event: Strategy = {
 };
 
 const strategies: Record<string, Strategy> = {
+  ...rbacStrategies,
   'networking.orch.io/NetworkPolicy': networkPolicy,
   '/Namespace': namespace,
   '/Secret': secret,
