@@ -53,3 +53,51 @@ test('subjects: users and groups by exact name, service accounts in their or the
   assert.equal(subjectMatches(sa, { kind: 'ServiceAccount', name: 'bot', namespace: 'other' }, 'team'), false);
   assert.equal(subjectMatches(user, { kind: 'Robot', name: 'alice' }, ''), false);
 });
+
+test('the RBAC decision: cluster bindings everywhere, role bindings in their namespace, upstream reasons', async () => {
+  const { rbacAuthorizer } = await import('../src/auth/authorization/rbac-authorizer.ts');
+  const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}) });
+  const clusterRoles = new Map<string, any>([
+    ['view', { metadata: meta('view'), rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }] }],
+    ['probes', { metadata: meta('probes'), rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }] }],
+  ]);
+  const roles = new Map<string, any>([['team/writer', { metadata: meta('writer', 'team'), rules: [{ verbs: ['create'], apiGroups: [''], resources: ['configmaps'] }] }]]);
+  const clusterBindings = [{ metadata: meta('probes'), roleRef: { kind: 'ClusterRole', name: 'probes' }, subjects: [{ kind: 'Group', name: 'devs' }] }];
+  const roleBindings = new Map<string, any[]>([
+    [
+      'team',
+      [
+        { metadata: meta('view', 'team'), roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'alice' }] },
+        { metadata: meta('write', 'team'), roleRef: { kind: 'Role', name: 'writer' }, subjects: [{ kind: 'ServiceAccount', name: 'bot' }] },
+        { metadata: meta('dangling', 'team'), roleRef: { kind: 'Role', name: 'gone' }, subjects: [{ kind: 'User', name: 'alice' }] },
+      ],
+    ],
+  ]);
+  const authorizer = rbacAuthorizer({
+    clusterRoleBindings: () => clusterBindings,
+    roleBindings: (ns) => roleBindings.get(ns) ?? [],
+    clusterRole: (name) => clusterRoles.get(name),
+    role: (ns, name) => roles.get(`${ns}/${name}`),
+  });
+  // A ClusterRole bound in a namespace grants there only.
+  assert.deepEqual(await authorizer.authorize(request({ namespace: 'team' })), { decision: 'Allow', reason: 'RBAC: allowed by RoleBinding "view/team" of ClusterRole "view" to User "alice"' });
+  const elsewhere = await authorizer.authorize(request({ namespace: 'default' }));
+  assert.equal(elsewhere.decision, 'NoOpinion');
+  // A service account named without a namespace is the binding's.
+  const bot = { name: 'system:serviceaccount:team:bot', groups: [] };
+  assert.deepEqual(await authorizer.authorize(request({ user: bot, namespace: 'team', verb: 'create', name: '' })), {
+    decision: 'Allow',
+    reason: 'RBAC: allowed by RoleBinding "write/team" of Role "writer" to ServiceAccount "bot/team"',
+  });
+  assert.deepEqual(await authorizer.authorize(request({ isResourceRequest: false, path: '/healthz', namespace: '', resource: '' })), {
+    decision: 'Allow',
+    reason: 'RBAC: allowed by ClusterRoleBinding "probes" of ClusterRole "probes" to Group "devs"',
+  });
+  // Nothing allows: no opinion, naming the binding whose role is missing.
+  const denied = await authorizer.authorize(request({ namespace: 'team', verb: 'delete' }));
+  assert.deepEqual(denied, { decision: 'NoOpinion', reason: 'RBAC: role.rbac.authorization.orch.io "gone" not found' });
+  const rules = await authorizer.rulesFor!(user, 'team');
+  assert.equal(rules.incomplete, true);
+  assert.deepEqual(rules.nonResourceRules, [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]);
+  assert.deepEqual(rules.resourceRules, [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: undefined }]);
+});
