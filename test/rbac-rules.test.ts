@@ -101,3 +101,36 @@ test('the RBAC decision: cluster bindings everywhere, role bindings in their nam
   assert.deepEqual(rules.nonResourceRules, [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]);
   assert.deepEqual(rules.resourceRules, [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: undefined }]);
 });
+
+test('the RBAC source reads the watch cache: a new binding grants, a deleted one stops at once', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { SqliteStorage } = await import('../src/storage/sqlite/sqlite-storage.ts');
+  const { Cacher } = await import('../src/storage/cacher/cacher.ts');
+  const { objectKey } = await import('../src/storage/keys.ts');
+  const { CachedRbacSource, RBAC_RESOURCES } = await import('../src/auth/authorization/rbac-source.ts');
+  const { rbacAuthorizer } = await import('../src/auth/authorization/rbac-authorizer.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'orch-rbac-source-'));
+  const storage = new SqliteStorage({ file: join(dir, 'rbac.db') });
+  const cacher = new Cacher(storage, { historyMs: 60_000, maxEvents: 1000, bookmarkIntervalMs: 60_000, maxWatcherBufferedBytes: 1 << 20 });
+  try {
+    await cacher.start(RBAC_RESOURCES);
+    const G = 'rbac.authorization.orch.io';
+    const put = (resource: string, namespace: string | undefined, obj: object) => storage.create(objectKey(G, resource, namespace, (obj as any).metadata.name), JSON.stringify(obj));
+    await put('roles', 'team', { metadata: { name: 'reader', namespace: 'team' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] });
+    const revision = await put('rolebindings', 'team', { metadata: { name: 'read', namespace: 'team' }, roleRef: { kind: 'Role', name: 'reader' }, subjects: [{ kind: 'User', name: 'alice' }] });
+    await cacher.waitFor(revision, 5000);
+    const authorizer = rbacAuthorizer(new CachedRbacSource(cacher));
+    assert.equal((await authorizer.authorize(request({ namespace: 'team' }))).decision, 'Allow');
+    assert.equal((await authorizer.authorize(request({ namespace: 'team-2' }))).decision, 'NoOpinion');
+    const current = await storage.get(objectKey(G, 'rolebindings', 'team', 'read'));
+    const deleted = await storage.delete(objectKey(G, 'rolebindings', 'team', 'read'), current!.modRevision);
+    await cacher.waitFor(deleted, 5000);
+    assert.equal((await authorizer.authorize(request({ namespace: 'team' }))).decision, 'NoOpinion');
+  } finally {
+    cacher.stop();
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
