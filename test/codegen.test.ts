@@ -101,7 +101,7 @@ test('a kind added to a copy of the contract is generated and served', async () 
     dataDir: join(work, 'data'),
     port: 0,
     bindAddress: '127.0.0.1',
-    authorizationMode: ['AlwaysAllow'],
+    authorizers: [{ type: 'AlwaysAllow', name: 'alwaysallow' }],
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
   });

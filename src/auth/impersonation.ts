@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import type { AuthorizationAttributes, Authorizer } from './authorization/authorizer.ts';
-import { forbiddenError } from './authorization/forbidden.ts';
+import { authorizeRequest } from './authorization/forbidden.ts';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from './user.ts';
 
 const USER = 'impersonate-user';
@@ -124,8 +124,7 @@ export async function impersonate(req: IncomingMessage, caller: UserInfo, author
         uid = request.name;
         break;
     }
-    const { decision, reason } = await authorizer.authorize(attributes);
-    if (decision !== 'Allow') throw forbiddenError(attributes, reason);
+    await authorizeRequest(authorizer, attributes);
   }
   // Upstream's group rules: system:authenticated unless the groups say otherwise; anonymous is unauthenticated.
   if (name !== ANONYMOUS_USER) {

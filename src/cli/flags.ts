@@ -5,6 +5,7 @@
 import { parseGoDuration } from '../util/go-duration.ts';
 import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/controller-manager.ts';
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
+import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 
 export interface Flags {
   secureport: number;
@@ -33,7 +34,18 @@ export interface Flags {
   serviceAccountMaxTokenExpirationMs: number;
   serviceAccountExtendTokenExpiration: boolean;
   serviceAccountLookup: boolean;
-  authorizationMode: string[];
+  /** --authorization-mode; undefined: Node,RBAC unless --authorization-config is given. */
+  authorizationMode?: string[];
+  authorizationPolicyFile?: string;
+  authorizationWebhookConfigFile?: string;
+  authorizationWebhookVersion: 'v1' | 'v1beta1';
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
+  authorizationConfig?: string;
+  /** The --authorization-mode and --authorization-webhook-* flags given, which --authorization-config excludes. */
+  authorizationLegacyFlags: string[];
+  /** The chain the legacy flags describe; undefined with --authorization-config. */
+  authorizers?: AuthorizerEntry[];
   anonymousAuth?: boolean;
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
@@ -78,7 +90,7 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-const KNOWN_GATES = ['WatchList', 'AnonymousAuthConfigurableEndpoints'];
+const KNOWN_GATES = ['WatchList', 'AnonymousAuthConfigurableEndpoints', 'AuthorizeWithSelectors', 'StructuredAuthorizationConfiguration'];
 /** GA gates upstream locks to their default: setting them otherwise is an error (SPEC 2.8: APISelfSubjectReview). */
 const LOCKED_GATES: Record<string, boolean> = { APISelfSubjectReview: true };
 
@@ -112,6 +124,12 @@ function parsePositiveInt(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`invalid positive integer ${JSON.stringify(text)}`);
   return n;
+}
+
+/** Applies a flag that --authorization-config excludes, remembering that it was given. */
+function legacy(f: Flags, name: string, apply: () => void): void {
+  apply();
+  if (!f.authorizationLegacyFlags.includes(name)) f.authorizationLegacyFlags.push(name);
 }
 
 function parseBool(text: string): boolean {
@@ -162,7 +180,22 @@ const SPECS: FlagSpec[] = [
   { name: 'service-account-max-token-expiration', value: 'duration', help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.', apply: (f, v) => (f.serviceAccountMaxTokenExpirationMs = parseDuration(v)) },
   { name: 'service-account-extend-token-expiration', value: 'bool', help: 'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration. (default true)', apply: (f, v) => (f.serviceAccountExtendTokenExpiration = parseBool(v)) },
   { name: 'service-account-lookup', value: 'bool', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication. (default true)', apply: (f, v) => (f.serviceAccountLookup = parseBool(v)) },
-  { name: 'authorization-mode', value: 'strings', help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow,AlwaysDeny. (default [AlwaysAllow])', apply: (f, v) => (f.authorizationMode = v.split(',').map((s) => s.trim()).filter(Boolean)) },
+  { name: 'authorization-mode', value: 'strings', help: `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}. Defaults to ${DEFAULT_AUTHORIZATION_MODES.join(',')} if --authorization-config is not used; the admin credentials are in system:masters, which every mode allows.`, apply: (f, v) => legacy(f, 'authorization-mode', () => (f.authorizationMode = splitList(v))) },
+  { name: 'authorization-policy-file', value: 'string', help: 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.', apply: (f, v) => (f.authorizationPolicyFile = v) },
+  { name: 'authorization-webhook-config-file', value: 'string', help: "File with webhook configuration in orchconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.", apply: (f, v) => legacy(f, 'authorization-webhook-config-file', () => (f.authorizationWebhookConfigFile = v)) },
+  {
+    name: 'authorization-webhook-version',
+    value: 'string',
+    help: 'The API version of the authorization.orch.io SubjectAccessReview to send to and expect from the webhook. (default "v1beta1")',
+    apply: (f, v) =>
+      legacy(f, 'authorization-webhook-version', () => {
+        if (v !== 'v1' && v !== 'v1beta1') throw new Error('must be v1 or v1beta1');
+        f.authorizationWebhookVersion = v;
+      }),
+  },
+  { name: 'authorization-webhook-cache-authorized-ttl', value: 'duration', help: "The duration to cache 'authorized' responses from the webhook authorizer. (default 5m0s)", apply: (f, v) => legacy(f, 'authorization-webhook-cache-authorized-ttl', () => (f.authorizationWebhookCacheAuthorizedTtlMs = parseDuration(v))) },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', value: 'duration', help: "The duration to cache 'unauthorized' responses from the webhook authorizer. (default 30s)", apply: (f, v) => legacy(f, 'authorization-webhook-cache-unauthorized-ttl', () => (f.authorizationWebhookCacheUnauthorizedTtlMs = parseDuration(v))) },
+  { name: 'authorization-config', value: 'string', help: 'File with Authorization Configuration (apiserver.config.orch.io/v1beta1 AuthorizationConfiguration) to configure the authorizer chain; reloaded when it changes and every minute. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.', apply: (f, v) => (f.authorizationConfig = v) },
   { name: 'anonymous-auth', value: 'bool', help: 'Enables anonymous requests to the secure port. Anonymous requests are treated as user system:anonymous in group system:unauthenticated. Ignored with AlwaysAllow authorization, except for the health and version paths. (default true)', apply: (f, v) => (f.anonymousAuth = parseBool(v)) },
   { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
   { name: 'shutdown-delay-duration', value: 'duration', help: 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz returns failure. (default 0s)', apply: (f, v) => (f.shutdownDelayMs = parseDuration(v)) },
@@ -209,7 +242,10 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     secureport: 6443,
     bindAddress: '127.0.0.1',
     dataDir: 'data',
-    authorizationMode: ['AlwaysAllow'],
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
+    authorizationLegacyFlags: [],
     requestheaderAllowedNames: [],
     serviceAccountIssuers: [],
     authenticationTokenWebhookCacheTtlMs: 120_000,
@@ -270,5 +306,33 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     throw new FlagError(`leader election: ${(err as Error).message}`);
   }
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
+  resolveAuthorization(flags);
   return flags;
+}
+
+/** SPEC 5.1 items 5-6: the legacy flags become the chain's entries, or --authorization-config stands alone. */
+function resolveAuthorization(flags: Flags): void {
+  if (flags.authorizationConfig !== undefined) {
+    if (flags.featureGates.StructuredAuthorizationConfiguration === false) {
+      throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
+    }
+    if (flags.authorizationLegacyFlags.length) {
+      throw new FlagError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+    }
+    // The file's authorizers are Webhook, Node and RBAC (SPEC 5.1.6): there is no ABAC to read a policy file.
+    if (flags.authorizationPolicyFile) throw new FlagError('cannot specify --authorization-policy-file without mode ABAC');
+    return;
+  }
+  try {
+    flags.authorizers = entriesFromFlags({
+      modes: flags.authorizationMode ?? DEFAULT_AUTHORIZATION_MODES,
+      policyFile: flags.authorizationPolicyFile,
+      webhookConfigFile: flags.authorizationWebhookConfigFile,
+      webhookVersion: flags.authorizationWebhookVersion,
+      webhookCacheAuthorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
+      webhookCacheUnauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs,
+    });
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import { attributesFor, type Authorizer } from '../auth/authorization/authorizer.ts';
-import { forbiddenError } from '../auth/authorization/forbidden.ts';
+import { authorizeRequest } from '../auth/authorization/forbidden.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
@@ -29,7 +29,7 @@ import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
 import { impersonate } from '../auth/impersonation.ts';
 import { connectionVerdict } from './connection-guard.ts';
-import { resolveRequestInfo, type RequestInfo } from './request-info.ts';
+import { resolveRequestInfo, type RequestInfo, type RequestInfoOptions } from './request-info.ts';
 import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, type RequestLimits } from './request-limits.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
@@ -45,6 +45,8 @@ export interface ApiServerOptions {
   watch: WatchSettings;
   authenticate: (req: IncomingMessage, path: string) => Promise<UserInfo>;
   authorizer: Authorizer;
+  /** Feature gates that change what request info carries (AuthorizeWithSelectors). */
+  requestInfo?: RequestInfoOptions;
   admission: Admission;
   health: HealthChecks;
   /** host:port clients reach us at, for discovery's serverAddressByClientCIDRs. */
@@ -162,7 +164,7 @@ export class ApiServer {
       if (refused) throw refused;
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
-      const info = resolveRequestInfo(req.method ?? 'GET', target);
+      const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
       if (!isLongRunning(info)) {
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
         deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
@@ -170,8 +172,7 @@ export class ApiServer {
       const user = await impersonate(req, await this.options.authenticate(req, info.path), this.options.authorizer);
       release = this.inflight.admit(info, user);
       const attributes = attributesFor(user, info);
-      const { decision, reason } = await this.options.authorizer.authorize(attributes);
-      if (decision !== 'Allow') throw forbiddenError(attributes, reason);
+      await authorizeRequest(this.options.authorizer, attributes);
       if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {

@@ -8,7 +8,6 @@ import { createAuthenticator, type TokenAuthenticator } from '../auth/authentica
 import { loadAuthenticationConfig } from '../auth/authentication/authentication-config.ts';
 import { CertificateBundle, clientCertificateAuthenticator } from '../auth/authentication/client-certificate.ts';
 import { requestHeaderAuthenticator } from '../auth/authentication/request-header.ts';
-import { isPublicInfoPath } from '../auth/authorization/authorizer.ts';
 import { setClampedInterval } from '../util/timers.ts';
 
 export interface AuthenticationOptions {
@@ -23,7 +22,8 @@ export interface AuthenticationOptions {
   /** --anonymous-auth; undefined when the flag was not given. */
   anonymousAuth?: boolean;
   authenticationConfigFile?: string;
-  authorizationModes: string[];
+  /** AlwaysAllow is in the authorizer chain: anonymous requests are then refused (SPEC 5.3). */
+  alwaysAllow: boolean;
   featureGates: Record<string, boolean>;
   apiAudiences: string[];
 }
@@ -47,7 +47,7 @@ export function buildAuthentication(options: AuthenticationOptions, tokenAuthent
         options.anonymousAuth !== undefined,
       )
     : {};
-  const alwaysAllow = options.authorizationModes.includes('AlwaysAllow');
+  const { alwaysAllow } = options;
   const anonymousAllowed = config.anonymous
     ? (path: string) => config.anonymous!.enabled && (config.anonymous!.paths.length === 0 || config.anonymous!.paths.includes(path))
     : // SPEC 5.3: on unless --anonymous-auth=false, and off under AlwaysAllow but for the probes.
@@ -73,4 +73,11 @@ export function buildAuthentication(options: AuthenticationOptions, tokenAuthent
       return () => clearInterval(timer);
     },
   };
+}
+
+/** The probe and version paths upstream's system:public-info-viewer role opens to everyone (FACTS 11). */
+const PUBLIC_INFO = new Set(['/livez', '/readyz', '/healthz', '/version', '/version/']);
+
+function isPublicInfoPath(path: string): boolean {
+  return PUBLIC_INFO.has(path) || /^\/(livez|readyz|healthz)\/.+$/.test(path);
 }

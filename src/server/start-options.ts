@@ -7,6 +7,7 @@ import type { ControllerManager } from '../controllers/controller-manager.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { Storage } from '../storage/interface.ts';
 import type { WebhookTokenOptions } from '../auth/authentication/webhook-token.ts';
+import type { AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import type { ApiServer } from './api-server.ts';
 import type { AuthenticationOptions } from './authentication.ts';
 import type { LeaderElectionSettings } from './controllers.ts';
@@ -36,7 +37,10 @@ export interface StartOptions {
   requestHeader?: AuthenticationOptions['requestHeader'];
   /** --authentication-config (SPEC 5.3). */
   authenticationConfigFile?: string;
-  authorizationMode: string[];
+  /** The authorizer chain from --authorization-mode and its flags (SPEC 5.1.5); default Node,RBAC. */
+  authorizers?: AuthorizerEntry[];
+  /** --authorization-config (SPEC 5.1.6); excludes `authorizers`. */
+  authorizationConfigFile?: string;
   anonymousAuth?: boolean;
   livezGracePeriodMs: number;
   shutdownDelayMs: number;

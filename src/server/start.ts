@@ -31,7 +31,10 @@ import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../auth/reviews/access-reviews.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
-import { authorizerForModes } from '../auth/authorization/authorizer.ts';
+import { DEFAULT_AUTHORIZATION_MODES, entriesFromFlags } from '../auth/authorization/authorizer-entries.ts';
+import { buildAuthorizer } from '../auth/authorization/build-authorizer.ts';
+import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
+import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
 import { objectKey } from '../storage/keys.ts';
@@ -66,6 +69,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const apiAudiences = serviceAccounts.apiAudiences;
   const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
   const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
+  if (options.authorizationConfigFile !== undefined) throw new Error('--authorization-config: not served yet');
+  const authorizerEntries = options.authorizers ?? entriesFromFlags({ modes: DEFAULT_AUTHORIZATION_MODES, webhookVersion: 'v1beta1', webhookCacheAuthorizedTtlMs: 0, webhookCacheUnauthorizedTtlMs: 0 });
   // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
   const tokenAuthenticators: TokenAuthenticator[] = [
     tokenFile,
@@ -87,14 +92,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       requestHeader: options.requestHeader,
       anonymousAuth: options.anonymousAuth,
       authenticationConfigFile: options.authenticationConfigFile,
-      authorizationModes: options.authorizationMode,
+      alwaysAllow: authorizerEntries.some((entry) => entry.type === 'AlwaysAllow'),
       featureGates: options.featureGates ?? {},
       apiAudiences,
     },
     tokenAuthenticators,
   );
   const authenticate = authentication.authenticate;
-  const authorizer = authorizerForModes(options.authorizationMode);
 
   const getNamespace = async (name: string): Promise<ApiObject | null> => {
     const kv = await storage.get(objectKey('', 'namespaces', undefined, name));
@@ -112,6 +116,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   await cacher.start(options.api.kinds.filter((k) => k.stored).map((k) => resourcePrefix(k.group, k.plural)));
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
+  // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
+  const rbac = rbacAuthorizer(new CachedRbacSource(cacher));
+  const authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac });
 
   let shuttingDown = false;
   const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
@@ -188,6 +195,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     authenticate,
     authorizer,
+    requestInfo: { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true },
     admission: {
       // Upstream's order: every mutating plugin, then every validating one.
       mutate: serviceAccountPlugin.mutate,

@@ -1,12 +1,24 @@
 /**
- * Authorization (SPEC 5.1): an ordered chain of authorizers; the first allow or
- * deny is final, all no-opinion is a deny. RBAC, Node and Webhook join the same
- * interface.
+ * Authorization (SPEC 5.1): the Authorizer interface every mode implements and
+ * upstream's union of authorizers; the first allow or deny is final, all
+ * no-opinion is a deny.
  */
 import type { RequestInfo } from '../../server/request-info.ts';
+import type { FieldRequirement } from '../../registry/selectors/field-selector.ts';
+import type { LabelRequirement } from '../../registry/selectors/label-selector.ts';
 import { MASTERS_GROUP, type UserInfo } from '../user.ts';
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+/**
+ * A request's selector as authorizers see it under AuthorizeWithSelectors
+ * (SPEC 2.11, 9.6): the parsed requirements, or why it did not parse.
+ */
+export interface SelectorAttribute<R> {
+  requirements: R[];
+  /** Set when the selector did not parse; then there are no requirements. */
+  error?: string;
+}
 
 /** The attributes of SPEC 5.1 item 2. */
 export interface AuthorizationAttributes {
@@ -20,6 +32,22 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** AuthorizeWithSelectors only, on list, watch and deletecollection (upstream GetFieldSelector). */
+  fieldSelector?: SelectorAttribute<FieldRequirement>;
+  /** AuthorizeWithSelectors only, on list, watch and deletecollection (upstream GetLabelSelector). */
+  labelSelector?: SelectorAttribute<LabelRequirement>;
+}
+
+/**
+ * upstream's (decision, reason, error). `error` says the authorizer could not
+ * decide (a webhook that did not answer); a request nobody allowed that carries
+ * one is a 500, as upstream's filter answers, and reviews report it as
+ * evaluationError.
+ */
+export interface AuthorizationResult {
+  decision: Decision;
+  reason: string;
+  error?: string;
 }
 
 /** What a SelfSubjectRulesReview lists (SPEC 2.8): the rules an authorizer grants a user in a namespace. */
@@ -28,24 +56,27 @@ export interface Rules {
   nonResourceRules: Array<{ verbs: string[]; nonResourceURLs?: string[] }>;
   /** The authorizer cannot list every rule it would apply. */
   incomplete: boolean;
+  /** Why the list is incomplete (SelfSubjectRulesReview's evaluationError). */
+  error?: string;
 }
 
 export interface Authorizer {
-  authorize(attributes: AuthorizationAttributes): Promise<{ decision: Decision; reason: string }>;
+  authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult>;
   /** upstream's RuleResolver; an authorizer without one makes the list incomplete. */
   rulesFor?(user: UserInfo, namespace: string): Promise<Rules>;
 }
 
-const NO_RULES = async (): Promise<Rules> => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+export const noRules = (): Rules => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+
 /** Everything, as upstream's AlwaysAllow rule resolver lists it. */
-const EVERYTHING: Rules = {
+const everything = (): Rules => ({
   resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
   nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
   incomplete: false,
-};
+});
 
 export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
-  return {
+  const attributes: AuthorizationAttributes = {
     user,
     verb: info.verb,
     isResourceRequest: info.isResourceRequest,
@@ -55,52 +86,50 @@ export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationA
     namespace: info.namespace,
     resource: info.resource,
     subresource: info.subresource,
-    name: info.name,
+    name: info.name || info.selectedName,
   };
+  if (info.fieldSelector) attributes.fieldSelector = info.fieldSelector;
+  if (info.labelSelector) attributes.labelSelector = info.labelSelector;
+  return attributes;
 }
 
-export const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'Allow', reason: '' }), rulesFor: async () => structuredClone(EVERYTHING) };
-export const alwaysDeny: Authorizer = { authorize: async () => ({ decision: 'Deny', reason: '' }), rulesFor: NO_RULES };
+const ALLOW: AuthorizationResult = Object.freeze({ decision: 'Allow', reason: '' });
+const DENY: AuthorizationResult = Object.freeze({ decision: 'Deny', reason: '' });
+const NO_OPINION: AuthorizationResult = Object.freeze({ decision: 'NoOpinion', reason: '' });
+
+export const alwaysAllow: Authorizer = { authorize: async () => ALLOW, rulesFor: async () => everything() };
+export const alwaysDeny: Authorizer = { authorize: async () => DENY, rulesFor: async () => noRules() };
 
 /** Members of system:masters may do anything, before any mode is consulted (FACTS 11). */
 export const privilegedGroups: Authorizer = {
-  authorize: async ({ user }) => ({ decision: user.groups.includes(MASTERS_GROUP) ? 'Allow' : 'NoOpinion', reason: '' }),
-  rulesFor: async (user) => (user.groups.includes(MASTERS_GROUP) ? structuredClone(EVERYTHING) : { resourceRules: [], nonResourceRules: [], incomplete: false }),
+  authorize: async ({ user }) => (user.groups.includes(MASTERS_GROUP) ? ALLOW : NO_OPINION),
+  rulesFor: async (user) => (user.groups.includes(MASTERS_GROUP) ? everything() : noRules()),
 };
 
-/** Paths the default `system:public-info-viewer` binding opens to everyone (FACTS 11). */
-const PUBLIC_INFO = new Set(['/livez', '/readyz', '/healthz', '/version', '/version/']);
-
-export function isPublicInfoPath(path: string): boolean {
-  return PUBLIC_INFO.has(path) || /^\/(livez|readyz|healthz)\/.+$/.test(path);
-}
-
-/** The read-only health and version probes upstream's default roles grant to all (FACTS 11, 12). */
-export const publicInfo: Authorizer = {
-  authorize: async ({ isResourceRequest, verb, path }) => ({
-    decision: !isResourceRequest && verb === 'get' && isPublicInfoPath(path) ? 'Allow' : 'NoOpinion',
-    reason: '',
-  }),
-  rulesFor: async () => ({
-    resourceRules: [],
-    nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*', '/version', '/version/'] }],
-    incomplete: false,
-  }),
-};
-
-/** Runs authorizers in order; the first Allow or Deny wins (SPEC 5.1 item 3). */
+/**
+ * upstream's union authorizer (SPEC 5.1 item 3): the first Allow or Deny wins;
+ * otherwise no opinion, with every authorizer's reason and error joined.
+ */
 export function chain(authorizers: Authorizer[]): Authorizer {
   return {
     async authorize(attributes) {
+      let reasons: string[] | undefined;
+      let errors: string[] | undefined;
       for (const authorizer of authorizers) {
         const result = await authorizer.authorize(attributes);
         if (result.decision !== 'NoOpinion') return result;
+        if (result.reason) (reasons ??= []).push(result.reason);
+        if (result.error) (errors ??= []).push(result.error);
       }
-      return { decision: 'NoOpinion', reason: '' };
+      if (!reasons && !errors) return NO_OPINION;
+      const result: AuthorizationResult = { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '' };
+      if (errors) result.error = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+      return result;
     },
-    // upstream's union rule resolver: every authorizer's rules added up.
+    // upstream's union rule resolver: every authorizer's rules added up, errors aggregated.
     async rulesFor(user, namespace) {
-      const all: Rules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      const all = noRules();
+      const errors: string[] = [];
       for (const authorizer of authorizers) {
         if (!authorizer.rulesFor) {
           all.incomplete = true;
@@ -110,20 +139,10 @@ export function chain(authorizers: Authorizer[]): Authorizer {
         all.resourceRules.push(...rules.resourceRules);
         all.nonResourceRules.push(...rules.nonResourceRules);
         all.incomplete ||= rules.incomplete;
+        if (rules.error) errors.push(rules.error);
       }
+      if (errors.length) all.error = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
       return all;
     },
   };
-}
-
-/** `--authorization-mode` values served today; the others are refused at start-up. */
-export const AUTHORIZATION_MODES: Record<string, Authorizer> = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny };
-
-export function authorizerForModes(modes: string[]): Authorizer {
-  const chosen = modes.map((mode) => {
-    const authorizer = AUTHORIZATION_MODES[mode];
-    if (!authorizer) throw new Error(`--authorization-mode: unsupported mode ${JSON.stringify(mode)}; supported: ${Object.keys(AUTHORIZATION_MODES).join(', ')}`);
-    return authorizer;
-  });
-  return chain([privilegedGroups, publicInfo, ...chosen]);
 }

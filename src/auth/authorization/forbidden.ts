@@ -1,6 +1,6 @@
-/** The 403 of SPEC 5.1 with upstream's message (FACTS 1.2). */
+/** The 403 of SPEC 5.1 with upstream's message (FACTS 1.2), and the check that throws it. */
 import * as errors from '../../api/status-error.ts';
-import type { AuthorizationAttributes } from './authorizer.ts';
+import type { AuthorizationAttributes, Authorizer } from './authorizer.ts';
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -17,4 +17,15 @@ export function forbiddenError(a: AuthorizationAttributes, reason: string): erro
   const scope = a.namespace ? `in the namespace "${escapeHtml(a.namespace)}"` : 'at the cluster scope';
   text = `User "${user}" cannot ${a.verb} resource "${escapeHtml(resource)}" in API group "${a.group}" ${scope}`;
   return errors.forbidden({ group: a.group, resource: a.resource }, a.name, reason ? `${text}: ${reason}` : text);
+}
+
+/**
+ * upstream's WithAuthorization filter: an allow passes; an authorizer error
+ * with no allow is a 500 (the decision could not be made); anything else 403.
+ */
+export async function authorizeRequest(authorizer: Authorizer, attributes: AuthorizationAttributes): Promise<void> {
+  const { decision, reason, error } = await authorizer.authorize(attributes);
+  if (decision === 'Allow') return;
+  if (error) throw errors.internalError(new Error(error));
+  throw forbiddenError(attributes, reason);
 }

@@ -47,10 +47,11 @@ function attributesFrom(spec: any, user: UserInfo): AuthorizationAttributes {
 async function decide(authorizer: Authorizer, attributes: AuthorizationAttributes): Promise<Record<string, unknown>> {
   const status: Record<string, unknown> = { allowed: false };
   try {
-    const { decision, reason } = await authorizer.authorize(attributes);
+    const { decision, reason, error } = await authorizer.authorize(attributes);
     status.allowed = decision === 'Allow';
     if (decision === 'Deny') status.denied = true;
     if (reason) status.reason = reason;
+    if (error) status.evaluationError = error;
   } catch (err) {
     status.evaluationError = (err as Error).message;
   }
@@ -112,8 +113,9 @@ export function selfSubjectRulesReview(authorizer: Authorizer): ComputedCreate {
     if (!namespace) throw errors.badRequest('no namespace on request');
     const status: Record<string, unknown> = { resourceRules: [], nonResourceRules: [], incomplete: true };
     try {
-      const rules = await authorizer.rulesFor!(user, namespace);
+      const { error, ...rules } = await authorizer.rulesFor!(user, namespace);
       Object.assign(status, rules);
+      if (error) status.evaluationError = error;
     } catch (err) {
       status.evaluationError = (err as Error).message;
     }
