@@ -117,7 +117,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await cacher.start(options.api.kinds.filter((k) => k.stored).map((k) => resourcePrefix(k.group, k.plural)));
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
-  const rbac = rbacAuthorizer(new CachedRbacSource(cacher));
+  const rbacIndex = new CachedRbacSource(cacher);
+  const rbac = rbacAuthorizer(rbacIndex);
   const authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac });
 
   let shuttingDown = false;
