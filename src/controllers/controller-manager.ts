@@ -35,6 +35,7 @@ export interface Leadership {
  */
 export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; aliases: string[] }> = [
   { name: 'bootstrap-signer-controller', aliases: ['bootstrapsigner'] },
+  { name: 'clusterrole-aggregation-controller', aliases: ['clusterrole-aggregation'] },
   { name: 'garbage-collector-controller', aliases: ['garbagecollector'] },
   { name: 'namespace-controller', aliases: ['namespace'] },
   { name: 'root-ca-certificate-publisher-controller', aliases: ['root-ca-cert-publisher'] },

@@ -6,6 +6,7 @@
 import type { SigningKey } from '../auth/serviceaccount/keys.ts';
 import { BootstrapSigner, clusterInfoOrchconfig } from '../controllers/bootstrap-signer.ts';
 import { ControllerManager, parseControllerSelection, type ControllerFactory } from '../controllers/controller-manager.ts';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { LeaseLeadership, soleLeadership } from '../controllers/leader-election.ts';
 import { LegacyTokenController } from '../controllers/legacy-token-controller.ts';
@@ -56,6 +57,7 @@ export function controllerManager(settings: ControllerSettings): ControllerManag
     { name: 'bootstrap-signer-controller', create: () => new BootstrapSigner(configMaps, secrets, cacher, () => clusterInfoOrchconfig(settings.url, caPem)) },
     { name: 'serviceaccount-controller', create: () => new NamespaceObjectController(DEFAULT_SERVICE_ACCOUNT, namespaces, accounts, cacher) },
     { name: 'root-ca-certificate-publisher-controller', create: () => new NamespaceObjectController(rootCaPublisher(caPem), namespaces, configMaps, cacher) },
+    { name: 'clusterrole-aggregation-controller', create: () => new ClusterRoleAggregationController(apiServer.store('rbac.authorization.orch.io', 'v1', 'clusterroles'), cacher) },
     { name: 'serviceaccount-token-controller', create: () => new LegacyTokenController(secrets, accounts, cacher, settings.signing, caPem) },
   ];
   const election = settings.leaderElection;

@@ -35,6 +35,8 @@ import { DEFAULT_AUTHORIZATION_MODES, entriesFromFlags } from '../auth/authoriza
 import { buildAuthorizer } from '../auth/authorization/build-authorizer.ts';
 import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
 import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles, RBAC_GROUP } from '../auth/authorization/bootstrap-policy.ts';
+import { reconcileBootstrapPolicy } from '../registry/rbac-bootstrap.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
 import { objectKey } from '../storage/keys.ts';
@@ -50,7 +52,7 @@ import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connec
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
 import { servingCertificate } from './tls.ts';
-import { sleep } from '../util/timers.ts';
+import { retryFor, sleep } from '../util/timers.ts';
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const dataDir = resolve(options.dataDir);
@@ -125,6 +127,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
   const readycheckTimeoutMs = options.readycheckTimeoutMs ?? 2000;
   const systemNamespaces = new PostStartHook('poststarthook/start-system-namespaces-controller');
+  const rbacBootstrap = new PostStartHook('poststarthook/rbac/bootstrap-roles');
   const checks: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
@@ -132,6 +135,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     { name: `${storage.name}-readiness`, check: () => storage.ping(readycheckTimeoutMs, true), timeoutMs: readycheckTimeoutMs, readyzOnly: true },
     { name: 'watch-cache', check: () => cacher.check(), readyzOnly: true },
     systemNamespaces,
+    rbacBootstrap,
     {
       name: 'shutdown',
       readyzOnly: true,
@@ -246,6 +250,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       }
     }
   });
+
+  // SPEC 5.5: the default roles and bindings, reconciled at every start; retried for 30 s as upstream's hook.
+  const rbacStore = (plural: string) => apiServer.store(RBAC_GROUP, 'v1', plural);
+  await rbacBootstrap.run(() =>
+    retryFor(30_000, 1_000, () =>
+      reconcileBootstrapPolicy(
+        { clusterRoles: rbacStore('clusterroles'), clusterRoleBindings: rbacStore('clusterrolebindings'), roles: rbacStore('roles'), roleBindings: rbacStore('rolebindings') },
+        { clusterRoles: bootstrapClusterRoles(), clusterRoleBindings: bootstrapClusterRoleBindings(), roles: bootstrapRoles(), roleBindings: bootstrapRoleBindings() },
+      ),
+    ),
+  );
 
   const url = `https://${hostForUrl}:${port}`;
   // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.

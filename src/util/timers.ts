@@ -45,3 +45,16 @@ export function sleep(ms: number): Promise<void> {
 export function setClampedInterval(callback: () => void, ms: number): NodeJS.Timeout {
   return setInterval(callback, Math.min(Math.max(1, ms), MAX_TIMER_MS));
 }
+
+/** Runs `task` until it succeeds, waiting `intervalMs` between tries, for at most `totalMs`; then the last failure. */
+export async function retryFor<T>(totalMs: number, intervalMs: number, task: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + totalMs;
+  for (;;) {
+    try {
+      return await task();
+    } catch (err) {
+      if (Date.now() + intervalMs > deadline) throw err;
+      await sleep(intervalMs);
+    }
+  }
+}
