@@ -17,6 +17,7 @@ import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
 import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
+import { rbacEscalationCheck } from '../admission/rbac-escalation.ts';
 import { webhookTokenAuthenticator } from '../auth/authentication/webhook-token.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
@@ -110,6 +111,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const lifecycle = namespaceLifecycle(getNamespace);
   const serviceAccountPlugin = serviceAccountAdmission(readers.serviceAccounts);
   const minute = 60_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? minute;
   const cacher = new Cacher(storage, {
     historyMs: options.watchHistoryMs ?? 5 * minute,
     maxEvents: 200_000,
@@ -122,6 +124,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const rbacIndex = new CachedRbacSource(cacher);
   const rbac = rbacAuthorizer(rbacIndex);
   const authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac });
+  const escalationCheck = rbacEscalationCheck({ authorizer, resolver: rbacIndex, source: rbacIndex, fresh: () => cacher.waitUntilFresh(requestTimeoutMs || 60_000) });
 
   let shuttingDown = false;
   const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
@@ -152,7 +155,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const clientHost = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
   const tls = await servingCertificate({ pkiDir, hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile, caFile: options.orchconfigCaFile, clientHost });
   let apiServer!: ApiServer;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   // Receiving a request may not outlast its deadline by much: a body still arriving after the
   // 504 is cut off. Without a request timeout, Node's default of 5 minutes still bounds it.
   const receiveTimeoutMs = requestTimeoutMs ? requestTimeoutMs + 5_000 : 300_000;
@@ -202,8 +204,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     authorizer,
     requestInfo: { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true },
     admission: {
-      // Upstream's order: every mutating plugin, then every validating one.
-      mutate: serviceAccountPlugin.mutate,
+      // Upstream's order: every mutating plugin, then every validating one. RBAC's escalation
+      // check is not a plugin: upstream's role and binding storage runs it before validation.
+      mutate: async (attributes) => {
+        await serviceAccountPlugin.mutate(attributes);
+        await escalationCheck(attributes);
+      },
       validate: async (attributes) => {
         await lifecycle(attributes);
         await serviceAccountPlugin.validate(attributes);
