@@ -5,11 +5,12 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { assertFailure, expectWrite } from './helpers/api.ts';
+import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 
 const RBAC = '/apis/rbac.authorization.orch.io/v1';
 const TOKENS = 'alice-token,alice,1,"devs"\nbob-token,bob,2,\ncarol-token,carol,3,"devs"\n';
@@ -191,5 +192,20 @@ describe('RBAC mode', () => {
     });
     // edit does not include creating local reviews (admin does): the review itself is refused.
     assert.equal(local.status, 403);
+  });
+
+  test('kubectl with a non-admin orchconfig gets upstream\'s Forbidden messages and what its bindings allow', { skip: !hasKubectl() && 'kubectl is not on PATH' }, async () => {
+    const config = join(dir, 'bob.orchconfig');
+    writeFileSync(config, readFileSync(server.orchconfig, 'utf8').replace(server.token, 'bob-token'));
+    const kubectl = (...args: string[]) => runKubectl(config, dir, args);
+    const secrets = await kubectl('get', 'secrets', '-n', 'default');
+    assert.notEqual(secrets.code, 0);
+    assert.match(secrets.stderr, /Error from server \(Forbidden\): secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "default"/);
+    const create = await kubectl('create', 'configmap', 'x', '-n', 'team');
+    assert.match(create.stderr, /failed to create configmap: configmaps is forbidden: User "bob" cannot create resource "configmaps" in API group "" in the namespace "team"/);
+    const named = await kubectl('get', 'configmap', 'named', '-n', 'team', '-o', 'name');
+    assert.equal(named.stdout.trim(), 'configmap/named', named.stderr);
+    const forbiddenGet = await kubectl('get', 'configmap', 'unnamed', '-n', 'team');
+    assert.match(forbiddenGet.stderr, /Error from server \(Forbidden\): configmaps "unnamed" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "team"/);
   });
 });
