@@ -81,3 +81,27 @@ describe('access reviews', () => {
     assert.equal(missing.body.message, 'no namespace on request');
   });
 });
+
+describe('access reviews with selectors (AuthorizeWithSelectors)', () => {
+  test('with the gate the selectors are validated as upstream; without it they are dropped', async () => {
+    const on = await startTestServer(['--authorization-mode=RBAC', '--feature-gates=AuthorizeWithSelectors=true']);
+    const off = await startTestServer(['--authorization-mode=RBAC']);
+    try {
+      const withSelectors = { verb: 'list', resource: 'pods', namespace: 'default', fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] }, labelSelector: { rawSelector: 'app=web' } };
+      const accepted = await on.request('POST', `${AUTHZ}/selfsubjectaccessreviews`, { body: { spec: { resourceAttributes: withSelectors } } });
+      assert.equal(accepted.status, 201, accepted.text);
+      assert.deepEqual(accepted.body.spec.resourceAttributes.fieldSelector, withSelectors.fieldSelector);
+      assert.equal(accepted.body.status.allowed, true);
+      const invalidSelectors = { ...withSelectors, fieldSelector: {}, labelSelector: { rawSelector: 'a=b', requirements: [{ key: 'a', operator: 'In', values: ['b'] }] } };
+      const refused = await on.request('POST', `${AUTHZ}/selfsubjectaccessreviews`, { body: { spec: { resourceAttributes: invalidSelectors } } });
+      assert.equal(refused.status, 422, refused.text);
+      assert.deepEqual(refused.body.details.causes.map((c: any) => c.field), ['spec.resourceAttributes.fieldSelector.requirements', 'spec.resourceAttributes.labelSelector.rawSelector']);
+      const dropped = await off.request('POST', `${AUTHZ}/selfsubjectaccessreviews`, { body: { spec: { resourceAttributes: invalidSelectors } } });
+      assert.equal(dropped.status, 201, dropped.text);
+      assert.equal(dropped.body.spec.resourceAttributes.fieldSelector, undefined);
+      assert.equal(dropped.body.spec.resourceAttributes.labelSelector, undefined);
+    } finally {
+      await Promise.all([on.close(), off.close()]);
+    }
+  });
+});

@@ -225,9 +225,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
 
   const authz = 'authorization.orch.io';
-  apiServer.serveComputed(authz, 'v1', 'subjectaccessreviews', undefined, subjectAccessReview(authorizer));
-  apiServer.serveComputed(authz, 'v1', 'selfsubjectaccessreviews', undefined, selfSubjectAccessReview(authorizer));
-  apiServer.serveComputed(authz, 'v1', 'localsubjectaccessreviews', undefined, localSubjectAccessReview(authorizer));
+  const reviewOptions = { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true };
+  apiServer.serveComputed(authz, 'v1', 'subjectaccessreviews', undefined, subjectAccessReview(authorizer, reviewOptions));
+  apiServer.serveComputed(authz, 'v1', 'selfsubjectaccessreviews', undefined, selfSubjectAccessReview(authorizer, reviewOptions));
+  apiServer.serveComputed(authz, 'v1', 'localsubjectaccessreviews', undefined, localSubjectAccessReview(authorizer, reviewOptions));
   apiServer.serveComputed(authz, 'v1', 'selfsubjectrulesreviews', undefined, selfSubjectRulesReview(authorizer));
   apiServer.serveComputed(
     '',

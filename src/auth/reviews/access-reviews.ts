@@ -11,6 +11,13 @@ import type { ApiObject } from '../../registry/strategy.ts';
 import { invalid, type FieldError } from '../../registry/validation/field-errors.ts';
 import type { AuthorizationAttributes, Authorizer } from '../authorization/authorizer.ts';
 import type { UserInfo } from '../user.ts';
+import { fieldSelectorAttribute, labelSelectorAttribute, selectorAttributeErrors } from './review-selectors.ts';
+
+/** Feature gates the reviews follow. */
+export interface ReviewOptions {
+  /** AuthorizeWithSelectors (SPEC 9.6): resourceAttributes.fieldSelector and labelSelector reach the authorizers. */
+  authorizeWithSelectors?: boolean;
+}
 
 const GROUP = 'authorization.orch.io';
 
@@ -31,14 +38,33 @@ function metadataErrors(metadata: Record<string, unknown> | undefined, allowName
   return rest.length ? [invalid('metadata', Object.fromEntries(rest), 'must be empty')] : [];
 }
 
+/**
+ * The selectors are alpha: without the gate they are dropped from the review, as
+ * upstream drops disabled fields; with it they are validated as upstream.
+ */
+function selectorGate(spec: any, options: ReviewOptions): FieldError[] {
+  const r = spec?.resourceAttributes;
+  if (!r) return [];
+  if (options.authorizeWithSelectors) return selectorAttributeErrors(r, 'spec.resourceAttributes');
+  delete r.fieldSelector;
+  delete r.labelSelector;
+  return [];
+}
+
 /** upstream authorizationutil.AuthorizationAttributesFrom. */
 function attributesFrom(spec: any, user: UserInfo): AuthorizationAttributes {
   const r = spec.resourceAttributes;
   if (r) {
-    return {
+    const attributes: AuthorizationAttributes = {
       user, isResourceRequest: true, path: '', verb: r.verb ?? '', group: r.group ?? '', version: r.version ?? '',
       namespace: r.namespace ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
     };
+    // Only present with the gate on (selectorGate drops them otherwise).
+    const fieldSelector = fieldSelectorAttribute(attributes.verb, r.fieldSelector);
+    const labelSelector = labelSelectorAttribute(attributes.verb, r.labelSelector);
+    if (fieldSelector) attributes.fieldSelector = fieldSelector;
+    if (labelSelector) attributes.labelSelector = labelSelector;
+    return attributes;
   }
   const n = spec.nonResourceAttributes;
   return { user, isResourceRequest: false, path: n.path ?? '', verb: n.verb ?? '', group: '', version: '', namespace: '', resource: '', subresource: '', name: '' };
@@ -70,10 +96,10 @@ function refuse(kind: string, problems: FieldError[]): void {
 }
 
 /** POST subjectaccessreviews: any identity (spec.user, groups, uid, extra). */
-export function subjectAccessReview(authorizer: Authorizer): ComputedCreate {
+export function subjectAccessReview(authorizer: Authorizer, options: ReviewOptions = {}): ComputedCreate {
   return async ({ body }) => {
     const spec = body.spec ?? {};
-    const problems = [...attributeErrors(spec), ...metadataErrors(body.metadata, false)];
+    const problems = [...attributeErrors(spec), ...selectorGate(spec, options), ...metadataErrors(body.metadata, false)];
     if (!spec.user && !(spec.groups?.length > 0)) problems.push(invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
     refuse('SubjectAccessReview', problems);
     return { ...body, status: await decide(authorizer, attributesFrom(spec, specUser(spec))) };
@@ -81,23 +107,23 @@ export function subjectAccessReview(authorizer: Authorizer): ComputedCreate {
 }
 
 /** POST selfsubjectaccessreviews: the caller, after impersonation. */
-export function selfSubjectAccessReview(authorizer: Authorizer): ComputedCreate {
+export function selfSubjectAccessReview(authorizer: Authorizer, options: ReviewOptions = {}): ComputedCreate {
   return async ({ body, user }) => {
     const spec = body.spec ?? {};
-    refuse('SelfSubjectAccessReview', [...attributeErrors(spec), ...metadataErrors(body.metadata, false)]);
+    refuse('SelfSubjectAccessReview', [...attributeErrors(spec), ...selectorGate(spec, options), ...metadataErrors(body.metadata, false)]);
     return { ...body, status: await decide(authorizer, attributesFrom(spec, user)) };
   };
 }
 
 /** POST namespaces/{ns}/localsubjectaccessreviews: a SubjectAccessReview inside the path's namespace. */
-export function localSubjectAccessReview(authorizer: Authorizer): ComputedCreate {
+export function localSubjectAccessReview(authorizer: Authorizer, options: ReviewOptions = {}): ComputedCreate {
   return async ({ body, namespace }) => {
     if (!namespace) throw errors.badRequest('namespace is required on this type: ');
     const metadata: ApiObject['metadata'] = { ...(body.metadata ?? {}) };
     if (metadata.namespace && metadata.namespace !== namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     metadata.namespace = namespace;
     const spec = body.spec ?? {};
-    const problems = [...attributeErrors(spec), ...metadataErrors(metadata, true)];
+    const problems = [...attributeErrors(spec), ...selectorGate(spec, options), ...metadataErrors(metadata, true)];
     if (spec.nonResourceAttributes) problems.push(invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
     if (!spec.user && !(spec.groups?.length > 0)) problems.push(invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
     refuse('LocalSubjectAccessReview', problems);
