@@ -56,6 +56,15 @@ function withErrors<R>(requirements: R[], errors: string[]): SelectorAttribute<R
   return attribute;
 }
 
+/** A rawSelector parsed as a request's selector; a parse error is the attribute's error. */
+function fromRaw<R>(text: string, parse: (text: string) => R[]): SelectorAttribute<R> | undefined {
+  try {
+    return withErrors(parse(text), []);
+  } catch (err) {
+    return { requirements: [], error: (err as Error).message };
+  }
+}
+
 function exclusive(kind: 'field' | 'label', selector: SelectorAttributes): string | undefined {
   return selector.rawSelector && selector.requirements?.length ? `${kind}Selectors.rawSelector and ${kind}Selectors.requirements are mutually exclusive` : undefined;
 }
@@ -65,13 +74,7 @@ export function fieldSelectorAttribute(verb: string, selector: SelectorAttribute
   if (!selector || !VERBS_WITH_SELECTORS.has(verb)) return undefined;
   const clash = exclusive('field', selector);
   if (clash) return { requirements: [], error: clash };
-  if (selector.rawSelector) {
-    try {
-      return withErrors(parseFieldSelector(selector.rawSelector), []);
-    } catch (err) {
-      return { requirements: [], error: (err as Error).message };
-    }
-  }
+  if (selector.rawSelector) return fromRaw(selector.rawSelector, parseFieldSelector);
   const requirements: FieldRequirement[] = [];
   const errors: string[] = [];
   for (const r of selector.requirements ?? []) {
@@ -93,13 +96,7 @@ export function labelSelectorAttribute(verb: string, selector: SelectorAttribute
   if (!selector || !VERBS_WITH_SELECTORS.has(verb)) return undefined;
   const clash = exclusive('label', selector);
   if (clash) return { requirements: [], error: clash };
-  if (selector.rawSelector) {
-    try {
-      return withErrors(parseLabelSelector(selector.rawSelector), []);
-    } catch (err) {
-      return { requirements: [], error: (err as Error).message };
-    }
-  }
+  if (selector.rawSelector) return fromRaw(selector.rawSelector, parseLabelSelector);
   const requirements: LabelRequirement[] = [];
   const errors: string[] = [];
   for (const r of selector.requirements ?? []) {
