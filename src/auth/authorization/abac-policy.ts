@@ -8,7 +8,7 @@
  * rules about `*` and empty fields.
  */
 import { parse as parseYaml } from 'yaml';
-import { goJSONObjectError } from '../../registry/validation/go-json.ts';
+import { goJSONObjectError, jsonDepthError } from '../../registry/validation/go-json.ts';
 import { AUTHENTICATED_GROUP } from '../user.ts';
 
 /** upstream's abac.GroupName, renamed. */
@@ -181,9 +181,14 @@ const FIND_KIND = `couldn't get version/kind; json parse error: `;
  */
 function parseLine(line: string): unknown {
   if (line.replace(LEADING_SPACE, '').startsWith('{')) {
-    const syntax = goJSONObjectError(line);
-    if (syntax) throw new Error(FIND_KIND + syntax);
-    return JSON.parse(line);
+    const tooDeep = jsonDepthError(line);
+    if (tooDeep) throw new Error(FIND_KIND + tooDeep);
+    try {
+      return JSON.parse(line);
+    } catch (err) {
+      // Go's scanner text for the same error.
+      throw new Error(FIND_KIND + (goJSONObjectError(line) ?? (err as Error).message));
+    }
   }
   try {
     return parseYaml(line, { schema: 'core', uniqueKeys: false, merge: true, maxAliasCount: 100 }) ?? null;
