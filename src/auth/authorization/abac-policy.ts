@@ -191,7 +191,7 @@ function parseLine(line: string): unknown {
     }
   }
   try {
-    return parseYaml(line, { schema: 'core', uniqueKeys: false, merge: true, maxAliasCount: 100 }) ?? null;
+    return parseYaml(line, { schema: 'core', uniqueKeys: false, merge: true, maxAliasCount: 100, logLevel: 'error' }) ?? null;
   } catch (err) {
     throw new Error(`yaml: line 1: ${(err as Error).message.split(' at line ')[0]}`);
   }
