@@ -9,14 +9,12 @@ import type { IncomingMessage } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import type { BodyKind, DecodeContext } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
+import { jsonDepthError } from '../registry/validation/go-json.ts';
 import { findDuplicateFields } from './duplicate-fields.ts';
 import { parseYamlDocument, YamlDocumentError } from './yaml-document.ts';
 
 /** Upstream's limit for a decoded request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-
-/** Go encoding/json's maxNestingDepth: a JSON document nested deeper is refused. */
-export const MAX_JSON_DEPTH = 10_000;
 
 export const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml'];
 
@@ -138,30 +136,6 @@ export class DocumentError extends Error {
     super(message);
     this.name = 'DocumentError';
   }
-}
-
-/**
- * Where a JSON text nests deeper than `limit`, the bracket that does, as Go's
- * scanner reports it (`invalid character '[' exceeded max depth`); one linear
- * pass, skipped for texts too short to nest that deep.
- */
-export function jsonDepthError(text: string, limit = MAX_JSON_DEPTH): string | undefined {
-  if (text.length <= limit) return undefined;
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      // Skip the string: to the next quote that no backslash escapes.
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 0x5c /* \ */) i++;
-        else if (s === 0x22) break;
-      }
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > limit) return `invalid character '${text[i]}' exceeded max depth`;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
-  }
-  return undefined;
 }
 
 /** What goyaml's reader refuses anywhere in a document (its is_printable), a byte-order mark after the start included. */

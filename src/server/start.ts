@@ -34,6 +34,9 @@ import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesRevi
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
 import { DEFAULT_AUTHORIZATION_MODES, entriesFromFlags } from '../auth/authorization/authorizer-entries.ts';
 import { buildAuthorizer } from '../auth/authorization/build-authorizer.ts';
+import { abacAuthorizer } from '../auth/authorization/abac-authorizer.ts';
+import { loadPolicyFile } from '../auth/authorization/abac-policy-file.ts';
+import type { Authorizer } from '../auth/authorization/authorizer.ts';
 import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
 import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles, RBAC_GROUP } from '../auth/authorization/bootstrap-policy.ts';
@@ -123,7 +126,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbacIndex = new CachedRbacSource(cacher);
   const rbac = rbacAuthorizer(rbacIndex);
-  const authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac });
+  let authorizer: Authorizer;
+  try {
+    // ABAC's policy file is read here, once, as upstream reads it when building the chain.
+    authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac, ABAC: (entry) => abacAuthorizer(loadPolicyFile(entry.policyFile)) });
+  } catch (err) {
+    throw new Error(`invalid authorization config: ${(err as Error).message}`);
+  }
   const escalationCheck = rbacEscalationCheck({ authorizer, resolver: rbacIndex, source: rbacIndex, fresh: () => cacher.waitUntilFresh(requestTimeoutMs || 60_000) });
 
   let shuttingDown = false;

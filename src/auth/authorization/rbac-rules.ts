@@ -52,13 +52,17 @@ function resourceMatches(rule: PolicyRule, resource: string, subresource: string
   return false;
 }
 
-/** NonResourceURLMatches: `*`, the exact path, or a prefix ending in `*`. */
+/**
+ * One non-resource URL pattern: `*`, the exact path, or a prefix ending in `*`
+ * (upstream's NonResourceURLMatches; ABAC's nonResourcePath matches the same way).
+ */
+export function nonResourcePathMatches(pattern: string, path: string): boolean {
+  if (pattern === '*' || pattern === path) return true;
+  return pattern.endsWith('*') && path.startsWith(pattern.replace(/\*+$/, ''));
+}
+
 function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
-  for (const url of rule.nonResourceURLs ?? []) {
-    if (url === '*' || url === path) return true;
-    if (url.endsWith('*') && path.startsWith(url.replace(/\*+$/, ''))) return true;
-  }
-  return false;
+  return (rule.nonResourceURLs ?? []).some((url) => nonResourcePathMatches(url, path));
 }
 
 /** RuleAllows: verb, then API group, resource and resource name, or the non-resource URL. */

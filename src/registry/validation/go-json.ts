@@ -1,9 +1,37 @@
 /**
- * Go `encoding/json` error texts for the dockercfg secret checks (upstream
- * core ValidateSecret reports `json.Unmarshal`'s error as the detail). Pure
- * re-implementation of the Go scanner's syntax messages.
+ * Go `encoding/json` error texts: its nesting limit (request bodies, ABAC
+ * policy lines) and its syntax messages (the dockercfg secret checks, as
+ * upstream core ValidateSecret reports `json.Unmarshal`'s error as the detail;
+ * ABAC policy lines). Pure re-implementation of the Go scanner's messages.
  */
 import { goQuote } from './field-errors.ts';
+
+/** Go encoding/json's maxNestingDepth: a JSON document nested deeper is refused. */
+export const MAX_JSON_DEPTH = 10_000;
+
+/**
+ * Where a JSON text nests deeper than `limit`, the bracket that does, as Go's
+ * scanner reports it (`invalid character '[' exceeded max depth`); one linear
+ * pass, skipped for texts too short to nest that deep.
+ */
+export function jsonDepthError(text: string, limit = MAX_JSON_DEPTH): string | undefined {
+  if (text.length <= limit) return undefined;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // Skip the string: to the next quote that no backslash escapes.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c /* \ */) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > limit) return `invalid character '${text[i]}' exceeded max depth`;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return undefined;
+}
 
 /**
  * The error Go `json.Unmarshal(data, &map[string]interface{}{})` returns, or
