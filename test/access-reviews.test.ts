@@ -30,10 +30,11 @@ describe('access reviews', () => {
     assert.equal(asMaster.status, 201, asMaster.text);
     assert.deepEqual(asMaster.body.status, { allowed: true });
     const asAlice = await deny.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: { kind: 'SubjectAccessReview', spec: { user: 'alice', resourceAttributes: resource } } });
-    assert.deepEqual(asAlice.body.status, { allowed: false, denied: true });
+    // upstream's AlwaysDeny has no opinion: not allowed, not denied, with its reason.
+    assert.deepEqual(asAlice.body.status, { allowed: false, reason: 'Everything is forbidden.' });
     // AlwaysDeny denies the probes too, as upstream's (RBAC's default roles open them).
     const probe = await deny.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: { kind: 'SubjectAccessReview', spec: { user: 'alice', nonResourceAttributes: { path: '/healthz', verb: 'get' } } } });
-    assert.deepEqual(probe.body.status, { allowed: false, denied: true });
+    assert.deepEqual(probe.body.status, { allowed: false, reason: 'Everything is forbidden.' });
   });
 
   test('validation: one kind of attributes, a user or group, empty metadata', async () => {
@@ -58,7 +59,7 @@ describe('access reviews', () => {
     const ok = await local('default', { spec: { user: 'alice', resourceAttributes: resource } });
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.metadata.namespace, 'default');
-    assert.deepEqual(ok.body.status, { allowed: false, denied: true });
+    assert.deepEqual(ok.body.status, { allowed: false, reason: 'Everything is forbidden.' });
     const elsewhere = await local('default', { spec: { user: 'alice', resourceAttributes: { ...resource, namespace: 'other' } } });
     assert.equal(elsewhere.status, 400);
     assert.equal(elsewhere.body.message, 'spec.resourceAttributes.namespace must match namespace: default');

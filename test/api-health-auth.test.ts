@@ -97,18 +97,19 @@ describe('AlwaysDeny authorization', () => {
   after(() => server?.close());
 
   test('alice is refused with upstream\'s messages', async () => {
+    // upstream's AlwaysDeny has no opinion, with the reason every 403 ends with.
     const cases: Array<[string, string, string, object]> = [
-      ['GET', NPS, 'networkpolicies.networking.orch.io is forbidden: User "alice" cannot list resource "networkpolicies" in API group "networking.orch.io" in the namespace "default"',
+      ['GET', NPS, 'networkpolicies.networking.orch.io is forbidden: User "alice" cannot list resource "networkpolicies" in API group "networking.orch.io" in the namespace "default": Everything is forbidden.',
         { group: 'networking.orch.io', kind: 'networkpolicies' }],
-      ['GET', `${NPS}/np1`, 'networkpolicies.networking.orch.io "np1" is forbidden: User "alice" cannot get resource "networkpolicies" in API group "networking.orch.io" in the namespace "default"',
+      ['GET', `${NPS}/np1`, 'networkpolicies.networking.orch.io "np1" is forbidden: User "alice" cannot get resource "networkpolicies" in API group "networking.orch.io" in the namespace "default": Everything is forbidden.',
         { name: 'np1', group: 'networking.orch.io', kind: 'networkpolicies' }],
-      ['DELETE', NPS, 'networkpolicies.networking.orch.io is forbidden: User "alice" cannot deletecollection resource "networkpolicies" in API group "networking.orch.io" in the namespace "default"',
+      ['DELETE', NPS, 'networkpolicies.networking.orch.io is forbidden: User "alice" cannot deletecollection resource "networkpolicies" in API group "networking.orch.io" in the namespace "default": Everything is forbidden.',
         { group: 'networking.orch.io', kind: 'networkpolicies' }],
-      ['GET', '/api/v1/namespaces', 'namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope', { kind: 'namespaces' }],
+      ['GET', '/api/v1/namespaces', 'namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope: Everything is forbidden.', { kind: 'namespaces' }],
       // upstream's request info scopes a namespace's own path to that namespace
-      ['GET', '/api/v1/namespaces/default/status', 'namespaces "default" is forbidden: User "alice" cannot get resource "namespaces/status" in API group "" in the namespace "default"',
+      ['GET', '/api/v1/namespaces/default/status', 'namespaces "default" is forbidden: User "alice" cannot get resource "namespaces/status" in API group "" in the namespace "default": Everything is forbidden.',
         { name: 'default', kind: 'namespaces' }],
-      ['GET', '/metrics', 'forbidden: User "alice" cannot get path "/metrics"', {}],
+      ['GET', '/metrics', 'forbidden: User "alice" cannot get path "/metrics": Everything is forbidden.', {}],
     ];
     for (const [method, path, message, details] of cases) {
       const res = await server.request(method, path, { token: 'tok1' });
@@ -120,7 +121,7 @@ describe('AlwaysDeny authorization', () => {
   test('a refused create writes nothing; the admin (system:masters) is allowed', async () => {
     const body = { metadata: { name: 'np1' }, spec: { podSelector: {} } };
     const refused = await server.request('POST', NPS, { token: 'tok1', body });
-    assertFailure(refused, 403, 'Forbidden', 'networkpolicies.networking.orch.io is forbidden: User "alice" cannot create resource "networkpolicies" in API group "networking.orch.io" in the namespace "default"');
+    assertFailure(refused, 403, 'Forbidden', 'networkpolicies.networking.orch.io is forbidden: User "alice" cannot create resource "networkpolicies" in API group "networking.orch.io" in the namespace "default": Everything is forbidden.');
     assertFailure(await server.request('GET', `${NPS}/np1`), 404, 'NotFound');
     assert.equal((await server.request('POST', NPS, { body })).status, 201);
     assert.equal((await server.request('GET', `${NPS}/np1`)).status, 200);
@@ -129,7 +130,7 @@ describe('AlwaysDeny authorization', () => {
 
   test('anonymous requests are allowed to authenticate and are then denied', async () => {
     const res = await server.request('GET', NPS, { token: null });
-    assertFailure(res, 403, 'Forbidden', 'networkpolicies.networking.orch.io is forbidden: User "system:anonymous" cannot list resource "networkpolicies" in API group "networking.orch.io" in the namespace "default"');
+    assertFailure(res, 403, 'Forbidden', 'networkpolicies.networking.orch.io is forbidden: User "system:anonymous" cannot list resource "networkpolicies" in API group "networking.orch.io" in the namespace "default": Everything is forbidden.');
     assertFailure(await server.request('GET', NPS, { token: 'wrong' }), 401, 'Unauthorized', 'Unauthorized');
   });
 });

@@ -331,11 +331,12 @@ describe('ABAC on a real server', () => {
   });
 
   test('non-resource paths: prefixes, exact paths, read-only, and `*` only for authenticated users', async () => {
-    assert.equal((await server.request('GET', '/apis/networking.orch.io/v1', { token: 'alice-token' })).status, 200);
-    forbidden(await server.request('GET', '/api', { token: 'alice-token' }), 'forbidden: User "alice" cannot get path "/api": No policy matched.');
-    forbidden(await server.request('POST', '/apis/networking.orch.io/v1', { token: 'alice-token', body: {} }), 'forbidden: User "alice" cannot post path "/apis/networking.orch.io/v1": No policy matched.');
-    assert.equal((await server.request('GET', '/api', { token: 'carol-token' })).status, 200);
-    forbidden(await server.request('GET', '/apis/networking.orch.io/v1', { token: null }), 'forbidden: User "system:anonymous" cannot get path "/apis/networking.orch.io/v1": No policy matched.');
+    // Beside AlwaysDeny, whose reason follows ABAC's: RBAC's default roles would open discovery to every user.
+    assert.equal((await abacFirst.request('GET', '/apis/networking.orch.io/v1', { token: 'alice-token' })).status, 200);
+    forbidden(await abacFirst.request('GET', '/api', { token: 'alice-token' }), 'forbidden: User "alice" cannot get path "/api": No policy matched.\nEverything is forbidden.');
+    forbidden(await abacFirst.request('POST', '/apis/networking.orch.io/v1', { token: 'alice-token', body: {} }), 'forbidden: User "alice" cannot post path "/apis/networking.orch.io/v1": No policy matched.\nEverything is forbidden.');
+    assert.equal((await abacFirst.request('GET', '/api', { token: 'carol-token' })).status, 200);
+    forbidden(await abacFirst.request('GET', '/apis/networking.orch.io/v1', { token: null }), 'forbidden: User "system:anonymous" cannot get path "/apis/networking.orch.io/v1": No policy matched.\nEverything is forbidden.');
   });
 
   test('v0 lines: a namespace for every resource, or everything', async () => {
@@ -350,8 +351,9 @@ describe('ABAC on a real server', () => {
   });
 
   test("SelfSubjectRulesReview lists ABAC's rules", async () => {
+    // Beside AlwaysDeny, which lists nothing, so the rules are ABAC's alone.
     const review = async (token: string, namespace: string) => {
-      const res = await server.request('POST', '/apis/authorization.orch.io/v1/selfsubjectrulesreviews', { token, body: { kind: 'SelfSubjectRulesReview', spec: { namespace } } });
+      const res = await abacFirst.request('POST', '/apis/authorization.orch.io/v1/selfsubjectrulesreviews', { token, body: { kind: 'SelfSubjectRulesReview', spec: { namespace } } });
       assert.equal(res.status, 201, res.text);
       return res.body.status;
     };
@@ -365,11 +367,13 @@ describe('ABAC on a real server', () => {
     });
   });
 
-  test('the order of modes: ABAC before AlwaysDeny allows, AlwaysDeny before ABAC denies', async () => {
+  test('the order of modes: AlwaysDeny is upstream\'s no-opinion, so ABAC allows before or after it; its reason reaches the 403', async () => {
     assert.equal((await abacFirst.request('GET', '/api/v1/namespaces/team-a/configmaps', { token: 'alice-token' })).status, 200);
-    assert.equal((await abacFirst.request('GET', '/api/v1/namespaces/team-b/configmaps', { token: 'alice-token' })).status, 403);
-    // This server's AlwaysDeny is a deny (authorizer.ts); upstream's is a no-opinion ("Everything is forbidden.").
-    assert.equal((await denyFirst.request('GET', '/api/v1/namespaces/team-a/configmaps', { token: 'alice-token' })).status, 403);
+    const refused = await abacFirst.request('GET', '/api/v1/namespaces/team-b/configmaps', { token: 'alice-token' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.message, 'configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "team-b": No policy matched.\nEverything is forbidden.');
+    assert.equal((await denyFirst.request('GET', '/api/v1/namespaces/team-a/configmaps', { token: 'alice-token' })).status, 200);
+    assert.equal((await denyFirst.request('GET', '/api/v1/namespaces/team-b/configmaps', { token: 'alice-token' })).status, 403);
     assert.equal((await denyFirst.request('GET', '/api/v1/namespaces/team-a/configmaps')).status, 200, 'system:masters comes before every mode');
   });
 });

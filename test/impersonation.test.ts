@@ -73,8 +73,8 @@ describe('impersonation', () => {
 
   test('each header is authorized: a denial is 403 naming what was refused, and writes nothing', async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ 'Impersonate-User': 'bob' }, /^users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope$/],
-      [{ 'Impersonate-User': 'system:serviceaccount:kube:sa' }, /^serviceaccounts "sa" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "kube"$/],
+      [{ 'Impersonate-User': 'bob' }, /^users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope: Everything is forbidden\.$/],
+      [{ 'Impersonate-User': 'system:serviceaccount:kube:sa' }, /^serviceaccounts "sa" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "kube": Everything is forbidden\.$/],
     ];
     for (const [headers, message] of cases) {
       const res = await deny.request('POST', '/api/v1/namespaces/default/configmaps', { token: 'alice-token', headers, body: { metadata: { name: 'as-other' } } });

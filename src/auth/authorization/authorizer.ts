@@ -94,11 +94,12 @@ export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationA
 }
 
 const ALLOW: AuthorizationResult = Object.freeze({ decision: 'Allow', reason: '' });
-const DENY: AuthorizationResult = Object.freeze({ decision: 'Deny', reason: '' });
+/** upstream's AlwaysDeny has no opinion, with a reason: a later authorizer may still allow (SPEC 5.1 item 5). */
+const EVERYTHING_FORBIDDEN: AuthorizationResult = Object.freeze({ decision: 'NoOpinion', reason: 'Everything is forbidden.' });
 const NO_OPINION: AuthorizationResult = Object.freeze({ decision: 'NoOpinion', reason: '' });
 
 export const alwaysAllow: Authorizer = { authorize: async () => ALLOW, rulesFor: async () => everything() };
-export const alwaysDeny: Authorizer = { authorize: async () => DENY, rulesFor: async () => noRules() };
+export const alwaysDeny: Authorizer = { authorize: async () => EVERYTHING_FORBIDDEN, rulesFor: async () => noRules() };
 
 /** Members of system:masters may do anything, before any mode is consulted (FACTS 11). */
 export const privilegedGroups: Authorizer = {
