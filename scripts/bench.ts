@@ -12,8 +12,8 @@
  * Exit 0 on a completed run (failed responses are reported, not turned into a
  * failing exit code), 1 if a server died or the run failed, 2 on bad flags.
  */
-import { rmSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdAvailable, startEtcd } from '../test/helpers/etcd.ts';
 import type { TestServer } from '../test/helpers/server.ts';
@@ -22,7 +22,7 @@ import { measure, type Target } from './bench/autocannon.ts';
 import { startBaselines } from './bench/baselines.ts';
 import { collectionRevision, createNamespace, createPolicies, networkPolicy, NP_PATH, startOrch } from './bench/orch.ts';
 import { report, type BackendResult } from './bench/report.ts';
-import { baselineTargets, createTarget, fullListTarget, getTarget, pagedListTarget, updateTarget } from './bench/targets.ts';
+import { baselineTargets, createTarget, fullListTarget, getTarget, pagedListTarget, rbacGetTarget, updateTarget } from './bench/targets.ts';
 import { assertRunning, bytes, cleanup, fmt, isStopping, log, onCleanup, peakRss, stopChild } from './bench/util.ts';
 import { watchFanout } from './bench/watch-fanout.ts';
 
@@ -40,6 +40,8 @@ try {
   process.exit(2);
 }
 
+/** A user RBAC allows the GET fixture through a RoleBinding (the other targets run as the admin, in system:masters). */
+const RBAC_USER = { name: 'bench-reader', token: `bench-reader-${Date.now().toString(36)}` };
 const NS = { get: 'bench-get', list: 'bench-list', create: 'bench-create', update: 'bench-update', watch: 'bench-watch' };
 const RUN_ID = Date.now().toString(36);
 
@@ -70,7 +72,10 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 
 async function runBackend(backend: Backend): Promise<BackendResult> {
   const r: BackendResult = { backend, readyMs: NaN, servingLineMs: NaN, measurements: new Map(), serverLog: '' };
-  const flags: string[] = [];
+  const tokenDir = mkdtempSync(join(tmpdir(), 'orch-bench-tokens-'));
+  onCleanup(async () => rmSync(tokenDir, { recursive: true, force: true }));
+  writeFileSync(join(tokenDir, 'tokens.csv'), `${RBAC_USER.token},${RBAC_USER.name},bench-reader-uid\n`);
+  const flags: string[] = ['--authorization-mode=RBAC', `--token-auth-file=${join(tokenDir, 'tokens.csv')}`];
   let stopEtcd: (() => Promise<void>) | undefined;
   let etcdPid: number | undefined;
   if (backend === 'etcd3') {
@@ -116,6 +121,11 @@ async function runBackend(backend: Backend): Promise<BackendResult> {
     // Fixtures.
     for (const ns of [NS.get, NS.create, ...(opts.only.has('update') ? [NS.update] : []), ...(opts.only.has('list') ? [NS.list] : [])]) await createNamespace(orch, ns);
     await orch.expect('create the GET fixture', [201], 'POST', NP_PATH(NS.get), networkPolicy('api-allow', NS.get));
+    await orch.expect('bind the RBAC user', [201], 'POST', `/apis/rbac.authorization.orch.io/v1/namespaces/${NS.get}/rolebindings`, {
+      metadata: { name: 'bench-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.orch.io', name: RBAC_USER.name }],
+    });
     const one = await orch.expect('GET the fixture', [200], 'GET', `${NP_PATH(NS.get)}/api-allow`);
     r.getBytes = one.text.length;
     if (opts.only.has('list')) {
@@ -132,7 +142,7 @@ async function runBackend(backend: Backend): Promise<BackendResult> {
 
     // autocannon targets, after the baselines they are compared with.
     const targets: Target[] = [];
-    if (opts.only.has('get')) targets.push(getTarget(o, NS.get, 'api-allow', c));
+    if (opts.only.has('get')) targets.push(getTarget(o, NS.get, 'api-allow', c), rbacGetTarget(o, RBAC_USER.token, NS.get, 'api-allow', c));
     if (opts.only.has('update')) {
       const update = updateTarget(o, NS.update, updateNames, c);
       r.update = update.stats;

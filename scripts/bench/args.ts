@@ -165,7 +165,7 @@ export function parseArgs(argv: string[]): Options | 'help' {
 
 /** Upper bound of one backend's run in ms, for the overall time limit. */
 export function backendBudgetMs(o: Options): number {
-  const targets = 2 + (o.only.has('get') ? 1 : 0) + (o.only.has('create') ? 1 : 0) + (o.only.has('update') ? 1 : 0) + (o.only.has('list') ? 2 : 0);
+  const targets = 2 + (o.only.has('get') ? 2 : 0) + (o.only.has('create') ? 1 : 0) + (o.only.has('update') ? 1 : 0) + (o.only.has('list') ? 2 : 0);
   const watch = o.only.has('watch') ? o.watchRates.length * o.watchPhaseSeconds * 2 + o.watchDrainSeconds + 120 : 0;
   return (targets * (o.duration + o.warmup + 35) + watch + 180) * 1000;
 }

@@ -29,7 +29,7 @@ export interface BackendResult {
 }
 
 const ms = (n: number | undefined) => fmt(n, 2);
-const ORDER = ['http', 'https', 'get', 'create', 'update', 'list', 'paged'];
+const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'update', 'list', 'paged'];
 
 function targetTable(r: BackendResult): string[] {
   const https = r.measurements.get('https')?.rps;
@@ -164,6 +164,13 @@ function summaryRows(results: BackendResult[]): string[] {
 
 function notes(r: BackendResult): string[] {
   const out: string[] = [];
+  const masters = r.measurements.get('get');
+  const rbac = r.measurements.get('get-rbac');
+  if (masters && rbac) {
+    out.push(
+      `- ${r.backend}, RBAC's cost: GET as a user bound through a RoleBinding ${fmt(rbac.rps)} req/s, p50 ${ms(rbac.p50)} ms, vs as system:masters ${fmt(masters.rps)} req/s, p50 ${ms(masters.p50)} ms: ${ratio(rbac.rps, masters.rps)} of the rate`,
+    );
+  }
   for (const m of r.measurements.values()) {
     if (m.bad || m.errors) {
       out.push(`- ${r.backend}, ${m.label}: status counts ${JSON.stringify(m.statuses)}${m.errors ? `, ${m.errors} connection errors/timeouts` : ''}`);

@@ -24,6 +24,11 @@ export function getTarget(o: OrchEndpoint, ns: string, name: string, connections
   return { key: 'get', label: 'GET NetworkPolicy', url: o.url, request: { method: 'GET', path: `${NP_PATH(ns)}/${name}`, headers: authHeaders(o) }, expect: [200], connections };
 }
 
+/** The same GET as a user RBAC allows through a RoleBinding, not as system:masters: the cost of an RBAC decision. */
+export function rbacGetTarget(o: OrchEndpoint, token: string, ns: string, name: string, connections: number): Target {
+  return { ...getTarget({ ...o, token }, ns, name, connections), key: 'get-rbac', label: 'GET NetworkPolicy as an RBAC user' };
+}
+
 export function createTarget(o: OrchEndpoint, ns: string, runId: string, connections: number): { target: Target; created: () => number } {
   let created = 0;
   const target: Target = {
