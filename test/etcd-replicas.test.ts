@@ -5,6 +5,10 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from './helpers/eventually.ts';
 import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
@@ -16,14 +20,36 @@ describe('two servers on one etcd', { skip: !etcdAvailable() && 'etcd is not ins
   let etcd: TestEtcd;
   let a: TestServer;
   let b: TestServer;
+  let dir: string;
   before(async () => {
     etcd = await startEtcd();
-    const flags = ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`];
+    dir = mkdtempSync(join(tmpdir(), 'orch-replicas-'));
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,1,\n');
+    // Both start at once: their RBAC bootstrap writes race on one store.
+    const flags = ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`, '--authorization-mode=RBAC', `--token-auth-file=${join(dir, 'tokens.csv')}`];
     [a, b] = await Promise.all([startTestServer(flags), startTestServer(flags)]);
   });
   after(async () => {
     await Promise.all([a?.close(), b?.close()]);
     await etcd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('RBAC: the default roles made once by racing replicas; a binding made through one grants and revokes through the other', async () => {
+    const roles = await b.request('GET', '/apis/rbac.authorization.orch.io/v1/clusterroles');
+    assert.equal(roles.body.items.filter((r: any) => r.metadata.name === 'cluster-admin').length, 1);
+    for (const server of [a, b]) assert.equal((await server.request('GET', '/healthz', { token: null })).status, 200);
+    const list = () => b.request('GET', NP, { token: 'alice-token' });
+    assert.equal((await list()).status, 403);
+    const binding = {
+      metadata: { name: 'alice-view' },
+      roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.orch.io', name: 'alice' }],
+    };
+    assert.equal((await a.request('POST', '/apis/rbac.authorization.orch.io/v1/namespaces/default/rolebindings', { body: binding })).status, 201);
+    await eventually('the grant on the other replica', async () => ((await list()).status === 200 ? true : undefined), 5_000, 20);
+    assert.equal((await a.request('DELETE', '/apis/rbac.authorization.orch.io/v1/namespaces/default/rolebindings/alice-view')).status, 200);
+    await eventually('the revocation on the other replica', async () => ((await list()).status === 403 ? true : undefined), 5_000, 20);
   });
 
   test('a write through one server is read and watched through the other', async () => {
