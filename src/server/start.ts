@@ -17,6 +17,12 @@ import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
 import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
+import { nodeRestriction } from '../admission/node-restriction.ts';
+import { ADMISSION_PLUGINS, chainHooks } from '../admission/plugins.ts';
+import type { Admission, AdmissionHook } from '../registry/store.ts';
+import { NodeGraph } from '../auth/node/node-graph.ts';
+import { nodeAuthorizer } from '../auth/node/node-authorizer.ts';
+import type { Authorizer } from '../auth/authorization/authorizer.ts';
 import { webhookTokenAuthenticator } from '../auth/authentication/webhook-token.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
@@ -118,7 +124,29 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbac = rbacAuthorizer(new CachedRbacSource(cacher));
-  const authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac });
+  const cached = (plural: string, namespace: string | undefined, name: string): ApiObject | undefined =>
+    cacher.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
+  // The Node authorizer's graph follows the pods in the watch cache; made once, only when a chain has the mode.
+  let node: Authorizer | undefined;
+  const authorizer = buildAuthorizer(authorizerEntries, {
+    RBAC: () => rbac,
+    Node: () => (node ??= nodeAuthorizer(NodeGraph.fromCache(cacher.cache(resourcePrefix('', 'pods'))))),
+  });
+
+  // Admission in upstream's order (mutating plugins, then validating ones), of the plugins the flags leave on.
+  const admissionPlugins = new Set(options.admissionPlugins ?? ADMISSION_PLUGINS);
+  const mutating: AdmissionHook[] = [];
+  const validating: AdmissionHook[] = [];
+  if (admissionPlugins.has('NamespaceLifecycle')) validating.push(lifecycle);
+  if (admissionPlugins.has('ServiceAccount')) {
+    mutating.push(serviceAccountPlugin.mutate);
+    validating.push(serviceAccountPlugin.validate);
+  }
+  if (admissionPlugins.has('NodeRestriction')) {
+    mutating.push(nodeRestriction({ node: (name) => cached('nodes', undefined, name), pod: (namespace, name) => cached('pods', namespace, name) }));
+  }
+  const admission: Admission = { mutate: chainHooks(mutating), validate: chainHooks(validating) };
+  const serviceAccountKind = options.api.kinds.find((k) => k.group === '' && k.plural === 'serviceaccounts')!;
 
   let shuttingDown = false;
   const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
@@ -196,14 +224,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     authenticate,
     authorizer,
     requestInfo: { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true },
-    admission: {
-      // Upstream's order: every mutating plugin, then every validating one.
-      mutate: serviceAccountPlugin.mutate,
-      validate: async (attributes) => {
-        await lifecycle(attributes);
-        await serviceAccountPlugin.validate(attributes);
-      },
-    },
+    admission,
     health,
     serverAddress: `${hostForUrl}:${port}`,
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
@@ -230,6 +251,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       maxExpirationSeconds: serviceAccounts.maxExpirationSeconds,
       extendExpiration: serviceAccounts.extendExpiration,
       ...readers,
+      // A create of serviceaccounts/token, admitted as upstream admits it.
+      admit: (phase, body, { namespace, parentName, dryRun, user }) =>
+        admission[phase]({ operation: 'CREATE', kind: serviceAccountKind, subresource: 'token', namespace, name: parentName ?? '', object: body, oldObject: null, dryRun, user }),
     }),
   );
 
