@@ -41,7 +41,7 @@ export interface ResourceExtension {
   allowCreateOnUpdate: boolean;
   allowUnconditionalUpdate: boolean;
   nameValidation: 'DNSSubdomain' | 'DNSLabel';
-  fieldSelectors: Array<{ name: string; jsonPath: string }>;
+  fieldSelectors: Array<{ name: string; jsonPath: string; fallbackJsonPath?: string; default?: string }>;
   printerColumns: PrinterColumn[];
 }
 

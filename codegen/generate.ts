@@ -51,7 +51,12 @@ export async function generate(contractDir: string): Promise<Map<string, string>
       kind: k.kind,
       schemaName: k.schemaName,
       ...k.resource,
-      fieldSelectors: k.resource.fieldSelectors.map((f) => ({ name: f.name, path: jsonPathSegments(f.jsonPath) })),
+      fieldSelectors: k.resource.fieldSelectors.map((f) => ({
+        name: f.name,
+        path: jsonPathSegments(f.jsonPath),
+        ...(f.fallbackJsonPath !== undefined ? { fallbackPath: jsonPathSegments(f.fallbackJsonPath) } : {}),
+        ...(f.default !== undefined ? { default: f.default } : {}),
+      })),
       printerColumns: k.resource.printerColumns.map((c) => ({ ...c, path: jsonPathSegments(c.jsonPath) })),
       listKind: k.resource.listKind ?? '',
       storageVersionHash: k.storageVersionHash ?? '',

@@ -369,7 +369,7 @@ const DOCS: DocSpec[] = [
     description: 'Kinds of the core group (""), version v1, served under /api/v1. paths are emitted by the generator.',
     upstream: ['api__v1_openapi.json'],
     owns: (n) => n.startsWith(CORE),
-    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event', 'Pod'].flatMap((k) => [CORE + k, CORE + k + 'List']),
+    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event', 'Pod', 'Node'].flatMap((k) => [CORE + k, CORE + k + 'List']),
   },
   {
     file: 'apis__authentication.orch.io__v1.json',
@@ -443,6 +443,8 @@ interface FieldSelectorSpec {
   name: string;
   jsonPath: string;
   fallbackJsonPath?: string;
+  /** The value of an absent field (a bool upstream formats as "false"). */
+  default?: string;
 }
 
 interface ResourceSpec {
@@ -536,7 +538,7 @@ function rbacKind(plural: string, namespaced: boolean, printerColumns: ColumnSpe
 
 /**
  * Registry data per kind, upstream 1.31 values:
- *  - names/verbs/subresources: OAPI paths + K pkg/registry/core/{namespace,configmap,secret,serviceaccount,event}/storage,
+ *  - names/verbs/subresources: OAPI paths + K pkg/registry/core/{namespace,configmap,secret,serviceaccount,event,pod,node}/storage,
  *    K pkg/registry/networking/networkpolicy/storage (ShortNames());
  *  - allowCreateOnUpdate/allowUnconditionalUpdate: the registry strategies (strategy.go);
  *  - nameValidation: K pkg/apis/core/validation (ValidateNamespaceName = DNS label, ConfigMap/Secret/ServiceAccount
@@ -745,7 +747,8 @@ const RESOURCES: Record<string, ResourceSpec> = {
       { name: 'spec.restartPolicy', jsonPath: '.spec.restartPolicy' },
       { name: 'spec.schedulerName', jsonPath: '.spec.schedulerName' },
       { name: 'spec.serviceAccountName', jsonPath: '.spec.serviceAccountName' },
-      { name: 'spec.hostNetwork', jsonPath: '.spec.hostNetwork' },
+      // strconv.FormatBool: an absent hostNetwork is "false"
+      { name: 'spec.hostNetwork', jsonPath: '.spec.hostNetwork', default: 'false' },
       { name: 'status.phase', jsonPath: '.status.phase' },
       { name: 'status.podIP', jsonPath: '.status.podIP' },
       { name: 'status.podIPs', jsonPath: '.status.podIPs' },
@@ -761,6 +764,34 @@ const RESOURCES: Record<string, ResourceSpec> = {
       { name: 'Node', type: 'string', priority: 1, description: { schema: CORE + 'PodSpec', property: 'nodeName' }, jsonPath: '.spec.nodeName', formatter: 'noneIfEmpty' },
       { name: 'Nominated Node', type: 'string', priority: 1, description: { schema: CORE + 'PodStatus', property: 'nominatedNodeName' }, jsonPath: '.status.nominatedNodeName', formatter: 'noneIfEmpty' },
       { name: 'Readiness Gates', type: 'string', priority: 1, description: { schema: CORE + 'PodSpec', property: 'readinessGates' }, jsonPath: '.spec.readinessGates', formatter: 'podReadinessGates' },
+    ],
+  },
+  [CORE + 'Node']: {
+    plural: 'nodes',
+    singular: 'node',
+    shortNames: ['no'],
+    categories: [],
+    namespaced: false,
+    verbs: ALL_VERBS,
+    // Only the subresources this server serves: proxy needs a kubelet to talk to.
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind: 'Node' }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    // K pkg/registry/core/node/strategy.go NodeToSelectableFields: fmt.Sprint(spec.unschedulable)
+    fieldSelectors: [{ name: 'spec.unschedulable', jsonPath: '.spec.unschedulable', default: 'false' }],
+    // K printers.go nodeColumnDefinitions / printNode
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Status', type: 'string', description: 'The status of the node', jsonPath: '.status', formatter: 'nodeStatus' },
+      { name: 'Roles', type: 'string', description: 'The roles of the node', jsonPath: '.metadata.labels', formatter: 'nodeRoles' },
+      AGE_COLUMN,
+      { name: 'Version', type: 'string', description: { schema: CORE + 'NodeSystemInfo', property: 'kubeletVersion' }, jsonPath: '.status.nodeInfo.kubeletVersion' },
+      { name: 'Internal-IP', type: 'string', priority: 1, description: { schema: CORE + 'NodeStatus', property: 'addresses' }, jsonPath: '.status.addresses', formatter: 'nodeInternalIP' },
+      { name: 'External-IP', type: 'string', priority: 1, description: { schema: CORE + 'NodeStatus', property: 'addresses' }, jsonPath: '.status.addresses', formatter: 'nodeExternalIP' },
+      { name: 'OS-Image', type: 'string', priority: 1, description: { schema: CORE + 'NodeSystemInfo', property: 'osImage' }, jsonPath: '.status.nodeInfo.osImage', formatter: 'unknownIfEmpty' },
+      { name: 'Kernel-Version', type: 'string', priority: 1, description: { schema: CORE + 'NodeSystemInfo', property: 'kernelVersion' }, jsonPath: '.status.nodeInfo.kernelVersion', formatter: 'unknownIfEmpty' },
+      { name: 'Container-Runtime', type: 'string', priority: 1, description: { schema: CORE + 'NodeSystemInfo', property: 'containerRuntimeVersion' }, jsonPath: '.status.nodeInfo.containerRuntimeVersion', formatter: 'unknownIfEmpty' },
     ],
   },
   [AUTHN + 'SelfSubjectReview']: {
@@ -1019,6 +1050,7 @@ function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<
       .map((f) => {
         const o: JsonObject = { name: f.name, jsonPath: f.jsonPath };
         if (f.fallbackJsonPath !== undefined) o.fallbackJsonPath = f.fallbackJsonPath;
+        if (f.default !== undefined) o.default = f.default;
         return o;
       }),
     printerColumns: spec.printerColumns.map((c) => {

@@ -54,6 +54,7 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
   ServiceAccount: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.ServiceAccount', group: '' },
   Event: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Event', group: '' },
   Pod: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Pod', group: '' },
+  Node: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Node', group: '' },
   Lease: { file: 'apis__coordination.orch.io__v1.json', schema: 'io.orch.api.coordination.v1.Lease', group: 'coordination.orch.io' },
   SelfSubjectReview: {
     file: 'apis__authentication.orch.io__v1.json',
@@ -176,7 +177,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.ok(Array.isArray(r.shortNames) && r.shortNames.every((x) => typeof x === 'string'));
     assert.ok(Array.isArray(r.categories) && r.categories.every((x) => typeof x === 'string'));
     assert.equal(typeof r.namespaced, 'boolean');
-    const clusterScoped = ['Namespace', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding'];
+    const clusterScoped = ['Namespace', 'Node', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding'];
     assert.equal(r.namespaced, !clusterScoped.includes(kind));
     assert.ok(Array.isArray(r.verbs) && r.verbs.length > 0);
     assert.deepEqual(r.verbs, [...(r.verbs as string[])].sort(), `${kind}: verbs must be sorted`);

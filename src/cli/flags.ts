@@ -6,6 +6,7 @@ import { parseGoDuration } from '../util/go-duration.ts';
 import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/controller-manager.ts';
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
+import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
   secureport: number;
@@ -47,6 +48,11 @@ export interface Flags {
   /** The chain the legacy flags describe; undefined with --authorization-config. */
   authorizers?: AuthorizerEntry[];
   anonymousAuth?: boolean;
+  /** --enable-admission-plugins / --disable-admission-plugins as given. */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  /** The admission plugins that run, in upstream's order. */
+  admissionPlugins: AdmissionPluginName[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   storageBackend: 'sqlite' | 'etcd3';
@@ -180,6 +186,18 @@ const SPECS: FlagSpec[] = [
   { name: 'service-account-max-token-expiration', value: 'duration', help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.', apply: (f, v) => (f.serviceAccountMaxTokenExpirationMs = parseDuration(v)) },
   { name: 'service-account-extend-token-expiration', value: 'bool', help: 'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration. (default true)', apply: (f, v) => (f.serviceAccountExtendTokenExpiration = parseBool(v)) },
   { name: 'service-account-lookup', value: 'bool', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication. (default true)', apply: (f, v) => (f.serviceAccountLookup = parseBool(v)) },
+  {
+    name: 'enable-admission-plugins',
+    value: 'strings',
+    help: `admission plugins that should be enabled in addition to default enabled ones (${ADMISSION_PLUGINS.join(', ')}). Comma-delimited list of admission plugins: ${ADMISSION_PLUGINS.join(', ')}. The order of plugins in this flag does not matter. All of them are on by default: unlike kube-apiserver, NodeRestriction too, since it completes the Node authorizer of the intended default --authorization-mode=Node,RBAC.`,
+    apply: (f, v) => (f.enableAdmissionPlugins = [...f.enableAdmissionPlugins, ...splitList(v)]),
+  },
+  {
+    name: 'disable-admission-plugins',
+    value: 'strings',
+    help: `admission plugins that should be disabled although they are in the default enabled plugins list (${ADMISSION_PLUGINS.join(', ')}). Comma-delimited list of admission plugins: ${ADMISSION_PLUGINS.join(', ')}. The order of plugins in this flag does not matter.`,
+    apply: (f, v) => (f.disableAdmissionPlugins = [...f.disableAdmissionPlugins, ...splitList(v)]),
+  },
   { name: 'authorization-mode', value: 'strings', help: `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}. Defaults to ${DEFAULT_AUTHORIZATION_MODES.join(',')} if --authorization-config is not used; the admin credentials are in system:masters, which every mode allows.`, apply: (f, v) => legacy(f, 'authorization-mode', () => (f.authorizationMode = splitList(v))) },
   { name: 'authorization-policy-file', value: 'string', help: 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.', apply: (f, v) => (f.authorizationPolicyFile = v) },
   { name: 'authorization-webhook-config-file', value: 'string', help: "File with webhook configuration in orchconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.", apply: (f, v) => legacy(f, 'authorization-webhook-config-file', () => (f.authorizationWebhookConfigFile = v)) },
@@ -246,6 +264,9 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
     authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
     authorizationLegacyFlags: [],
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
+    admissionPlugins: [],
     requestheaderAllowedNames: [],
     serviceAccountIssuers: [],
     authenticationTokenWebhookCacheTtlMs: 120_000,
@@ -307,6 +328,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
   }
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
   resolveAuthorization(flags);
+  resolveAdmission(flags);
   return flags;
 }
 
@@ -335,4 +357,12 @@ function resolveAuthorization(flags: Flags): void {
   } catch (err) {
     throw new FlagError((err as Error).message);
   }
+}
+
+/** kube-apiserver's admission flags: every error at once, as upstream aggregates them. */
+function resolveAdmission(flags: Flags): void {
+  const plugins = { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins };
+  const errors = validateAdmissionFlags(plugins);
+  if (errors.length) throw new FlagError(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
+  flags.admissionPlugins = enabledAdmissionPlugins(plugins);
 }

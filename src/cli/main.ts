@@ -62,6 +62,7 @@ async function main(argv: string[]): Promise<void> {
       lookup: flags.serviceAccountLookup,
     },
     authorizers: flags.authorizers,
+    admissionPlugins: flags.admissionPlugins,
     authorizationConfigFile: flags.authorizationConfig,
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,

@@ -914,6 +914,26 @@ function decode_io_orch_api_core_v1_AppArmorProfile(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_AttachedVolume(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AttachedVolume", "v1.AttachedVolume");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "AttachedVolume"); break;
+      case "devicePath": if (x !== null) f1 = string(x, p ? p + ".devicePath" : "devicePath", c, "AttachedVolume"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "AttachedVolume");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".devicePath" : "devicePath", c, "AttachedVolume");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.devicePath = f1;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_AzureDiskVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureDiskVolumeSource", "v1.AzureDiskVolumeSource");
@@ -1232,6 +1252,33 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapNodeConfigSource", "v1.ConfigMapNodeConfigSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ConfigMapNodeConfigSource"); break;
+      case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "ConfigMapNodeConfigSource"); break;
+      case "uid": if (x !== null) f2 = string(x, p ? p + ".uid" : "uid", c, "ConfigMapNodeConfigSource"); break;
+      case "resourceVersion": if (x !== null) f3 = string(x, p ? p + ".resourceVersion" : "resourceVersion", c, "ConfigMapNodeConfigSource"); break;
+      case "kubeletConfigKey": if (x !== null) f4 = string(x, p ? p + ".kubeletConfigKey" : "kubeletConfigKey", c, "ConfigMapNodeConfigSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".namespace" : "namespace", c, "ConfigMapNodeConfigSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".name" : "name", c, "ConfigMapNodeConfigSource");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".kubeletConfigKey" : "kubeletConfigKey", c, "ConfigMapNodeConfigSource");
+  const out = {};
+  if (f0 !== undefined) out.namespace = f0;
+  if (f1 !== undefined) out.name = f1;
+  if (f2 !== undefined) out.uid = f2;
+  if (f3 !== undefined) out.resourceVersion = f3;
+  if (f4 !== undefined) out.kubeletConfigKey = f4;
+  return out;
+}
+
 function decode_anon27(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
@@ -1420,6 +1467,32 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   return out;
 }
 
+function decode_anon37(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerImage", "v1.ContainerImage");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "names": if (x !== null) f0 = decode_anon37(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
+      case "sizeBytes": if (x !== null) f1 = int64(x, p ? p + ".sizeBytes" : "sizeBytes", c, "ContainerImage"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.names = f0;
+  if (f1 !== undefined) out.sizeBytes = f1;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_ContainerPort(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerPort", "v1.ContainerPort");
@@ -1549,7 +1622,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   return out;
 }
 
-function decode_anon37(v, p, c, st) {
+function decode_anon38(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -1557,7 +1630,7 @@ function decode_anon37(v, p, c, st) {
   return out;
 }
 
-function decode_anon38(v, p, c, st) {
+function decode_anon39(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMountStatus");
   const out = new Array(v.length);
@@ -1565,7 +1638,7 @@ function decode_anon38(v, p, c, st) {
   return out;
 }
 
-function decode_anon39(v, p, c, st) {
+function decode_anon40(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceStatus");
   const out = new Array(v.length);
@@ -1589,11 +1662,11 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
       case "imageID": if (x !== null) f6 = string(x, p ? p + ".imageID" : "imageID", c, "ContainerStatus"); break;
       case "containerID": if (x !== null) f7 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStatus"); break;
       case "started": if (x !== null) f8 = boolean(x, p ? p + ".started" : "started", c, "ContainerStatus"); break;
-      case "allocatedResources": if (x !== null) f9 = decode_anon37(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
+      case "allocatedResources": if (x !== null) f9 = decode_anon38(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
       case "resources": if (x !== null) f10 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "ContainerStatus"); break;
-      case "volumeMounts": if (x !== null) f11 = decode_anon38(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
+      case "volumeMounts": if (x !== null) f11 = decode_anon39(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
       case "user": if (x !== null) f12 = decode_io_orch_api_core_v1_ContainerUser(x, p ? p + ".user" : "user", c, "ContainerStatus"); break;
-      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon39(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
+      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon40(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1638,7 +1711,24 @@ function decode_io_orch_api_core_v1_ContainerUser(v, p, c, st) {
   return out;
 }
 
-function decode_anon40(v, p, c, st) {
+function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonEndpoint", "v1.DaemonEndpoint");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "Port": if (x !== null) f0 = int32(x, p ? p + ".Port" : "Port", c, "DaemonEndpoint"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".Port" : "Port", c, "DaemonEndpoint");
+  const out = {};
+  if (f0 !== undefined) out.Port = f0;
+  return out;
+}
+
+function decode_anon41(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -1653,7 +1743,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon40(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
+      case "items": if (x !== null) f0 = decode_anon41(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1685,7 +1775,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   return out;
 }
 
-function decode_anon41(v, p, c, st) {
+function decode_anon42(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -1700,7 +1790,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon41(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
+      case "items": if (x !== null) f0 = decode_anon42(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "DownwardAPIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1792,14 +1882,6 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon42(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
 function decode_anon43(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
@@ -1810,13 +1892,21 @@ function decode_anon43(v, p, c, st) {
 
 function decode_anon44(v, p, c, st) {
   if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon45(v, p, c, st) {
+  if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_EnvVar(v[i], p + '[' + i + ']', c, st);
   return out;
 }
 
-function decode_anon45(v, p, c, st) {
+function decode_anon46(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -1824,7 +1914,7 @@ function decode_anon45(v, p, c, st) {
   return out;
 }
 
-function decode_anon46(v, p, c, st) {
+function decode_anon47(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -1832,7 +1922,7 @@ function decode_anon46(v, p, c, st) {
   return out;
 }
 
-function decode_anon47(v, p, c, st) {
+function decode_anon48(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -1840,7 +1930,7 @@ function decode_anon47(v, p, c, st) {
   return out;
 }
 
-function decode_anon48(v, p, c, st) {
+function decode_anon49(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -1848,7 +1938,7 @@ function decode_anon48(v, p, c, st) {
   return out;
 }
 
-function decode_anon49(v, p, c, st) {
+function decode_anon50(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -1863,18 +1953,18 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "args": if (x !== null) f0 = decode_anon42(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
-      case "command": if (x !== null) f1 = decode_anon43(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
-      case "env": if (x !== null) f2 = decode_anon44(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
-      case "envFrom": if (x !== null) f3 = decode_anon45(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
+      case "args": if (x !== null) f0 = decode_anon43(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
+      case "command": if (x !== null) f1 = decode_anon44(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
+      case "env": if (x !== null) f2 = decode_anon45(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
+      case "envFrom": if (x !== null) f3 = decode_anon46(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
       case "image": if (x !== null) f4 = string(x, p ? p + ".image" : "image", c, "EphemeralContainer"); break;
       case "imagePullPolicy": if (x !== null) f5 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "EphemeralContainer"); break;
       case "lifecycle": if (x !== null) f6 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "EphemeralContainer"); break;
       case "livenessProbe": if (x !== null) f7 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "EphemeralContainer"); break;
       case "name": if (x !== null) f8 = string(x, p ? p + ".name" : "name", c, "EphemeralContainer"); break;
-      case "ports": if (x !== null) f9 = decode_anon46(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
+      case "ports": if (x !== null) f9 = decode_anon47(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "EphemeralContainer"); break;
-      case "resizePolicy": if (x !== null) f11 = decode_anon47(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
+      case "resizePolicy": if (x !== null) f11 = decode_anon48(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
       case "resources": if (x !== null) f12 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "EphemeralContainer"); break;
       case "restartPolicy": if (x !== null) f13 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "EphemeralContainer"); break;
       case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "EphemeralContainer"); break;
@@ -1884,8 +1974,8 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
       case "terminationMessagePath": if (x !== null) f18 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "EphemeralContainer"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "EphemeralContainer"); break;
       case "tty": if (x !== null) f20 = boolean(x, p ? p + ".tty" : "tty", c, "EphemeralContainer"); break;
-      case "volumeDevices": if (x !== null) f21 = decode_anon48(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
-      case "volumeMounts": if (x !== null) f22 = decode_anon49(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
+      case "volumeDevices": if (x !== null) f21 = decode_anon49(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
+      case "volumeMounts": if (x !== null) f22 = decode_anon50(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
       case "workingDir": if (x !== null) f23 = string(x, p ? p + ".workingDir" : "workingDir", c, "EphemeralContainer"); break;
       case "targetContainerName": if (x !== null) f24 = string(x, p ? p + ".targetContainerName" : "targetContainerName", c, "EphemeralContainer"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -1991,7 +2081,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   return out;
 }
 
-function decode_anon50(v, p, c, st) {
+function decode_anon51(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
@@ -2009,7 +2099,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
-      case "items": if (x !== null) f3 = decode_anon50(x, p ? p + ".items" : "items", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon51(x, p ? p + ".items" : "items", c, "EventList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2058,7 +2148,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon51(v, p, c, st) {
+function decode_anon52(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2073,7 +2163,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "command": if (x !== null) f0 = decode_anon51(x, p ? p + ".command" : "command", c, "ExecAction"); break;
+      case "command": if (x !== null) f0 = decode_anon52(x, p ? p + ".command" : "command", c, "ExecAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2082,7 +2172,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   return out;
 }
 
-function decode_anon52(v, p, c, st) {
+function decode_anon53(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2090,7 +2180,7 @@ function decode_anon52(v, p, c, st) {
   return out;
 }
 
-function decode_anon53(v, p, c, st) {
+function decode_anon54(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2105,11 +2195,11 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "targetWWNs": if (x !== null) f0 = decode_anon52(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
+      case "targetWWNs": if (x !== null) f0 = decode_anon53(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
       case "lun": if (x !== null) f1 = int32(x, p ? p + ".lun" : "lun", c, "FCVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "FCVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FCVolumeSource"); break;
-      case "wwids": if (x !== null) f4 = decode_anon53(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
+      case "wwids": if (x !== null) f4 = decode_anon54(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2122,7 +2212,7 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon54(v, p, c, st) {
+function decode_anon55(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2141,7 +2231,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
       case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexVolumeSource"); break;
       case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexVolumeSource"); break;
-      case "options": if (x !== null) f4 = decode_anon54(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon55(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2259,7 +2349,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon55(v, p, c, st) {
+function decode_anon56(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPHeader");
   const out = new Array(v.length);
@@ -2278,7 +2368,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
       case "port": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "HTTPGetAction"); break;
       case "host": if (x !== null) f2 = string(x, p ? p + ".host" : "host", c, "HTTPGetAction"); break;
       case "scheme": if (x !== null) f3 = string(x, p ? p + ".scheme" : "scheme", c, "HTTPGetAction"); break;
-      case "httpHeaders": if (x !== null) f4 = decode_anon55(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
+      case "httpHeaders": if (x !== null) f4 = decode_anon56(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2311,7 +2401,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   return out;
 }
 
-function decode_anon56(v, p, c, st) {
+function decode_anon57(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2327,7 +2417,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
-      case "hostnames": if (x !== null) f1 = decode_anon56(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
+      case "hostnames": if (x !== null) f1 = decode_anon57(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2374,7 +2464,7 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon57(v, p, c, st) {
+function decode_anon58(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2395,7 +2485,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
       case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource"); break;
       case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIVolumeSource"); break;
       case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIVolumeSource"); break;
-      case "portals": if (x !== null) f6 = decode_anon57(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon58(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
       case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIVolumeSource"); break;
       case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIVolumeSource"); break;
       case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIVolumeSource"); break;
@@ -2502,7 +2592,7 @@ function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
   return out;
 }
 
-function decode_anon58(v, p, c, st) {
+function decode_anon59(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -2519,7 +2609,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
       case "gid": if (x !== null) f1 = int64(x, p ? p + ".gid" : "gid", c, "LinuxContainerUser"); break;
-      case "supplementalGroups": if (x !== null) f2 = decode_anon58(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
+      case "supplementalGroups": if (x !== null) f2 = decode_anon59(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2624,7 +2714,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon59(v, p, c, st) {
+function decode_anon60(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
@@ -2642,7 +2732,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NamespaceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NamespaceList"); break;
-      case "items": if (x !== null) f3 = decode_anon59(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
+      case "items": if (x !== null) f3 = decode_anon60(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2655,7 +2745,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   return out;
 }
 
-function decode_anon60(v, p, c, st) {
+function decode_anon61(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2670,7 +2760,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "finalizers": if (x !== null) f0 = decode_anon60(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
+      case "finalizers": if (x !== null) f0 = decode_anon61(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2679,7 +2769,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon61(v, p, c, st) {
+function decode_anon62(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
@@ -2695,7 +2785,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon61(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon62(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2705,7 +2795,54 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
   return out;
 }
 
-function decode_anon62(v, p, c, st) {
+function decode_io_orch_api_core_v1_Node(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Node", "v1.Node");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Node"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Node"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Node"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_core_v1_NodeSpec(x, p ? p + ".spec" : "spec", c, "Node"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_core_v1_NodeStatus(x, p ? p + ".status" : "status", c, "Node"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Node");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_core_v1_NodeSpec({}, p ? p + ".spec" : "spec", c, "Node");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_core_v1_NodeStatus({}, p ? p + ".status" : "status", c, "Node");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeAddress", "v1.NodeAddress");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NodeAddress"); break;
+      case "address": if (x !== null) f1 = string(x, p ? p + ".address" : "address", c, "NodeAddress"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "NodeAddress");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".address" : "address", c, "NodeAddress");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.address = f1;
+  return out;
+}
+
+function decode_anon63(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PreferredSchedulingTerm");
   const out = new Array(v.length);
@@ -2721,7 +2858,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon62(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon63(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2731,7 +2868,174 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
   return out;
 }
 
-function decode_anon63(v, p, c, st) {
+function decode_io_orch_api_core_v1_NodeCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeCondition", "v1.NodeCondition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NodeCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "NodeCondition"); break;
+      case "lastHeartbeatTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastHeartbeatTime" : "lastHeartbeatTime", c, "NodeCondition"); break;
+      case "lastTransitionTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "NodeCondition"); break;
+      case "reason": if (x !== null) f4 = string(x, p ? p + ".reason" : "reason", c, "NodeCondition"); break;
+      case "message": if (x !== null) f5 = string(x, p ? p + ".message" : "message", c, "NodeCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "NodeCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "NodeCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastHeartbeatTime = f2;
+  if (f3 !== undefined) out.lastTransitionTime = f3;
+  if (f4 !== undefined) out.reason = f4;
+  if (f5 !== undefined) out.message = f5;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeConfigSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeConfigSource", "v1.NodeConfigSource");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "configMap": if (x !== null) f0 = decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(x, p ? p + ".configMap" : "configMap", c, "NodeConfigSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.configMap = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeConfigStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeConfigStatus", "v1.NodeConfigStatus");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "assigned": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".assigned" : "assigned", c, "NodeConfigStatus"); break;
+      case "active": if (x !== null) f1 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".active" : "active", c, "NodeConfigStatus"); break;
+      case "lastKnownGood": if (x !== null) f2 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".lastKnownGood" : "lastKnownGood", c, "NodeConfigStatus"); break;
+      case "error": if (x !== null) f3 = string(x, p ? p + ".error" : "error", c, "NodeConfigStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.assigned = f0;
+  if (f1 !== undefined) out.active = f1;
+  if (f2 !== undefined) out.lastKnownGood = f2;
+  if (f3 !== undefined) out.error = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeDaemonEndpoints(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeDaemonEndpoints", "v1.NodeDaemonEndpoints");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kubeletEndpoint": if (x !== null) f0 = decode_io_orch_api_core_v1_DaemonEndpoint(x, p ? p + ".kubeletEndpoint" : "kubeletEndpoint", c, "NodeDaemonEndpoints"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_core_v1_DaemonEndpoint({}, p ? p + ".kubeletEndpoint" : "kubeletEndpoint", c, "NodeDaemonEndpoints");
+  const out = {};
+  if (f0 !== undefined) out.kubeletEndpoint = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeFeatures", "v1.NodeFeatures");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "supplementalGroupsPolicy": if (x !== null) f0 = boolean(x, p ? p + ".supplementalGroupsPolicy" : "supplementalGroupsPolicy", c, "NodeFeatures"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.supplementalGroupsPolicy = f0;
+  return out;
+}
+
+function decode_anon64(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Node");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Node(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeList", "v1.NodeList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NodeList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon64(x, p ? p + ".items" : "items", c, "NodeList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "NodeList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeRuntimeHandler(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeRuntimeHandler", "v1.NodeRuntimeHandler");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "NodeRuntimeHandler"); break;
+      case "features": if (x !== null) f1 = decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(x, p ? p + ".features" : "features", c, "NodeRuntimeHandler"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "NodeRuntimeHandler");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.features = f1;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeRuntimeHandlerFeatures", "v1.NodeRuntimeHandlerFeatures");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "recursiveReadOnlyMounts": if (x !== null) f0 = boolean(x, p ? p + ".recursiveReadOnlyMounts" : "recursiveReadOnlyMounts", c, "NodeRuntimeHandlerFeatures"); break;
+      case "userNamespaces": if (x !== null) f1 = boolean(x, p ? p + ".userNamespaces" : "userNamespaces", c, "NodeRuntimeHandlerFeatures"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.recursiveReadOnlyMounts = f0;
+  if (f1 !== undefined) out.userNamespaces = f1;
+  return out;
+}
+
+function decode_anon65(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorTerm");
   const out = new Array(v.length);
@@ -2746,7 +3050,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon63(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
+      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon65(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2755,7 +3059,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon64(v, p, c, st) {
+function decode_anon66(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2772,7 +3076,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "NodeSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon64(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon66(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2785,7 +3089,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   return out;
 }
 
-function decode_anon65(v, p, c, st) {
+function decode_anon67(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -2793,7 +3097,7 @@ function decode_anon65(v, p, c, st) {
   return out;
 }
 
-function decode_anon66(v, p, c, st) {
+function decode_anon68(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -2808,14 +3112,208 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchExpressions": if (x !== null) f0 = decode_anon65(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
-      case "matchFields": if (x !== null) f1 = decode_anon66(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
+      case "matchExpressions": if (x !== null) f0 = decode_anon67(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
+      case "matchFields": if (x !== null) f1 = decode_anon68(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
   const out = {};
   if (f0 !== undefined) out.matchExpressions = f0;
   if (f1 !== undefined) out.matchFields = f1;
+  return out;
+}
+
+function decode_anon69(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Taint");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Taint(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon70(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSpec", "v1.NodeSpec");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "podCIDR": if (x !== null) f0 = string(x, p ? p + ".podCIDR" : "podCIDR", c, "NodeSpec"); break;
+      case "externalID": if (x !== null) f1 = string(x, p ? p + ".externalID" : "externalID", c, "NodeSpec"); break;
+      case "providerID": if (x !== null) f2 = string(x, p ? p + ".providerID" : "providerID", c, "NodeSpec"); break;
+      case "unschedulable": if (x !== null) f3 = boolean(x, p ? p + ".unschedulable" : "unschedulable", c, "NodeSpec"); break;
+      case "taints": if (x !== null) f4 = decode_anon69(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
+      case "configSource": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".configSource" : "configSource", c, "NodeSpec"); break;
+      case "podCIDRs": if (x !== null) f6 = decode_anon70(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.podCIDR = f0;
+  if (f1 !== undefined) out.externalID = f1;
+  if (f2 !== undefined) out.providerID = f2;
+  if (f3 !== undefined) out.unschedulable = f3;
+  if (f4 !== undefined) out.taints = f4;
+  if (f5 !== undefined) out.configSource = f5;
+  if (f6 !== undefined) out.podCIDRs = f6;
+  return out;
+}
+
+function decode_anon71(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon72(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon73(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NodeCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon74(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeAddress");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NodeAddress(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon75(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerImage");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ContainerImage(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon76(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon77(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.AttachedVolume");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_AttachedVolume(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon78(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeRuntimeHandler");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_NodeRuntimeHandler(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeStatus", "v1.NodeStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "capacity": if (x !== null) f0 = decode_anon71(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
+      case "allocatable": if (x !== null) f1 = decode_anon72(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
+      case "phase": if (x !== null) f2 = string(x, p ? p + ".phase" : "phase", c, "NodeStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon73(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
+      case "addresses": if (x !== null) f4 = decode_anon74(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
+      case "daemonEndpoints": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeDaemonEndpoints(x, p ? p + ".daemonEndpoints" : "daemonEndpoints", c, "NodeStatus"); break;
+      case "nodeInfo": if (x !== null) f6 = decode_io_orch_api_core_v1_NodeSystemInfo(x, p ? p + ".nodeInfo" : "nodeInfo", c, "NodeStatus"); break;
+      case "images": if (x !== null) f7 = decode_anon75(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
+      case "volumesInUse": if (x !== null) f8 = decode_anon76(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
+      case "volumesAttached": if (x !== null) f9 = decode_anon77(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
+      case "config": if (x !== null) f10 = decode_io_orch_api_core_v1_NodeConfigStatus(x, p ? p + ".config" : "config", c, "NodeStatus"); break;
+      case "runtimeHandlers": if (x !== null) f11 = decode_anon78(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
+      case "features": if (x !== null) f12 = decode_io_orch_api_core_v1_NodeFeatures(x, p ? p + ".features" : "features", c, "NodeStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f5 === undefined && c.defaults !== false) f5 = decode_io_orch_api_core_v1_NodeDaemonEndpoints({}, p ? p + ".daemonEndpoints" : "daemonEndpoints", c, "NodeStatus");
+  if (f6 === undefined && c.defaults !== false) f6 = decode_io_orch_api_core_v1_NodeSystemInfo({}, p ? p + ".nodeInfo" : "nodeInfo", c, "NodeStatus");
+  const out = {};
+  if (f0 !== undefined) out.capacity = f0;
+  if (f1 !== undefined) out.allocatable = f1;
+  if (f2 !== undefined) out.phase = f2;
+  if (f3 !== undefined) out.conditions = f3;
+  if (f4 !== undefined) out.addresses = f4;
+  if (f5 !== undefined) out.daemonEndpoints = f5;
+  if (f6 !== undefined) out.nodeInfo = f6;
+  if (f7 !== undefined) out.images = f7;
+  if (f8 !== undefined) out.volumesInUse = f8;
+  if (f9 !== undefined) out.volumesAttached = f9;
+  if (f10 !== undefined) out.config = f10;
+  if (f11 !== undefined) out.runtimeHandlers = f11;
+  if (f12 !== undefined) out.features = f12;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_NodeSystemInfo(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSystemInfo", "v1.NodeSystemInfo");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "machineID": if (x !== null) f0 = string(x, p ? p + ".machineID" : "machineID", c, "NodeSystemInfo"); break;
+      case "systemUUID": if (x !== null) f1 = string(x, p ? p + ".systemUUID" : "systemUUID", c, "NodeSystemInfo"); break;
+      case "bootID": if (x !== null) f2 = string(x, p ? p + ".bootID" : "bootID", c, "NodeSystemInfo"); break;
+      case "kernelVersion": if (x !== null) f3 = string(x, p ? p + ".kernelVersion" : "kernelVersion", c, "NodeSystemInfo"); break;
+      case "osImage": if (x !== null) f4 = string(x, p ? p + ".osImage" : "osImage", c, "NodeSystemInfo"); break;
+      case "containerRuntimeVersion": if (x !== null) f5 = string(x, p ? p + ".containerRuntimeVersion" : "containerRuntimeVersion", c, "NodeSystemInfo"); break;
+      case "kubeletVersion": if (x !== null) f6 = string(x, p ? p + ".kubeletVersion" : "kubeletVersion", c, "NodeSystemInfo"); break;
+      case "kubeProxyVersion": if (x !== null) f7 = string(x, p ? p + ".kubeProxyVersion" : "kubeProxyVersion", c, "NodeSystemInfo"); break;
+      case "operatingSystem": if (x !== null) f8 = string(x, p ? p + ".operatingSystem" : "operatingSystem", c, "NodeSystemInfo"); break;
+      case "architecture": if (x !== null) f9 = string(x, p ? p + ".architecture" : "architecture", c, "NodeSystemInfo"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".machineID" : "machineID", c, "NodeSystemInfo");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".systemUUID" : "systemUUID", c, "NodeSystemInfo");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".bootID" : "bootID", c, "NodeSystemInfo");
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".kernelVersion" : "kernelVersion", c, "NodeSystemInfo");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".osImage" : "osImage", c, "NodeSystemInfo");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".containerRuntimeVersion" : "containerRuntimeVersion", c, "NodeSystemInfo");
+  if (f6 === undefined && c.defaults !== false) f6 = string("", p ? p + ".kubeletVersion" : "kubeletVersion", c, "NodeSystemInfo");
+  if (f7 === undefined && c.defaults !== false) f7 = string("", p ? p + ".kubeProxyVersion" : "kubeProxyVersion", c, "NodeSystemInfo");
+  if (f8 === undefined && c.defaults !== false) f8 = string("", p ? p + ".operatingSystem" : "operatingSystem", c, "NodeSystemInfo");
+  if (f9 === undefined && c.defaults !== false) f9 = string("", p ? p + ".architecture" : "architecture", c, "NodeSystemInfo");
+  const out = {};
+  if (f0 !== undefined) out.machineID = f0;
+  if (f1 !== undefined) out.systemUUID = f1;
+  if (f2 !== undefined) out.bootID = f2;
+  if (f3 !== undefined) out.kernelVersion = f3;
+  if (f4 !== undefined) out.osImage = f4;
+  if (f5 !== undefined) out.containerRuntimeVersion = f5;
+  if (f6 !== undefined) out.kubeletVersion = f6;
+  if (f7 !== undefined) out.kubeProxyVersion = f7;
+  if (f8 !== undefined) out.operatingSystem = f8;
+  if (f9 !== undefined) out.architecture = f9;
   return out;
 }
 
@@ -2866,7 +3364,7 @@ function decode_io_orch_api_core_v1_ObjectReference(v, p, c, st) {
   return out;
 }
 
-function decode_anon67(v, p, c, st) {
+function decode_anon79(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2881,7 +3379,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "accessModes": if (x !== null) f0 = decode_anon67(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
+      case "accessModes": if (x !== null) f0 = decode_anon79(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
       case "resources": if (x !== null) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements(x, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec"); break;
       case "volumeName": if (x !== null) f2 = string(x, p ? p + ".volumeName" : "volumeName", c, "PersistentVolumeClaimSpec"); break;
       case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PersistentVolumeClaimSpec"); break;
@@ -2992,7 +3490,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   return out;
 }
 
-function decode_anon68(v, p, c, st) {
+function decode_anon80(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -3000,7 +3498,7 @@ function decode_anon68(v, p, c, st) {
   return out;
 }
 
-function decode_anon69(v, p, c, st) {
+function decode_anon81(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -3015,8 +3513,8 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon68(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon69(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon80(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon81(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3026,7 +3524,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   return out;
 }
 
-function decode_anon70(v, p, c, st) {
+function decode_anon82(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3034,7 +3532,7 @@ function decode_anon70(v, p, c, st) {
   return out;
 }
 
-function decode_anon71(v, p, c, st) {
+function decode_anon83(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3042,7 +3540,7 @@ function decode_anon71(v, p, c, st) {
   return out;
 }
 
-function decode_anon72(v, p, c, st) {
+function decode_anon84(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3058,11 +3556,11 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
-      case "namespaces": if (x !== null) f1 = decode_anon70(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
+      case "namespaces": if (x !== null) f1 = decode_anon82(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
       case "topologyKey": if (x !== null) f2 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm"); break;
       case "namespaceSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".namespaceSelector" : "namespaceSelector", c, "PodAffinityTerm"); break;
-      case "matchLabelKeys": if (x !== null) f4 = decode_anon71(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
-      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon72(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
+      case "matchLabelKeys": if (x !== null) f4 = decode_anon83(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
+      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon84(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3077,7 +3575,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon73(v, p, c, st) {
+function decode_anon85(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -3085,7 +3583,7 @@ function decode_anon73(v, p, c, st) {
   return out;
 }
 
-function decode_anon74(v, p, c, st) {
+function decode_anon86(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -3100,8 +3598,8 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon73(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon74(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon85(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon86(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3139,7 +3637,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon75(v, p, c, st) {
+function decode_anon87(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3147,7 +3645,7 @@ function decode_anon75(v, p, c, st) {
   return out;
 }
 
-function decode_anon76(v, p, c, st) {
+function decode_anon88(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3155,7 +3653,7 @@ function decode_anon76(v, p, c, st) {
   return out;
 }
 
-function decode_anon77(v, p, c, st) {
+function decode_anon89(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDNSConfigOption");
   const out = new Array(v.length);
@@ -3170,9 +3668,9 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nameservers": if (x !== null) f0 = decode_anon75(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
-      case "searches": if (x !== null) f1 = decode_anon76(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
-      case "options": if (x !== null) f2 = decode_anon77(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
+      case "nameservers": if (x !== null) f0 = decode_anon87(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
+      case "searches": if (x !== null) f1 = decode_anon88(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
+      case "options": if (x !== null) f2 = decode_anon89(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3218,7 +3716,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   return out;
 }
 
-function decode_anon78(v, p, c, st) {
+function decode_anon90(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Pod");
   const out = new Array(v.length);
@@ -3236,7 +3734,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodList"); break;
-      case "items": if (x !== null) f3 = decode_anon78(x, p ? p + ".items" : "items", c, "PodList"); break;
+      case "items": if (x !== null) f3 = decode_anon90(x, p ? p + ".items" : "items", c, "PodList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3340,7 +3838,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   return out;
 }
 
-function decode_anon79(v, p, c, st) {
+function decode_anon91(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -3348,7 +3846,7 @@ function decode_anon79(v, p, c, st) {
   return out;
 }
 
-function decode_anon80(v, p, c, st) {
+function decode_anon92(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Sysctl");
   const out = new Array(v.length);
@@ -3366,10 +3864,10 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
       case "runAsUser": if (x !== null) f1 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "PodSecurityContext"); break;
       case "runAsNonRoot": if (x !== null) f2 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "PodSecurityContext"); break;
-      case "supplementalGroups": if (x !== null) f3 = decode_anon79(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
+      case "supplementalGroups": if (x !== null) f3 = decode_anon91(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
       case "fsGroup": if (x !== null) f4 = int64(x, p ? p + ".fsGroup" : "fsGroup", c, "PodSecurityContext"); break;
       case "runAsGroup": if (x !== null) f5 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "PodSecurityContext"); break;
-      case "sysctls": if (x !== null) f6 = decode_anon80(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
+      case "sysctls": if (x !== null) f6 = decode_anon92(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
       case "windowsOptions": if (x !== null) f7 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "PodSecurityContext"); break;
       case "fsGroupChangePolicy": if (x !== null) f8 = string(x, p ? p + ".fsGroupChangePolicy" : "fsGroupChangePolicy", c, "PodSecurityContext"); break;
       case "seccompProfile": if (x !== null) f9 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "PodSecurityContext"); break;
@@ -3394,7 +3892,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon81(v, p, c, st) {
+function decode_anon93(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Volume");
   const out = new Array(v.length);
@@ -3402,7 +3900,7 @@ function decode_anon81(v, p, c, st) {
   return out;
 }
 
-function decode_anon82(v, p, c, st) {
+function decode_anon94(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -3410,7 +3908,7 @@ function decode_anon82(v, p, c, st) {
   return out;
 }
 
-function decode_anon83(v, p, c, st) {
+function decode_anon95(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -3418,7 +3916,7 @@ function decode_anon83(v, p, c, st) {
   return out;
 }
 
-function decode_anon84(v, p, c, st) {
+function decode_anon96(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -3426,7 +3924,7 @@ function decode_anon84(v, p, c, st) {
   return out;
 }
 
-function decode_anon85(v, p, c, st) {
+function decode_anon97(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -3434,7 +3932,7 @@ function decode_anon85(v, p, c, st) {
   return out;
 }
 
-function decode_anon86(v, p, c, st) {
+function decode_anon98(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
   const out = new Array(v.length);
@@ -3442,7 +3940,7 @@ function decode_anon86(v, p, c, st) {
   return out;
 }
 
-function decode_anon87(v, p, c, st) {
+function decode_anon99(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostAlias");
   const out = new Array(v.length);
@@ -3450,7 +3948,7 @@ function decode_anon87(v, p, c, st) {
   return out;
 }
 
-function decode_anon88(v, p, c, st) {
+function decode_anon100(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodReadinessGate");
   const out = new Array(v.length);
@@ -3458,7 +3956,7 @@ function decode_anon88(v, p, c, st) {
   return out;
 }
 
-function decode_anon89(v, p, c, st) {
+function decode_anon101(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3466,7 +3964,7 @@ function decode_anon89(v, p, c, st) {
   return out;
 }
 
-function decode_anon90(v, p, c, st) {
+function decode_anon102(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySpreadConstraint");
   const out = new Array(v.length);
@@ -3474,7 +3972,7 @@ function decode_anon90(v, p, c, st) {
   return out;
 }
 
-function decode_anon91(v, p, c, st) {
+function decode_anon103(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EphemeralContainer");
   const out = new Array(v.length);
@@ -3482,7 +3980,7 @@ function decode_anon91(v, p, c, st) {
   return out;
 }
 
-function decode_anon92(v, p, c, st) {
+function decode_anon104(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodSchedulingGate");
   const out = new Array(v.length);
@@ -3490,7 +3988,7 @@ function decode_anon92(v, p, c, st) {
   return out;
 }
 
-function decode_anon93(v, p, c, st) {
+function decode_anon105(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaim");
   const out = new Array(v.length);
@@ -3505,13 +4003,13 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "volumes": if (x !== null) f0 = decode_anon81(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
-      case "containers": if (x !== null) f1 = decode_anon82(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
+      case "volumes": if (x !== null) f0 = decode_anon93(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
+      case "containers": if (x !== null) f1 = decode_anon94(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
       case "restartPolicy": if (x !== null) f2 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "PodSpec"); break;
       case "terminationGracePeriodSeconds": if (x !== null) f3 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "PodSpec"); break;
       case "activeDeadlineSeconds": if (x !== null) f4 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "PodSpec"); break;
       case "dnsPolicy": if (x !== null) f5 = string(x, p ? p + ".dnsPolicy" : "dnsPolicy", c, "PodSpec"); break;
-      case "nodeSelector": if (x !== null) f6 = decode_anon83(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
+      case "nodeSelector": if (x !== null) f6 = decode_anon95(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
       case "serviceAccountName": if (x !== null) f7 = string(x, p ? p + ".serviceAccountName" : "serviceAccountName", c, "PodSpec"); break;
       case "serviceAccount": if (x !== null) f8 = string(x, p ? p + ".serviceAccount" : "serviceAccount", c, "PodSpec"); break;
       case "nodeName": if (x !== null) f9 = string(x, p ? p + ".nodeName" : "nodeName", c, "PodSpec"); break;
@@ -3519,31 +4017,31 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
       case "hostPID": if (x !== null) f11 = boolean(x, p ? p + ".hostPID" : "hostPID", c, "PodSpec"); break;
       case "hostIPC": if (x !== null) f12 = boolean(x, p ? p + ".hostIPC" : "hostIPC", c, "PodSpec"); break;
       case "securityContext": if (x !== null) f13 = decode_io_orch_api_core_v1_PodSecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "PodSpec"); break;
-      case "imagePullSecrets": if (x !== null) f14 = decode_anon84(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
+      case "imagePullSecrets": if (x !== null) f14 = decode_anon96(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
       case "hostname": if (x !== null) f15 = string(x, p ? p + ".hostname" : "hostname", c, "PodSpec"); break;
       case "subdomain": if (x !== null) f16 = string(x, p ? p + ".subdomain" : "subdomain", c, "PodSpec"); break;
       case "affinity": if (x !== null) f17 = decode_io_orch_api_core_v1_Affinity(x, p ? p + ".affinity" : "affinity", c, "PodSpec"); break;
       case "schedulerName": if (x !== null) f18 = string(x, p ? p + ".schedulerName" : "schedulerName", c, "PodSpec"); break;
-      case "initContainers": if (x !== null) f19 = decode_anon85(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
+      case "initContainers": if (x !== null) f19 = decode_anon97(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
       case "automountServiceAccountToken": if (x !== null) f20 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "PodSpec"); break;
-      case "tolerations": if (x !== null) f21 = decode_anon86(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
-      case "hostAliases": if (x !== null) f22 = decode_anon87(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
+      case "tolerations": if (x !== null) f21 = decode_anon98(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
+      case "hostAliases": if (x !== null) f22 = decode_anon99(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
       case "priorityClassName": if (x !== null) f23 = string(x, p ? p + ".priorityClassName" : "priorityClassName", c, "PodSpec"); break;
       case "priority": if (x !== null) f24 = int32(x, p ? p + ".priority" : "priority", c, "PodSpec"); break;
       case "dnsConfig": if (x !== null) f25 = decode_io_orch_api_core_v1_PodDNSConfig(x, p ? p + ".dnsConfig" : "dnsConfig", c, "PodSpec"); break;
       case "shareProcessNamespace": if (x !== null) f26 = boolean(x, p ? p + ".shareProcessNamespace" : "shareProcessNamespace", c, "PodSpec"); break;
-      case "readinessGates": if (x !== null) f27 = decode_anon88(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
+      case "readinessGates": if (x !== null) f27 = decode_anon100(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
       case "runtimeClassName": if (x !== null) f28 = string(x, p ? p + ".runtimeClassName" : "runtimeClassName", c, "PodSpec"); break;
       case "enableServiceLinks": if (x !== null) f29 = boolean(x, p ? p + ".enableServiceLinks" : "enableServiceLinks", c, "PodSpec"); break;
       case "preemptionPolicy": if (x !== null) f30 = string(x, p ? p + ".preemptionPolicy" : "preemptionPolicy", c, "PodSpec"); break;
-      case "overhead": if (x !== null) f31 = decode_anon89(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
-      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon90(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
-      case "ephemeralContainers": if (x !== null) f33 = decode_anon91(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
+      case "overhead": if (x !== null) f31 = decode_anon101(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
+      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon102(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
+      case "ephemeralContainers": if (x !== null) f33 = decode_anon103(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
       case "setHostnameAsFQDN": if (x !== null) f34 = boolean(x, p ? p + ".setHostnameAsFQDN" : "setHostnameAsFQDN", c, "PodSpec"); break;
       case "os": if (x !== null) f35 = decode_io_orch_api_core_v1_PodOS(x, p ? p + ".os" : "os", c, "PodSpec"); break;
       case "hostUsers": if (x !== null) f36 = boolean(x, p ? p + ".hostUsers" : "hostUsers", c, "PodSpec"); break;
-      case "schedulingGates": if (x !== null) f37 = decode_anon92(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
-      case "resourceClaims": if (x !== null) f38 = decode_anon93(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
+      case "schedulingGates": if (x !== null) f37 = decode_anon104(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
+      case "resourceClaims": if (x !== null) f38 = decode_anon105(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3590,7 +4088,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon94(v, p, c, st) {
+function decode_anon106(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodCondition");
   const out = new Array(v.length);
@@ -3598,7 +4096,7 @@ function decode_anon94(v, p, c, st) {
   return out;
 }
 
-function decode_anon95(v, p, c, st) {
+function decode_anon107(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -3606,7 +4104,7 @@ function decode_anon95(v, p, c, st) {
   return out;
 }
 
-function decode_anon96(v, p, c, st) {
+function decode_anon108(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -3614,7 +4112,7 @@ function decode_anon96(v, p, c, st) {
   return out;
 }
 
-function decode_anon97(v, p, c, st) {
+function decode_anon109(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodIP");
   const out = new Array(v.length);
@@ -3622,7 +4120,7 @@ function decode_anon97(v, p, c, st) {
   return out;
 }
 
-function decode_anon98(v, p, c, st) {
+function decode_anon110(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -3630,7 +4128,7 @@ function decode_anon98(v, p, c, st) {
   return out;
 }
 
-function decode_anon99(v, p, c, st) {
+function decode_anon111(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaimStatus");
   const out = new Array(v.length);
@@ -3638,7 +4136,7 @@ function decode_anon99(v, p, c, st) {
   return out;
 }
 
-function decode_anon100(v, p, c, st) {
+function decode_anon112(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostIP");
   const out = new Array(v.length);
@@ -3654,21 +4152,21 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon94(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon106(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
       case "message": if (x !== null) f2 = string(x, p ? p + ".message" : "message", c, "PodStatus"); break;
       case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PodStatus"); break;
       case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "PodStatus"); break;
       case "podIP": if (x !== null) f5 = string(x, p ? p + ".podIP" : "podIP", c, "PodStatus"); break;
       case "startTime": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "PodStatus"); break;
-      case "containerStatuses": if (x !== null) f7 = decode_anon95(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
+      case "containerStatuses": if (x !== null) f7 = decode_anon107(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
       case "qosClass": if (x !== null) f8 = string(x, p ? p + ".qosClass" : "qosClass", c, "PodStatus"); break;
-      case "initContainerStatuses": if (x !== null) f9 = decode_anon96(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
+      case "initContainerStatuses": if (x !== null) f9 = decode_anon108(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
       case "nominatedNodeName": if (x !== null) f10 = string(x, p ? p + ".nominatedNodeName" : "nominatedNodeName", c, "PodStatus"); break;
-      case "podIPs": if (x !== null) f11 = decode_anon97(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
-      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon98(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
+      case "podIPs": if (x !== null) f11 = decode_anon109(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
+      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon110(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
       case "resize": if (x !== null) f13 = string(x, p ? p + ".resize" : "resize", c, "PodStatus"); break;
-      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon99(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
-      case "hostIPs": if (x !== null) f15 = decode_anon100(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
+      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon111(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
+      case "hostIPs": if (x !== null) f15 = decode_anon112(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3767,7 +4265,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   return out;
 }
 
-function decode_anon101(v, p, c, st) {
+function decode_anon113(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeProjection");
   const out = new Array(v.length);
@@ -3782,7 +4280,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "sources": if (x !== null) f0 = decode_anon101(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
+      case "sources": if (x !== null) f0 = decode_anon113(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ProjectedVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3821,7 +4319,7 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon102(v, p, c, st) {
+function decode_anon114(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3836,7 +4334,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon102(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon114(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDVolumeSource"); break;
       case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDVolumeSource"); break;
@@ -3922,7 +4420,7 @@ function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
   return out;
 }
 
-function decode_anon103(v, p, c, st) {
+function decode_anon115(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3930,7 +4428,7 @@ function decode_anon103(v, p, c, st) {
   return out;
 }
 
-function decode_anon104(v, p, c, st) {
+function decode_anon116(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3938,7 +4436,7 @@ function decode_anon104(v, p, c, st) {
   return out;
 }
 
-function decode_anon105(v, p, c, st) {
+function decode_anon117(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceClaim");
   const out = new Array(v.length);
@@ -3953,9 +4451,9 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon103(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon104(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
-      case "claims": if (x !== null) f2 = decode_anon105(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon115(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon116(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
+      case "claims": if (x !== null) f2 = decode_anon117(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3966,7 +4464,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   return out;
 }
 
-function decode_anon106(v, p, c, st) {
+function decode_anon118(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceHealth");
   const out = new Array(v.length);
@@ -3982,7 +4480,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
-      case "resources": if (x !== null) f1 = decode_anon106(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
+      case "resources": if (x !== null) f1 = decode_anon118(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4072,7 +4570,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   return out;
 }
 
-function decode_anon107(v, p, c, st) {
+function decode_anon119(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -4080,7 +4578,7 @@ function decode_anon107(v, p, c, st) {
   return out;
 }
 
-function decode_anon108(v, p, c, st) {
+function decode_anon120(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -4098,9 +4596,9 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Secret"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Secret"); break;
-      case "data": if (x !== null) f3 = decode_anon107(x, p ? p + ".data" : "data", c, "Secret"); break;
+      case "data": if (x !== null) f3 = decode_anon119(x, p ? p + ".data" : "data", c, "Secret"); break;
       case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "Secret"); break;
-      case "stringData": if (x !== null) f5 = decode_anon108(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
+      case "stringData": if (x !== null) f5 = decode_anon120(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
       case "immutable": if (x !== null) f6 = boolean(x, p ? p + ".immutable" : "immutable", c, "Secret"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4159,7 +4657,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon109(v, p, c, st) {
+function decode_anon121(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
@@ -4177,7 +4675,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SecretList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "SecretList"); break;
-      case "items": if (x !== null) f3 = decode_anon109(x, p ? p + ".items" : "items", c, "SecretList"); break;
+      case "items": if (x !== null) f3 = decode_anon121(x, p ? p + ".items" : "items", c, "SecretList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4190,7 +4688,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   return out;
 }
 
-function decode_anon110(v, p, c, st) {
+function decode_anon122(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -4206,7 +4704,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon110(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon122(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4219,7 +4717,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon111(v, p, c, st) {
+function decode_anon123(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -4235,7 +4733,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon111(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon123(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "SecretVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "SecretVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -4287,7 +4785,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon112(v, p, c, st) {
+function decode_anon124(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -4295,7 +4793,7 @@ function decode_anon112(v, p, c, st) {
   return out;
 }
 
-function decode_anon113(v, p, c, st) {
+function decode_anon125(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -4313,8 +4811,8 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccount"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccount"); break;
-      case "secrets": if (x !== null) f3 = decode_anon112(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
-      case "imagePullSecrets": if (x !== null) f4 = decode_anon113(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
+      case "secrets": if (x !== null) f3 = decode_anon124(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
+      case "imagePullSecrets": if (x !== null) f4 = decode_anon125(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
       case "automountServiceAccountToken": if (x !== null) f5 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "ServiceAccount"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4330,7 +4828,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   return out;
 }
 
-function decode_anon114(v, p, c, st) {
+function decode_anon126(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
@@ -4348,7 +4846,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccountList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccountList"); break;
-      case "items": if (x !== null) f3 = decode_anon114(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
+      case "items": if (x !== null) f3 = decode_anon126(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4461,6 +4959,30 @@ function decode_io_orch_api_core_v1_TCPSocketAction(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_Taint(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Taint", "v1.Taint");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "Taint"); break;
+      case "value": if (x !== null) f1 = string(x, p ? p + ".value" : "value", c, "Taint"); break;
+      case "effect": if (x !== null) f2 = string(x, p ? p + ".effect" : "effect", c, "Taint"); break;
+      case "timeAdded": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".timeAdded" : "timeAdded", c, "Taint"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".key" : "key", c, "Taint");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".effect" : "effect", c, "Taint");
+  const out = {};
+  if (f0 !== undefined) out.key = f0;
+  if (f1 !== undefined) out.value = f1;
+  if (f2 !== undefined) out.effect = f2;
+  if (f3 !== undefined) out.timeAdded = f3;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Toleration", "v1.Toleration");
@@ -4485,7 +5007,7 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   return out;
 }
 
-function decode_anon115(v, p, c, st) {
+function decode_anon127(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4507,7 +5029,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
       case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
       case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
       case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
-      case "matchLabelKeys": if (x !== null) f7 = decode_anon115(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon127(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4747,7 +5269,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon116(v, p, c, st) {
+function decode_anon128(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4755,7 +5277,7 @@ function decode_anon116(v, p, c, st) {
   return out;
 }
 
-function decode_anon117(v, p, c, st) {
+function decode_anon129(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4770,8 +5292,8 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon116(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon117(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon128(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon129(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4846,7 +5368,7 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
-function decode_anon118(v, p, c, st) {
+function decode_anon130(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4862,7 +5384,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon118(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon130(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4897,7 +5419,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon119(v, p, c, st) {
+function decode_anon131(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -4905,7 +5427,7 @@ function decode_anon119(v, p, c, st) {
   return out;
 }
 
-function decode_anon120(v, p, c, st) {
+function decode_anon132(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -4920,8 +5442,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon119(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon120(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon131(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon132(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4931,7 +5453,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon121(v, p, c, st) {
+function decode_anon133(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -4939,7 +5461,7 @@ function decode_anon121(v, p, c, st) {
   return out;
 }
 
-function decode_anon122(v, p, c, st) {
+function decode_anon134(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -4954,8 +5476,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon121(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon122(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon133(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon134(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4965,7 +5487,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon123(v, p, c, st) {
+function decode_anon135(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -4983,7 +5505,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon123(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon135(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5037,7 +5559,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon124(v, p, c, st) {
+function decode_anon136(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -5045,7 +5567,7 @@ function decode_anon124(v, p, c, st) {
   return out;
 }
 
-function decode_anon125(v, p, c, st) {
+function decode_anon137(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -5053,7 +5575,7 @@ function decode_anon125(v, p, c, st) {
   return out;
 }
 
-function decode_anon126(v, p, c, st) {
+function decode_anon138(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5069,9 +5591,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon124(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon125(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon126(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon136(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon137(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon138(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5084,7 +5606,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon127(v, p, c, st) {
+function decode_anon139(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -5099,7 +5621,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon127(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon139(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5108,7 +5630,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon128(v, p, c, st) {
+function decode_anon140(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -5126,7 +5648,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon128(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon140(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5141,7 +5663,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon129(v, p, c, st) {
+function decode_anon141(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -5159,7 +5681,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon129(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon141(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5175,7 +5697,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon130(v, p, c, st) {
+function decode_anon142(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -5193,7 +5715,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon130(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon142(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5206,7 +5728,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon131(v, p, c, st) {
+function decode_anon143(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -5224,7 +5746,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon131(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon143(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5237,7 +5759,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon132(v, p, c, st) {
+function decode_anon144(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5245,7 +5767,7 @@ function decode_anon132(v, p, c, st) {
   return out;
 }
 
-function decode_anon133(v, p, c, st) {
+function decode_anon145(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5253,7 +5775,7 @@ function decode_anon133(v, p, c, st) {
   return out;
 }
 
-function decode_anon134(v, p, c, st) {
+function decode_anon146(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5261,7 +5783,7 @@ function decode_anon134(v, p, c, st) {
   return out;
 }
 
-function decode_anon135(v, p, c, st) {
+function decode_anon147(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5269,7 +5791,7 @@ function decode_anon135(v, p, c, st) {
   return out;
 }
 
-function decode_anon136(v, p, c, st) {
+function decode_anon148(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5284,11 +5806,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon132(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon133(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon134(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon135(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon136(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon144(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon145(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon146(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon147(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon148(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5301,7 +5823,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon137(v, p, c, st) {
+function decode_anon149(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -5319,7 +5841,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon137(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon149(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5332,7 +5854,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon138(v, p, c, st) {
+function decode_anon150(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -5350,7 +5872,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon138(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon150(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5366,7 +5888,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon139(v, p, c, st) {
+function decode_anon151(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -5384,7 +5906,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon139(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon151(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5397,7 +5919,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon140(v, p, c, st) {
+function decode_anon152(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -5415,7 +5937,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon140(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon152(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5479,7 +6001,7 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon141(v, p, c, st) {
+function decode_anon153(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5500,7 +6022,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon141(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon153(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5515,7 +6037,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon142(v, p, c, st) {
+function decode_anon154(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5532,7 +6054,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon142(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon154(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5549,7 +6071,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon143(v, p, c, st) {
+function decode_anon155(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -5557,7 +6079,7 @@ function decode_anon143(v, p, c, st) {
   return out;
 }
 
-function decode_anon144(v, p, c, st) {
+function decode_anon156(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -5572,8 +6094,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon143(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon144(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon155(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon156(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5583,7 +6105,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon145(v, p, c, st) {
+function decode_anon157(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5600,7 +6122,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon145(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon157(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5667,7 +6189,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon146(v, p, c, st) {
+function decode_anon158(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -5675,7 +6197,7 @@ function decode_anon146(v, p, c, st) {
   return out;
 }
 
-function decode_anon147(v, p, c, st) {
+function decode_anon159(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -5683,7 +6205,7 @@ function decode_anon147(v, p, c, st) {
   return out;
 }
 
-function decode_anon148(v, p, c, st) {
+function decode_anon160(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -5691,7 +6213,7 @@ function decode_anon148(v, p, c, st) {
   return out;
 }
 
-function decode_anon149(v, p, c, st) {
+function decode_anon161(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5699,7 +6221,7 @@ function decode_anon149(v, p, c, st) {
   return out;
 }
 
-function decode_anon150(v, p, c, st) {
+function decode_anon162(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -5724,11 +6246,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon146(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon147(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon148(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon149(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon150(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon158(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon159(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon160(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon161(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon162(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5854,7 +6376,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon151(v, p, c, st) {
+function decode_anon163(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -5872,7 +6394,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon151(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon163(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -5928,6 +6450,7 @@ export {
   decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource,
   decode_io_orch_api_core_v1_Affinity,
   decode_io_orch_api_core_v1_AppArmorProfile,
+  decode_io_orch_api_core_v1_AttachedVolume,
   decode_io_orch_api_core_v1_AzureDiskVolumeSource,
   decode_io_orch_api_core_v1_AzureFileVolumeSource,
   decode_io_orch_api_core_v1_CSIVolumeSource,
@@ -5939,9 +6462,11 @@ export {
   decode_io_orch_api_core_v1_ConfigMapEnvSource,
   decode_io_orch_api_core_v1_ConfigMapKeySelector,
   decode_io_orch_api_core_v1_ConfigMapList,
+  decode_io_orch_api_core_v1_ConfigMapNodeConfigSource,
   decode_io_orch_api_core_v1_ConfigMapProjection,
   decode_io_orch_api_core_v1_ConfigMapVolumeSource,
   decode_io_orch_api_core_v1_Container,
+  decode_io_orch_api_core_v1_ContainerImage,
   decode_io_orch_api_core_v1_ContainerPort,
   decode_io_orch_api_core_v1_ContainerResizePolicy,
   decode_io_orch_api_core_v1_ContainerState,
@@ -5950,6 +6475,7 @@ export {
   decode_io_orch_api_core_v1_ContainerStateWaiting,
   decode_io_orch_api_core_v1_ContainerStatus,
   decode_io_orch_api_core_v1_ContainerUser,
+  decode_io_orch_api_core_v1_DaemonEndpoint,
   decode_io_orch_api_core_v1_DownwardAPIProjection,
   decode_io_orch_api_core_v1_DownwardAPIVolumeFile,
   decode_io_orch_api_core_v1_DownwardAPIVolumeSource,
@@ -5989,10 +6515,23 @@ export {
   decode_io_orch_api_core_v1_NamespaceList,
   decode_io_orch_api_core_v1_NamespaceSpec,
   decode_io_orch_api_core_v1_NamespaceStatus,
+  decode_io_orch_api_core_v1_Node,
+  decode_io_orch_api_core_v1_NodeAddress,
   decode_io_orch_api_core_v1_NodeAffinity,
+  decode_io_orch_api_core_v1_NodeCondition,
+  decode_io_orch_api_core_v1_NodeConfigSource,
+  decode_io_orch_api_core_v1_NodeConfigStatus,
+  decode_io_orch_api_core_v1_NodeDaemonEndpoints,
+  decode_io_orch_api_core_v1_NodeFeatures,
+  decode_io_orch_api_core_v1_NodeList,
+  decode_io_orch_api_core_v1_NodeRuntimeHandler,
+  decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures,
   decode_io_orch_api_core_v1_NodeSelector,
   decode_io_orch_api_core_v1_NodeSelectorRequirement,
   decode_io_orch_api_core_v1_NodeSelectorTerm,
+  decode_io_orch_api_core_v1_NodeSpec,
+  decode_io_orch_api_core_v1_NodeStatus,
+  decode_io_orch_api_core_v1_NodeSystemInfo,
   decode_io_orch_api_core_v1_ObjectFieldSelector,
   decode_io_orch_api_core_v1_ObjectReference,
   decode_io_orch_api_core_v1_PersistentVolumeClaimSpec,
@@ -6044,6 +6583,7 @@ export {
   decode_io_orch_api_core_v1_StorageOSVolumeSource,
   decode_io_orch_api_core_v1_Sysctl,
   decode_io_orch_api_core_v1_TCPSocketAction,
+  decode_io_orch_api_core_v1_Taint,
   decode_io_orch_api_core_v1_Toleration,
   decode_io_orch_api_core_v1_TopologySpreadConstraint,
   decode_io_orch_api_core_v1_TypedLocalObjectReference,

@@ -158,6 +158,9 @@ export const kinds = [
           "path": [
             "source",
             "component"
+          ],
+          "fallbackPath": [
+            "reportingComponent"
           ]
         },
         {
@@ -412,6 +415,193 @@ export const kinds = [
     ...{
       "group": "",
       "version": "v1",
+      "kind": "Node",
+      "schemaName": "io.orch.api.core.v1.Node",
+      "shortNames": [
+        "no"
+      ],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "Node",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [
+        {
+          "name": "spec.unschedulable",
+          "path": [
+            "spec",
+            "unschedulable"
+          ],
+          "default": "false"
+        }
+      ],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The status of the node",
+          "format": "",
+          "formatter": "nodeStatus",
+          "jsonPath": ".status",
+          "name": "Status",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "The roles of the node",
+          "format": "",
+          "formatter": "nodeRoles",
+          "jsonPath": ".metadata.labels",
+          "name": "Roles",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "labels"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Kubelet Version reported by the node.",
+          "format": "",
+          "jsonPath": ".status.nodeInfo.kubeletVersion",
+          "name": "Version",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "nodeInfo",
+            "kubeletVersion"
+          ]
+        },
+        {
+          "description": "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/concepts/nodes/node/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).",
+          "format": "",
+          "formatter": "nodeInternalIP",
+          "jsonPath": ".status.addresses",
+          "name": "Internal-IP",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "addresses"
+          ]
+        },
+        {
+          "description": "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/concepts/nodes/node/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).",
+          "format": "",
+          "formatter": "nodeExternalIP",
+          "jsonPath": ".status.addresses",
+          "name": "External-IP",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "addresses"
+          ]
+        },
+        {
+          "description": "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+          "format": "",
+          "formatter": "unknownIfEmpty",
+          "jsonPath": ".status.nodeInfo.osImage",
+          "name": "OS-Image",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "nodeInfo",
+            "osImage"
+          ]
+        },
+        {
+          "description": "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+          "format": "",
+          "formatter": "unknownIfEmpty",
+          "jsonPath": ".status.nodeInfo.kernelVersion",
+          "name": "Kernel-Version",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "nodeInfo",
+            "kernelVersion"
+          ]
+        },
+        {
+          "description": "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+          "format": "",
+          "formatter": "unknownIfEmpty",
+          "jsonPath": ".status.nodeInfo.containerRuntimeVersion",
+          "name": "Container-Runtime",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "status",
+            "nodeInfo",
+            "containerRuntimeVersion"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "NodeList",
+      "namespaced": false,
+      "plural": "nodes",
+      "singular": "node",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "XwShjMxG9Fs="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_Node,
+    decodeList: decoders.decode_io_orch_api_core_v1_NodeList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
       "kind": "Pod",
       "schemaName": "io.orch.api.core.v1.Pod",
       "shortNames": [
@@ -437,7 +627,8 @@ export const kinds = [
           "path": [
             "spec",
             "hostNetwork"
-          ]
+          ],
+          "default": "false"
         },
         {
           "name": "spec.nodeName",

@@ -529,6 +529,18 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.AttachedVolume": {
+    "kind": "struct",
+    "fields": {
+      "devicePath": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.AzureDiskVolumeSource": {
     "kind": "struct",
     "fields": {
@@ -747,6 +759,27 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.ConfigMapNodeConfigSource": {
+    "kind": "struct",
+    "fields": {
+      "kubeletConfigKey": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      },
+      "resourceVersion": {
+        "kind": "scalar"
+      },
+      "uid": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.ConfigMapProjection": {
     "kind": "struct",
     "fields": {
@@ -886,6 +919,22 @@ export const structure: Record<string, any> = {
         "patchMergeKey": "mountPath"
       },
       "workingDir": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ContainerImage": {
+    "kind": "struct",
+    "fields": {
+      "names": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "sizeBytes": {
         "kind": "scalar"
       }
     },
@@ -1035,6 +1084,15 @@ export const structure: Record<string, any> = {
     "kind": "struct",
     "fields": {
       "linux": "io.orch.api.core.v1.LinuxContainerUser"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.DaemonEndpoint": {
+    "kind": "struct",
+    "fields": {
+      "Port": {
+        "kind": "scalar"
+      }
     },
     "mapType": "granular"
   },
@@ -1739,6 +1797,33 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.Node": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.core.v1.NodeSpec",
+      "status": "io.orch.api.core.v1.NodeStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeAddress": {
+    "kind": "struct",
+    "fields": {
+      "address": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.NodeAffinity": {
     "kind": "struct",
     "fields": {
@@ -1748,6 +1833,101 @@ export const structure: Record<string, any> = {
         "listType": "atomic"
       },
       "requiredDuringSchedulingIgnoredDuringExecution": "io.orch.api.core.v1.NodeSelector"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastHeartbeatTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeConfigSource": {
+    "kind": "struct",
+    "fields": {
+      "configMap": "io.orch.api.core.v1.ConfigMapNodeConfigSource"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeConfigStatus": {
+    "kind": "struct",
+    "fields": {
+      "active": "io.orch.api.core.v1.NodeConfigSource",
+      "assigned": "io.orch.api.core.v1.NodeConfigSource",
+      "error": {
+        "kind": "scalar"
+      },
+      "lastKnownGood": "io.orch.api.core.v1.NodeConfigSource"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeDaemonEndpoints": {
+    "kind": "struct",
+    "fields": {
+      "kubeletEndpoint": "io.orch.api.core.v1.DaemonEndpoint"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeFeatures": {
+    "kind": "struct",
+    "fields": {
+      "supplementalGroupsPolicy": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.Node",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeRuntimeHandler": {
+    "kind": "struct",
+    "fields": {
+      "features": "io.orch.api.core.v1.NodeRuntimeHandlerFeatures",
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeRuntimeHandlerFeatures": {
+    "kind": "struct",
+    "fields": {
+      "recursiveReadOnlyMounts": {
+        "kind": "scalar"
+      },
+      "userNamespaces": {
+        "kind": "scalar"
+      }
     },
     "mapType": "granular"
   },
@@ -1796,6 +1976,139 @@ export const structure: Record<string, any> = {
       }
     },
     "mapType": "atomic"
+  },
+  "io.orch.api.core.v1.NodeSpec": {
+    "kind": "struct",
+    "fields": {
+      "configSource": "io.orch.api.core.v1.NodeConfigSource",
+      "externalID": {
+        "kind": "scalar"
+      },
+      "podCIDR": {
+        "kind": "scalar"
+      },
+      "podCIDRs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set",
+        "patchStrategy": "merge"
+      },
+      "providerID": {
+        "kind": "scalar"
+      },
+      "taints": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.Taint",
+        "listType": "atomic"
+      },
+      "unschedulable": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeStatus": {
+    "kind": "struct",
+    "fields": {
+      "addresses": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.NodeAddress",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      },
+      "allocatable": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "capacity": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.NodeCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      },
+      "config": "io.orch.api.core.v1.NodeConfigStatus",
+      "daemonEndpoints": "io.orch.api.core.v1.NodeDaemonEndpoints",
+      "features": "io.orch.api.core.v1.NodeFeatures",
+      "images": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.ContainerImage",
+        "listType": "atomic"
+      },
+      "nodeInfo": "io.orch.api.core.v1.NodeSystemInfo",
+      "phase": {
+        "kind": "scalar"
+      },
+      "runtimeHandlers": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.NodeRuntimeHandler",
+        "listType": "atomic"
+      },
+      "volumesAttached": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.AttachedVolume",
+        "listType": "atomic"
+      },
+      "volumesInUse": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.NodeSystemInfo": {
+    "kind": "struct",
+    "fields": {
+      "architecture": {
+        "kind": "scalar"
+      },
+      "bootID": {
+        "kind": "scalar"
+      },
+      "containerRuntimeVersion": {
+        "kind": "scalar"
+      },
+      "kernelVersion": {
+        "kind": "scalar"
+      },
+      "kubeProxyVersion": {
+        "kind": "scalar"
+      },
+      "kubeletVersion": {
+        "kind": "scalar"
+      },
+      "machineID": {
+        "kind": "scalar"
+      },
+      "operatingSystem": {
+        "kind": "scalar"
+      },
+      "osImage": {
+        "kind": "scalar"
+      },
+      "systemUUID": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
   },
   "io.orch.api.core.v1.ObjectFieldSelector": {
     "kind": "struct",
@@ -2949,6 +3262,22 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "port": "io.orch.apimachinery.pkg.util.intstr.IntOrString"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.Taint": {
+    "kind": "struct",
+    "fields": {
+      "effect": {
+        "kind": "scalar"
+      },
+      "key": {
+        "kind": "scalar"
+      },
+      "timeAdded": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "value": {
+        "kind": "scalar"
+      }
     },
     "mapType": "granular"
   },

@@ -7,6 +7,7 @@ import type { KindDefinition, PrinterColumnDefinition } from '../registry/kind.t
 import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import type { ResourceRequest } from './context.ts';
 import { podFormatters, podRowConditions } from './pod-printer.ts';
+import { nodeFormatters } from './node-printer.ts';
 
 const NAME_DESCRIPTION =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
@@ -70,6 +71,7 @@ const FORMATTERS: Record<string, Formatter> = {
     return host ? `${component}, ${host}` : component;
   },
   ...podFormatters(age),
+  ...nodeFormatters,
   // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
   roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   subjectUsers: (value) => subjectsOf(value, 'User'),

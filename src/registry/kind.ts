@@ -48,7 +48,8 @@ export interface KindDefinition extends BodyKind {
   allowUnconditionalUpdate: boolean;
   /** A key of nameValidators (registry/validation/names.ts). */
   nameValidation: string;
-  fieldSelectors: ReadonlyArray<{ name: string; path: readonly string[] }>;
+  /** A field's value is read at `path`; when empty, at `fallbackPath`; when absent, it is `default` (or ''). */
+  fieldSelectors: ReadonlyArray<{ name: string; path: readonly string[]; fallbackPath?: readonly string[]; default?: string }>;
   printerColumns: readonly PrinterColumnDefinition[];
   /** '' when the kind is not stored. */
   storageVersionHash: string;

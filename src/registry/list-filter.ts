@@ -18,14 +18,20 @@ function hasOwnFieldConversion(kind: KindDefinition): boolean {
   return kind.fieldSelectors.length > 0;
 }
 
+function valueAt(obj: any, path: readonly string[]): any {
+  let value = obj;
+  for (const segment of path) value = value?.[segment];
+  return value;
+}
+
 /** The selectable fields of an object: metadata.name, metadata.namespace and the kind's own (FACTS 6.3). */
 export function selectableFields(kind: KindDefinition, obj: any): Record<string, string> {
   const fields: Record<string, string> = { 'metadata.name': obj.metadata?.name ?? '' };
   if (kind.namespaced || !hasOwnFieldConversion(kind)) fields['metadata.namespace'] = obj.metadata?.namespace ?? '';
   for (const selector of kind.fieldSelectors) {
-    let value: any = obj;
-    for (const segment of selector.path) value = value?.[segment];
-    fields[selector.name] = value === undefined || value === null ? '' : String(value);
+    let value = valueAt(obj, selector.path);
+    if ((value === undefined || value === null || value === '') && selector.fallbackPath) value = valueAt(obj, selector.fallbackPath);
+    fields[selector.name] = value === undefined || value === null ? (selector.default ?? '') : String(value);
   }
   return fields;
 }

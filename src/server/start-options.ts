@@ -42,6 +42,8 @@ export interface StartOptions {
   /** --authorization-config (SPEC 5.1.6); excludes `authorizers`. */
   authorizationConfigFile?: string;
   anonymousAuth?: boolean;
+  /** The admission plugins that run (--enable/--disable-admission-plugins); default all: NamespaceLifecycle, ServiceAccount, NodeRestriction. */
+  admissionPlugins?: readonly string[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   storage?: Storage;

@@ -18,6 +18,11 @@ import { objectReader } from '../registry/object-reader.ts';
 import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { rbacEscalationCheck } from '../admission/rbac-escalation.ts';
+import { nodeRestriction } from '../admission/node-restriction.ts';
+import { ADMISSION_PLUGINS, chainHooks } from '../admission/plugins.ts';
+import type { Admission, AdmissionHook } from '../registry/store.ts';
+import { NodeGraph } from '../auth/node/node-graph.ts';
+import { nodeAuthorizer } from '../auth/node/node-authorizer.ts';
 import { webhookTokenAuthenticator } from '../auth/authentication/webhook-token.ts';
 
 const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
@@ -126,14 +131,40 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbacIndex = new CachedRbacSource(cacher);
   const rbac = rbacAuthorizer(rbacIndex);
+  const cached = (plural: string, namespace: string | undefined, name: string): ApiObject | undefined =>
+    cacher.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
+  // The Node authorizer's graph follows the pods in the watch cache; made once, only when a chain has the mode.
+  let node: Authorizer | undefined;
   let authorizer: Authorizer;
   try {
-    // ABAC's policy file is read here, once, as upstream reads it when building the chain.
-    authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac, ABAC: (entry) => abacAuthorizer(loadPolicyFile(entry.policyFile)) });
+    authorizer = buildAuthorizer(authorizerEntries, {
+      RBAC: () => rbac,
+      Node: () => (node ??= nodeAuthorizer(NodeGraph.fromCache(cacher.cache(resourcePrefix('', 'pods'))))),
+      // ABAC's policy file is read here, once, as upstream reads it when building the chain.
+      ABAC: (entry) => abacAuthorizer(loadPolicyFile(entry.policyFile)),
+    });
   } catch (err) {
     throw new Error(`invalid authorization config: ${(err as Error).message}`);
   }
   const escalationCheck = rbacEscalationCheck({ authorizer, resolver: rbacIndex, source: rbacIndex, fresh: () => cacher.waitUntilFresh(requestTimeoutMs || 60_000) });
+
+  // Admission in upstream's order (mutating plugins, then validating ones), of the plugins the flags leave on.
+  const admissionPlugins = new Set(options.admissionPlugins ?? ADMISSION_PLUGINS);
+  const mutating: AdmissionHook[] = [];
+  const validating: AdmissionHook[] = [];
+  if (admissionPlugins.has('NamespaceLifecycle')) validating.push(lifecycle);
+  if (admissionPlugins.has('ServiceAccount')) {
+    mutating.push(serviceAccountPlugin.mutate);
+    validating.push(serviceAccountPlugin.validate);
+  }
+  if (admissionPlugins.has('NodeRestriction')) {
+    mutating.push(nodeRestriction({ node: (name) => cached('nodes', undefined, name), pod: (namespace, name) => cached('pods', namespace, name) }));
+  }
+  // RBAC's escalation check is not a plugin: upstream's role and binding storage runs it after
+  // the mutating plugins and before validation, whatever the flags say.
+  mutating.push(escalationCheck);
+  const admission: Admission = { mutate: chainHooks(mutating), validate: chainHooks(validating) };
+  const serviceAccountKind = options.api.kinds.find((k) => k.group === '' && k.plural === 'serviceaccounts')!;
 
   let shuttingDown = false;
   const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
@@ -212,18 +243,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     authenticate,
     authorizer,
     requestInfo: { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true },
-    admission: {
-      // Upstream's order: every mutating plugin, then every validating one. RBAC's escalation
-      // check is not a plugin: upstream's role and binding storage runs it before validation.
-      mutate: async (attributes) => {
-        await serviceAccountPlugin.mutate(attributes);
-        await escalationCheck(attributes);
-      },
-      validate: async (attributes) => {
-        await lifecycle(attributes);
-        await serviceAccountPlugin.validate(attributes);
-      },
-    },
+    admission,
     health,
     serverAddress: `${hostForUrl}:${port}`,
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
@@ -251,6 +271,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       maxExpirationSeconds: serviceAccounts.maxExpirationSeconds,
       extendExpiration: serviceAccounts.extendExpiration,
       ...readers,
+      // A create of serviceaccounts/token, admitted as upstream admits it.
+      admit: (phase, body, { namespace, parentName, dryRun, user }) =>
+        admission[phase]({ operation: 'CREATE', kind: serviceAccountKind, subresource: 'token', namespace, name: parentName ?? '', object: body, oldObject: null, dryRun, user }),
     }),
   );
 

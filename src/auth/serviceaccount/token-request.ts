@@ -4,7 +4,8 @@
  * registry/core/serviceaccount/storage/token.go.
  */
 import * as errors from '../../api/status-error.ts';
-import type { ComputedCreate } from '../../registry/computed.ts';
+import type { ComputedCreate, ComputedRequest } from '../../registry/computed.ts';
+import type { ApiObject } from '../../registry/strategy.ts';
 import type { ObjectReader } from '../../registry/object-reader.ts';
 import { invalid as invalidField } from '../../registry/validation/field-errors.ts';
 import type { SigningKey } from './keys.ts';
@@ -26,11 +27,19 @@ export interface TokenRequestOptions {
   serviceAccounts: ObjectReader;
   pods: ObjectReader;
   secrets: ObjectReader;
+  /**
+   * Admission of the TokenRequest (a create of serviceaccounts/token), where
+   * upstream's TokenREST.Create has it: mutating plugins before the account
+   * is read, validating ones once the request is valid.
+   */
+  admit?: (phase: 'mutate' | 'validate', tokenRequest: ApiObject, request: ComputedRequest) => Promise<void>;
 }
 
 export function tokenRequest(options: TokenRequestOptions): ComputedCreate {
-  return async ({ body, namespace, parentName, warn }) => {
+  return async (request) => {
+    const { body, namespace, parentName, warn } = request;
     const name = parentName!;
+    await options.admit?.('mutate', body, request);
     const account = await options.serviceAccounts.get(namespace, name);
     if (!account) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, name);
     const spec = { ...(body.spec ?? {}) };
@@ -45,6 +54,7 @@ export function tokenRequest(options: TokenRequestOptions): ComputedCreate {
     if (spec.expirationSeconds < MIN_EXPIRATION_S) problems.push(invalidField('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 10 minutes'));
     if (spec.expirationSeconds > 2 ** 32) problems.push(invalidField('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
     if (problems.length) throw errors.invalid('TokenRequest', 'authentication.orch.io', '', problems);
+    await options.admit?.('validate', { ...body, metadata, spec }, request);
 
     let bound: BoundObject | undefined;
     const ref = spec.boundObjectRef;

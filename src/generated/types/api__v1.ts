@@ -453,6 +453,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/nodes": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind Node */
+        get: operations["listCoreV1Node"];
+        put?: never;
+        /** @description create a Node */
+        post: operations["createCoreV1Node"];
+        /** @description delete collection of Node */
+        delete: operations["deleteCoreV1CollectionNode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodes/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified Node */
+        get: operations["readCoreV1Node"];
+        /** @description replace the specified Node */
+        put: operations["replaceCoreV1Node"];
+        post?: never;
+        /** @description delete a Node */
+        delete: operations["deleteCoreV1Node"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified Node */
+        patch: operations["patchCoreV1Node"];
+        trace?: never;
+    };
+    "/api/v1/nodes/{name}/status": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description read status of the specified Node */
+        get: operations["readCoreV1NodeStatus"];
+        /** @description replace status of the specified Node */
+        put: operations["replaceCoreV1NodeStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update status of the specified Node */
+        patch: operations["patchCoreV1NodeStatus"];
+        trace?: never;
+    };
     "/api/v1/pods": {
         parameters: {
             query?: {
@@ -593,6 +666,19 @@ export interface components {
              * @default
              */
             type: string;
+        };
+        /** @description AttachedVolume describes a volume attached to a node */
+        "io.orch.api.core.v1.AttachedVolume": {
+            /**
+             * @description DevicePath represents the device path where the volume should be available
+             * @default
+             */
+            devicePath: string;
+            /**
+             * @description Name of the attached volume
+             * @default
+             */
+            name: string;
         };
         /**
          * @description Represents a Persistent Disk resource in AWS.
@@ -780,6 +866,28 @@ export interface components {
              */
             metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
         };
+        /** @description ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node. This API is deprecated since 1.22: https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration */
+        "io.orch.api.core.v1.ConfigMapNodeConfigSource": {
+            /**
+             * @description KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the KubeletConfiguration structure This field is required in all cases.
+             * @default
+             */
+            kubeletConfigKey: string;
+            /**
+             * @description Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.
+             * @default
+             */
+            name: string;
+            /**
+             * @description Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.
+             * @default
+             */
+            namespace: string;
+            /** @description ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status. */
+            resourceVersion?: string;
+            /** @description UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status. */
+            uid?: string;
+        };
         /**
          * @description Adapts a ConfigMap into a projected volume.
          *
@@ -873,6 +981,16 @@ export interface components {
             volumeMounts?: components["schemas"]["io.orch.api.core.v1.VolumeMount"][];
             /** @description Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated. */
             workingDir?: string;
+        };
+        /** @description Describe a container image */
+        "io.orch.api.core.v1.ContainerImage": {
+            /** @description Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"] */
+            names?: string[];
+            /**
+             * Format: int64
+             * @description The size of the image in bytes.
+             */
+            sizeBytes?: number;
         };
         /** @description ContainerPort represents a network port in a single container. */
         "io.orch.api.core.v1.ContainerPort": {
@@ -1034,6 +1152,15 @@ export interface components {
             volumeAttributes?: {
                 [key: string]: string;
             };
+        };
+        /** @description DaemonEndpoint contains information about a single Daemon endpoint. */
+        "io.orch.api.core.v1.DaemonEndpoint": {
+            /**
+             * Format: int32
+             * @description Port number of the given endpoint.
+             * @default 0
+             */
+            Port: number;
         };
         /** @description Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode. */
         "io.orch.api.core.v1.DownwardAPIProjection": {
@@ -1624,12 +1751,128 @@ export interface components {
              */
             server: string;
         };
+        /** @description Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd). */
+        "io.orch.api.core.v1.Node": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.NodeSpec"];
+            /**
+             * @description Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.core.v1.NodeStatus"];
+        };
+        /** @description NodeAddress contains information for the node's address. */
+        "io.orch.api.core.v1.NodeAddress": {
+            /**
+             * @description The node address.
+             * @default
+             */
+            address: string;
+            /**
+             * @description Node address type, one of Hostname, ExternalIP or InternalIP.
+             * @default
+             */
+            type: string;
+        };
         /** @description Node affinity is a group of node affinity scheduling rules. */
         "io.orch.api.core.v1.NodeAffinity": {
             /** @description The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred. */
             preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.PreferredSchedulingTerm"][];
             /** @description If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node. */
             requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.orch.api.core.v1.NodeSelector"];
+        };
+        /** @description NodeCondition contains condition information for a node. */
+        "io.orch.api.core.v1.NodeCondition": {
+            /** @description Last time we got an update on a given condition. */
+            lastHeartbeatTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Last time the condition transit from one status to another. */
+            lastTransitionTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description Human readable message indicating details about last transition. */
+            message?: string;
+            /** @description (brief) reason for the condition's last transition. */
+            reason?: string;
+            /**
+             * @description Status of the condition, one of True, False, Unknown.
+             * @default
+             */
+            status: string;
+            /**
+             * @description Type of node condition.
+             * @default
+             */
+            type: string;
+        };
+        /** @description NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22 */
+        "io.orch.api.core.v1.NodeConfigSource": {
+            /** @description ConfigMap is a reference to a Node's ConfigMap */
+            configMap?: components["schemas"]["io.orch.api.core.v1.ConfigMapNodeConfigSource"];
+        };
+        /** @description NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource. */
+        "io.orch.api.core.v1.NodeConfigStatus": {
+            /** @description Active reports the checkpointed config the node is actively using. Active will represent either the current version of the Assigned config, or the current LastKnownGood config, depending on whether attempting to use the Assigned config results in an error. */
+            active?: components["schemas"]["io.orch.api.core.v1.NodeConfigSource"];
+            /** @description Assigned reports the checkpointed config the node will try to use. When Node.Spec.ConfigSource is updated, the node checkpoints the associated config payload to local disk, along with a record indicating intended config. The node refers to this record to choose its config checkpoint, and reports this record in Assigned. Assigned only updates in the status after the record has been checkpointed to disk. When the Kubelet is restarted, it tries to make the Assigned config the Active config by loading and validating the checkpointed payload identified by Assigned. */
+            assigned?: components["schemas"]["io.orch.api.core.v1.NodeConfigSource"];
+            /** @description Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions. */
+            error?: string;
+            /** @description LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future. */
+            lastKnownGood?: components["schemas"]["io.orch.api.core.v1.NodeConfigSource"];
+        };
+        /** @description NodeDaemonEndpoints lists ports opened by daemons running on the Node. */
+        "io.orch.api.core.v1.NodeDaemonEndpoints": {
+            /**
+             * @description Endpoint on which Kubelet is listening.
+             * @default {}
+             */
+            kubeletEndpoint: components["schemas"]["io.orch.api.core.v1.DaemonEndpoint"];
+        };
+        /** @description NodeFeatures describes the set of features implemented by the CRI implementation. The features contained in the NodeFeatures should depend only on the cri implementation independent of runtime handlers. */
+        "io.orch.api.core.v1.NodeFeatures": {
+            /** @description SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser. */
+            supplementalGroupsPolicy?: boolean;
+        };
+        /** @description NodeList is the whole list of all Nodes which have been registered with master. */
+        "io.orch.api.core.v1.NodeList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description List of nodes */
+            items: components["schemas"]["io.orch.api.core.v1.Node"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description NodeRuntimeHandler is a set of runtime handler information. */
+        "io.orch.api.core.v1.NodeRuntimeHandler": {
+            /** @description Supported features. */
+            features?: components["schemas"]["io.orch.api.core.v1.NodeRuntimeHandlerFeatures"];
+            /**
+             * @description Runtime handler name. Empty for the default runtime handler.
+             * @default
+             */
+            name: string;
+        };
+        /** @description NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler. */
+        "io.orch.api.core.v1.NodeRuntimeHandlerFeatures": {
+            /** @description RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts. */
+            recursiveReadOnlyMounts?: boolean;
+            /** @description UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes. */
+            userNamespaces?: boolean;
         };
         /** @description A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms. */
         "io.orch.api.core.v1.NodeSelector": {
@@ -1657,6 +1900,115 @@ export interface components {
             matchExpressions?: components["schemas"]["io.orch.api.core.v1.NodeSelectorRequirement"][];
             /** @description A list of node selector requirements by node's fields. */
             matchFields?: components["schemas"]["io.orch.api.core.v1.NodeSelectorRequirement"][];
+        };
+        /** @description NodeSpec describes the attributes that a node is created with. */
+        "io.orch.api.core.v1.NodeSpec": {
+            /** @description Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed. */
+            configSource?: components["schemas"]["io.orch.api.core.v1.NodeConfigSource"];
+            /** @description Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966 */
+            externalID?: string;
+            /** @description PodCIDR represents the pod IP range assigned to the node. */
+            podCIDR?: string;
+            /** @description podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6. */
+            podCIDRs?: string[];
+            /** @description ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID> */
+            providerID?: string;
+            /** @description If specified, the node's taints. */
+            taints?: components["schemas"]["io.orch.api.core.v1.Taint"][];
+            /** @description Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration */
+            unschedulable?: boolean;
+        };
+        /** @description NodeStatus is information about the current status of a node. */
+        "io.orch.api.core.v1.NodeStatus": {
+            /** @description List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/concepts/nodes/node/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP). */
+            addresses?: components["schemas"]["io.orch.api.core.v1.NodeAddress"][];
+            /** @description Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity. */
+            allocatable?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity */
+            capacity?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/concepts/nodes/node/#condition */
+            conditions?: components["schemas"]["io.orch.api.core.v1.NodeCondition"][];
+            /** @description Status of the config assigned to the node via the dynamic Kubelet config feature. */
+            config?: components["schemas"]["io.orch.api.core.v1.NodeConfigStatus"];
+            /**
+             * @description Endpoints of daemons running on the Node.
+             * @default {}
+             */
+            daemonEndpoints: components["schemas"]["io.orch.api.core.v1.NodeDaemonEndpoints"];
+            /** @description Features describes the set of features implemented by the CRI implementation. */
+            features?: components["schemas"]["io.orch.api.core.v1.NodeFeatures"];
+            /** @description List of container images on this node */
+            images?: components["schemas"]["io.orch.api.core.v1.ContainerImage"][];
+            /**
+             * @description Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#info
+             * @default {}
+             */
+            nodeInfo: components["schemas"]["io.orch.api.core.v1.NodeSystemInfo"];
+            /** @description NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated. */
+            phase?: string;
+            /** @description The available runtime handlers. */
+            runtimeHandlers?: components["schemas"]["io.orch.api.core.v1.NodeRuntimeHandler"][];
+            /** @description List of volumes that are attached to the node. */
+            volumesAttached?: components["schemas"]["io.orch.api.core.v1.AttachedVolume"][];
+            /** @description List of attachable volumes in use (mounted) by the node. */
+            volumesInUse?: string[];
+        };
+        /** @description NodeSystemInfo is a set of ids/uuids to uniquely identify the node. */
+        "io.orch.api.core.v1.NodeSystemInfo": {
+            /**
+             * @description The Architecture reported by the node
+             * @default
+             */
+            architecture: string;
+            /**
+             * @description Boot ID reported by the node.
+             * @default
+             */
+            bootID: string;
+            /**
+             * @description ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).
+             * @default
+             */
+            containerRuntimeVersion: string;
+            /**
+             * @description Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).
+             * @default
+             */
+            kernelVersion: string;
+            /**
+             * @description Kubelet Version reported by the node.
+             * @default
+             */
+            kubeletVersion: string;
+            /**
+             * @description Deprecated: KubeProxy Version reported by the node.
+             * @default
+             */
+            kubeProxyVersion: string;
+            /**
+             * @description MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html
+             * @default
+             */
+            machineID: string;
+            /**
+             * @description The Operating System reported by the node
+             * @default
+             */
+            operatingSystem: string;
+            /**
+             * @description OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).
+             * @default
+             */
+            osImage: string;
+            /**
+             * @description SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
+             * @default
+             */
+            systemUUID: string;
         };
         /** @description ObjectFieldSelector selects an APIVersioned field of an object. */
         "io.orch.api.core.v1.ObjectFieldSelector": {
@@ -2588,6 +2940,23 @@ export interface components {
              * @default
              */
             value: string;
+        };
+        /** @description The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint. */
+        "io.orch.api.core.v1.Taint": {
+            /**
+             * @description Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
+             * @default
+             */
+            effect: string;
+            /**
+             * @description Required. The taint key to be applied to a node.
+             * @default
+             */
+            key: string;
+            /** @description TimeAdded represents the time at which the taint was added. It is only written for NoExecute taints. */
+            timeAdded?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description The taint value corresponding to the taint key. */
+            value?: string;
         };
         /** @description TCPSocketAction describes an action based on opening a socket */
         "io.orch.api.core.v1.TCPSocketAction": {
@@ -6500,6 +6869,606 @@ export interface operations {
                     "application/json": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
                     "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
                     "application/yaml": components["schemas"]["io.orch.api.authentication.v1.TokenRequest"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1Node: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.NodeList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.NodeList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.NodeList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.NodeList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.NodeList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1Node: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Node"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNode: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1Node: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1Node: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Node"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1Node: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1Node: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NodeStatus: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NodeStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Node"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NodeStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Node"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Node"];
                 };
             };
             /** @description Unauthorized */

@@ -17,6 +17,7 @@ import {
   validateServiceAccount,
 } from '../validation/kinds.ts';
 import { podStrategy } from './pod.ts';
+import { nodeStrategy } from './node.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -69,6 +70,7 @@ const strategies: Record<string, Strategy> = {
   '/ServiceAccount': serviceAccount,
   '/Event': event,
   '/Pod': podStrategy,
+  '/Node': nodeStrategy,
 };
 
 export function strategyFor(group: string, kind: string): Strategy {

@@ -30,13 +30,13 @@ const DEFAULT_MODE = 0o644;
  * Pod: ...`). `roundToMilli`: SetDefaults_ResourceList rounds every ResourceList
  * entry up to milli units.
  */
-function canonicalQuantity(holder: Record<string, any>, key: string, roundToMilli: boolean): Quantity | undefined {
+function canonicalQuantity(holder: Record<string, any>, key: string, roundToMilli: boolean, kind = 'Pod'): Quantity | undefined {
   if (!Object.hasOwn(holder, key)) return undefined;
   let q: Quantity;
   try {
     q = quantityFromJson(holder[key]);
   } catch (err) {
-    if (err instanceof QuantityError) throw errors.badRequest(`Pod in version "v1" cannot be handled as a Pod: ${err.message}`);
+    if (err instanceof QuantityError) throw errors.badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${err.message}`);
     throw err;
   }
   if (roundToMilli) q = roundUpQuantity(q, -3);
@@ -44,9 +44,10 @@ function canonicalQuantity(holder: Record<string, any>, key: string, roundToMill
   return q;
 }
 
-function canonicalResourceList(list: unknown): void {
+/** A v1 ResourceList in canonical form, each entry rounded up to milli units (SetDefaults_ResourceList). */
+export function canonicalResourceList(list: unknown, kind = 'Pod'): void {
   if (!isObj(list)) return;
-  for (const name of Object.keys(list)) canonicalQuantity(list, name, true);
+  for (const name of Object.keys(list)) canonicalQuantity(list, name, true, kind);
 }
 
 function canonicalRequirements(resources: unknown): void {
