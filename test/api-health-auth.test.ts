@@ -18,7 +18,7 @@ const CHECK_LINE = /^\[\+\][\w/.:-]+ (ok|excluded: ok)$/;
 
 describe('health endpoints (AlwaysAllow, token file)', () => {
   let server: TestServer;
-  before(async () => (server = await startTestServer([`--token-auth-file=${tokenFile}`])));
+  before(async () => (server = await startTestServer([`--token-auth-file=${tokenFile}`, '--authorization-mode=AlwaysAllow'])));
   after(() => server?.close());
 
   test('/healthz, /livez and /readyz answer ok, without credentials too', async () => {

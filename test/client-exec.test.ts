@@ -28,7 +28,7 @@ describe('credential plugins', () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-exec-'));
     writeFileSync(join(dir, 'client-ca.crt'), clientCa.certPem);
     writeFileSync(join(dir, 'tokens.csv'), 'plugin-token,plugin-user,,\nsecond-token,second-user,,\n');
-    server = await startTestServer([`--token-auth-file=${join(dir, 'tokens.csv')}`, `--client-ca-file=${join(dir, 'client-ca.crt')}`]);
+    server = await startTestServer(['--authorization-mode=AlwaysAllow', `--token-auth-file=${join(dir, 'tokens.csv')}`, `--client-ca-file=${join(dir, 'client-ca.crt')}`]);
   });
   after(async () => {
     await server?.close();

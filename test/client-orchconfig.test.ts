@@ -160,7 +160,7 @@ describe('the HTTPS client', () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-http-client-'));
     writeFileSync(join(dir, 'client-ca.crt'), clientCa.certPem);
     writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,1,"team"\nbob-token,bob,2,\n');
-    [server] = await Promise.all([startTestServer([`--token-auth-file=${join(dir, 'tokens.csv')}`, `--client-ca-file=${join(dir, 'client-ca.crt')}`])]);
+    [server] = await Promise.all([startTestServer(['--authorization-mode=AlwaysAllow', `--token-auth-file=${join(dir, 'tokens.csv')}`, `--client-ca-file=${join(dir, 'client-ca.crt')}`])]);
     // A loopback server of our own that records each request, answers JSON, and on /silent never answers.
     loopback = createHttpsServer({ cert: loopbackCert.certPem, key: loopbackCert.keyPem }, (req, res) => {
       const chunks: Buffer[] = [];

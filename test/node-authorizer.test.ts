@@ -209,7 +209,10 @@ describe('the decision', () => {
   test('in a chain, the node reasons reach the 403 and RBAC still decides for others', async () => {
     const chain = buildAuthorizer([{ type: 'Node', name: 'node' }, { type: 'AlwaysDeny', name: 'alwaysdeny' }], { Node: () => authorizer });
     assert.equal((await chain.authorize(attrs({ name: 's' }))).decision, 'Allow');
-    assert.equal((await chain.authorize(attrs({ name: 'other' }))).decision, 'Deny');
+    // upstream's AlwaysDeny has no opinion; its reason joins the node's.
+    const refused = await chain.authorize(attrs({ name: 'other' }));
+    assert.equal(refused.decision, 'NoOpinion');
+    assert.match(refused.reason, /\nEverything is forbidden\.$/);
   });
 });
 

@@ -42,10 +42,11 @@ export interface AuthorizationFlags {
 }
 
 /**
- * The default of `npm start`. Issue 9 makes it Node,RBAC (the admin stays in
- * system:masters) once the Node authorizer and RBAC's default roles are served.
+ * The default of `npm start`: secure by default (issue 9), where upstream's
+ * default is AlwaysAllow. The admin orchconfig's user is in system:masters,
+ * which every chain allows first.
  */
-export const DEFAULT_AUTHORIZATION_MODES = ['AlwaysAllow'];
+export const DEFAULT_AUTHORIZATION_MODES = ['Node', 'RBAC'];
 
 /** upstream BuiltInAuthorizationOptions.Validate, its messages word for word. */
 export function validateAuthorizationFlags(flags: AuthorizationFlags): string[] {
