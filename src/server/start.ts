@@ -32,7 +32,7 @@ import { tokenReview } from '../auth/reviews/token-review.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../auth/reviews/access-reviews.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
 import { DEFAULT_AUTHORIZATION_MODES, entriesFromFlags } from '../auth/authorization/authorizer-entries.ts';
-import { buildAuthorizer } from '../auth/authorization/build-authorizer.ts';
+import { readAuthorizationConfiguration, serverAuthorizer } from './authorization.ts';
 import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
 import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
 import type { ApiObject } from '../registry/strategy.ts';
@@ -69,8 +69,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const apiAudiences = serviceAccounts.apiAudiences;
   const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
   const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
-  if (options.authorizationConfigFile !== undefined) throw new Error('--authorization-config: not served yet');
-  const authorizerEntries = options.authorizers ?? entriesFromFlags({ modes: DEFAULT_AUTHORIZATION_MODES, webhookVersion: 'v1beta1', webhookCacheAuthorizedTtlMs: 0, webhookCacheUnauthorizedTtlMs: 0 });
+  const authorizeWithSelectors = options.featureGates?.AuthorizeWithSelectors === true;
+  const authorizationConfig = options.authorizationConfigFile === undefined ? undefined : readAuthorizationConfiguration(options.authorizationConfigFile, authorizeWithSelectors);
+  const authorizerEntries = authorizationConfig?.entries ?? options.authorizers ?? entriesFromFlags({ modes: DEFAULT_AUTHORIZATION_MODES, webhookVersion: 'v1beta1', webhookCacheAuthorizedTtlMs: 0, webhookCacheUnauthorizedTtlMs: 0 });
   // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
   const tokenAuthenticators: TokenAuthenticator[] = [
     tokenFile,
@@ -118,7 +119,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbac = rbacAuthorizer(new CachedRbacSource(cacher));
-  const authorizer = buildAuthorizer(authorizerEntries, { RBAC: () => rbac });
+  const authorization = serverAuthorizer(authorizerEntries, authorizationConfig, { RBAC: () => rbac }, authorizeWithSelectors);
+  const authorizer = authorization.authorizer;
 
   let shuttingDown = false;
   const healthcheckTimeoutMs = options.healthcheckTimeoutMs ?? 2000;
@@ -195,7 +197,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     authenticate,
     authorizer,
-    requestInfo: { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true },
+    requestInfo: { authorizeWithSelectors },
     admission: {
       // Upstream's order: every mutating plugin, then every validating one.
       mutate: serviceAccountPlugin.mutate,
@@ -271,6 +273,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
       stopWatchingCaFiles();
+      authorization.stop();
       await controllers.stop();
       cacher.stop();
       await new Promise<void>((r) => {
