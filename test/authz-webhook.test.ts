@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { BIN, ROOT, startTestServer, type TestServer } from './helpers/server.ts';
 import { deadWebhookOrchconfig, startSarWebhook, type SarWebhook, type WebhookAnswer } from './helpers/authz-webhook.ts';
+import { inClusterConnection, NOT_IN_CLUSTER } from '../src/client/in-cluster.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps/cm1';
 const SAR = '/apis/authorization.orch.io/v1/subjectaccessreviews';
@@ -72,6 +73,13 @@ describe('webhook authorizer', () => {
             failurePolicy: 'Deny',
             matchConditions: [{ expression: 'request.user.startsWith("guarded-")' }, { expression: 'request.resourceAttributes.namespace != "skipped"' }],
           }),
+          webhook('selective', {
+            failurePolicy: 'Deny',
+            matchConditions: [
+              { expression: 'request.user.startsWith("sel-")' },
+              { expression: 'has(request.resourceAttributes.labelSelector) && request.resourceAttributes.labelSelector.requirements.exists(r, r.key == "team")' },
+            ],
+          }),
           webhook('main', { subjectAccessReviewVersion: 'v1beta1', matchConditions: [{ expression: '!request.user.startsWith("guarded-")' }] }),
           { type: 'RBAC', name: 'rbac' },
         ],
@@ -80,7 +88,7 @@ describe('webhook authorizer', () => {
     [v1beta1, v1, file] = await Promise.all([
       startTestServer(['--authorization-mode=Webhook,RBAC', `--authorization-webhook-config-file=${hook.orchconfig(dir, 'legacy')}`, '--authorization-webhook-cache-authorized-ttl=2s', '--authorization-webhook-cache-unauthorized-ttl=2s']),
       startTestServer(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${hook.orchconfig(dir, 'legacy-v1')}`, '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=0s', '--authorization-webhook-cache-unauthorized-ttl=0s']),
-      startTestServer([`--authorization-config=${config}`]),
+      startTestServer([`--authorization-config=${config}`, '--feature-gates=AuthorizeWithSelectors=true']),
     ]);
     // RBAC lets the *-bound users read config maps, so a webhook's no opinion can be seen to fall through.
     const rbac = '/apis/rbac.authorization.orch.io/v1';
@@ -211,6 +219,26 @@ describe('webhook authorizer', () => {
     assert.equal(calls('guarded-allow', 'guarded'), 1);
   });
 
+  test('under AuthorizeWithSelectors the review carries the selectors, and matchConditions can read them', async () => {
+    const list = '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dcm1,metadata.namespace!%3Dx&labelSelector=team%20in%20(b,a),!tier,size%3E3';
+    assert.equal((await file.request('GET', list, as('sel-allow'))).status, 200);
+    const [sent] = hook.callsFor('sel-allow');
+    assert.equal(sent.url, '/authorize/selective?timeout=1s');
+    assert.deepEqual(sent.body.spec.resourceAttributes, {
+      namespace: 'default',
+      verb: 'list',
+      version: 'v1',
+      resource: 'configmaps',
+      // A list selecting metadata.name is authorized as that name, as upstream's request info does.
+      name: 'cm1',
+      fieldSelector: { requirements: [{ key: 'metadata.name', operator: 'In', values: ['cm1'] }, { key: 'metadata.namespace', operator: 'NotIn', values: ['x'] }] },
+      // size>3 has no authorization operator: dropped, which only broadens the check.
+      labelSelector: { requirements: [{ key: 'team', operator: 'In', values: ['a', 'b'] }, { key: 'tier', operator: 'DoesNotExist' }] },
+    });
+    assert.equal((await file.request('GET', '/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb', as('sel-allow-other'))).status, 200);
+    assert.deepEqual(hook.callsFor('sel-allow-other').map((r) => r.url), ['/authorize/main?timeout=1s'], 'no team requirement: selective skipped');
+  });
+
   test('access reviews give the decisions requests get', async () => {
     for (const [server, user] of [[file, 'down-noop-bound'], [file, 'down-noop-unbound'], [file, 'down-deny-bound'], [file, 'guarded-allow'], [file, 'quiet-2'], [v1beta1, 'deny-3'], [v1beta1, 'allow-3'], [v1beta1, 'garbage-3']] as const) {
       const res = await server.request('GET', CM, as(user));
@@ -240,5 +268,17 @@ describe('webhook authorizer', () => {
     const run = spawnSync(process.execPath, [BIN, '--secure-port=0', `--data-dir=${join(dir, 'bad-data')}`, `--authorization-config=${config}`], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /authorizers\[0\]\.matchConditions\[0\]\.expression: Invalid value: "request\.nope": compilation failed: ERROR: <input>:1:9: undefined field 'nope'/);
+  });
+
+  test("InClusterConfig is client-go's in-cluster config with the spec's names", () => {
+    const token = join(dir, 'token');
+    const ca = join(dir, 'ca.crt');
+    writeFileSync(token, 'sa-token\n');
+    writeFileSync(ca, 'PEM');
+    const env = { ORCH_SERVICE_HOST: 'fd00::1', ORCH_SERVICE_PORT: '443' };
+    assert.deepEqual(inClusterConnection({ env, tokenFile: token, caFile: ca }), { server: 'https://[fd00::1]:443', caPem: 'PEM', tokenFile: token });
+    assert.throws(() => inClusterConnection({ env: { ORCH_SERVICE_HOST: 'h' }, tokenFile: token, caFile: ca }), { message: NOT_IN_CLUSTER });
+    assert.throws(() => inClusterConnection({ env, tokenFile: join(dir, 'none'), caFile: ca }), { message: `open ${join(dir, 'none')}: no such file or directory` });
+    assert.equal(NOT_IN_CLUSTER, 'unable to load in-cluster configuration, ORCH_SERVICE_HOST and ORCH_SERVICE_PORT must be defined');
   });
 });

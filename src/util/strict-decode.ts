@@ -36,8 +36,9 @@ export function parseConfigDocument(text: string): unknown {
   if (!error) return doc.toJS();
   const line = text.slice(0, error.pos[0]).split('\n').length;
   if (error.code === 'DUPLICATE_KEY') {
-    const key = /"([^"]*)"|'([^']*)'|: (\S+)/.exec(error.message);
-    const name = key?.[1] ?? key?.[2] ?? text.slice(error.pos[0], error.pos[1]);
+    // The error points at the repeated key: read it as written (quoted or plain).
+    const key = /^"((?:[^"\\]|\\.)*)"|^'((?:[^']|'')*)'|^([^:,{}\n]*?)\s*:/.exec(text.slice(error.pos[0]));
+    const name = key?.[1] ?? key?.[2]?.replace(/''/g, "'") ?? key?.[3] ?? text.slice(error.pos[0], error.pos[1]);
     throw new DecodeError(`error converting YAML to JSON: yaml: unmarshal errors:\n  line ${line}: key ${goQuote(name)} already set in map`);
   }
   throw new DecodeError(`error converting YAML to JSON: yaml: line ${line}: ${error.message.split('\n')[0]}`);
