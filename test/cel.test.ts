@@ -169,6 +169,9 @@ test('the per-expression budget halts evaluation with cel-go error, however deep
     (err) => err instanceof CelEvaluationError && err.costExceeded && err.message === 'operation cancelled: actual cost limit exceeded',
   );
   assert.ok(Date.now() - started < 5000, 'halted early');
+  // Errors are absorbed by || and by quantifiers in CEL; running out of budget is not.
+  assert.throws(() => run('items.exists(x, s.matches("^(h|e)+.*$") && x.size() > 2) || true', vars, 5), /actual cost limit exceeded/);
+  assert.throws(() => run('items.all(a, items.all(b, a + b != ""))', { ...vars, items: many }, 500), /actual cost limit exceeded/);
   const { cost } = run('items.map(x, x + x)');
   assert.equal(run('items.map(x, x + x)', vars, cost).cost, cost);
   assert.throws(() => run('items.map(x, x + x)', vars, cost - 1), /actual cost limit exceeded/);

@@ -46,12 +46,20 @@ export class CostLimitExceeded extends Error {
 /** The cost spent by one evaluation, against its budget. */
 export class CostMeter {
   spent = 0;
+  /**
+   * Sticky: CEL's `||`, `&&` and quantifiers absorb errors, so the throw alone
+   * could be swallowed; cel-go's cancellation cannot be, and neither is this.
+   */
+  exceeded = false;
 
   constructor(readonly limit: number) {}
 
   charge(units: number): void {
     this.spent += units;
-    if (this.spent > this.limit) throw new CostLimitExceeded();
+    if (this.spent > this.limit) {
+      this.exceeded = true;
+      throw new CostLimitExceeded();
+    }
   }
 }
 

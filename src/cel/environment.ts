@@ -70,9 +70,11 @@ export class CompiledExpression {
     // Evaluation is synchronous (no library function is async), so one slot per expression suffices.
     this.slot.meter = meter;
     try {
-      return { value: this.run(activation), cost: meter.spent };
+      const value = this.run(activation);
+      if (meter.exceeded) throw new CostLimitExceeded();
+      return { value, cost: meter.spent };
     } catch (err) {
-      if (err instanceof CostLimitExceeded) throw new CelEvaluationError(err.message, true);
+      if (err instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true);
       throw new CelEvaluationError(celGoMessage(err as Error));
     } finally {
       this.slot.meter = undefined;
@@ -122,7 +124,7 @@ export class CelEnvironment {
     if (!checked.valid) throw failed(checked.error);
     const root = program.ast as unknown as AstNode;
     this.checkLiteralArguments(expression, root);
-    const resultType = celGoTypeName((root as AstNode).checkedType?.name ?? 'dyn');
+    const resultType = celGoTypeName(root.checkedType?.name ?? 'dyn');
     if (options.resultType && resultType !== options.resultType) {
       throw new CelCompileError(expression, `must evaluate to ${options.resultType} but got ${resultType}`);
     }
