@@ -38,6 +38,9 @@ export interface RequestOptions {
   tokenFileMaxAgeMs?: number;
 }
 
+/** The exchange did not finish within its `timeoutMs`. */
+export class RequestTimeoutError extends Error {}
+
 const tokenFiles = new Map<string, { token: string; readAt: number }>();
 
 /** A token file's current token; on a read error the last one read, as client-go's CachedFileTokenSource. */
@@ -117,7 +120,7 @@ export async function requestJson(connection: ClusterConnection, path: string, o
   const maxBytes = options.maxBytes ?? 3 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`request to ${url.host} timed out after ${timeoutMs} ms`)), timeoutMs);
+  const timer = setTimeout(() => deadline.abort(new RequestTimeoutError(`request to ${url.host} timed out after ${timeoutMs} ms`)), timeoutMs);
   const tls = {
     ca: connection.caPem,
     rejectUnauthorized: !connection.insecureSkipTlsVerify,

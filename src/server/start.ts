@@ -38,10 +38,10 @@ import { tokenReview } from '../auth/reviews/token-review.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../auth/reviews/access-reviews.ts';
 import { loadTokenFile } from '../auth/authentication/token-file.ts';
 import { DEFAULT_AUTHORIZATION_MODES, entriesFromFlags } from '../auth/authorization/authorizer-entries.ts';
-import { buildAuthorizer } from '../auth/authorization/build-authorizer.ts';
 import { abacAuthorizer } from '../auth/authorization/abac-authorizer.ts';
 import { loadPolicyFile } from '../auth/authorization/abac-policy-file.ts';
 import type { Authorizer } from '../auth/authorization/authorizer.ts';
+import { readAuthorizationConfiguration, serverAuthorizer } from './authorization.ts';
 import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
 import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles, RBAC_GROUP } from '../auth/authorization/bootstrap-policy.ts';
@@ -80,8 +80,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const apiAudiences = serviceAccounts.apiAudiences;
   const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
   const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
-  if (options.authorizationConfigFile !== undefined) throw new Error('--authorization-config: not served yet');
-  const authorizerEntries = options.authorizers ?? entriesFromFlags({ modes: DEFAULT_AUTHORIZATION_MODES, webhookVersion: 'v1beta1', webhookCacheAuthorizedTtlMs: 0, webhookCacheUnauthorizedTtlMs: 0 });
+  const authorizeWithSelectors = options.featureGates?.AuthorizeWithSelectors === true;
+  const authorizationConfig = options.authorizationConfigFile === undefined ? undefined : readAuthorizationConfiguration(options.authorizationConfigFile, authorizeWithSelectors);
+  const authorizerEntries = authorizationConfig?.entries ?? options.authorizers ?? entriesFromFlags({ modes: DEFAULT_AUTHORIZATION_MODES, webhookVersion: 'v1beta1', webhookCacheAuthorizedTtlMs: 0, webhookCacheUnauthorizedTtlMs: 0 });
   // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
   const tokenAuthenticators: TokenAuthenticator[] = [
     tokenFile,
@@ -135,17 +136,23 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     cacher.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
   // The Node authorizer's graph follows the pods in the watch cache; made once, only when a chain has the mode.
   let node: Authorizer | undefined;
-  let authorizer: Authorizer;
+  let authorization: ReturnType<typeof serverAuthorizer>;
   try {
-    authorizer = buildAuthorizer(authorizerEntries, {
-      RBAC: () => rbac,
-      Node: () => (node ??= nodeAuthorizer(NodeGraph.fromCache(cacher.cache(resourcePrefix('', 'pods'))))),
-      // ABAC's policy file is read here, once, as upstream reads it when building the chain.
-      ABAC: (entry) => abacAuthorizer(loadPolicyFile(entry.policyFile)),
-    });
+    authorization = serverAuthorizer(
+      authorizerEntries,
+      authorizationConfig,
+      {
+        RBAC: () => rbac,
+        Node: () => (node ??= nodeAuthorizer(NodeGraph.fromCache(cacher.cache(resourcePrefix('', 'pods'))))),
+        // ABAC's policy file is read here, once, as upstream reads it when building the chain.
+        ABAC: (entry) => abacAuthorizer(loadPolicyFile(entry.policyFile)),
+      },
+      authorizeWithSelectors,
+    );
   } catch (err) {
     throw new Error(`invalid authorization config: ${(err as Error).message}`);
   }
+  const authorizer = authorization.authorizer;
   const escalationCheck = rbacEscalationCheck({ authorizer, resolver: rbacIndex, source: rbacIndex, fresh: () => cacher.waitUntilFresh(requestTimeoutMs || 60_000) });
 
   // Admission in upstream's order (mutating plugins, then validating ones), of the plugins the flags leave on.
@@ -242,7 +249,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     authenticate,
     authorizer,
-    requestInfo: { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true },
+    requestInfo: { authorizeWithSelectors },
     admission,
     health,
     serverAddress: `${hostForUrl}:${port}`,
@@ -254,7 +261,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
 
   const authz = 'authorization.orch.io';
-  const reviewOptions = { authorizeWithSelectors: options.featureGates?.AuthorizeWithSelectors === true };
+  const reviewOptions = { authorizeWithSelectors };
   apiServer.serveComputed(authz, 'v1', 'subjectaccessreviews', undefined, subjectAccessReview(authorizer, reviewOptions));
   apiServer.serveComputed(authz, 'v1', 'selfsubjectaccessreviews', undefined, selfSubjectAccessReview(authorizer, reviewOptions));
   apiServer.serveComputed(authz, 'v1', 'localsubjectaccessreviews', undefined, localSubjectAccessReview(authorizer, reviewOptions));
@@ -326,6 +333,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
       stopWatchingCaFiles();
+      authorization.stop();
       await controllers.stop();
       cacher.stop();
       await new Promise<void>((r) => {

@@ -54,3 +54,29 @@ export function parseGoDuration(text: string): number {
   const ms = Number(total) / 1e6;
   return negative ? -ms : ms;
 }
+
+/** Go's Duration.String for a whole number of nanoseconds. */
+function formatNanos(nanos: bigint): string {
+  if (nanos === 0n) return '0s';
+  const sign = nanos < 0n ? '-' : '';
+  const n = nanos < 0n ? -nanos : nanos;
+  const fraction = (value: bigint, unit: bigint, digits: number): string => {
+    const whole = value / unit;
+    const rest = (value % unit).toString().padStart(digits, '0').replace(/0+$/, '');
+    return rest ? `${whole}.${rest}` : `${whole}`;
+  };
+  if (n < 1_000n) return `${sign}${n}ns`;
+  if (n < 1_000_000n) return `${sign}${fraction(n, 1_000n, 3)}µs`;
+  if (n < 1_000_000_000n) return `${sign}${fraction(n, 1_000_000n, 6)}ms`;
+  const hours = n / 3_600_000_000_000n;
+  const minutes = (n / 60_000_000_000n) % 60n;
+  const seconds = fraction(n % 60_000_000_000n, 1_000_000_000n, 9);
+  if (hours > 0n) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0n) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+/** Go's time.Duration.String (`1m30s`, `500ms`, `0s`) of a duration given in milliseconds. */
+export function formatGoDuration(ms: number): string {
+  return formatNanos(BigInt(Math.round(ms * 1e6)));
+}

@@ -1,0 +1,161 @@
+/**
+ * The project's one expression environment (SPEC 2.11, 8), built on cel-js:
+ * declared object types and variables (each field that holds expressions
+ * declares its own), cel-go's optional types and homogeneous literals, the
+ * standard library with cel-go's `matches`, the extended string functions,
+ * and whatever libraries a caller adds. `compile` parses and type-checks,
+ * checks the result type and literal arguments, and instruments the tree for
+ * cost (instrument.ts); `evaluate` runs it under a per-expression budget.
+ */
+import { Environment } from '@marcbachmann/cel-js';
+import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT } from './cost.ts';
+import { celGoMessage, celGoTypeName, compileIssue, errorOffset } from './errors.ts';
+import { forEachNode, instrument, type AstNode, type Instrumentation } from './instrument.ts';
+import type { CallCost, CelLibrary } from './library.ts';
+import { standardLibrary } from './standard.ts';
+import { stringsLibrary } from './strings.ts';
+
+/** The libraries every environment has (SPEC 2.11); issue 11 adds lists, regex, URLs, the authorizer, quantities. */
+export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary];
+
+export interface EnvironmentDeclarations {
+  /** Object types: name -> field -> type, in cel-js notation (`string`, `list<string>`, `map<string, list<string>>`, another object type). */
+  types?: Record<string, Record<string, string>>;
+  /** The variables expressions may read, with their types. */
+  variables: Record<string, string>;
+  /** Libraries beyond BASE_LIBRARIES. */
+  libraries?: readonly CelLibrary[];
+}
+
+/** An expression that does not compile; `detail` is upstream's validation detail (`compilation failed: ERROR: ...`). */
+export class CelCompileError extends Error {
+  constructor(
+    readonly expression: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** An evaluation that failed or ran out of budget; the message is cel-go's. */
+export class CelEvaluationError extends Error {
+  constructor(
+    message: string,
+    readonly costExceeded = false,
+  ) {
+    super(message);
+  }
+}
+
+export interface EvaluationResult {
+  value: unknown;
+  /** The cost the evaluation spent (SPEC 8 units). */
+  cost: number;
+}
+
+export class CompiledExpression {
+  constructor(
+    readonly expression: string,
+    /** The checked result type, as cel-go prints it. */
+    readonly resultType: string,
+    /** Every field name the expression selects (`a.b`, `a.?b`), for callers that build only what is read. */
+    readonly selectedFields: ReadonlySet<string>,
+    private readonly run: (activation: Record<string, unknown>) => unknown,
+    private readonly slot: Instrumentation['slot'],
+  ) {}
+
+  /** Runs the expression; past `costLimit` units it stops with cel-go's cost error. */
+  evaluate(activation: Record<string, unknown>, costLimit = PER_CALL_LIMIT): EvaluationResult {
+    const meter = new CostMeter(costLimit);
+    // Evaluation is synchronous (no library function is async), so one slot per expression suffices.
+    this.slot.meter = meter;
+    try {
+      const value = this.run(activation);
+      if (meter.exceeded) throw new CostLimitExceeded();
+      return { value, cost: meter.spent };
+    } catch (err) {
+      if (err instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true);
+      throw new CelEvaluationError(celGoMessage(err as Error));
+    } finally {
+      this.slot.meter = undefined;
+    }
+  }
+}
+
+export class CelEnvironment {
+  private readonly env: Environment;
+  private readonly costs: Record<string, CallCost> = {};
+  private readonly replacements = new Map<string, (...args: any[]) => unknown>();
+  private readonly literalArguments: NonNullable<CelLibrary['literalArguments']> = {};
+
+  constructor(declarations: EnvironmentDeclarations) {
+    this.env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+    for (const [name, fields] of Object.entries(declarations.types ?? {})) this.env.registerType(name, { fields });
+    for (const [name, type] of Object.entries(declarations.variables)) this.env.registerVariable(name, type);
+    const builtins = new Set(this.env.getDefinitions().functions.map((f) => f.signature));
+    for (const library of [...BASE_LIBRARIES, ...(declarations.libraries ?? [])]) {
+      for (const fn of library.functions) {
+        const signature = normalizeSignature(fn.signature);
+        if (!fn.replacesBuiltin) this.env.registerFunction(fn.signature, fn.impl);
+        else if (builtins.has(signature)) this.replacements.set(signature, fn.impl);
+        else throw new Error(`library ${library.name}: ${fn.signature} replaces no base overload`);
+      }
+      Object.assign(this.costs, library.costs);
+      Object.assign(this.literalArguments, library.literalArguments);
+    }
+  }
+
+  /**
+   * Parses and type-checks `expression`; with `resultType`, the checked type
+   * must be exactly it (upstream: `must evaluate to bool but got string`).
+   */
+  compile(expression: string, options: { resultType?: string } = {}): CompiledExpression {
+    let program: ReturnType<Environment['parse']>;
+    const failed = (err: unknown) => {
+      const issue = compileIssue(expression, errorOffset(err as Error), celGoMessage(err as Error));
+      return new CelCompileError(expression, `compilation failed: ${issue}`);
+    };
+    try {
+      program = this.env.parse(expression);
+    } catch (err) {
+      throw failed(err);
+    }
+    const checked = program.check();
+    if (!checked.valid) throw failed(checked.error);
+    const root = program.ast as unknown as AstNode;
+    this.checkLiteralArguments(expression, root);
+    const resultType = celGoTypeName(root.checkedType?.name ?? 'dyn');
+    if (options.resultType && resultType !== options.resultType) {
+      throw new CelCompileError(expression, `must evaluate to ${options.resultType} but got ${resultType}`);
+    }
+    const selected = new Set<string>();
+    forEachNode(root, (node) => {
+      if ((node.op === '.' || node.op === '.?') && typeof node.args[1] === 'string') selected.add(node.args[1]);
+    });
+    const slot: Instrumentation['slot'] = {};
+    instrument(root, { slot, costs: this.costs, replacements: this.replacements });
+    return new CompiledExpression(expression, resultType, selected, (activation) => program(activation), slot);
+  }
+
+  /** cel-go's literal validators: a literal argument the function could never use is a compile error. */
+  private checkLiteralArguments(expression: string, root: AstNode): void {
+    forEachNode(root, (node) => {
+      if (node.op !== 'call' && node.op !== 'rcall') return;
+      const rule = this.literalArguments[node.args[0]];
+      if (!rule) return;
+      const args: AstNode[] = node.op === 'rcall' ? [node.args[1], ...node.args[2]] : node.args[1];
+      const literal = args[rule.index];
+      if (literal?.op !== 'value' || typeof literal.args !== 'string') return;
+      try {
+        rule.check(literal.args);
+      } catch {
+        throw new CelCompileError(expression, `compilation failed: ${compileIssue(expression, literal.pos, `invalid ${node.args[0]} argument`)}`);
+      }
+    });
+  }
+}
+
+/** cel-js writes a signature with its own spacing (`string.indexOf(string, int): int`). */
+function normalizeSignature(signature: string): string {
+  return signature.replace(/\s*,\s*/g, ', ').replace(/\s*:\s*/g, ': ');
+}
