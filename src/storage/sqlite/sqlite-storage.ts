@@ -11,7 +11,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   CasFailedError,
-  CompactedError,
   DeadlineExceededError,
   KeyExistsError,
   StorageUnavailableError,
@@ -23,17 +22,7 @@ import {
   type Watch,
   type WriteControl,
 } from '../interface.ts';
-import { prefixEnd } from '../keys.ts';
-
-interface Row {
-  id: number;
-  name: string;
-  deleted: number;
-  create_revision: number;
-  prev_revision: number;
-  value: string;
-  old_value: string | null;
-}
+import { checkNotCompacted, KineReader, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
 
 interface PendingWrite {
   apply: () => StorageEvent;
@@ -46,22 +35,6 @@ interface Watcher {
   prefix: string;
   onEvent: (event: StorageEvent) => void;
 }
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS kine (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  name TEXT NOT NULL,
-  created INTEGER NOT NULL,
-  deleted INTEGER NOT NULL,
-  create_revision INTEGER NOT NULL,
-  prev_revision INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  old_value TEXT
-);
-CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id);
-CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision);
-CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-`;
 
 const COMPACT_BATCH = 1000;
 /** Writes within this window of the previous commit wait for it, to share the next commit's fsync. */
@@ -78,6 +51,7 @@ export interface SqliteOptions {
 export class SqliteStorage implements Storage {
   readonly name = 'sqlite';
   private readonly db: Database.Database;
+  private readonly reader: KineReader;
   private revision: number;
   private compacted: number;
   private pending: PendingWrite[] = [];
@@ -94,72 +68,39 @@ export class SqliteStorage implements Storage {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.exec(SCHEMA);
-    const head = `SELECT id, name, deleted, create_revision, prev_revision, value, old_value FROM kine`;
+    this.reader = new KineReader(this.db);
     this.stmt = {
-      latest: this.db.prepare(`${head} WHERE name = ? ORDER BY id DESC LIMIT 1`),
-      atRevision: this.db.prepare(`${head} WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
-      // Grouping walks the (name, id) index in name order, so a limited page stops early
-      // instead of grouping the whole remaining range first.
-      listRange: this.db.prepare(
-        `SELECT k.id, k.name, k.deleted, k.create_revision, k.prev_revision, k.value, k.old_value
-         FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name) AS g
-         CROSS JOIN kine AS k ON k.id = g.mid WHERE k.deleted = 0 ORDER BY g.name`,
-      ),
-      countRange: this.db.prepare(
-        `SELECT COUNT(*) AS n FROM kine WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0`,
-      ),
-      history: this.db.prepare(`${head} WHERE name >= ? AND name < ? AND id > ? ORDER BY id`),
       insert: this.db.prepare(
         `INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
       setCreateRevision: this.db.prepare(`UPDATE kine SET create_revision = id WHERE id = ?`),
-      maxRevision: this.db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kine'`),
-      getMeta: this.db.prepare(`SELECT value FROM kine_meta WHERE key = ?`),
       setMeta: this.db.prepare(`INSERT INTO kine_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
       compactSuperseded: this.db.prepare(
         `DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE prev_revision != 0 AND id > ? AND id <= ?)`,
       ),
       compactTombstones: this.db.prepare(`DELETE FROM kine WHERE deleted = 1 AND id > ? AND id <= ?`),
     };
-    this.revision = (this.stmt.maxRevision.get() as { seq: number } | undefined)?.seq ?? 0;
-    this.compacted = (this.stmt.getMeta.get('compact_rev') as { value: number } | undefined)?.value ?? 0;
+    this.revision = this.reader.headRevision();
+    this.compacted = this.reader.compactedRevision();
   }
 
   async get(key: string, revision = 0): Promise<KeyValue | null> {
     this.checkRevision(revision);
-    const row = (revision ? this.stmt.atRevision.get(key, revision) : this.stmt.latest.get(key)) as Row | undefined;
-    return row && !row.deleted ? toKeyValue(row) : null;
+    return this.reader.get(key, revision);
   }
 
   async list(options: ListOptions): Promise<ListResult> {
-    const revision = options.revision || this.revision;
     this.checkRevision(options.revision ?? 0);
-    const end = prefixEnd(options.prefix);
-    const start = options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix;
-    const limit = options.limit ?? 0;
-    const items: KeyValue[] = [];
-    let more = false;
-    let lastKey = '';
-    for (const row of this.stmt.listRange.iterate(start, end, revision) as IterableIterator<Row>) {
-      if (limit && items.length >= limit) {
-        more = true;
-        break;
-      }
-      lastKey = row.name;
-      const kv = toKeyValue(row);
-      if (!options.filter || options.filter(kv)) items.push(kv);
-    }
-    const remaining = more ? (this.stmt.countRange.get(lastKey + '\0', end, revision) as { n: number }).n : 0;
-    return { items, revision, more, remaining };
+    return this.reader.list(options, options.revision || this.revision);
   }
 
   async count(prefix: string): Promise<number> {
-    return (this.stmt.countRange.get(prefix, prefixEnd(prefix), this.revision) as { n: number }).n;
+    return this.reader.count(prefix, this.revision);
   }
 
   create(key: string, value: string, control?: WriteControl): Promise<number> {
     return this.enqueue(control, () => {
-      const latest = this.stmt.latest.get(key) as Row | undefined;
+      const latest = this.reader.latestRow(key);
       if (latest && !latest.deleted) throw new KeyExistsError(key);
       const id = Number(this.stmt.insert.run(key, 1, 0, 0, latest?.id ?? 0, value, null).lastInsertRowid);
       this.stmt.setCreateRevision.run(id);
@@ -191,11 +132,7 @@ export class SqliteStorage implements Storage {
     // Replay and registration happen in one synchronous turn, so no write can slip between them.
     try {
       this.checkRevision(fromRevision);
-      if (fromRevision < this.revision) {
-        for (const row of this.stmt.history.iterate(prefix, prefixEnd(prefix), fromRevision) as IterableIterator<Row>) {
-          onEvent(toEvent(row));
-        }
-      }
+      if (fromRevision < this.revision) for (const event of this.reader.history(prefix, fromRevision)) onEvent(event);
       this.watchers.add(watcher);
     } catch (err) {
       queueMicrotask(() => !stopped && onError(err as Error));
@@ -237,7 +174,7 @@ export class SqliteStorage implements Storage {
    * readiness returns without waiting for a client's write.
    */
   async ping(_timeoutMs: number, readiness = false): Promise<void> {
-    this.stmt.maxRevision.get();
+    this.reader.headRevision();
     if (!readiness || !this.writeFailure) return;
     try {
       this.db.transaction(() => this.stmt.setMeta.run('probe', Date.now()))();
@@ -254,7 +191,7 @@ export class SqliteStorage implements Storage {
   }
 
   private expectLatest(key: string, expectedRevision: number): Row {
-    const latest = this.stmt.latest.get(key) as Row | undefined;
+    const latest = this.reader.latestRow(key);
     if (!latest || latest.deleted || latest.id !== expectedRevision) {
       throw new CasFailedError(key, latest && !latest.deleted ? toKeyValue(latest) : null);
     }
@@ -262,7 +199,7 @@ export class SqliteStorage implements Storage {
   }
 
   private checkRevision(revision: number): void {
-    if (revision && revision < this.compacted) throw new CompactedError(revision, this.compacted);
+    checkNotCompacted(revision, this.compacted);
   }
 
   private enqueue(control: WriteControl | undefined, apply: () => StorageEvent): Promise<number> {
@@ -350,15 +287,4 @@ export class SqliteStorage implements Storage {
 function storeFailure(error: unknown): unknown {
   if (error instanceof Database.SqliteError) return new StorageUnavailableError(`sqlite: ${error.message} (${error.code})`);
   return error;
-}
-
-function toKeyValue(row: Row): KeyValue {
-  return { key: row.name, value: row.value, modRevision: row.id, createRevision: row.create_revision };
-}
-
-function toEvent(row: Row): StorageEvent {
-  const type = row.deleted ? 'DELETED' : row.prev_revision === 0 || row.create_revision === row.id ? 'ADDED' : 'MODIFIED';
-  const event: StorageEvent = { type, key: row.name, value: row.value, revision: row.id, createRevision: row.create_revision };
-  if (row.old_value !== null) event.prevValue = row.old_value;
-  return event;
 }

@@ -1,0 +1,126 @@
+/**
+ * The kine-style log table on SQLite (DESIGN "Storage"; k3s' kine): its schema,
+ * its rows and the reads every process that opens the file makes. The writer
+ * (sqlite-storage.ts) and the worker replicas (sqlite-replica.ts) read through
+ * the same statements, so a replica answers exactly as the writer would.
+ */
+import type Database from 'better-sqlite3';
+import { CompactedError, type KeyValue, type ListOptions, type ListResult, type StorageEvent } from '../interface.ts';
+import { prefixEnd } from '../keys.ts';
+
+export interface Row {
+  id: number;
+  name: string;
+  deleted: number;
+  create_revision: number;
+  prev_revision: number;
+  value: string;
+  old_value: string | null;
+}
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kine (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  old_value TEXT
+);
+CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id);
+CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision);
+CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+`;
+
+const HEAD = `SELECT id, name, deleted, create_revision, prev_revision, value, old_value FROM kine`;
+
+export function toKeyValue(row: Row): KeyValue {
+  return { key: row.name, value: row.value, modRevision: row.id, createRevision: row.create_revision };
+}
+
+export function toEvent(row: Row): StorageEvent {
+  const type = row.deleted ? 'DELETED' : row.prev_revision === 0 || row.create_revision === row.id ? 'ADDED' : 'MODIFIED';
+  const event: StorageEvent = { type, key: row.name, value: row.value, revision: row.id, createRevision: row.create_revision };
+  if (row.old_value !== null) event.prevValue = row.old_value;
+  return event;
+}
+
+/** The reads of the log: latest and past values, ranges at a revision, history, the head revision. */
+export class KineReader {
+  private readonly stmt;
+
+  constructor(readonly db: Database.Database) {
+    this.stmt = {
+      latest: db.prepare(`${HEAD} WHERE name = ? ORDER BY id DESC LIMIT 1`),
+      atRevision: db.prepare(`${HEAD} WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
+      // Grouping walks the (name, id) index in name order, so a limited page stops early
+      // instead of grouping the whole remaining range first.
+      listRange: db.prepare(
+        `SELECT k.id, k.name, k.deleted, k.create_revision, k.prev_revision, k.value, k.old_value
+         FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name) AS g
+         CROSS JOIN kine AS k ON k.id = g.mid WHERE k.deleted = 0 ORDER BY g.name`,
+      ),
+      countRange: db.prepare(
+        `SELECT COUNT(*) AS n FROM kine WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0`,
+      ),
+      history: db.prepare(`${HEAD} WHERE name >= ? AND name < ? AND id > ? ORDER BY id`),
+      maxRevision: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kine'`),
+      getMeta: db.prepare(`SELECT value FROM kine_meta WHERE key = ?`),
+    };
+  }
+
+  latestRow(key: string): Row | undefined {
+    return this.stmt.latest.get(key) as Row | undefined;
+  }
+
+  /** The newest committed revision in the file. */
+  headRevision(): number {
+    return (this.stmt.maxRevision.get() as { seq: number } | undefined)?.seq ?? 0;
+  }
+
+  compactedRevision(): number {
+    return (this.stmt.getMeta.get('compact_rev') as { value: number } | undefined)?.value ?? 0;
+  }
+
+  get(key: string, revision: number): KeyValue | null {
+    const row = (revision ? this.stmt.atRevision.get(key, revision) : this.stmt.latest.get(key)) as Row | undefined;
+    return row && !row.deleted ? toKeyValue(row) : null;
+  }
+
+  /** A consistent range read at `revision` (one statement is one snapshot). */
+  list(options: ListOptions, revision: number): ListResult {
+    const end = prefixEnd(options.prefix);
+    const start = options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix;
+    const limit = options.limit ?? 0;
+    const items: KeyValue[] = [];
+    let more = false;
+    let lastKey = '';
+    for (const row of this.stmt.listRange.iterate(start, end, revision) as IterableIterator<Row>) {
+      if (limit && items.length >= limit) {
+        more = true;
+        break;
+      }
+      lastKey = row.name;
+      const kv = toKeyValue(row);
+      if (!options.filter || options.filter(kv)) items.push(kv);
+    }
+    const remaining = more ? (this.stmt.countRange.get(lastKey + '\0', end, revision) as { n: number }).n : 0;
+    return { items, revision, more, remaining };
+  }
+
+  count(prefix: string, revision: number): number {
+    return (this.stmt.countRange.get(prefix, prefixEnd(prefix), revision) as { n: number }).n;
+  }
+
+  /** Every change under `prefix` after `fromRevision`, in revision order. */
+  *history(prefix: string, fromRevision: number): Generator<StorageEvent> {
+    for (const row of this.stmt.history.iterate(prefix, prefixEnd(prefix), fromRevision) as IterableIterator<Row>) yield toEvent(row);
+  }
+}
+
+/** Reading at a revision at or before the compacted one is 410 (SPEC 4.4 item 2). */
+export function checkNotCompacted(revision: number, compacted: number): void {
+  if (revision && revision < compacted) throw new CompactedError(revision, compacted);
+}
