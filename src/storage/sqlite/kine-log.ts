@@ -5,7 +5,7 @@
  * the same statements, so a replica answers exactly as the writer would.
  */
 import type Database from 'better-sqlite3';
-import { CompactedError, type KeyValue, type ListOptions, type ListResult, type StorageEvent } from '../interface.ts';
+import { CompactedError, type KeyValue, type ListOptions, type ListResult, type StorageEvent, type Watch } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
 
 export interface Row {
@@ -123,4 +123,24 @@ export class KineReader {
 /** Reading at a revision at or before the compacted one is 410 (SPEC 4.4 item 2). */
 export function checkNotCompacted(revision: number, compacted: number): void {
   if (revision && revision < compacted) throw new CompactedError(revision, compacted);
+}
+
+/**
+ * A watch whose replay and registration happen in one synchronous turn (so no
+ * commit slips between them); a failure to start (a compacted revision)
+ * reaches `onError` asynchronously, as a watch's errors do.
+ */
+export function openWatch(start: () => void, stop: () => void, onError: (err: Error) => void): Watch {
+  let stopped = false;
+  try {
+    start();
+  } catch (err) {
+    queueMicrotask(() => !stopped && onError(err as Error));
+  }
+  return {
+    stop: () => {
+      stopped = true;
+      stop();
+    },
+  };
 }

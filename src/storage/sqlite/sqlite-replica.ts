@@ -17,7 +17,7 @@ import {
   type Watch,
   type WriteControl,
 } from '../interface.ts';
-import { checkNotCompacted, KineReader } from './kine-log.ts';
+import { checkNotCompacted, KineReader, openWatch } from './kine-log.ts';
 import { fromWire, type Answer, type FromWriter, type WriteOp, type WriterChannel } from './write-channel.ts';
 
 interface Pending {
@@ -89,23 +89,18 @@ export class SqliteReplica implements Storage {
    */
   watch(prefix: string, fromRevision: number, onEvent: (e: StorageEvent) => void, onError: (err: Error) => void): Watch {
     const watcher: ReplicaWatcher = { prefix, last: fromRevision, onEvent };
-    let stopped = false;
-    try {
-      this.checkRevision(fromRevision);
-      for (const event of this.reader.history(prefix, fromRevision)) {
-        onEvent(event);
-        watcher.last = event.revision;
-      }
-      this.watchers.add(watcher);
-    } catch (err) {
-      queueMicrotask(() => !stopped && onError(err as Error));
-    }
-    return {
-      stop: () => {
-        stopped = true;
-        this.watchers.delete(watcher);
+    return openWatch(
+      () => {
+        this.checkRevision(fromRevision);
+        for (const event of this.reader.history(prefix, fromRevision)) {
+          onEvent(event);
+          watcher.last = event.revision;
+        }
+        this.watchers.add(watcher);
       },
-    };
+      () => this.watchers.delete(watcher),
+      onError,
+    );
   }
 
   /** The newest commit in the file: every write acknowledged before this call is in it. */

@@ -22,7 +22,7 @@ import {
   type Watch,
   type WriteControl,
 } from '../interface.ts';
-import { checkNotCompacted, KineReader, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
+import { checkNotCompacted, KineReader, openWatch, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
 
 interface PendingWrite {
   apply: () => StorageEvent;
@@ -128,21 +128,15 @@ export class SqliteStorage implements Storage {
 
   watch(prefix: string, fromRevision: number, onEvent: (e: StorageEvent) => void, onError: (err: Error) => void): Watch {
     const watcher: Watcher = { prefix, onEvent };
-    let stopped = false;
-    // Replay and registration happen in one synchronous turn, so no write can slip between them.
-    try {
-      this.checkRevision(fromRevision);
-      if (fromRevision < this.revision) for (const event of this.reader.history(prefix, fromRevision)) onEvent(event);
-      this.watchers.add(watcher);
-    } catch (err) {
-      queueMicrotask(() => !stopped && onError(err as Error));
-    }
-    return {
-      stop: () => {
-        stopped = true;
-        this.watchers.delete(watcher);
+    return openWatch(
+      () => {
+        this.checkRevision(fromRevision);
+        if (fromRevision < this.revision) for (const event of this.reader.history(prefix, fromRevision)) onEvent(event);
+        this.watchers.add(watcher);
       },
-    };
+      () => this.watchers.delete(watcher),
+      onError,
+    );
   }
 
   async currentRevision(): Promise<number> {
