@@ -6,6 +6,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { eventually } from './helpers/eventually.ts';
 import { openWatch } from './helpers/watch.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -85,6 +86,8 @@ describe('watch', () => {
 
   test('a watch on one object, and on one namespace only', async () => {
     await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'watch-other' } } });
+    // The root CA publisher adds its config map to the new namespace on its own time, as upstream's.
+    await eventually('the namespace\'s root CA config map', async () => ((await server.request('GET', '/api/v1/namespaces/watch-other/configmaps/orch-root-ca.crt')).status === 200 ? true : undefined));
     const start = (await server.request('GET', CM)).body.metadata.resourceVersion;
     const single = openWatch(server, `${CM}/solo?watch=1&resourceVersion=${start}`);
     const all = openWatch(server, `/api/v1/configmaps?watch=1&resourceVersion=${start}`);

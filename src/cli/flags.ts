@@ -2,6 +2,7 @@
  * Command-line flags, spelled as kube-apiserver spells them where the concept
  * is the same.
  */
+import { availableParallelism } from 'node:os';
 import { parseGoDuration } from '../util/go-duration.ts';
 import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/controller-manager.ts';
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
@@ -75,6 +76,8 @@ export interface Flags {
   controllers: string[];
   /** --leader-elect; undefined: on with etcd, off with the embedded SQLite store. */
   leaderElect?: boolean;
+  /** --workers: server processes sharing the port (issue 10: every core); 1 runs in this process alone. */
+  workers: number;
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
   leaderElectRetryPeriodMs: number;
@@ -87,6 +90,11 @@ interface FlagSpec {
   value: string;
   help: string;
   apply(flags: Flags, value: string): void;
+}
+
+/** One worker per available CPU, at most 8: past that the writer and the cache copies cost more than they serve. */
+export function defaultWorkers(): number {
+  return Math.max(1, Math.min(8, availableParallelism()));
 }
 
 /** A flag duration: Go's syntax, never negative (upstream rejects negative timeouts at start-up). */
@@ -238,6 +246,7 @@ const SPECS: FlagSpec[] = [
       parseControllerSelection(f.controllers);
     },
   },
+  { name: 'workers', value: 'int', help: `Server processes serving the port, each a full replica over the store; with the embedded SQLite store their writes go through one writer process. 1 serves from this process alone. (default: the available CPUs, at most 8; here ${defaultWorkers()})`, apply: (f, v) => (f.workers = parsePositiveInt(v)) },
   { name: 'leader-elect', value: 'bool', help: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability. (default true with --storage-backend=etcd3; the embedded SQLite store has one process, which always leads)', apply: (f, v) => (f.leaderElect = parseBool(v)) },
   { name: 'leader-elect-lease-duration', value: 'duration', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled. (default 15s)', apply: (f, v) => (f.leaderElectLeaseDurationMs = parseDuration(v)) },
   { name: 'leader-elect-renew-deadline', value: 'duration', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled. (default 10s)', apply: (f, v) => (f.leaderElectRenewDeadlineMs = parseDuration(v)) },
@@ -296,6 +305,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     etcdHealthcheckTimeoutMs: 2000,
     etcdReadycheckTimeoutMs: 2000,
     controllers: ['*'],
+    workers: defaultWorkers(),
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,

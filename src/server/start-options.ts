@@ -74,6 +74,12 @@ export interface StartOptions {
    * embedded SQLite store has a single process, which leads without a lease.
    */
   leaderElection?: LeaderElectionSettings;
+  /**
+   * Whether this process runs the controllers at all (default true). Of the
+   * workers over one SQLite store only one does (issue 10): they share the store
+   * and the controllers must run once.
+   */
+  controllersEnabled?: boolean;
 
 }
 

@@ -4,13 +4,12 @@
  * (SPEC 4.10, 5).
  */
 import { createServer } from 'node:https';
-import { join, resolve } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-lifecycle.ts';
 import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { buildAuthentication } from './authentication.ts';
-import { serviceAccountSettings, type ServiceAccountFlags } from './service-accounts.ts';
+import { prepareServerFiles } from './server-files.ts';
 import { issuerDiscoveryDocuments } from './issuer-discovery.ts';
 import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
@@ -25,14 +24,6 @@ import { NodeGraph } from '../auth/node/node-graph.ts';
 import { nodeAuthorizer } from '../auth/node/node-authorizer.ts';
 import { webhookTokenAuthenticator } from '../auth/authentication/webhook-token.ts';
 
-const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
-  issuers: [],
-  keyFiles: [],
-  apiAudiences: [],
-  maxTokenExpirationMs: 0,
-  extendTokenExpiration: true,
-  lookup: true,
-};
 import { selfSubjectReview } from '../auth/reviews/self-subject-review.ts';
 import { tokenReview } from '../auth/reviews/token-review.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from '../auth/reviews/access-reviews.ts';
@@ -59,24 +50,18 @@ export type { RunningServer, StartOptions } from './start-options.ts';
 import { controllerManager } from './controllers.ts';
 import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connection-guard.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
-import { adminCredentials, writeOrchconfig } from './orchconfig.ts';
-import { servingCertificate } from './tls.ts';
+import { writeOrchconfig } from './orchconfig.ts';
 import { retryFor, sleep } from '../util/timers.ts';
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  const { dataDir, admin, serviceAccounts, tls, clientHost } = await prepareServerFiles(options);
   const storage = options.storage ?? new SqliteStorage({ file: join(dataDir, 'orch.db') });
 
-  const admin = adminCredentials(join(dataDir, 'admin-token.csv'));
   const tokens = options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : new Map();
   tokens.set(admin.token, admin.user);
   // One answer per token, made once: the hot path allocates nothing to authenticate.
   const tokenResults = new Map([...tokens].map(([token, user]) => [token, { user: withAuthenticatedGroup(user) }]));
   const tokenFile: TokenAuthenticator = async (token) => tokenResults.get(token) ?? null;
-  const pkiDir = join(dataDir, 'pki');
-  mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
-  const serviceAccounts = serviceAccountSettings(options.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNT_FLAGS, pkiDir);
   const apiAudiences = serviceAccounts.apiAudiences;
   const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
   const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
@@ -196,11 +181,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   ];
   const health = new HealthChecks(checks, options.livezGracePeriodMs);
 
-  const hosts = ['127.0.0.1', 'localhost', '::1', ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
-
-
-  const clientHost = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
-  const tls = await servingCertificate({ pkiDir, hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile, caFile: options.orchconfigCaFile, clientHost });
   let apiServer!: ApiServer;
   // Receiving a request may not outlast its deadline by much: a body still arriving after the
   // 504 is cut off. Without a request timeout, Node's default of 5 minutes still bounds it.
@@ -320,7 +300,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // With etcd, replicas share the store; the embedded SQLite store has one process.
     leaderElection: options.leaderElection ?? { enabled: storage.name !== 'sqlite' },
   });
-  controllers.start();
+  if (options.controllersEnabled !== false) controllers.start();
 
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
   writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);

@@ -59,14 +59,27 @@ class BatchJoiner {
   }
 }
 
-/** Writes every watcher's pending lines: one socket write (one chunk) per watcher per batch. */
+/**
+ * Watchers written per event-loop turn. Each write encrypts and queues a TLS
+ * record: a thousand in one turn hold the loop for tens of milliseconds, which
+ * requests and writes would wait out (issue 10: writers never starved by
+ * fan-out). Between slices the loop takes its other work.
+ */
+export const FLUSH_SLICE = 64;
+
+/** Writes every watcher's pending lines: one socket write (one chunk) per watcher per batch, a slice per turn. */
 function flushAll(): void {
   flushScheduled = false;
   lastFlush = performance.now();
   const watchers = [...dirty];
   dirty.clear();
   const joiner = new BatchJoiner();
-  for (const watcher of watchers) watcher.flush(joiner);
+  const writeSlice = (from: number) => {
+    const to = Math.min(from + FLUSH_SLICE, watchers.length);
+    for (let i = from; i < to; i++) watchers[i].flush(joiner);
+    if (to < watchers.length) setImmediate(writeSlice, to);
+  };
+  writeSlice(0);
 }
 
 function scheduleFlush(): void {
