@@ -13,6 +13,11 @@ import type { CacheWatcher } from './cache-watcher.ts';
 export class CachedObject {
   private parsedObject: any;
   private encodedBody: Buffer | undefined;
+  /**
+   * A form an upper layer derives from this version (the handlers' encoded
+   * Table row, SPEC 4.7): made there on first use, it goes with the version.
+   */
+  derived: unknown;
 
   constructor(
     readonly key: string,
