@@ -10,7 +10,7 @@ import type { KindDefinition } from '../registry/kind.ts';
 import { JSON_TYPE, writeJsonItems, writeObject } from '../server/respond.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
-import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable } from './table.ts';
+import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
 import type { TimedFormatter } from './table-time.ts';
 
 /** Where `withResourceVersion` splices the resourceVersion in: the first metadata object. */
@@ -116,7 +116,7 @@ function metadataOf(object: CachedObject, tail: string): string {
  * Renders rows at one request time: `row(i)` is the JSON of the i-th object's
  * TableRow with `includeObject` (FACTS 5) for Table version `tableVersion`.
  */
-export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: ReturnType<typeof includeObjectOf>, tableVersion: string, now: number): (i: number) => string {
+export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableVersion: string, now: number): (i: number) => string {
   const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.orch.io/${tableVersion}","metadata":`;
   const { timed } = plan;
   return (i) => {
@@ -138,11 +138,13 @@ export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], i
  */
 export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>): void {
   const includeObject = includeObjectOf(ctx);
-  if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
-    return writeObject(ctx.res, 200, toTable(kind, objects.map((o) => JSON.parse(o.json())), listMetadata, ctx), ctx.encode);
-  }
   const tableVersion = ctx.table?.version ?? 'v1';
+  const now = Date.now();
+  if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
+    const table = toTable(kind, objects.map((o) => JSON.parse(o.json())), listMetadata, includeObject, tableVersion, now);
+    return writeObject(ctx.res, 200, table, ctx.encode);
+  }
   const plan = tablePlan(kind);
   const head = `{"kind":"Table","apiVersion":"meta.orch.io/${tableVersion}","metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
-  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, Date.now()), ']}');
+  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, now), ']}');
 }

@@ -115,8 +115,10 @@ export function columnDefinitions(columns: readonly PrinterColumnDefinition[]): 
   return columns.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority }));
 }
 
+export type IncludeObject = 'Metadata' | 'Object' | 'None';
+
 /** `includeObject` (FACTS 5): Metadata unless asked; anything else is a 400. */
-export function includeObjectOf(ctx: ResourceRequest): 'Metadata' | 'Object' | 'None' {
+export function includeObjectOf(ctx: ResourceRequest): IncludeObject {
   const includeObject = ctx.query.get('includeObject') || 'Metadata';
   if (includeObject !== 'Metadata' && includeObject !== 'Object' && includeObject !== 'None') {
     throw errors.badRequest(`unrecognized includeObject value: ${JSON.stringify(includeObject)}`);
@@ -129,11 +131,15 @@ export function includeObjectOf(ctx: ResourceRequest): 'Metadata' | 'Object' | '
  * (FACTS 5): the object form, for pretty output. Compact JSON is written from
  * rows encoded once per object version (table-rows.ts), with the same bytes.
  */
-export function toTable(kind: KindDefinition, objects: any[], listMetadata: Record<string, unknown>, ctx: ResourceRequest): unknown {
-  const includeObject = includeObjectOf(ctx);
-  const tableVersion = ctx.table?.version ?? 'v1';
+export function toTable(
+  kind: KindDefinition,
+  objects: any[],
+  listMetadata: Record<string, unknown>,
+  includeObject: IncludeObject,
+  tableVersion: string,
+  now: number,
+): unknown {
   const columns = tableColumns(kind);
-  const now = Date.now();
   const rowConditions = rowConditionsOf(kind);
   return {
     kind: 'Table',
