@@ -9,10 +9,18 @@
  *
  * `--root` runs another checkout's server (an older build, for before/after in
  * one run); `--cpu-prof` writes the server's V8 CPU profile there on exit.
+ * Last it measures, in this process, the heap the encoded rows of the listed
+ * objects take beside the objects as the watch cache holds them.
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { kinds } from '../src/generated/index.ts';
+import { rowRenderer, tablePlan } from '../src/handlers/table-rows.ts';
+import { serializeForStorage } from '../src/registry/object-meta.ts';
+import { CachedObject } from '../src/storage/cacher/resource-cache.ts';
 import { startTestServer } from '../test/helpers/server.ts';
 import { bounded, percentile } from './bench/util.ts';
 import { networkPolicy, NP_PATH } from './bench/orch.ts';
@@ -30,13 +38,33 @@ const { values: args } = parseArgs({
   },
 });
 
+/** Heap of the encoded rows per object, against the stored JSON the cache holds for each. */
+async function measureRowMemory(items: any[]): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const objects = items.map((item) => new CachedObject(item.metadata.name, serializeForStorage(item), Number(item.metadata.resourceVersion)));
+  const stored = objects.reduce((sum, o) => sum + o.value.length, 0);
+  const plan = tablePlan(kinds.find((k) => k.kind === 'NetworkPolicy')!);
+  const before = heap();
+  const row = rowRenderer(plan, objects, 'Metadata', 'v1', Date.now());
+  for (let i = 0; i < objects.length; i++) row(i);
+  const rows = heap() - before;
+  const n = objects.length;
+  console.log(`encoded rows: ${(rows / n).toFixed(0)} B per object; stored JSON ${(stored / n).toFixed(0)} B per object (${((100 * rows) / stored).toFixed(1)} %)`);
+}
+
 async function main(): Promise<void> {
   const server = await startTestServer(['--authorization-mode=AlwaysAllow'], {
     bin: args.root ? `${args.root}/bin/orch-apiserver.mjs` : undefined,
     nodeArgs: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [],
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
-  const api = (method: string, path: string, accept = 'application/json', body?: unknown) =>
+  const api = (method: string, path: string, accept = 'application/json', body?: unknown, keepText = false) =>
     new Promise<{ status: number; bytes: number; text: string }>((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept };
@@ -46,7 +74,7 @@ async function main(): Promise<void> {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const all = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, bytes: all.length, text: all.length < 4096 ? all.toString() : '' });
+          resolve({ status: res.statusCode ?? 0, bytes: all.length, text: all.length < 4096 || keepText ? all.toString() : '' });
         });
         res.on('error', reject);
       });
@@ -79,6 +107,7 @@ async function main(): Promise<void> {
     };
     await time('list as JSON', NP_PATH(ns), 'application/json');
     await time(`list as Table (${args.include})`, `${NP_PATH(ns)}?includeObject=${args.include}`, TABLE);
+    await measureRowMemory(JSON.parse((await api('GET', NP_PATH(ns), 'application/json', undefined, true)).text).items);
   } finally {
     agent.destroy();
     await server.close();

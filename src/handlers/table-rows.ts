@@ -52,10 +52,12 @@ const encodeCell = (value: unknown): string => JSON.stringify(value) ?? 'null';
 export class EncodedRow {
   constructor(
     readonly plan: TablePlan,
-    /** The encoded cells between the timed ones: parts[0], timed cell 0, parts[1], ..., parts[n]. */
-    readonly parts: string[],
-    /** What each timed cell keeps of the object (TimedFormatter.prepare). */
-    readonly prepared: unknown[],
+    /**
+     * The encoded cells around the timed ones, with what each timed cell keeps
+     * of the object (TimedFormatter.prepare) in between: [text, kept, text, ...,
+     * text]. One array of flat strings: a row costs little beside its object.
+     */
+    readonly cells: unknown[],
     /** `,"conditions":[...]`, or '' when the printer sets none. */
     readonly conditions: string,
     /**
@@ -73,29 +75,28 @@ export class EncodedRow {
 function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
   const json = object.json();
   const obj = JSON.parse(json);
-  const parts: string[] = [];
-  const prepared: unknown[] = [];
-  let encoded = '';
+  const cells: unknown[] = [];
+  // Joined rather than concatenated: a kept string is then flat, not a tree of its pieces.
+  let pieces: string[] = [];
   plan.columns.forEach((column, i) => {
-    if (i > 0) encoded += ',';
+    if (i > 0) pieces.push(',');
     const timed = plan.timedColumns[i];
     if (timed) {
-      parts.push(encoded);
-      encoded = '';
-      prepared.push(timed.prepare(columnValue(column, obj), obj));
-    } else encoded += encodeCell(fixedCell(column, obj));
+      cells.push(pieces.join(''), timed.prepare(columnValue(column, obj), obj));
+      pieces = [];
+    } else pieces.push(encodeCell(fixedCell(column, obj)));
   });
-  parts.push(encoded);
+  cells.push(pieces.join(''));
   const conditions = plan.rowConditions?.(obj);
-  const encodedConditions = conditions ? `,"conditions":${JSON.stringify(conditions)}` : '';
+  const encodedConditions = conditions ? [',"conditions":', JSON.stringify(conditions)].join('') : '';
   const metadata = JSON.stringify(obj.metadata);
   // The stored text serves as the row's object only where it is exactly what encoding the parsed object gives.
   const at = json.indexOf(METADATA_OPEN) + METADATA_OPEN.length - 1;
   if (metadata !== undefined && json.startsWith(metadata, at) && JSON.stringify(obj) === json) {
     const end = at + metadata.length - (json.length - object.value.length);
-    return new EncodedRow(plan, parts, prepared, encodedConditions, object.value.slice(at + 1, end), undefined);
+    return new EncodedRow(plan, cells, encodedConditions, object.value.slice(at + 1, end), undefined);
   }
-  return new EncodedRow(plan, parts, prepared, encodedConditions, undefined, { object: JSON.stringify(obj), metadata });
+  return new EncodedRow(plan, cells, encodedConditions, undefined, { object: JSON.stringify(obj), metadata });
 }
 
 /** The version's row, encoded on first use and kept while the version lives. */
@@ -122,9 +123,9 @@ export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], i
   return (i) => {
     const object = objects[i];
     const row = rowOf(plan, object);
-    const { parts, prepared, reencoded } = row;
-    let text = '{"cells":[' + parts[0];
-    for (let t = 0; t < timed.length; t++) text += encodeCell(timed[t].render(prepared[t], now)) + parts[t + 1];
+    const { cells, reencoded } = row;
+    let text = '{"cells":[' + cells[0];
+    for (let c = 1; c < cells.length; c += 2) text += encodeCell(timed[c >> 1].render(cells[c], now)) + cells[c + 1];
     text += ']' + row.conditions;
     if (includeObject === 'Object') text += ',"object":' + (reencoded ? reencoded.object : object.json());
     else if (includeObject === 'Metadata') text += partialOpen + (reencoded ? reencoded.metadata : metadataOf(object, row.metadataTail!)) + '}';
