@@ -4,7 +4,7 @@
  * objects in one namespace with many requests in flight, then times
  * sequential lists as Table and as plain JSON for comparison.
  *
- *   tsx scripts/table-list-bench.ts [--count 10000] [--lists 30] [--include Metadata]
+ *   tsx scripts/table-list-bench.ts [--count 10000] [--lists 30] [--include Metadata,None,Object]
  *                                   [--root DIR] [--cpu-prof DIR]
  *
  * `--root` runs another checkout's server (an older build, for before/after in
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
       console.log(`${label.padEnd(26)} p50 ${percentile(ms, 50).toFixed(1).padStart(7)} ms  p99 ${percentile(ms, 99).toFixed(1).padStart(7)} ms  ${(bytes / 1e6).toFixed(2)} MB`);
     };
     await time('list as JSON', NP_PATH(ns), 'application/json');
-    await time(`list as Table (${args.include})`, `${NP_PATH(ns)}?includeObject=${args.include}`, TABLE);
+    for (const include of args.include.split(',')) await time(`list as Table (${include})`, `${NP_PATH(ns)}?includeObject=${include}`, TABLE);
     await measureRowMemory(JSON.parse((await api('GET', NP_PATH(ns), 'application/json', undefined, true)).text).items);
   } finally {
     agent.destroy();

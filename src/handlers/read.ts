@@ -98,7 +98,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   const list = parseListQuery(ctx);
   const { plan, filter } = list;
   const kind = ctx.store.kind;
-  let items: CachedObject[];
+  let items: readonly CachedObject[];
   let metadata: Record<string, unknown>;
   if (servedFromCache(plan)) {
     const { cacher } = ctx;
