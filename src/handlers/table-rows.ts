@@ -116,13 +116,16 @@ function metadataOf(object: CachedObject, tail: string): string {
 /**
  * Renders rows at one request time: `row(i)` is the JSON of the i-th object's
  * TableRow with `includeObject` (FACTS 5) for Table version `tableVersion`.
+ * Every row is encoded here, before anything is written: an object that cannot
+ * be shown fails the request with a Status, not halfway through the body.
  */
 export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableVersion: string, now: number): (i: number) => string {
   const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.orch.io/${tableVersion}","metadata":`;
   const { timed } = plan;
+  const rows = objects.map((object) => rowOf(plan, object));
   return (i) => {
     const object = objects[i];
-    const row = rowOf(plan, object);
+    const row = rows[i];
     const { cells, reencoded } = row;
     let text = '{"cells":[' + cells[0];
     for (let c = 1; c < cells.length; c += 2) text += encodeCell(timed[c >> 1].render(cells[c], now)) + cells[c + 1];
