@@ -5,9 +5,10 @@
  * Gates, and the row condition that marks a finished pod.
  */
 
+import { ageAt, timestampMs, type TimedFormatter } from './table-time.ts';
+
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
-type Age = (timestamp: unknown, now: number) => string;
 type Formatter = (value: unknown, obj: any, now: number) => unknown;
 
 /** Upstream podutil.IsRestartableInitContainer: a sidecar. */
@@ -95,28 +96,38 @@ function summarize(pod: any): PodSummary {
   return { ready, total, reason, restarts, lastRestart };
 }
 
-/** The Table formatters of the Pod columns; `age` is the Table's HumanDuration since a timestamp. */
-export function podFormatters(age: Age): Record<string, Formatter> {
-  return {
-    podReady: (_v, pod) => {
-      const s = summarize(pod);
-      return `${s.ready}/${s.total}`;
-    },
-    podStatus: (_v, pod) => summarize(pod).reason,
-    podRestarts: (_v, pod, now) => {
-      const s = summarize(pod);
-      return s.restarts !== 0 && s.lastRestart !== undefined ? `${s.restarts} (${age(s.lastRestart, now)} ago)` : String(s.restarts);
-    },
-    noneIfEmpty: (value) => (typeof value === 'string' && value !== '' ? value : '<none>'),
-    podReadinessGates: (_v, pod) => {
-      const gates = arr(pod.spec?.readinessGates);
-      if (gates.length === 0) return '<none>';
-      const conditions = arr(pod.status?.conditions);
-      const passed = gates.filter((g) => conditions.find((c) => c?.type === g?.conditionType)?.status === 'True').length;
-      return `${passed}/${gates.length}`;
-    },
-  };
-}
+/** The Table formatters of the Pod columns that do not depend on the request time. */
+export const podFormatters: Record<string, Formatter> = {
+  podReady: (_v, pod) => {
+    const s = summarize(pod);
+    return `${s.ready}/${s.total}`;
+  },
+  podStatus: (_v, pod) => summarize(pod).reason,
+  noneIfEmpty: (value) => (typeof value === 'string' && value !== '' ? value : '<none>'),
+  podReadinessGates: (_v, pod) => {
+    const gates = arr(pod.spec?.readinessGates);
+    if (gates.length === 0) return '<none>';
+    const conditions = arr(pod.status?.conditions);
+    const passed = gates.filter((g) => conditions.find((c) => c?.type === g?.conditionType)?.status === 'True').length;
+    return `${passed}/${gates.length}`;
+  },
+};
+
+/**
+ * Restarts, with the age of the last restart when there was one: the row keeps
+ * the count's text, or the count and the restart's time for the age.
+ */
+export const podRestarts: TimedFormatter = {
+  prepare: (_v, pod) => {
+    const s = summarize(pod);
+    return s.restarts !== 0 && s.lastRestart !== undefined ? { restarts: s.restarts, at: timestampMs(s.lastRestart) } : String(s.restarts);
+  },
+  render: (prepared, now) => {
+    if (typeof prepared === 'string') return prepared;
+    const { restarts, at } = prepared as { restarts: number; at: number | undefined };
+    return `${restarts} (${ageAt(at, now)} ago)`;
+  },
+};
 
 /** printPod's row conditions: a finished pod's row is Completed (kubectl dims or hides it). */
 export function podRowConditions(pod: any): unknown[] | undefined {

@@ -9,15 +9,15 @@ import type { ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
-import { withResourceVersion } from '../registry/object-meta.ts';
 import type { ListPage } from '../registry/store.ts';
+import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
-import { alreadyAnswered, JSON_TYPE, setWarnings, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
+import { alreadyAnswered, JSON_TYPE, setWarnings, writeJsonItems, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
 import { parseInt64 } from './options.ts';
 import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
-import { toTable } from './table.ts';
+import { writeTable } from './table-rows.ts';
 
 /**
  * SPEC 4.6 get, from the watch cache: unset = most recent (the cache once it has
@@ -29,10 +29,14 @@ export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const rv = ctx.query.get('resourceVersion');
   if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
   else if (rv !== '0') await cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
-  const cached = cacher.cache(resourcePrefix(store.kind.group, store.kind.plural)).get(store.key(ctx.namespace, ctx.info.name));
+  const cached = cacheOf(ctx).get(store.key(ctx.namespace, ctx.info.name));
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
-  if (ctx.table) return writeObject(ctx.res, 200, toTable(store.kind, [JSON.parse(cached.json())], { resourceVersion: String(cached.revision) }, ctx), ctx.encode);
+  if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
   writeJsonText(ctx.res, 200, cached.body(), ctx.encode);
+}
+
+function cacheOf(ctx: ResourceRequest): ResourceCache {
+  return ctx.cacher.cache(resourcePrefix(ctx.store.kind.group, ctx.store.kind.plural));
 }
 
 export interface ListQuery {
@@ -94,7 +98,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   const list = parseListQuery(ctx);
   const { plan, filter } = list;
   const kind = ctx.store.kind;
-  let items: Array<{ json(): string }>;
+  let items: readonly CachedObject[];
   let metadata: Record<string, unknown>;
   if (servedFromCache(plan)) {
     const { cacher } = ctx;
@@ -102,7 +106,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
     else if (plan.minimumRevision) await cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
     const revision = cacher.currentRevision();
-    const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
+    const cache = cacheOf(ctx);
     metadata = { resourceVersion: String(revision) };
     if (!filter && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
       // The whole collection as one shared, already-encoded body.
@@ -113,17 +117,21 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
   } else {
     const page = await readPage(ctx, list);
-    items = page.items.map((kv) => ({ json: () => withResourceVersion(kv.value, kv.modRevision) }));
+    const cache = cacheOf(ctx);
+    // The cache's version of an unchanged object carries its encoded Table row; others are made for this page.
+    items = page.items.map((kv) => {
+      const cached = cache.get(kv.key);
+      return cached?.revision === kv.modRevision ? cached : new CachedObject(kv.key, kv.value, kv.modRevision);
+    });
     metadata = listMetadata(page, list);
   }
-  if (ctx.table) {
-    return writeObject(ctx.res, 200, toTable(kind, items.map((i) => JSON.parse(i.json())), metadata, ctx), ctx.encode);
-  }
+  if (ctx.table) return writeTable(ctx, kind, items, metadata);
   const head = { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata };
   if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
     return writeObject(ctx.res, 200, { ...head, items: items.map((i) => JSON.parse(i.json())) }, ctx.encode);
   }
-  streamList(ctx.res, ctx.encode, JSON.stringify(head), items);
+  const headJson = JSON.stringify(head);
+  writeJsonItems(ctx.res, ctx.encode, `${headJson.slice(0, -1)},"items":[`, items.length, (i) => items[i].json(), ']}');
 }
 
 function listHeaders(res: ServerResponse, encode: EncodeOptions): void {
@@ -139,27 +147,4 @@ function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string,
   res.write(head);
   res.write(items);
   res.end(']}');
-}
-
-/** Writes `{head..., "items":[...]}` item by item, in bounded chunks that respect backpressure. */
-function streamList(res: ServerResponse, encode: EncodeOptions, headJson: string, items: Array<{ json(): string }>): void {
-  if (alreadyAnswered(res)) return;
-  listHeaders(res, encode);
-  res.writeHead(200);
-  let i = 0;
-  const writeSome = () => {
-    // The deadline (or the client) may have ended the response while it waited for drain.
-    if (alreadyAnswered(res)) return;
-    let chunk = i === 0 ? `${headJson.slice(0, -1)},"items":[` : '';
-    while (i < items.length) {
-      chunk += (i ? ',' : '') + items[i].json();
-      i++;
-      if (chunk.length > 262_144) {
-        if (!res.write(chunk)) return void res.once('drain', writeSome);
-        chunk = '';
-      }
-    }
-    res.end(chunk + ']}');
-  };
-  writeSome();
 }

@@ -6,8 +6,9 @@ import * as errors from '../api/status-error.ts';
 import type { KindDefinition, PrinterColumnDefinition } from '../registry/kind.ts';
 import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import type { ResourceRequest } from './context.ts';
-import { podFormatters, podRowConditions } from './pod-printer.ts';
+import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
 import { nodeFormatters } from './node-printer.ts';
+import { ageFormatter, type TimedFormatter } from './table-time.ts';
 
 const NAME_DESCRIPTION =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
@@ -19,50 +20,20 @@ const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
   { name: 'Created At', type: 'date', format: '', description: CREATED_DESCRIPTION, priority: 0, path: ['metadata', 'creationTimestamp'] },
 ];
 
-/** FACTS 5: upstream's HumanDuration. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 192) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  const years = Math.floor(days / 365);
-  if (years < 2) return `${days}d`;
-  if (years < 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
-  return `${years}y`;
-}
-
-function age(timestamp: unknown, now: number): string {
-  if (typeof timestamp !== 'string') return '<unknown>';
-  return humanDuration(now - Date.parse(timestamp));
-}
-
 function count(value: unknown): number {
   if (Array.isArray(value)) return value.length;
   if (value && typeof value === 'object') return Object.keys(value).length;
   return 0;
 }
 
-type Formatter = (value: unknown, obj: any, now: number) => unknown;
+type Formatter = (value: unknown, obj: any) => unknown;
 
+/** Formatters whose cell is the same at any request time: encoded once per object version. */
 const FORMATTERS: Record<string, Formatter> = {
-  age: (value, _obj, now) => age(value, now),
   count,
   dataCount: (_value, obj) => count(obj.data) + count(obj.binaryData),
   labelSelector: (value) => formatLabelSelector(value as any),
   trimSpace: (value) => (typeof value === 'string' ? value.trim() : value ?? ''),
-  eventFirstSeen: (_v, obj, now) => age(obj.firstTimestamp ?? obj.eventTime, now),
-  eventLastSeen: (_v, obj, now) => {
-    const last = obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime;
-    return age(last, now);
-  },
   eventCount: (_v, obj) => obj.series?.count ?? obj.count ?? 1,
   eventObject: (_v, obj) => `${(obj.involvedObject?.kind ?? '').toLowerCase()}/${obj.involvedObject?.name ?? ''}`,
   eventSource: (_v, obj) => {
@@ -70,7 +41,7 @@ const FORMATTERS: Record<string, Formatter> = {
     const host = obj.source?.host || obj.reportingInstance || '';
     return host ? `${component}, ${host}` : component;
   },
-  ...podFormatters(age),
+  ...podFormatters,
   ...nodeFormatters,
   // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
   roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
@@ -87,36 +58,94 @@ function subjectsOf(subjects: unknown, kind: string): string {
     .join(', ');
 }
 
+/** Formatters whose cell is an age at the request time (HumanDuration, FACTS 5). */
+const TIMED_FORMATTERS: Record<string, TimedFormatter> = {
+  age: ageFormatter((value) => value),
+  eventFirstSeen: ageFormatter((_v, obj) => obj.firstTimestamp ?? obj.eventTime),
+  eventLastSeen: ageFormatter((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
+  podRestarts,
+};
+
 /** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */
 const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {
   '/Pod': podRowConditions,
 };
 
-function cell(column: PrinterColumnDefinition, obj: any, now: number): unknown {
+/** The kind's printer columns (SPEC 4.7), or the default Name / Created At pair. */
+export function tableColumns(kind: KindDefinition): readonly PrinterColumnDefinition[] {
+  return kind.printerColumns.length ? kind.printerColumns : DEFAULT_COLUMNS;
+}
+
+/** The row conditions of the kind's printer, if it sets any. */
+export function rowConditionsOf(kind: KindDefinition): ((obj: any) => unknown[] | undefined) | undefined {
+  return ROW_CONDITIONS[`${kind.group}/${kind.kind}`];
+}
+
+/** The column's formatter when its cell depends on the request time. */
+export function timedFormatterOf(column: PrinterColumnDefinition): TimedFormatter | undefined {
+  return column.formatter ? TIMED_FORMATTERS[column.formatter] : undefined;
+}
+
+/** The value at the column's path. */
+export function columnValue(column: PrinterColumnDefinition, obj: any): unknown {
   let value: any = obj;
   for (const segment of column.path) value = value?.[segment];
+  return value;
+}
+
+/** A cell that is the same at any request time (the column is not timed). */
+export function fixedCell(column: PrinterColumnDefinition, obj: any): unknown {
+  const value: any = columnValue(column, obj);
   if (column.formatter) {
     const format = FORMATTERS[column.formatter];
     if (!format) throw errors.internalError(`unknown printer column formatter ${column.formatter}`);
-    return format(value, obj, now);
+    return format(value, obj);
   }
   if (column.type === 'date' && typeof value === 'string') return value;
   return value ?? (column.type === 'string' ? '' : null);
 }
 
-/** Builds the Table for objects of one kind, honouring `includeObject` (FACTS 5). */
-export function toTable(kind: KindDefinition, objects: any[], listMetadata: Record<string, unknown>, ctx: ResourceRequest): unknown {
+function cell(column: PrinterColumnDefinition, obj: any, now: number): unknown {
+  const timed = timedFormatterOf(column);
+  return timed ? timed.render(timed.prepare(columnValue(column, obj), obj), now) : fixedCell(column, obj);
+}
+
+/** The column definitions of a Table (TableColumnDefinition: the printer column without its path and formatter). */
+export function columnDefinitions(columns: readonly PrinterColumnDefinition[]): unknown[] {
+  return columns.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority }));
+}
+
+export type IncludeObject = 'Metadata' | 'Object' | 'None';
+
+/** `includeObject` (FACTS 5): Metadata unless asked; anything else is a 400. */
+export function includeObjectOf(ctx: ResourceRequest): IncludeObject {
   const includeObject = ctx.query.get('includeObject') || 'Metadata';
-  if (!['Metadata', 'Object', 'None'].includes(includeObject)) throw errors.badRequest(`unrecognized includeObject value: ${JSON.stringify(includeObject)}`);
-  const tableVersion = ctx.table?.version ?? 'v1';
-  const columns = kind.printerColumns.length ? kind.printerColumns : DEFAULT_COLUMNS;
-  const now = Date.now();
-  const rowConditions = ROW_CONDITIONS[`${kind.group}/${kind.kind}`];
+  if (includeObject !== 'Metadata' && includeObject !== 'Object' && includeObject !== 'None') {
+    throw errors.badRequest(`unrecognized includeObject value: ${JSON.stringify(includeObject)}`);
+  }
+  return includeObject;
+}
+
+/**
+ * Builds the Table for parsed objects of one kind, honouring `includeObject`
+ * (FACTS 5): the object form, for pretty output. Compact JSON is written from
+ * rows encoded once per object version (table-rows.ts), with the same bytes.
+ */
+export function toTable(
+  kind: KindDefinition,
+  objects: any[],
+  listMetadata: Record<string, unknown>,
+  includeObject: IncludeObject,
+  tableVersion: string,
+  now: number,
+): unknown {
+  const columns = tableColumns(kind);
+  const rowConditions = rowConditionsOf(kind);
   return {
     kind: 'Table',
     apiVersion: `meta.orch.io/${tableVersion}`,
     metadata: listMetadata,
-    columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
+    columnDefinitions: columnDefinitions(columns),
     rows: objects.map((obj) => {
       const row: Record<string, unknown> = { cells: columns.map((c) => cell(c, obj, now)) };
       const conditions = rowConditions?.(obj);

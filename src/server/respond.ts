@@ -106,6 +106,32 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
 }
 
 /**
+ * Writes `open item,item,... close`, JSON whose items are made one by one, in
+ * bounded chunks that respect backpressure: a large list is never one string.
+ */
+export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open: string, count: number, item: (i: number) => string, close: string): void {
+  if (alreadyAnswered(res)) return;
+  baseHeaders(res, options, JSON_TYPE);
+  res.writeHead(200);
+  let i = 0;
+  const writeSome = () => {
+    // The deadline (or the client) may have ended the response while it waited for drain.
+    if (alreadyAnswered(res)) return;
+    let chunk = i === 0 ? open : '';
+    while (i < count) {
+      chunk += (i ? ',' : '') + item(i);
+      i++;
+      if (chunk.length > 262_144) {
+        if (!res.write(chunk)) return void res.once('drain', writeSome);
+        chunk = '';
+      }
+    }
+    res.end(chunk + close);
+  };
+  writeSome();
+}
+
+/**
  * Renders any thrown value as a Status: a store that timed out or a deadline
  * that passed is 504, other errors 500 InternalError (FACTS 1).
  */

@@ -80,10 +80,10 @@ export function request(url: string, ca: string, method: string, path: string, o
   });
 }
 
-/** Starts a server process; extra flags are passed through. */
-export async function startTestServer(flags: string[] = [], options: { dataDir?: string } = {}): Promise<TestServer> {
+/** Starts a server process (this checkout's, or `bin`, under node with `nodeArgs`); extra flags are passed through. */
+export async function startTestServer(flags: string[] = [], options: { dataDir?: string; bin?: string; nodeArgs?: string[] } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

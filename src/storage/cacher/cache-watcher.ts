@@ -132,7 +132,7 @@ export class CacheWatcher {
   }
 
   /** Synthetic ADDED events for the current state (SPEC 4.6 "Get State and Start at ..."). */
-  sendInitial(objects: CachedObject[]): void {
+  sendInitial(objects: readonly CachedObject[]): void {
     for (const object of objects) {
       if (!this.selection.matches || this.selection.matches(object.parsed())) this.enqueue(`{"type":"ADDED","object":${object.json()}}\n`);
     }

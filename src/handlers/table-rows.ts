@@ -1,0 +1,154 @@
+/**
+ * Table rows encoded once per object version (SPEC 2.5, 4.7; FACTS 5; DESIGN
+ * "watch cache"). A row's JSON is fixed for a version except its timed cells
+ * (ages at the request time), so the first Table request that reaches a
+ * version encodes the rest and keeps it in the version's `derived` slot; later
+ * requests only render the timed cells and join. The object and its metadata
+ * are not copied: they are views into the stored JSON the cache holds anyway.
+ */
+import type { KindDefinition } from '../registry/kind.ts';
+import { JSON_TYPE, writeJsonItems, writeObject } from '../server/respond.ts';
+import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import type { ResourceRequest } from './context.ts';
+import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
+import type { TimedFormatter } from './table-time.ts';
+
+/** Where `withResourceVersion` splices the resourceVersion in: the first metadata object. */
+const METADATA_OPEN = '"metadata":{';
+
+/** How the rows of one kind are made: which cells are timed, and the column definitions encoded once. */
+export class TablePlan {
+  readonly columns;
+  /** Per column, its formatter when the cell depends on the request time. */
+  readonly timedColumns: Array<TimedFormatter | undefined>;
+  /** The timed formatters in column order, one per timed cell of a row. */
+  readonly timed: TimedFormatter[];
+  readonly rowConditions;
+  /** `[{"name":...},...]`, the same for every Table of the kind. */
+  readonly columnDefinitions: string;
+
+  constructor(kind: KindDefinition) {
+    this.columns = tableColumns(kind);
+    this.timedColumns = this.columns.map(timedFormatterOf);
+    this.timed = this.timedColumns.filter((f): f is TimedFormatter => f !== undefined);
+    this.rowConditions = rowConditionsOf(kind);
+    this.columnDefinitions = JSON.stringify(columnDefinitions(this.columns));
+  }
+}
+
+const plans = new WeakMap<KindDefinition, TablePlan>();
+
+/** The kind's plan, made once. */
+export function tablePlan(kind: KindDefinition): TablePlan {
+  let plan = plans.get(kind);
+  if (!plan) plans.set(kind, (plan = new TablePlan(kind)));
+  return plan;
+}
+
+/** Cells are JSON values; undefined encodes as null, as inside an array. */
+const encodeCell = (value: unknown): string => JSON.stringify(value) ?? 'null';
+
+/** The fixed JSON of one object version's row, and what its timed cells need. */
+export class EncodedRow {
+  constructor(
+    readonly plan: TablePlan,
+    /**
+     * The encoded cells around the timed ones, with what each timed cell keeps
+     * of the object (TimedFormatter.prepare) in between: [text, kept, text, ...,
+     * text]. One array of flat strings: a row costs little beside its object.
+     */
+    readonly cells: unknown[],
+    /** `,"conditions":[...]`, or '' when the printer sets none. */
+    readonly conditions: string,
+    /**
+     * The stored metadata after its opening brace, a view into the stored JSON
+     * (the resourceVersion goes first, as `withResourceVersion` splices it).
+     * Undefined when the stored JSON is not what JSON.stringify makes of it:
+     * then `reencoded` holds the object and metadata as a parse would give them.
+     */
+    readonly metadataTail: string | undefined,
+    readonly reencoded: { object: string; metadata: string } | undefined,
+  ) {}
+}
+
+/** Encodes the fixed parts of a version's row from the object as a GET would return it. */
+function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
+  const json = object.json();
+  const obj = JSON.parse(json);
+  const cells: unknown[] = [];
+  // Joined rather than concatenated: a kept string is then flat, not a tree of its pieces.
+  let pieces: string[] = [];
+  plan.columns.forEach((column, i) => {
+    if (i > 0) pieces.push(',');
+    const timed = plan.timedColumns[i];
+    if (timed) {
+      cells.push(pieces.join(''), timed.prepare(columnValue(column, obj), obj));
+      pieces = [];
+    } else pieces.push(encodeCell(fixedCell(column, obj)));
+  });
+  cells.push(pieces.join(''));
+  const conditions = plan.rowConditions?.(obj);
+  const encodedConditions = conditions ? [',"conditions":', JSON.stringify(conditions)].join('') : '';
+  const metadata = JSON.stringify(obj.metadata);
+  // The stored text serves as the row's object only where it is exactly what encoding the parsed object gives.
+  const at = json.indexOf(METADATA_OPEN) + METADATA_OPEN.length - 1;
+  if (metadata !== undefined && json.startsWith(metadata, at) && JSON.stringify(obj) === json) {
+    const end = at + metadata.length - (json.length - object.value.length);
+    return new EncodedRow(plan, cells, encodedConditions, object.value.slice(at + 1, end), undefined);
+  }
+  return new EncodedRow(plan, cells, encodedConditions, undefined, { object: JSON.stringify(obj), metadata });
+}
+
+/** The version's row, encoded on first use and kept while the version lives. */
+function rowOf(plan: TablePlan, object: CachedObject): EncodedRow {
+  const slot = object.derived;
+  if (slot instanceof EncodedRow && slot.plan === plan) return slot;
+  const row = encodeRow(plan, object);
+  object.derived = row;
+  return row;
+}
+
+/** The metadata with its resourceVersion, as `withResourceVersion` puts it first. */
+function metadataOf(object: CachedObject, tail: string): string {
+  return `{"resourceVersion":"${object.revision}"${tail.charCodeAt(0) === 125 /* } */ ? '' : ','}${tail}`;
+}
+
+/**
+ * Renders rows at one request time: `row(i)` is the JSON of the i-th object's
+ * TableRow with `includeObject` (FACTS 5) for Table version `tableVersion`.
+ * Every row is encoded here, before anything is written: an object that cannot
+ * be shown fails the request with a Status, not halfway through the body.
+ */
+export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableVersion: string, now: number): (i: number) => string {
+  const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.orch.io/${tableVersion}","metadata":`;
+  const { timed } = plan;
+  const rows = objects.map((object) => rowOf(plan, object));
+  return (i) => {
+    const object = objects[i];
+    const row = rows[i];
+    const { cells, reencoded } = row;
+    let text = '{"cells":[' + cells[0];
+    for (let c = 1; c < cells.length; c += 2) text += encodeCell(timed[c >> 1].render(cells[c], now)) + cells[c + 1];
+    text += ']' + row.conditions;
+    if (includeObject === 'Object') text += ',"object":' + (reencoded ? reencoded.object : object.json());
+    else if (includeObject === 'Metadata') text += partialOpen + (reencoded ? reencoded.metadata : metadataOf(object, row.metadataTail!)) + '}';
+    return text + '}';
+  };
+}
+
+/**
+ * Writes the Table of object versions (SPEC 2.5, 4.7): compact JSON from the
+ * encoded rows, streamed; pretty output from the object form, as before.
+ */
+export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>): void {
+  const includeObject = includeObjectOf(ctx);
+  const tableVersion = ctx.table?.version ?? 'v1';
+  const now = Date.now();
+  if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
+    const table = toTable(kind, objects.map((o) => JSON.parse(o.json())), listMetadata, includeObject, tableVersion, now);
+    return writeObject(ctx.res, 200, table, ctx.encode);
+  }
+  const plan = tablePlan(kind);
+  const head = `{"kind":"Table","apiVersion":"meta.orch.io/${tableVersion}","metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
+  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, now), ']}');
+}
