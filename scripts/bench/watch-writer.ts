@@ -25,10 +25,13 @@ export interface PhaseResult {
   achievedRate: number;
   writeP50: number;
   writeP99: number;
-  /** Sorted delays of every delivered event of this phase's writes (filled in by the caller). */
+  /** Sorted delays (event arrival − write response arrival) of every delivered event of this phase's writes (filled in by the caller). */
   delays: Float64Array;
-  /** Same for the probe watcher in the writer's process. */
+  /** Sorted delays from the moment the write was sent (event arrival − request sent): what a client waiting for its change sees. */
+  sentDelays: Float64Array;
+  /** Same two for the probe watcher in the writer's process. */
   probeDelays: Float64Array;
+  probeSentDelays: Float64Array;
   /** CPU cores used during the phase. */
   cpu: { server?: number; etcd?: number; watchers?: number; writer: number; machine: number };
   /** The orch server's resident set at the end of the phase. */
@@ -39,6 +42,8 @@ export interface Writes {
   rvs: number[];
   /** Response arrival, ms since the epoch. */
   times: number[];
+  /** When the request was sent, ms since the epoch. */
+  sent: number[];
   phases: number[];
 }
 
@@ -58,7 +63,7 @@ export async function runWriter(
   pids: { etcd?: number; watchers: Array<number | undefined> },
 ): Promise<WriterResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: s.ca });
-  const writes: Writes = { rvs: [], times: [], phases: [] };
+  const writes: Writes = { rvs: [], times: [], sent: [], phases: [] };
   const statuses: Record<string, number> = {};
   const samples: string[] = [];
   const busy = new Set<number>();
@@ -102,6 +107,7 @@ export async function runWriter(
       objects[i] = updated;
       writes.rvs.push(Number(updated.metadata.resourceVersion));
       writes.times.push(t);
+      writes.sent.push(started);
       writes.phases.push(phase);
       lat.push(t - started);
     } else {
@@ -185,7 +191,9 @@ export async function runWriter(
         writeP50: percentile(sorted, 50),
         writeP99: percentile(sorted, 99),
         delays: new Float64Array(0),
+        sentDelays: new Float64Array(0),
         probeDelays: new Float64Array(0),
+        probeSentDelays: new Float64Array(0),
         cpu: cores(cpu0, cpu1),
         serverRss: rss(s.process.pid),
       });

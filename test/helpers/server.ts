@@ -80,10 +80,14 @@ export function request(url: string, ca: string, method: string, path: string, o
   });
 }
 
-/** Starts a server process; extra flags are passed through. */
-export async function startTestServer(flags: string[] = [], options: { dataDir?: string } = {}): Promise<TestServer> {
+/**
+ * Starts a server process; extra flags are passed through. `wrapper` is a
+ * command that execs the server (the benchmark's `taskset -c 0`).
+ */
+export async function startTestServer(flags: string[] = [], options: { dataDir?: string; wrapper?: string[] } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags], {
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags];
+  const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
