@@ -68,7 +68,7 @@ async function main(): Promise<number> {
       `; time limit ${Math.round(deadlineMs / 1000)} s`,
   );
   ensureWrk();
-  if (opts.scale) return runScale(opts, RUN_ID);
+  if (opts.scale) return runScale(opts);
   const results: BackendResult[] = [];
   for (const backend of opts.backends) {
     if (isStopping()) break;

@@ -47,10 +47,10 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --backend B            sqlite, etcd3 or both (default both; etcd3 needs the etcd binary)
   --only LIST            comma-separated subset of: ${PARTS.join(', ')} (default all)
   --quick                --duration 3 --warmup 1 --watch-phase 5 (each unless given)
-  --duration N           seconds each autocannon target is measured (default 8)
+  --duration N           seconds each target is measured, wrk or autocannon (default 8)
   --warmup N             seconds of unmeasured load before each measurement (default 2; 0 disables)
-  --connections N        autocannon connections (default 50)
-  --list-connections N   autocannon connections of the two LIST targets (default 5)
+  --connections N        connections of wrk and of the UPDATE target (default 50)
+  --list-connections N   connections of the LIST targets: full, paged, Table (default 5)
   --list-size N          NetworkPolicies in the listed namespace (default 10000)
   --page-size N          limit of the paged LIST (default 500)
   --create-concurrency N requests in flight while creating the fixtures (default 64)
@@ -77,7 +77,7 @@ Scale benchmark (a separate mode: --only and the watch flags do not apply):
   --scale-fixed N         objects in the fixed-size namespace listed at every size (default 100)
   --load-concurrency N    create requests in flight while loading (default 128)
   --scale-watch-writes N  writes whose watch event delay is measured at each size (default 40)
-  (--duration, --warmup, --connections, --list-connections, --threads, --client-cpu and --backend apply)
+  (--duration, --warmup, --connections, --list-connections, --threads and --backend apply)
 `;
 
 export class UsageError extends Error {}

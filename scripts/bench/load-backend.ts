@@ -19,25 +19,11 @@ import type { BackendResult } from './report.ts';
 import { fullListTarget, pagedListTarget, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
 import { assertRunning, bytes, fmt, log, onCleanup, peakRss, stopChild } from './util.ts';
 import { watchFanout } from './watch-fanout.ts';
-import { baselineTargets, createTarget, getTarget, measureWrk, rbacGetTarget, type WrkSettings, type WrkTarget } from './wrk-targets.ts';
+import { baselineTargets, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
 
 /** A user RBAC allows the GET fixture through a RoleBinding (the other targets run as the admin, in system:masters). */
 const RBAC_USER = { name: 'bench-reader', token: `bench-reader-${Date.now().toString(36)}` };
 const NS = { get: 'bench-get', list: 'bench-list', create: 'bench-create', update: 'bench-update', watch: 'bench-watch' };
-
-/**
- * wrk's settings. Unpinned, as issue 10's table was measured, except in the
- * one core vs all cores runs (`pinned`), where wrk stays on the client CPU so
- * that it never competes with the one-core server and the client is the same
- * in both runs.
- */
-export const wrkSettings = (opts: Options, pinned = false): WrkSettings => ({
-  durationS: opts.duration,
-  warmupS: opts.warmup,
-  threads: opts.threads,
-  connections: opts.connections,
-  clientCpu: pinned ? opts.clientCpu : undefined,
-});
 
 function once<T>(fn: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | undefined;

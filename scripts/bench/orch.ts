@@ -62,6 +62,21 @@ export interface Orch {
   close(): void;
 }
 
+/** One request over `agent`; resolves to the status and the body, rejects on a connection error or after `timeoutMs`. */
+export function send(agent: Agent, base: string, method: string, path: string, headers: Record<string, string>, payload: Buffer | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(new URL(path, base), { method, headers, agent, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 /** Status of GET /readyz, 0 when the connection fails. Certificate unchecked: the CA does not exist yet. */
 function probeReadyz(port: number): Promise<number> {
   return new Promise((resolve) => {
@@ -92,16 +107,24 @@ async function pollReadyz(port: number, t0: number, giveUpMs: number, stop: { st
  * the caller's cleanup can stop it even when a later step fails. `dataDir`
  * reuses an existing data dir (a restart); `wrapper` execs the server (taskset).
  */
-export async function startOrch(flags: string[], register: (s: TestServer) => void, options: { dataDir?: string; wrapper?: string[] } = {}): Promise<Orch> {
+export interface StartOptions {
+  dataDir?: string;
+  wrapper?: string[];
+  /** How long the server may take to print "serving on" and to answer /readyz with 200 (60 s). */
+  startTimeoutMs?: number;
+}
+
+export async function startOrch(flags: string[], register: (s: TestServer) => void, options: StartOptions = {}): Promise<Orch> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const t0 = performance.now();
     const stop = { stopped: false };
-    const ready = pollReadyz(port, t0, 60_000, stop);
+    const ready = pollReadyz(port, t0, startTimeoutMs, stop);
     ready.catch(() => {});
     let server: TestServer;
     try {
-      server = await startTestServer(['--secure-port', String(port), ...flags], options);
+      server = await startTestServer(['--secure-port', String(port), ...flags], { ...options, startTimeoutMs });
     } catch (err) {
       stop.stopped = true;
       // Another process may have taken the port between the probe and the spawn.
@@ -116,17 +139,7 @@ export async function startOrch(flags: string[], register: (s: TestServer) => vo
       const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json', ...extra };
       if (payload) headers['content-type'] = 'application/json';
-      return new Promise((resolve, reject) => {
-        const req = httpsRequest(new URL(path, server.url), { method, headers, agent, timeout: 60_000 }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        });
-        req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-        req.on('error', reject);
-        req.end(payload);
-      });
+      return send(agent, server.url, method, path, headers, payload, 60_000);
     };
     const expect: Orch['expect'] = async (what, want, method, path, body, extra) => {
       const r = await api(method, path, body, extra);
@@ -148,7 +161,7 @@ export interface Launched {
  * the time limit never leaves a server running. `keepDataDir` keeps the data
  * dir for a restart (the caller removes it).
  */
-export async function launchOrch(flags: string[], options: { dataDir?: string; wrapper?: string[]; keepDataDir?: boolean } = {}): Promise<Launched> {
+export async function launchOrch(flags: string[], options: StartOptions & { keepDataDir?: boolean; stopGraceMs?: number } = {}): Promise<Launched> {
   let server: TestServer | undefined;
   let orch: Orch | undefined;
   let stopped: Promise<void> | undefined;
@@ -156,7 +169,7 @@ export async function launchOrch(flags: string[], options: { dataDir?: string; w
     (stopped ??= (async () => {
       orch?.close();
       if (!server) return;
-      await stopChild(server.process, 15_000);
+      await stopChild(server.process, options.stopGraceMs ?? 15_000);
       if (!options.keepDataDir) rmSync(server.dataDir, { recursive: true, force: true });
     })());
   onCleanup(stop);

@@ -179,7 +179,7 @@ function revision(): string {
 }
 
 /** Taken when the run starts: others may commit while it runs. */
-const REVISION = revision();
+export const REVISION = revision();
 
 export function report(results: BackendResult[], o: Options): string {
   const out: string[] = ['## orch-apiserver benchmark', ''];

@@ -231,8 +231,11 @@ async function run(orch: Orch, opts: Options, ns: string, etcdPid: number | unde
   };
 }
 
-/** One more watcher, in this process: its delays show what a client that is not CPU-starved sees. */
-function openProbe(s: TestServer, path: string, now: () => number) {
+/**
+ * One more watcher, in this process: its delays show what a client that is not
+ * CPU-starved sees (also the scale benchmark's watcher).
+ */
+export function openProbe(s: TestServer, path: string, now: () => number) {
   const rvs: number[] = [];
   const times: number[] = [];
   let closed: string | undefined;

@@ -5,11 +5,11 @@
  * resourceVersion and the time its response arrived, plus the CPU use of the
  * processes involved per phase.
  */
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from '../../test/helpers/server.ts';
-import { NP_PATH } from './orch.ts';
+import { NP_PATH, send } from './orch.ts';
 import { cpuSeconds, log, machineCpu, percentile, rss, Samples } from './util.ts';
 
 export interface PhaseResult {
@@ -70,22 +70,12 @@ export async function runWriter(
   const stale = new Set<number>();
   let cursor = 0;
   let seq = 0;
+  const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json' };
   const request = (method: string, path: string, body?: Buffer) =>
-    new Promise<{ status: string; text: string }>((resolve) => {
-      const req = httpsRequest(
-        new URL(path, s.url),
-        { method, agent, timeout: 30_000, headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json' } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: String(res.statusCode), text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', (err) => resolve({ status: 'error', text: err.message }));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => resolve({ status: 'error', text: err.message }));
-      req.end(body);
-    });
+    send(agent, s.url, method, path, headers, body, 30_000).then(
+      (r) => ({ status: String(r.status), text: r.text }),
+      (err: Error) => ({ status: 'error', text: err.message }),
+    );
   const put = async (i: number, phase: number, lat: Samples) => {
     const path = `${NP_PATH(ns)}/${objects[i].metadata.name}`;
     if (stale.has(i)) {

@@ -2,6 +2,7 @@
  * The wrk targets: the raw baselines, GET (as the admin and as an RBAC user)
  * and CREATE, each a warm-up run then a measured run of the same wrk command.
  */
+import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import { networkPolicy, NP_PATH } from './orch.ts';
 import { log, fmt } from './util.ts';
@@ -33,6 +34,20 @@ export interface WrkSettings {
   /** The CPU wrk runs on, or undefined for any. */
   clientCpu?: number;
 }
+
+/**
+ * wrk's settings. Unpinned, as issue 10's table was measured, except in the
+ * one core vs all cores runs (`pinned`), where wrk stays on the client CPU so
+ * that it never competes with the one-core server and the client is the same
+ * in both runs.
+ */
+export const wrkSettings = (opts: Options, pinned = false): WrkSettings => ({
+  durationS: opts.duration,
+  warmupS: opts.warmup,
+  threads: opts.threads,
+  connections: opts.connections,
+  clientCpu: pinned ? opts.clientCpu : undefined,
+});
 
 /** Warm-up (discarded), then the measured run; `serverPid`'s process tree CPU use is recorded over the latter. */
 export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: number): Promise<Measurement> {

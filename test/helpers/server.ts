@@ -82,9 +82,10 @@ export function request(url: string, ca: string, method: string, path: string, o
 
 /**
  * Starts a server process; extra flags are passed through. `wrapper` is a
- * command that execs the server (the benchmark's `taskset -c 0`).
+ * command that execs the server (the benchmark's `taskset -c 0`);
+ * `startTimeoutMs` (20 s) bounds the wait for its "serving on" line.
  */
-export async function startTestServer(flags: string[] = [], options: { dataDir?: string; wrapper?: string[] } = {}): Promise<TestServer> {
+export async function startTestServer(flags: string[] = [], options: { dataDir?: string; wrapper?: string[]; startTimeoutMs?: number } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
   const [command, ...args] = [...(options.wrapper ?? []), process.execPath, BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags];
   const child = spawn(command, args, {
@@ -95,7 +96,7 @@ export async function startTestServer(flags: string[] = [], options: { dataDir?:
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), options.startTimeoutMs ?? 20_000);
     const onData = () => {
       const match = /serving on (https:\/\/\S+)/.exec(output);
       if (match) {
