@@ -77,7 +77,7 @@ Scale benchmark (a separate mode: --only and the watch flags do not apply):
   --scale-fixed N         objects in the fixed-size namespace listed at every size (default 100)
   --load-concurrency N    create requests in flight while loading (default 128)
   --scale-watch-writes N  writes whose watch event delay is measured at each size (default 40)
-  (--duration, --warmup, --connections, --list-connections, --threads and --backend apply)
+  (--duration, --warmup, --connections, --threads and --backend apply)
 `;
 
 export class UsageError extends Error {}

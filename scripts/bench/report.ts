@@ -125,10 +125,10 @@ function summaryRows(results: BackendResult[]): string[] {
     if (!m) return undefined;
     return key === 'update' ? count(m, 'PUT 200') / m.durationS : m.rps;
   };
-  const labels: Record<string, string> = { http: 'raw node:http GET', get: 'GET NetworkPolicy', create: 'CREATE', update: 'UPDATE (successful, with conflicts)', list: 'LIST full (lists)', paged: 'LIST paged (pages)' };
-  for (const key of ['http', 'get', 'create', 'update', 'list', 'paged']) {
+  const labels: Record<string, string> = { http: 'raw node:http GET', get: 'GET NetworkPolicy', create: 'CREATE', update: 'UPDATE (successful, with conflicts)', list: 'LIST full (lists)', paged: 'LIST paged (pages)', table: 'LIST as Table (lists)' };
+  for (const key of ['http', 'get', 'create', 'update', 'list', 'paged', 'table']) {
     if (!rows.some((r) => r.measurements.has(key))) continue;
-    lines.push(`| ${labels[key]} | ${rows.map((r) => `${fmt(rate(r, key), key === 'list' ? 2 : 1)} | ${ratio(rate(r, key), r.measurements.get('https')?.rps)}`).join(' | ')} |`);
+    lines.push(`| ${labels[key]} | ${rows.map((r) => `${fmt(rate(r, key), key === 'list' || key === 'table' ? 2 : 1)} | ${ratio(rate(r, key), r.measurements.get('https')?.rps)}`).join(' | ')} |`);
   }
   return ['### Backends side by side', '', ...lines, ''];
 }

@@ -2,7 +2,7 @@
  * What the scale benchmark measures at each size: on the server that loaded
  * the objects, their JSON size, GET of random objects (wrk), the first page of
  * a limit=500 list across all namespaces, the list of the fixed-size
- * namespace and of one spread namespace (autocannon), and one watcher's event
+ * namespace and of one spread namespace (one request at a time), and one watcher's event
  * delay; then on a server restarted on that data, the first requests after
  * ready (cold) and its RSS once settled.
  */
@@ -10,10 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Options } from './args.ts';
-import { measure, type Measurement, type Target } from './autocannon.ts';
+import type { Measurement } from './autocannon.ts';
 import { NP_PATH, type Orch } from './orch.ts';
 import { FIXED_NS, namespaceName, objectPath, objectPathFormat } from './scale-load.ts';
-import { fullListTarget } from './targets.ts';
 import { fmt, log, monoMs, peakRss, percentile, rss } from './util.ts';
 import { openProbe } from './watch-fanout.ts';
 import { authHeaders, measureWrk, wrkSettings } from './wrk-targets.ts';
@@ -35,9 +34,9 @@ export interface SizeMeasurements {
   /** Average compact JSON of an object as served (the first page's items). */
   jsonBytes: number;
   get: Measurement;
-  firstPage: Measurement;
-  fixedList: Measurement;
-  nsList: Measurement;
+  firstPage: Sampled;
+  fixedList: Sampled;
+  nsList: Sampled;
   /** Items in the spread namespace that nsList lists. */
   nsItems: number;
   watch: WatchDelay;
@@ -51,6 +50,32 @@ export interface RestartMeasurements {
   /** The lowest VmRSS sampled over SETTLE_MS after ready, and VmHWM then (the start-up's peak). */
   rss?: number;
   startPeakRss?: number;
+}
+
+const ALL_FIRST_PAGE = '/apis/networking.orch.io/v1/networkpolicies?limit=500';
+
+/** Latencies of one request after another (one in flight). */
+export interface Sampled {
+  p50: number;
+  p99: number;
+  samples: number;
+}
+
+/**
+ * GETs `path` one request at a time for `seconds` and at least 5 times, after
+ * one unmeasured request that also checks the item count. One in flight, so a
+ * list's latency is its own and not its wait behind others: what grows from
+ * size to size is then the server's work, even when a list takes seconds.
+ */
+async function sequential(orch: Orch, what: string, path: string, items: number, seconds: number): Promise<Sampled> {
+  const got = (JSON.parse((await orch.expect(what, [200], 'GET', path)).text) as { items: unknown[] }).items.length;
+  if (got !== items) throw new Error(`${what}: ${got} items, expected ${items}`);
+  const times: number[] = [];
+  for (const end = performance.now() + seconds * 1000; performance.now() < end || times.length < 5; ) times.push((await timed(orch, what, path)).ms);
+  const sorted = Float64Array.from(times).sort();
+  const r = { p50: percentile(sorted, 50), p99: percentile(sorted, 99), samples: sorted.length };
+  log(`  p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms over ${r.samples} requests`);
+  return r;
 }
 
 async function timed(orch: Orch, what: string, path: string): Promise<{ ms: number; text: string }> {
@@ -83,7 +108,7 @@ export async function measureRestart(orch: Orch, size: number, opts: Options): P
 export async function measureSize(orch: Orch, size: number, opts: Options): Promise<SizeMeasurements> {
   const n = opts.scaleNamespaces;
   const pid = orch.server.process.pid;
-  const page = JSON.parse((await timed(orch, 'the first page', `/apis/networking.orch.io/v1/networkpolicies?limit=500`)).text) as { items: unknown[]; metadata: { continue?: string } };
+  const page = JSON.parse((await timed(orch, 'the first page', ALL_FIRST_PAGE)).text) as { items: unknown[]; metadata: { continue?: string } };
   if (page.items.length !== Math.min(500, size + opts.scaleFixed) || (size + opts.scaleFixed > 500 && !page.metadata.continue)) throw new Error(`the first page had ${page.items.length} items and continue ${page.metadata.continue ? 'set' : 'unset'}`);
   const jsonBytes = page.items.reduce<number>((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0) / page.items.length;
   const nsItems = Math.ceil(size / n);
@@ -94,23 +119,13 @@ export async function measureSize(orch: Orch, size: number, opts: Options): Prom
     wrkSettings(opts),
     pid,
   );
-  const lc = opts.listConnections;
-  const run = async (t: Target) => {
-    log(`scale: ${size}: ${t.label} …`);
-    const m = await measure(t, opts.duration, opts.warmup);
-    log(`  ${fmt(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms, errors ${m.errors}, bad status ${m.bad}`);
-    return m;
+  const list = (label: string, path: string, items: number) => {
+    log(`scale: ${size}: ${label} …`);
+    return sequential(orch, label, path, items, opts.duration);
   };
-  const firstPage = await run({
-    key: 'first-page',
-    label: 'first page, limit=500, all namespaces',
-    url: o.url,
-    request: { method: 'GET', path: '/apis/networking.orch.io/v1/networkpolicies?limit=500', headers: authHeaders(o) },
-    expect: [200],
-    connections: lc,
-  });
-  const fixedList = await run({ ...fullListTarget(o, FIXED_NS, opts.scaleFixed, lc), label: `list of ${FIXED_NS} (${opts.scaleFixed} objects)` });
-  const nsList = await run({ ...fullListTarget(o, namespaceName(0, n), nsItems, lc), label: `list of ${namespaceName(0, n)} (${nsItems} objects)` });
+  const firstPage = await list('first page, limit=500, all namespaces', ALL_FIRST_PAGE, Math.min(500, size + opts.scaleFixed));
+  const fixedList = await list(`list of ${FIXED_NS}`, NP_PATH(FIXED_NS), opts.scaleFixed);
+  const nsList = await list(`list of ${namespaceName(0, n)}`, NP_PATH(namespaceName(0, n)), nsItems);
   log(`scale: ${size}: watch event delay over ${opts.scaleWatchWrites} writes …`);
   const watch = await watchDelay(orch, FIXED_NS, opts.scaleWatchWrites);
   return {

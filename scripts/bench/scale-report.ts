@@ -114,7 +114,7 @@ export function scaleReport(results: ScaleResult[], o: Options): string {
     '## orch-apiserver scale benchmark',
     '',
     `${REVISION} at the start; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}; loopback. NetworkPolicies spread round-robin over ${int(o.scaleNamespaces)} namespaces, plus ${FIXED_NS} with ${o.scaleFixed}; ` +
-      `GET on wrk (${o.threads} threads, ${o.connections} connections), lists on autocannon (${o.listConnections} connections), ${o.duration} s each after ${o.warmup} s warm-up.`,
+      `GET on wrk (${o.threads} threads, ${o.connections} connections, ${o.duration} s after ${o.warmup} s warm-up); lists one request at a time for ${o.duration} s (at least 5).`,
     '',
   ];
   for (const r of results) {
