@@ -1,6 +1,7 @@
 /** Command-line flags of scripts/bench.ts. */
+import { allowedCpus } from './cpu-pin.ts';
 
-export const PARTS = ['get', 'create', 'update', 'list', 'watch'] as const;
+export const PARTS = ['get', 'create', 'update', 'list', 'watch', 'cores'] as const;
 export type Part = (typeof PARTS)[number];
 export type Backend = 'sqlite' | 'etcd3';
 
@@ -24,6 +25,21 @@ export interface Options {
   watchPhaseSeconds: number;
   watchObjects: number;
   watchDrainSeconds: number;
+  /** wrk threads. */
+  threads: number;
+  /** The CPU wrk runs on (taskset -c) in the one core vs all cores runs, or undefined for any: by default the last CPU this process may use, when it may use two or more. */
+  clientCpu: number | undefined;
+  /** --scale: the scale benchmark instead of the load benchmark. */
+  scale: boolean;
+  /** Object counts of the scale benchmark, ascending, on SQLite and on etcd3. */
+  scaleSizes: number[];
+  scaleEtcdSizes: number[];
+  scaleNamespaces: number;
+  /** Objects in the scale benchmark's fixed-size namespace (the same at every size). */
+  scaleFixed: number;
+  loadConcurrency: number;
+  /** Writes whose watch event delay the scale benchmark measures at each size. */
+  scaleWatchWrites: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -31,10 +47,10 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --backend B            sqlite, etcd3 or both (default both; etcd3 needs the etcd binary)
   --only LIST            comma-separated subset of: ${PARTS.join(', ')} (default all)
   --quick                --duration 3 --warmup 1 --watch-phase 5 (each unless given)
-  --duration N           seconds each autocannon target is measured (default 8)
+  --duration N           seconds each target is measured, wrk or autocannon (default 8)
   --warmup N             seconds of unmeasured load before each measurement (default 2; 0 disables)
-  --connections N        autocannon connections (default 50)
-  --list-connections N   autocannon connections of the two LIST targets (default 5)
+  --connections N        connections of wrk and of the UPDATE target (default 50)
+  --list-connections N   connections of the LIST targets: full, paged, Table (default 5)
   --list-size N          NetworkPolicies in the listed namespace (default 10000)
   --page-size N          limit of the paged LIST (default 500)
   --create-concurrency N requests in flight while creating the fixtures (default 64)
@@ -45,6 +61,23 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --watch-phase N        seconds of each writer phase (default 20)
   --watch-objects N      objects the writer cycles through (default 100)
   --watch-drain N        seconds to wait after the last write for watchers to catch up (default 30)
+  --threads N            wrk threads (default 2)
+  --client-cpu N|none    the CPU wrk is pinned to (taskset -c) in the one core vs all cores runs
+                         (default: the last CPU this process may use; none: unpinned)
+
+The "cores" part starts two more servers per backend, one under taskset on the first CPU (its whole
+process tree checked and pinned) and one unrestricted, and runs the GET and CREATE wrk targets on each.
+
+Scale benchmark (a separate mode: --only and the watch flags do not apply):
+
+  --scale                 NetworkPolicies spread over namespaces, measured at growing sizes
+  --scale-sizes LIST      sizes on SQLite, ascending (default 10000,100000,1000000; none: skip SQLite)
+  --scale-etcd-sizes LIST sizes on etcd3 (default 10000,100000; none: skip etcd3)
+  --scale-namespaces N    namespaces the objects are spread over (default 1000)
+  --scale-fixed N         objects in the fixed-size namespace listed at every size (default 100)
+  --load-concurrency N    create requests in flight while loading (default 128)
+  --scale-watch-writes N  writes whose watch event delay is measured at each size (default 40)
+  (--duration, --warmup, --connections, --threads and --backend apply)
 `;
 
 export class UsageError extends Error {}
@@ -69,7 +102,17 @@ export function parseArgs(argv: string[]): Options | 'help' {
     watchPhaseSeconds: 20,
     watchObjects: 100,
     watchDrainSeconds: 30,
+    threads: 2,
+    clientCpu: undefined,
+    scale: false,
+    scaleSizes: [10_000, 100_000, 1_000_000],
+    scaleEtcdSizes: [10_000, 100_000],
+    scaleNamespaces: 1000,
+    scaleFixed: 100,
+    loadConcurrency: 128,
+    scaleWatchWrites: 40,
   };
+  let clientCpu: string | undefined;
   const given = new Set<string>();
   const num = (name: string, v: string | undefined, min: number) => {
     const n = Number(v);
@@ -111,6 +154,34 @@ export function parseArgs(argv: string[]): Options | 'help' {
         o.watchRates = rates;
         break;
       }
+      case '--scale':
+        o.scale = true;
+        break;
+      case '--scale-sizes':
+        o.scaleSizes = sizes(name, value());
+        break;
+      case '--scale-etcd-sizes':
+        o.scaleEtcdSizes = sizes(name, value());
+        break;
+      case '--scale-namespaces':
+        o.scaleNamespaces = num(name, value(), 1);
+        break;
+      case '--scale-fixed':
+        o.scaleFixed = num(name, value(), 1);
+        break;
+      case '--load-concurrency':
+        o.loadConcurrency = num(name, value(), 1);
+        break;
+      case '--scale-watch-writes':
+        o.scaleWatchWrites = num(name, value(), 1);
+        break;
+      case '--threads':
+        o.threads = num(name, value(), 1);
+        break;
+      case '--client-cpu':
+        clientCpu = value();
+        if (clientCpu !== 'none') num(name, clientCpu, 0);
+        break;
       case '--duration':
         o.duration = num(name, value(), 1);
         break;
@@ -160,12 +231,42 @@ export function parseArgs(argv: string[]): Options | 'help' {
     if (!given.has('watch-phase')) o.watchPhaseSeconds = 5;
   }
   if (o.watchProcs > o.watchers) o.watchProcs = o.watchers;
+  if (o.connections < o.threads) throw new UsageError('--connections must be at least --threads (wrk gives each thread its share of the connections)');
+  const allowed = allowedCpus();
+  if (clientCpu === undefined) o.clientCpu = allowed.length >= 2 ? allowed[allowed.length - 1] : undefined;
+  else if (clientCpu !== 'none') {
+    o.clientCpu = Number(clientCpu);
+    if (!allowed.includes(o.clientCpu)) throw new UsageError(`--client-cpu ${clientCpu}: this process may only use CPUs ${allowed.join(',')}`);
+  }
+  if (o.scale) {
+    if (!given.has('backend')) o.backends = ['sqlite', 'etcd3'];
+    if (!o.scaleSizes.length) o.backends = o.backends.filter((b) => b !== 'sqlite');
+    if (!o.scaleEtcdSizes.length) o.backends = o.backends.filter((b) => b !== 'etcd3');
+    if (!o.backends.length) throw new UsageError('--scale: no sizes left to measure');
+  }
   return o;
+}
+
+/** "10000,100000" → ascending distinct sizes; "none" → []. */
+function sizes(name: string, v: string | undefined): number[] {
+  if (v === 'none') return [];
+  const list = (v ?? '').split(',').map((x) => Number(x.trim().replace(/_/g, '')));
+  if (!list.length || list.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`--${name} takes positive integers, comma-separated, or none`);
+  return [...new Set(list)].sort((a, b) => a - b);
 }
 
 /** Upper bound of one backend's run in ms, for the overall time limit. */
 export function backendBudgetMs(o: Options): number {
-  const targets = 2 + (o.only.has('get') ? 2 : 0) + (o.only.has('create') ? 1 : 0) + (o.only.has('update') ? 1 : 0) + (o.only.has('list') ? 2 : 0);
+  const targets = 2 + (o.only.has('get') ? 2 : 0) + (o.only.has('create') ? 1 : 0) + (o.only.has('update') ? 1 : 0) + (o.only.has('list') ? 3 : 0) + (o.only.has('cores') ? 4 : 0);
   const watch = o.only.has('watch') ? o.watchRates.length * o.watchPhaseSeconds * 2 + o.watchDrainSeconds + 120 : 0;
-  return (targets * (o.duration + o.warmup + 35) + watch + 180) * 1000;
+  return (targets * (o.duration + o.warmup + 35) + watch + 180 + (o.only.has('cores') ? 120 : 0)) * 1000;
+}
+
+/**
+ * Upper bound of the scale benchmark in ms: loading at no less than 200
+ * creates/s, and 15 minutes per size for the restart and the measurements.
+ */
+export function scaleBudgetMs(o: Options): number {
+  const per = (sizes: number[]) => (sizes.length ? sizes[sizes.length - 1] / 200 + sizes.length * 900 : 0);
+  return ((o.backends.includes('sqlite') ? per(o.scaleSizes) : 0) + (o.backends.includes('etcd3') ? per(o.scaleEtcdSizes) : 0) + 120) * 1000;
 }

@@ -95,6 +95,11 @@ export interface Measurement {
   bytesPerResponse: number;
   /** Sorted response times per class (see Target.observe). */
   byClass: Map<string, Float64Array>;
+  tool: 'wrk' | 'autocannon';
+  /** Responses with an expected status. */
+  good: number;
+  /** CPU cores the server's process tree used over the measured run (wrk targets). */
+  serverCores?: number;
 }
 
 export async function measure(target: Target, durationS: number, warmupS: number): Promise<Measurement> {
@@ -152,5 +157,7 @@ export async function measure(target: Target, durationS: number, warmupS: number
     errorSamples,
     bytesPerResponse: result.latency.totalCount ? result.throughput.total / result.latency.totalCount : 0,
     byClass: new Map([...classes].map(([k, s]) => [k, s.sorted()])),
+    tool: 'autocannon',
+    good,
   };
 }

@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../../test/helpers/server.ts';
 import { freePort } from '../../test/helpers/etcd.ts';
-import { bounded } from './util.ts';
+import { rmSync } from 'node:fs';
+import { bounded, onCleanup, stopChild } from './util.ts';
 
 export const NP_PATH = (ns: string) => `/apis/networking.orch.io/v1/namespaces/${ns}/networkpolicies`;
 
@@ -54,10 +55,26 @@ export interface Orch {
   readyMs: number;
   /** spawn → the "serving on" line. */
   servingLineMs: number;
-  api(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+  /** A request as the admin; a string body is sent as is; `headers` add to or replace the defaults (JSON). */
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
   /** Like api(), but throws unless the status is one of `want`. */
-  expect(what: string, want: number[], method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+  expect(what: string, want: number[], method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
   close(): void;
+}
+
+/** One request over `agent`; resolves to the status and the body, rejects on a connection error or after `timeoutMs`. */
+export function send(agent: Agent, base: string, method: string, path: string, headers: Record<string, string>, payload: Buffer | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(new URL(path, base), { method, headers, agent, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 /** Status of GET /readyz, 0 when the connection fails. Certificate unchecked: the CA does not exist yet. */
@@ -87,18 +104,27 @@ async function pollReadyz(port: number, t0: number, giveUpMs: number, stop: { st
 /**
  * Spawns the orch server on a pre-picked port (so /readyz can be polled from
  * the spawn itself). `register` receives the server as soon as it exists, so
- * the caller's cleanup can stop it even when a later step fails.
+ * the caller's cleanup can stop it even when a later step fails. `dataDir`
+ * reuses an existing data dir (a restart); `wrapper` execs the server (taskset).
  */
-export async function startOrch(flags: string[], register: (s: TestServer) => void): Promise<Orch> {
+export interface StartOptions {
+  dataDir?: string;
+  wrapper?: string[];
+  /** How long the server may take to print "serving on" and to answer /readyz with 200 (60 s). */
+  startTimeoutMs?: number;
+}
+
+export async function startOrch(flags: string[], register: (s: TestServer) => void, options: StartOptions = {}): Promise<Orch> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const t0 = performance.now();
     const stop = { stopped: false };
-    const ready = pollReadyz(port, t0, 60_000, stop);
+    const ready = pollReadyz(port, t0, startTimeoutMs, stop);
     ready.catch(() => {});
     let server: TestServer;
     try {
-      server = await startTestServer(['--secure-port', String(port), ...flags]);
+      server = await startTestServer(['--secure-port', String(port), ...flags], { ...options, startTimeoutMs });
     } catch (err) {
       stop.stopped = true;
       // Another process may have taken the port between the probe and the spawn.
@@ -109,29 +135,51 @@ export async function startOrch(flags: string[], register: (s: TestServer) => vo
     const servingLineMs = performance.now() - t0;
     const readyMs = await ready;
     const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
-    const api: Orch['api'] = (method, path, body) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
+    const api: Orch['api'] = (method, path, body, extra) => {
+      const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json', ...extra };
       if (payload) headers['content-type'] = 'application/json';
-      return new Promise((resolve, reject) => {
-        const req = httpsRequest(new URL(path, server.url), { method, headers, agent, timeout: 60_000 }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        });
-        req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-        req.on('error', reject);
-        req.end(payload);
-      });
+      return send(agent, server.url, method, path, headers, payload, 60_000);
     };
-    const expect: Orch['expect'] = async (what, want, method, path, body) => {
-      const r = await api(method, path, body);
+    const expect: Orch['expect'] = async (what, want, method, path, body, extra) => {
+      const r = await api(method, path, body, extra);
       if (!want.includes(r.status)) throw new Error(`${what}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
       return r;
     };
     return { server, readyMs, servingLineMs, api, expect, close: () => agent.destroy() };
   }
+}
+
+export interface Launched {
+  orch: Orch;
+  /** Stops the server (SIGTERM, then SIGKILL) and removes its data dir unless it was kept; idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * startOrch with its stop registered for cleanup, so that an error, Ctrl-C or
+ * the time limit never leaves a server running. `keepDataDir` keeps the data
+ * dir for a restart (the caller removes it).
+ */
+export async function launchOrch(flags: string[], options: StartOptions & { keepDataDir?: boolean; stopGraceMs?: number } = {}): Promise<Launched> {
+  let server: TestServer | undefined;
+  let orch: Orch | undefined;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      orch?.close();
+      if (!server) return;
+      await stopChild(server.process, options.stopGraceMs ?? 15_000);
+      if (!options.keepDataDir) rmSync(server.dataDir, { recursive: true, force: true });
+    })());
+  onCleanup(stop);
+  try {
+    orch = await startOrch(flags, (s) => (server = s), options);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { orch, stop };
 }
 
 export async function createNamespace(orch: Orch, name: string): Promise<void> {

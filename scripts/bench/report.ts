@@ -6,6 +6,9 @@ import type { Measurement } from './autocannon.ts';
 import type { PagedStats, UpdateStats } from './targets.ts';
 import { bytes, fmt, int, percentile, ratio } from './util.ts';
 import type { WatchResult } from './watch-fanout.ts';
+import { watchRows } from './report-watch.ts';
+import { goalTables } from './report-goals.ts';
+import type { CoresResult } from './cores.ts';
 
 export interface BackendResult {
   backend: string;
@@ -16,32 +19,36 @@ export interface BackendResult {
   etcdPeakRss?: number;
   baselinePeakRss?: number;
   getBytes?: number;
-  listCreate?: { count: number; ms: number; listBytes: number };
+  listCreate?: { count: number; ms: number; listBytes: number; tableBytes: number };
   measurements: Map<string, Measurement>;
   paged?: PagedStats;
   update?: UpdateStats;
   created?: number;
   watch?: WatchResult;
   watchError?: string;
+  cores?: CoresResult;
+  coresSkipped?: string;
   aborted?: string;
   serverLog: string;
   skipped?: string;
 }
 
 const ms = (n: number | undefined) => fmt(n, 2);
-const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'update', 'list', 'paged'];
+const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'update', 'list', 'paged', 'table'];
 
 function targetTable(r: BackendResult): string[] {
   const https = r.measurements.get('https')?.rps;
   const http = r.measurements.get('http')?.rps;
   const lines = [
-    '| target | req/s | p50 (ms) | p99 (ms) | responses | errors | bad status | bytes/resp | vs raw https | vs raw http |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| target | tool | req/s | p50 (ms) | p99 (ms) | responses | errors | bad status | bytes/resp | server CPU cores | vs raw https | vs raw http |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const key of ORDER) {
     const m = r.measurements.get(key);
     if (!m) continue;
-    lines.push(`| ${m.label} | ${fmt(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${int(m.responses)} | ${m.errors} | ${m.bad} | ${bytes(m.bytesPerResponse)} | ${ratio(m.rps, https)} | ${ratio(m.rps, http)} |`);
+    lines.push(
+      `| ${m.label} | ${m.tool} | ${fmt(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${int(m.responses)} | ${m.errors} | ${m.bad} | ${bytes(m.bytesPerResponse)} | ${m.serverCores === undefined ? '—' : fmt(m.serverCores, 2)} | ${ratio(m.rps, https)} | ${ratio(m.rps, http)} |`,
+    );
   }
   return lines;
 }
@@ -72,7 +79,7 @@ function updateRows(results: BackendResult[]): string[] {
 }
 
 function listRows(results: BackendResult[], o: Options): string[] {
-  const rows = results.filter((r) => r.measurements.has('list') || r.measurements.has('paged'));
+  const rows = results.filter((r) => r.measurements.has('list') || r.measurements.has('paged') || r.measurements.has('table'));
   if (!rows.length) return [];
   const pages = Math.ceil(o.listSize / o.pageSize);
   const lines = [
@@ -95,48 +102,12 @@ function listRows(results: BackendResult[], o: Options): string[] {
         `| ${r.backend} | full walk (${pages} pages) | ${fmt(walks.length / paged.durationS, 2)} | — | ${ms(percentile(walks, 50))} | ${ms(percentile(walks, 99))} | — | ${r.paged.badWalks} bad walks | — |`,
       );
     }
-  }
-  return lines;
-}
-
-function watchRows(results: BackendResult[]): string[] {
-  const rows = results.filter((r) => r.watch);
-  if (!rows.length) return [];
-  const lines = [
-    '| backend | writes/s (target) | writes/s (achieved) | writes done / planned (phase length, s) | write p50 / p99 (ms) | events delivered | delay p50 (ms) | delay p99 (ms) | delay max (ms) | probe watcher delay p50 / p99 / max (ms) | server RSS at phase end |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ];
-  const tail = (d: Float64Array) => `${ms(percentile(d, 50))} / ${ms(percentile(d, 99))} / ${ms(d[d.length - 1])}`;
-  for (const r of rows) {
-    for (const p of r.watch!.phases) {
+    const table = r.measurements.get('table');
+    if (table) {
       lines.push(
-        `| ${r.backend} | ${fmt(p.rate, 0)} | ${fmt(p.achievedRate)} | ${int(p.writes)} / ${int(p.planned)} (${fmt(p.seconds)}) | ${ms(p.writeP50)} / ${ms(p.writeP99)} | ${int(p.delays.length)} of ${int(p.writes * r.watch!.connected)} | ${ms(percentile(p.delays, 50))} | ${ms(percentile(p.delays, 99))} | ${ms(p.delays[p.delays.length - 1])} | ${tail(p.probeDelays)} | ${bytes(p.serverRss)} |`,
+        `| ${r.backend} | as Table, no limit | ${fmt(table.rps, 2)} | — | ${ms(table.p50)} | ${ms(table.p99)} | ${fmt((table.rps * table.bytesPerResponse) / 1024 / 1024)} | ${table.errors + table.bad} | ${ratio(table.rps * o.listSize, https)} |`,
       );
     }
-  }
-  lines.push(
-    '',
-    `| backend | writes/s (target) | CPU cores: orch server | etcd | watcher processes | writer (+ probe) | whole machine (of ${cpus().length}) |`,
-    '|---|---:|---:|---:|---:|---:|---:|',
-  );
-  for (const r of rows) {
-    for (const p of r.watch!.phases) {
-      const c = (x: number | undefined) => (x === undefined ? '—' : fmt(x, 2));
-      lines.push(`| ${r.backend} | ${fmt(p.rate, 0)} | ${c(p.cpu.server)} | ${c(p.cpu.etcd)} | ${c(p.cpu.watchers)} | ${c(p.cpu.writer)} | ${c(p.cpu.machine)} |`);
-    }
-  }
-  lines.push(
-    '',
-    '| backend | watchers connected | connect time (ms) | closed by server early | missing at the end (open watchers) | missing (closed watchers) | duplicates | out of order | unexpected | watchers with every event once, in order | drain after last write (ms) | each watcher process: event-loop use, event-loop delay p99 / max (ms) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-  );
-  for (const r of rows) {
-    const w = r.watch!;
-    const m = w.merged;
-    const child = w.childCpu.map((c) => `${fmt(c.elu * 100, 0)} %, ${fmt(c.eldP99Ms, 0)} / ${fmt(c.eldMaxMs, 0)}`).join('; ');
-    lines.push(
-      `| ${r.backend} | ${w.connected} of ${w.watchers} | ${fmt(w.connectMs, 0)} | ${m.closedEarly} | ${int(m.missingOpen)} | ${int(m.missingClosed)} | ${m.duplicates} | ${m.outOfOrder} | ${m.unexpected} | ${m.perfect} of ${w.connected} | ${w.drainMs === undefined ? 'timed out' : fmt(w.drainMs, 0)} | ${child} |`,
-    );
   }
   return lines;
 }
@@ -154,10 +125,10 @@ function summaryRows(results: BackendResult[]): string[] {
     if (!m) return undefined;
     return key === 'update' ? count(m, 'PUT 200') / m.durationS : m.rps;
   };
-  const labels: Record<string, string> = { http: 'raw node:http GET', get: 'GET NetworkPolicy', create: 'CREATE', update: 'UPDATE (successful, with conflicts)', list: 'LIST full (lists)', paged: 'LIST paged (pages)' };
-  for (const key of ['http', 'get', 'create', 'update', 'list', 'paged']) {
+  const labels: Record<string, string> = { http: 'raw node:http GET', get: 'GET NetworkPolicy', create: 'CREATE', update: 'UPDATE (successful, with conflicts)', list: 'LIST full (lists)', paged: 'LIST paged (pages)', table: 'LIST as Table (lists)' };
+  for (const key of ['http', 'get', 'create', 'update', 'list', 'paged', 'table']) {
     if (!rows.some((r) => r.measurements.has(key))) continue;
-    lines.push(`| ${labels[key]} | ${rows.map((r) => `${fmt(rate(r, key), key === 'list' ? 2 : 1)} | ${ratio(rate(r, key), r.measurements.get('https')?.rps)}`).join(' | ')} |`);
+    lines.push(`| ${labels[key]} | ${rows.map((r) => `${fmt(rate(r, key), key === 'list' || key === 'table' ? 2 : 1)} | ${ratio(rate(r, key), r.measurements.get('https')?.rps)}`).join(' | ')} |`);
   }
   return ['### Backends side by side', '', ...lines, ''];
 }
@@ -208,20 +179,22 @@ function revision(): string {
 }
 
 /** Taken when the run starts: others may commit while it runs. */
-const REVISION = revision();
+export const REVISION = revision();
 
 export function report(results: BackendResult[], o: Options): string {
   const out: string[] = ['## orch-apiserver benchmark', ''];
   out.push(
-    `${REVISION} at the start; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}; loopback. autocannon, ${o.connections} connections, ${o.duration} s per target after ${o.warmup} s warm-up` +
+    `${REVISION} at the start; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}; loopback. ` +
+      `wrk (${o.threads} threads) for GET, CREATE and the raw baselines (on CPU ${o.clientCpu ?? 'any'} in the one core vs all cores runs, unpinned elsewhere); autocannon for UPDATE and the LISTs; ${o.connections} connections, ${o.duration} s per target after ${o.warmup} s warm-up` +
       (o.only.has('list') ? `; LIST of ${int(o.listSize)} NetworkPolicies` : '') +
       (o.only.has('watch') ? `; watch: ${o.watchers} watchers in ${o.watchProcs} processes, writes at ${o.watchRates.join(' then ')}/s for ${o.watchPhaseSeconds} s each` : '') +
       '.',
     '',
   );
+  out.push(...goalTables(results, o));
   for (const r of results) {
     if (r.skipped) out.push(`### ${r.backend}`, '', `skipped: ${r.skipped}`, '');
-    else if (r.measurements.size) out.push(`### ${r.backend}`, '', ...targetTable(r), '');
+    else if (r.measurements.size) out.push(`### ${r.backend}: every target`, '', ...targetTable(r), '');
   }
   out.push(...summaryRows(results));
   const upd = updateRows(results);
@@ -234,30 +207,30 @@ export function report(results: BackendResult[], o: Options): string {
   out.push(
     '### Server',
     '',
-    '| backend | spawn → first 200 on /readyz (ms) | spawn → "serving on" (ms) | RSS after start-up | peak RSS (VmHWM) | etcd peak RSS | fixture creates/s | full LIST body |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| backend | spawn → first 200 on /readyz (ms) | spawn → "serving on" (ms) | RSS after start-up | peak RSS (VmHWM) | etcd peak RSS | fixture creates/s | full LIST body | as Table |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...ran.map(
       (r) =>
-        `| ${r.backend} | ${fmt(r.readyMs)} | ${fmt(r.servingLineMs)} | ${bytes(r.idleRss)} | ${bytes(r.peakRss)} | ${r.etcdPeakRss !== undefined ? bytes(r.etcdPeakRss) : '—'} | ${r.listCreate ? `${fmt((r.listCreate.count * 1000) / r.listCreate.ms, 0)} (${int(r.listCreate.count)} in ${fmt(r.listCreate.ms / 1000, 1)} s)` : '—'} | ${r.listCreate ? bytes(r.listCreate.listBytes) : '—'} |`,
+        `| ${r.backend} | ${fmt(r.readyMs)} | ${fmt(r.servingLineMs)} | ${bytes(r.idleRss)} | ${bytes(r.peakRss)} | ${r.etcdPeakRss !== undefined ? bytes(r.etcdPeakRss) : '—'} | ${r.listCreate ? `${fmt((r.listCreate.count * 1000) / r.listCreate.ms, 0)} (${int(r.listCreate.count)} in ${fmt(r.listCreate.ms / 1000, 1)} s)` : '—'} | ${r.listCreate ? bytes(r.listCreate.listBytes) : '—'} | ${r.listCreate ? bytes(r.listCreate.tableBytes) : '—'} |`,
     ),
     '',
   );
   const has = (key: string) => ran.some((r) => r.measurements.has(key));
   if (has('https')) {
     out.push(
-      "- errors = connection errors + timeouts; bad status = responses other than the expected status (UPDATE: 200 or 409; CREATE: 201). Ratios are req/s over the raw baseline's req/s measured just before that backend's targets, in the same run.",
+      "- errors = connection errors + timeouts; bad status = responses other than the expected status (UPDATE: 200 or 409; CREATE: 201; wrk's GETs: any status other than 2xx/3xx). server CPU cores = CPU time of the server's process tree over the measured run ÷ its length (wrk targets). Ratios are req/s over the raw baseline's req/s measured just before that backend's targets, in the same run.",
       `- the baselines serve the bytes of the orch GET response (${bytes(ran.find((r) => r.getBytes)?.getBytes)}) with the orch serving certificate, from their own process.`,
     );
   }
   if (has('update')) out.push('- UPDATE: each connection sticks to one object, PUTs it with the resourceVersion it last saw and re-reads it (GET) after a 409; a lost update is a second successful PUT from the same resourceVersion of an object.');
   if (has('paged')) {
     out.push(
-      `- LIST: ${o.listConnections} connections. Paged: each connection walks every page with continue tokens and checks that a walk returns all ${int(o.listSize)} items; a walk's time is the sum of its page response times; only walks begun and finished in the measured run count.`,
+      `- LIST (full, paged and as Table): ${o.listConnections} connections. Paged: each connection walks every page with continue tokens and checks that a walk returns all ${int(o.listSize)} items; a walk's time is the sum of its page response times; only walks begun and finished in the measured run count.`,
     );
   }
   if (ran.some((r) => r.watch)) {
     out.push(
-      "- WATCH delay = arrival of the event at a watcher − arrival of the write's response at the writer, on CLOCK_MONOTONIC shared by the processes (negative when the event arrives first). \"events delivered\" counts distinct (watcher, write) pairs; \"missing at the end\" counts those not arrived when the drain ended. The probe is one extra watcher in the writer's lightly loaded process (connected before the others): when its delays are far below the watchers', the watcher processes (CPU-bound parsing on a shared machine) account for the difference; when they are close, the delay is the server's. The watcher processes' event-loop delay bounds how late they can notice an arrival.",
+      "- WATCH delay after the response = arrival of the event at a watcher − arrival of the write's response at the writer; after the write was sent = arrival − the moment the writer sent the PUT (what issue 10's table reports); both on CLOCK_MONOTONIC shared by the processes (negative when the event arrives first). \"events delivered\" counts distinct (watcher, write) pairs; \"missing at the end\" counts those not arrived when the drain ended. The probe is one extra watcher in the writer's lightly loaded process (connected before the others): when its delays are far below the watchers', the watcher processes (CPU-bound parsing on a shared machine) account for the difference; when they are close, the delay is the server's. The watcher processes' event-loop delay bounds how late they can notice an arrival.",
     );
   }
   for (const r of ran) out.push(...notes(r));

@@ -1,51 +1,13 @@
 /**
- * The autocannon targets: raw baselines, GET, CREATE, UPDATE with conflicts,
- * full LIST and paged LIST (a "request" of which is a walk over every page).
+ * The autocannon targets, those that need per-request scripting or few
+ * connections: UPDATE with conflicts, full LIST, LIST as Table, and paged LIST
+ * (a "request" of which is a walk over every page). The GET and CREATE
+ * targets and the raw baselines run on wrk (wrk-targets.ts).
  */
 import { persistentContext, type AcContext, type Target } from './autocannon.ts';
-import { networkPolicy, NP_PATH } from './orch.ts';
+import { NP_PATH } from './orch.ts';
 import { Samples } from './util.ts';
-
-export interface OrchEndpoint {
-  url: string;
-  token: string;
-}
-
-const authHeaders = (o: OrchEndpoint) => ({ authorization: `Bearer ${o.token}`, accept: 'application/json' });
-
-export function baselineTargets(ports: { http: number; https: number }, connections: number): Target[] {
-  return [
-    { key: 'http', label: 'raw node:http GET', url: `http://127.0.0.1:${ports.http}`, request: { method: 'GET', path: '/' }, expect: [200], connections },
-    { key: 'https', label: 'raw node:https GET', url: `https://127.0.0.1:${ports.https}`, request: { method: 'GET', path: '/' }, expect: [200], connections },
-  ];
-}
-
-export function getTarget(o: OrchEndpoint, ns: string, name: string, connections: number): Target {
-  return { key: 'get', label: 'GET NetworkPolicy', url: o.url, request: { method: 'GET', path: `${NP_PATH(ns)}/${name}`, headers: authHeaders(o) }, expect: [200], connections };
-}
-
-/** The same GET as a user RBAC allows through a RoleBinding, not as system:masters: the cost of an RBAC decision. */
-export function rbacGetTarget(o: OrchEndpoint, token: string, ns: string, name: string, connections: number): Target {
-  return { ...getTarget({ ...o, token }, ns, name, connections), key: 'get-rbac', label: 'GET NetworkPolicy as an RBAC user' };
-}
-
-export function createTarget(o: OrchEndpoint, ns: string, runId: string, connections: number): { target: Target; created: () => number } {
-  let created = 0;
-  const target: Target = {
-    key: 'create',
-    label: 'CREATE NetworkPolicy',
-    url: o.url,
-    request: {
-      method: 'POST',
-      path: NP_PATH(ns),
-      headers: { ...authHeaders(o), 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify(networkPolicy(`np-${runId}-${++created}`, ns)) }),
-    },
-    expect: [201],
-    connections,
-  };
-  return { target, created: () => created };
-}
+import { authHeaders, type OrchEndpoint } from './wrk-targets.ts';
 
 /**
  * UPDATE with conflicts: each connection sticks to one of `names` (round
@@ -187,4 +149,18 @@ export function pagedListTarget(o: OrchEndpoint, ns: string, pageSize: number, l
 
 export function fullListTarget(o: OrchEndpoint, ns: string, listSize: number, connections: number): Target {
   return { key: 'list', label: `LIST ${listSize.toLocaleString('en-US')} (no limit)`, url: o.url, request: { method: 'GET', path: NP_PATH(ns), headers: authHeaders(o) }, expect: [200], connections };
+}
+
+/** What a client asks for to get a list as a Table (kubectl get's Accept header, orch's group). */
+export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.orch.io';
+
+export function tableListTarget(o: OrchEndpoint, ns: string, listSize: number, connections: number): Target {
+  return {
+    key: 'table',
+    label: `LIST ${listSize.toLocaleString('en-US')} as Table`,
+    url: o.url,
+    request: { method: 'GET', path: NP_PATH(ns), headers: { ...authHeaders(o), accept: TABLE_ACCEPT } },
+    expect: [200],
+    connections,
+  };
 }

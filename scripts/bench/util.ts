@@ -172,10 +172,9 @@ async function reapOwnChildren(): Promise<void> {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== process.pid) continue;
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      const i = argv.indexOf('--data-dir');
+      const dataDir = dataDirOf(Number(entry));
       // Only servers (orch, etcd) have one; tsx's esbuild service, also a child, is left to exit with us.
-      if (i >= 0) mine.push({ pid: Number(entry), dataDir: argv[i + 1] });
+      if (dataDir !== undefined) mine.push({ pid: Number(entry), dataDir });
     } catch {
       // gone already
     }
@@ -198,6 +197,18 @@ async function reapOwnChildren(): Promise<void> {
       }
     }
     if (dataDir && dirname(resolve(dataDir)) === resolve(tmpdir()) && basename(dataDir).startsWith('orch-')) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The --data-dir argument of a running process (servers: orch, etcd), if it has one. */
+export function dataDirOf(pid: number | undefined): string | undefined {
+  if (!pid) return undefined;
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const i = argv.indexOf('--data-dir');
+    return i >= 0 ? argv[i + 1] : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -32,7 +32,7 @@ export interface WatchResult {
   writeSamples: string[];
   /** Last write response → every open watcher had the last write, or undefined when the drain timed out. */
   drainMs: number | undefined;
-  merged: Omit<ChildResult, 'type' | 'delays' | 'cpuMs' | 'elu' | 'eldP99Ms' | 'eldMaxMs'>;
+  merged: Omit<ChildResult, 'type' | 'delays' | 'sentDelays' | 'cpuMs' | 'elu' | 'eldP99Ms' | 'eldMaxMs'>;
   /** The probe watcher in the writer's (lightly loaded) process: writes it missed, and how its stream ended early, if it did. */
   probe: { missing: number; closed?: string };
   childCpu: Array<{ cpuMs: number; elu: number; eldP99Ms: number; eldMaxMs: number }>;
@@ -165,6 +165,7 @@ async function run(orch: Orch, opts: Options, ns: string, etcdPid: number | unde
     type: 'analyze',
     rvs: Float64Array.from(order, (i) => writes.rvs[i]),
     times: Float64Array.from(order, (i) => writes.times[i]),
+    sent: Float64Array.from(order, (i) => writes.sent[i]),
     phases: Uint8Array.from(order, (i) => writes.phases[i]),
     nPhases: phases.length,
   };
@@ -173,6 +174,7 @@ async function run(orch: Orch, opts: Options, ns: string, etcdPid: number | unde
   await Promise.all(children.map((c) => stopChild(c.proc, 5_000)));
   probe.close();
   const probeDelays = phases.map(() => [] as number[]);
+  const probeSentDelays = phases.map(() => [] as number[]);
   const index = new Map(writes.rvs.map((rv, i) => [rv, i]));
   const probeSeen = new Set<number>();
   probe.rvs.forEach((rv, j) => {
@@ -180,17 +182,25 @@ async function run(orch: Orch, opts: Options, ns: string, etcdPid: number | unde
     if (i === undefined || probeSeen.has(i)) return;
     probeSeen.add(i);
     probeDelays[writes.phases[i]].push(probe.times[j] - writes.times[i]);
+    probeSentDelays[writes.phases[i]].push(probe.times[j] - writes.sent[i]);
   });
-  phases.forEach((p, i) => (p.probeDelays = Float64Array.from(probeDelays[i]).sort()));
+  phases.forEach((p, i) => {
+    p.probeDelays = Float64Array.from(probeDelays[i]).sort();
+    p.probeSentDelays = Float64Array.from(probeSentDelays[i]).sort();
+  });
 
-  for (const [p, phase] of phases.entries()) {
-    const all = new Float64Array(results.reduce((n, r) => n + r.delays[p].length, 0));
+  const merge = (parts: Float64Array[]) => {
+    const all = new Float64Array(parts.reduce((n, d) => n + d.length, 0));
     let off = 0;
-    for (const r of results) {
-      all.set(r.delays[p], off);
-      off += r.delays[p].length;
+    for (const d of parts) {
+      all.set(d, off);
+      off += d.length;
     }
-    phase.delays = all.sort();
+    return all.sort();
+  };
+  for (const [p, phase] of phases.entries()) {
+    phase.delays = merge(results.map((r) => r.delays[p]));
+    phase.sentDelays = merge(results.map((r) => r.sentDelays[p]));
   }
   const merged: WatchResult['merged'] = {
     watchers: 0, events: 0, missingOpen: 0, missingClosed: 0, duplicates: 0, outOfOrder: 0, unexpected: 0, perfect: 0,
@@ -221,8 +231,11 @@ async function run(orch: Orch, opts: Options, ns: string, etcdPid: number | unde
   };
 }
 
-/** One more watcher, in this process: its delays show what a client that is not CPU-starved sees. */
-function openProbe(s: TestServer, path: string, now: () => number) {
+/**
+ * One more watcher, in this process: its delays show what a client that is not
+ * CPU-starved sees (also the scale benchmark's watcher).
+ */
+export function openProbe(s: TestServer, path: string, now: () => number) {
   const rvs: number[] = [];
   const times: number[] = [];
   let closed: string | undefined;

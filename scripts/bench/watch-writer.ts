@@ -5,11 +5,11 @@
  * resourceVersion and the time its response arrived, plus the CPU use of the
  * processes involved per phase.
  */
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from '../../test/helpers/server.ts';
-import { NP_PATH } from './orch.ts';
+import { NP_PATH, send } from './orch.ts';
 import { cpuSeconds, log, machineCpu, percentile, rss, Samples } from './util.ts';
 
 export interface PhaseResult {
@@ -25,10 +25,13 @@ export interface PhaseResult {
   achievedRate: number;
   writeP50: number;
   writeP99: number;
-  /** Sorted delays of every delivered event of this phase's writes (filled in by the caller). */
+  /** Sorted delays (event arrival − write response arrival) of every delivered event of this phase's writes (filled in by the caller). */
   delays: Float64Array;
-  /** Same for the probe watcher in the writer's process. */
+  /** Sorted delays from the moment the write was sent (event arrival − request sent): what a client waiting for its change sees. */
+  sentDelays: Float64Array;
+  /** Same two for the probe watcher in the writer's process. */
   probeDelays: Float64Array;
+  probeSentDelays: Float64Array;
   /** CPU cores used during the phase. */
   cpu: { server?: number; etcd?: number; watchers?: number; writer: number; machine: number };
   /** The orch server's resident set at the end of the phase. */
@@ -39,6 +42,8 @@ export interface Writes {
   rvs: number[];
   /** Response arrival, ms since the epoch. */
   times: number[];
+  /** When the request was sent, ms since the epoch. */
+  sent: number[];
   phases: number[];
 }
 
@@ -58,29 +63,19 @@ export async function runWriter(
   pids: { etcd?: number; watchers: Array<number | undefined> },
 ): Promise<WriterResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: s.ca });
-  const writes: Writes = { rvs: [], times: [], phases: [] };
+  const writes: Writes = { rvs: [], times: [], sent: [], phases: [] };
   const statuses: Record<string, number> = {};
   const samples: string[] = [];
   const busy = new Set<number>();
   const stale = new Set<number>();
   let cursor = 0;
   let seq = 0;
+  const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json' };
   const request = (method: string, path: string, body?: Buffer) =>
-    new Promise<{ status: string; text: string }>((resolve) => {
-      const req = httpsRequest(
-        new URL(path, s.url),
-        { method, agent, timeout: 30_000, headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json' } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: String(res.statusCode), text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', (err) => resolve({ status: 'error', text: err.message }));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => resolve({ status: 'error', text: err.message }));
-      req.end(body);
-    });
+    send(agent, s.url, method, path, headers, body, 30_000).then(
+      (r) => ({ status: String(r.status), text: r.text }),
+      (err: Error) => ({ status: 'error', text: err.message }),
+    );
   const put = async (i: number, phase: number, lat: Samples) => {
     const path = `${NP_PATH(ns)}/${objects[i].metadata.name}`;
     if (stale.has(i)) {
@@ -102,6 +97,7 @@ export async function runWriter(
       objects[i] = updated;
       writes.rvs.push(Number(updated.metadata.resourceVersion));
       writes.times.push(t);
+      writes.sent.push(started);
       writes.phases.push(phase);
       lat.push(t - started);
     } else {
@@ -185,7 +181,9 @@ export async function runWriter(
         writeP50: percentile(sorted, 50),
         writeP99: percentile(sorted, 99),
         delays: new Float64Array(0),
+        sentDelays: new Float64Array(0),
         probeDelays: new Float64Array(0),
+        probeSentDelays: new Float64Array(0),
         cpu: cores(cpu0, cpu1),
         serverRss: rss(s.process.pid),
       });

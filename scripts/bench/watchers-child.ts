@@ -13,7 +13,7 @@
  *   {type:'connect', config}                 → {type:'connected', ...}
  *   {type:'mark'}                            (start of the writes: CPU and event-loop baselines)
  *   {type:'progress', rv}                    → {type:'progress', open, caughtUp, closedEarly}
- *   {type:'analyze', rvs, times, phases, nPhases} → {type:'result', ...}
+ *   {type:'analyze', rvs, times, sent, phases, nPhases} → {type:'result', ...}
  *   {type:'exit'}
  *
  * Exits when the parent goes away (IPC disconnect).
@@ -45,6 +45,8 @@ export interface ChildResult {
   type: 'result';
   /** Delays (event arrival − write response arrival, ms) per writer phase. */
   delays: Float64Array[];
+  /** Delays (event arrival − write request sent, ms) per writer phase. */
+  sentDelays: Float64Array[];
   watchers: number;
   events: number;
   missingOpen: number;
@@ -187,13 +189,14 @@ async function connect(config: WatchersConfig): Promise<ConnectedReport> {
   return { type: 'connected', ok: config.count - failed, failed, failSamples, ms: now() - t0 };
 }
 
-function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPhases: number): ChildResult {
+function analyze(rvs: Float64Array, times: Float64Array, sent: Float64Array, phases: Uint8Array, nPhases: number): ChildResult {
   const index = new Map<number, number>();
   rvs.forEach((rv, i) => index.set(rv, i));
   const delays = Array.from({ length: nPhases }, () => new Samples());
+  const sentDelays = Array.from({ length: nPhases }, () => new Samples());
   const seen = new Uint8Array(rvs.length);
   const r: ChildResult = {
-    type: 'result', delays: [], watchers: 0, events: 0, missingOpen: 0, missingClosed: 0, duplicates: 0, outOfOrder: 0, unexpected: 0,
+    type: 'result', delays: [], sentDelays: [], watchers: 0, events: 0, missingOpen: 0, missingClosed: 0, duplicates: 0, outOfOrder: 0, unexpected: 0,
     perfect: 0, closedEarly: 0, closeReasons: {}, firstCloseMs: undefined, types, errorSamples, badLines, cpuMs: 0, elu: 0, eldP99Ms: NaN, eldMaxMs: NaN,
   };
   for (const w of watchers) {
@@ -222,6 +225,7 @@ function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPh
           bad++;
         } else lastIdx = idx;
         delays[phases[idx]].push(arrivals[j] - times[idx]);
+        sentDelays[phases[idx]].push(arrivals[j] - sent[idx]);
       }
     }
     const missing = rvs.length - distinct;
@@ -234,6 +238,7 @@ function analyze(rvs: Float64Array, times: Float64Array, phases: Uint8Array, nPh
     if (!missing && !bad) r.perfect++;
   }
   r.delays = delays.map((d) => d.view().slice());
+  r.sentDelays = sentDelays.map((d) => d.view().slice());
   if (mark) {
     const cpu = process.cpuUsage(mark.cpu);
     r.cpuMs = (cpu.user + cpu.system) / 1000;
@@ -275,7 +280,7 @@ process.on('message', (m: any) => {
       break;
     }
     case 'analyze':
-      send(analyze(m.rvs, m.times, m.phases, m.nPhases));
+      send(analyze(m.rvs, m.times, m.sent, m.phases, m.nPhases));
       break;
     case 'exit':
       shutdown();

@@ -80,10 +80,19 @@ export function request(url: string, ca: string, method: string, path: string, o
   });
 }
 
-/** Starts a server process (this checkout's, or `bin`, under node with `nodeArgs`); extra flags are passed through. */
-export async function startTestServer(flags: string[] = [], options: { dataDir?: string; bin?: string; nodeArgs?: string[] } = {}): Promise<TestServer> {
+/**
+ * Starts a server process (this checkout's, or `bin`, under node with
+ * `nodeArgs`); extra flags are passed through. `wrapper` is a command that
+ * execs the server (the benchmark's `taskset -c 0`); `startTimeoutMs` (20 s)
+ * bounds the wait for its "serving on" line.
+ */
+export async function startTestServer(
+  flags: string[] = [],
+  options: { dataDir?: string; bin?: string; nodeArgs?: string[]; wrapper?: string[]; startTimeoutMs?: number } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags], {
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags];
+  const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -91,7 +100,7 @@ export async function startTestServer(flags: string[] = [], options: { dataDir?:
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), options.startTimeoutMs ?? 20_000);
     const onData = () => {
       const match = /serving on (https:\/\/\S+)/.exec(output);
       if (match) {

@@ -1,0 +1,71 @@
+/**
+ * One core vs all cores (issue 10: "GET and create with all cores ≥ 1.5x the
+ * same build limited to one core, in the same run"). Two fresh servers of the
+ * same build with the same fixtures, one after the other: the first started
+ * under `taskset -c <first CPU>`, so that it sees one CPU from its first
+ * instruction (a server that sizes a worker pool by the CPUs it may use sizes
+ * it as on a one-core machine) and every process and thread it starts
+ * inherits the mask; its whole process tree is checked (and re-pinned if
+ * need be) before each measurement. The second runs unrestricted. wrk runs on
+ * the client CPU in both, so the client is the same. On etcd3 each server has
+ * its own --etcd-prefix on the run's etcd, so neither sees the other's objects.
+ */
+import type { Measurement } from './autocannon.ts';
+import { describeTree, pinTree, type PinReport } from './cpu-pin.ts';
+import { createNamespace, launchOrch, networkPolicy, NP_PATH } from './orch.ts';
+import { log } from './util.ts';
+import { createTarget, getTarget, measureWrk, type WrkSettings } from './wrk-targets.ts';
+
+export interface CoresRun {
+  mode: 'one' | 'all';
+  /** The CPUs the server's threads may use, as /proc reports them. */
+  cpus: string;
+  /** Processes and threads in the server's tree when it was measured. */
+  processes: number;
+  threads: number;
+  measurements: Map<string, Measurement>;
+}
+
+export interface CoresResult {
+  serverCpu: number;
+  runs: CoresRun[];
+  /** pinTree's findings before each one-core measurement. */
+  pins: PinReport[];
+  error?: string;
+}
+
+const NS = { get: 'bench-get', create: 'bench-create' };
+
+/** `flags` are the backend's server flags (storage backend, etcd servers); `etcd` adds a prefix per server. */
+export async function coresComparison(flags: string[], w: WrkSettings, serverCpu: number, runId: string, etcd: boolean): Promise<CoresResult> {
+  const result: CoresResult = { serverCpu, runs: [], pins: [] };
+  try {
+    for (const mode of ['one', 'all'] as const) {
+      const pinned = mode === 'one';
+      const f = etcd ? [...flags, `--etcd-prefix=/bench-cores-${mode}-${runId}`] : flags;
+      log(`cores: starting a server ${pinned ? `under taskset -c ${serverCpu}` : 'on all CPUs'} …`);
+      const { orch, stop } = await launchOrch(f, pinned ? { wrapper: ['taskset', '-c', String(serverCpu)] } : {});
+      try {
+        const pid = orch.server.process.pid!;
+        for (const ns of Object.values(NS)) await createNamespace(orch, ns);
+        await orch.expect('create the GET fixture', [201], 'POST', NP_PATH(NS.get), networkPolicy('api-allow', NS.get));
+        const o = { url: orch.server.url, token: orch.server.token };
+        const run: CoresRun = { mode, cpus: '', processes: 0, threads: 0, measurements: new Map() };
+        for (const target of [getTarget(o, NS.get, 'api-allow'), createTarget(o, NS.create, `${runId}-${mode}`)]) {
+          if (pinned) result.pins.push(pinTree(pid, String(serverCpu)));
+          const tree = describeTree(pid);
+          Object.assign(run, { processes: tree.processes, threads: tree.threads, cpus: tree.cpus.join(' and ') });
+          log(`cores: ${mode === 'one' ? 'one core' : 'all cores'}: ${target.label} (server: ${run.processes} processes, ${run.threads} threads, CPUs ${run.cpus}) …`);
+          run.measurements.set(target.key, await measureWrk(target, w, pid));
+        }
+        result.runs.push(run);
+      } finally {
+        await stop();
+      }
+    }
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+    log(`cores: ${result.error}`);
+  }
+  return result;
+}

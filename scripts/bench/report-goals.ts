@@ -1,0 +1,163 @@
+/**
+ * Issue 10's table, per backend: each line's measured value, the raw baseline
+ * it is compared with (same run), the ratio, the goal and whether it is met;
+ * then the one core vs all cores table. A line that was not measured (its part
+ * skipped or failed) says "not measured" instead of a mark.
+ */
+import type { Options } from './args.ts';
+import type { Measurement } from './autocannon.ts';
+import type { BackendResult } from './report.ts';
+import { fmt, int, percentile } from './util.ts';
+import type { PhaseResult } from './watch-fanout.ts';
+
+const MiB = 1024 * 1024;
+
+interface Line {
+  line: string;
+  baseline?: string;
+  value: string;
+  ratio?: string;
+  goal: string;
+  /** undefined: not measured. */
+  met: boolean | undefined;
+}
+
+const mark = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? '✅ met' : '❌ not met');
+const msv = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? 'n/a' : `${int(n)} ms`);
+/** A measurement's failures, appended to its value so that a fast rate of errors is not mistaken for a result. */
+const failures = (m: Measurement) => (m.bad || m.errors ? ` (${int(m.bad)} bad status, ${int(m.errors)} socket errors)` : '');
+const clean = (m: Measurement) => !m.bad && !m.errors;
+
+function rateLine(line: string, m: Measurement | undefined, base: Measurement | undefined, baseName: string, goal: number): Line {
+  const goalText = `≥ ${goal}x ${baseName}`;
+  if (!m || !base) return { line, value: 'n/a', goal: goalText, met: undefined };
+  const x = m.rps / base.rps;
+  return {
+    line,
+    baseline: `${baseName} ${int(base.rps)}`,
+    value: `${int(m.rps)}${failures(m)}`,
+    ratio: `${fmt(x, 3)}x ${baseName}`,
+    goal: goalText,
+    met: x >= goal && clean(m),
+  };
+}
+
+function latencyLine(line: string, value: number | undefined, goalMs: number, ok = true): Line {
+  const measured = value !== undefined && Number.isFinite(value);
+  return { line, value: msv(value), goal: `≤ ${goalMs} ms`, met: measured ? value <= goalMs && ok : undefined };
+}
+
+function phase(r: BackendResult, rate: number): PhaseResult | undefined {
+  return r.watch?.phases.find((p) => p.rate === rate);
+}
+
+function lines(r: BackendResult, o: Options): Line[] {
+  const m = (k: string) => r.measurements.get(k);
+  const out: Line[] = [
+    rateLine('GET one NetworkPolicy, req/s', m('get'), m('https'), 'https', 0.7),
+    rateLine('create NetworkPolicy, every ack durable, req/s', m('create'), m('http'), 'http', 0.2),
+  ];
+  const n = int(o.listSize);
+  const list = m('list');
+  out.push(latencyLine(`full list of ${n}, p50`, list?.p50, 25, !!list && clean(list)));
+  const walks = r.paged?.walks.sorted();
+  out.push(latencyLine(`whole paged walk, limit=${o.pageSize}, p50`, walks?.length ? percentile(walks, 50) : undefined, 150, !!r.paged && !r.paged.badWalks));
+  const table = m('table');
+  out.push(latencyLine(`list of ${n} as Table, p50`, table?.p50, 60, !!table && clean(table)));
+  const w = r.watch;
+  const watchers = int(w?.watchers ?? o.watchers);
+  const fast = phase(r, 200);
+  const once = w ? w.connected === w.watchers && w.merged.perfect === w.connected && w.merged.missingOpen + w.merged.missingClosed === 0 : undefined;
+  out.push({
+    line: `${watchers} watchers, 200 writes/s: every event exactly once, in order`,
+    value: once === undefined ? 'n/a' : once ? 'yes' : `no (${w!.merged.perfect} of ${w!.watchers} watchers got every event once)`,
+    goal: 'yes',
+    met: fast ? once : undefined,
+  });
+  out.push(latencyLine('same: the writes\' own latency, p99', fast?.writeP99, 100));
+  out.push(latencyLine('same: event delay after the write was sent, p99', fast && fast.sentDelays.length ? percentile(fast.sentDelays, 99) : undefined, 250));
+  out.push(latencyLine(`${watchers} watchers, 50 writes/s: write latency, p99`, phase(r, 50)?.writeP99, 50));
+  const etcd = r.etcdPeakRss;
+  out.push({
+    line: 'peak RSS over the whole run (the server; etcd beside it)',
+    value: r.peakRss === undefined ? 'n/a' : `${fmt(r.peakRss / MiB, 0)} MiB${etcd !== undefined ? ` (+ etcd ${fmt(etcd / MiB, 0)} MiB = ${fmt((r.peakRss + etcd) / MiB, 0)} MiB)` : ''}`,
+    goal: '≤ 400 MiB',
+    met: r.peakRss === undefined ? undefined : r.peakRss <= 400 * MiB,
+  });
+  out.push({
+    line: 'spawn to first 200 on /readyz; idle RSS',
+    value: `${fmt(r.readyMs, 0)} ms; ${r.idleRss === undefined ? 'n/a' : `${fmt(r.idleRss / MiB, 0)} MiB`}`,
+    goal: '≤ 200 ms; ≤ 80 MiB',
+    met: Number.isFinite(r.readyMs) && r.idleRss !== undefined ? r.readyMs <= 200 && r.idleRss <= 80 * MiB : undefined,
+  });
+  for (const [key, what] of [
+    ['get', 'GET'],
+    ['create', 'create'],
+  ] as const) {
+    const one = r.cores?.runs.find((x) => x.mode === 'one')?.measurements.get(key);
+    const all = r.cores?.runs.find((x) => x.mode === 'all')?.measurements.get(key);
+    const x = one && all ? all.rps / one.rps : undefined;
+    out.push({
+      line: `${what}, all cores vs one core, req/s`,
+      baseline: one ? `one core ${int(one.rps)}` : undefined,
+      value: all ? `${int(all.rps)}${failures(all)}` : 'n/a',
+      ratio: x === undefined ? undefined : `${fmt(x, 2)}x`,
+      goal: '≥ 1.5x one core',
+      met: x === undefined ? undefined : x >= 1.5 && clean(one!) && clean(all!),
+    });
+  }
+  return out;
+}
+
+function coresTable(r: BackendResult): string[] {
+  const c = r.cores;
+  if (!c) return r.coresSkipped ? [`One core vs all cores: skipped, ${r.coresSkipped}.`, ''] : [];
+  const out = [
+    `#### ${r.backend}: one core vs all cores`,
+    '',
+    '| target | server on | server processes / threads | req/s | p50 (ms) | p99 (ms) | server CPU cores used | bad + errors | all / one |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const key of ['get', 'create']) {
+    const one = c.runs.find((x) => x.mode === 'one')?.measurements.get(key);
+    for (const run of c.runs) {
+      const m = run.measurements.get(key);
+      if (!m) continue;
+      const x = run.mode === 'all' && one ? `${fmt(m.rps / one.rps, 2)}x` : '—';
+      out.push(
+        `| ${m.label} | ${run.mode === 'one' ? `one core (CPU ${run.cpus})` : `all cores (CPUs ${run.cpus})`} | ${run.processes} / ${run.threads} | ${fmt(m.rps)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${m.serverCores === undefined ? 'n/a' : fmt(m.serverCores, 2)} | ${m.bad + m.errors} | ${x} |`,
+      );
+    }
+  }
+  const repinned = c.pins.reduce((n, p) => n + p.repinned, 0);
+  out.push(
+    '',
+    `Two fresh servers with the same fixtures, one after the other; the one-core server started under \`taskset -c ${c.serverCpu}\`, its process tree checked before each target (${repinned ? `${repinned} processes had to be re-pinned` : 'every thread was on its CPU'}); wrk on the same CPU in every run.`,
+  );
+  if (c.error) out.push('', `**one core vs all cores failed: ${c.error}**`);
+  return [...out, ''];
+}
+
+export function goalTables(results: BackendResult[], o: Options): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    if (r.skipped) continue;
+    out.push(
+      `### ${r.backend}: issue 10's table`,
+      '',
+      '| line | raw baseline, same run | measured | ratio | goal | |',
+      '|---|---:|---:|---:|---:|---|',
+      ...lines(r, o).map((l) => `| ${l.line} | ${l.baseline ?? ''} | ${l.value} | ${l.ratio ?? ''} | ${l.goal} | ${mark(l.met)} |`),
+      '',
+      ...coresTable(r),
+    );
+  }
+  if (out.length) {
+    out.push(
+      `Rates are req/s from wrk (${o.threads} threads, ${o.connections} connections, HTTPS, ${o.duration} s after a ${o.warmup} s warm-up); a rate with failed responses is never "met". ` +
+        `Event delay = the event's arrival at a watcher − the moment its write was sent. Peak RSS is the main server's VmHWM over its whole run (the goal is compared with the server alone).`,
+      '',
+    );
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+/**
+ * The Lua scripts wrk runs. Every script ends with a done() that prints one
+ * line `WRK_JSON {...}` (requests, errors, latency percentiles, and the status
+ * counts and sample bodies the threads collected), so the benchmark parses
+ * JSON rather than wrk's human-readable summary.
+ *
+ * Only the create script defines response(): wrk reads every response body
+ * into Lua when a script has one, which would slow the GET targets (and the
+ * raw baselines they are compared with) for nothing; GETs rely on wrk's own
+ * count of non-2xx/3xx responses instead.
+ */
+
+/** A Lua string literal of `s` (Lua 5.1 has no \u escapes: bytes outside printable ASCII become \ddd). */
+export function luaString(s: string): string {
+  let out = '"';
+  for (const b of Buffer.from(s, 'utf8')) {
+    if (b === 0x22) out += '\\"';
+    else if (b === 0x5c) out += '\\\\';
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\${b}`;
+  }
+  return `${out}"`;
+}
+
+function luaHeaders(headers: Record<string, string>): string {
+  return `{ ${Object.entries(headers).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(', ')} }`;
+}
+
+/** setup() numbers the threads (thread-local global `tid`); done() sums what they collected and prints the JSON line. */
+const COMMON = `
+local threads = {}
+function setup(thread)
+  thread:set("tid", #threads + 1)
+  table.insert(threads, thread)
+end
+
+local function esc(s)
+  return (string.gsub(s, '[%c"\\\\\\128-\\255]', function(c) return string.format("\\\\u%04x", string.byte(c)) end))
+end
+
+function done(summary, latency, requests)
+  local statuses, samples = {}, {}
+  for _, t in ipairs(threads) do
+    local s = t:get("statuses")
+    if s then for k, v in pairs(s) do statuses[k] = (statuses[k] or 0) + v end end
+    local b = t:get("sample")
+    if b then table.insert(samples, '"' .. esc(b) .. '"') end
+  end
+  local st = {}
+  for k, v in pairs(statuses) do table.insert(st, string.format('"%s":%d', esc(k), v)) end
+  local e = summary.errors
+  local p = function(q) return latency:percentile(q) end
+  io.write(string.format(
+    '\\nWRK_JSON {"requests":%d,"durationUs":%d,"bytes":%.0f,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latencyUs":{"min":%d,"mean":%.1f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d},"statuses":{%s},"samples":[%s]}\\n',
+    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+    latency.min, latency.mean, latency.max, p(50), p(90), p(99), p(99.9), table.concat(st, ","), table.concat(samples, ",")))
+end
+`;
+
+/** GET of one path. */
+export function getScript(headers: Record<string, string>): string {
+  return `${COMMON}
+wrk.method = "GET"
+for k, v in pairs(${luaHeaders(headers)}) do wrk.headers[k] = v end
+`;
+}
+
+/**
+ * GET of a random object among `count` created by the scale loader: object i
+ * is `names(i)` in namespace `namespace(i % namespaces)`, here through
+ * string.format patterns with %d placeholders (namespace index, then i).
+ */
+export function randomGetScript(headers: Record<string, string>, pathFormat: string, count: number, namespaces: number): string {
+  return `${COMMON}
+local headers = ${luaHeaders(headers)}
+function init(args)
+  math.randomseed(tid * 7919 + os.time())
+end
+function request()
+  local i = math.random(0, ${count - 1})
+  return wrk.format("GET", string.format(${luaString(pathFormat)}, i % ${namespaces}, i), headers)
+end
+`;
+}
+
+/**
+ * POST of a body with a unique name each: `${namePrefix}${tid}-${counter}`,
+ * spliced between `bodyBefore` and `bodyAfter`. Counts statuses and keeps one
+ * sample body per thread of a status other than `expect`.
+ */
+export function createScript(path: string, headers: Record<string, string>, bodyBefore: string, bodyAfter: string, namePrefix: string, expect: number): string {
+  return `${COMMON}
+local path, headers = ${luaString(path)}, ${luaHeaders(headers)}
+local before, after, prefix = ${luaString(bodyBefore)}, ${luaString(bodyAfter)}, ${luaString(namePrefix)}
+local counter = 0
+function init(args)
+  statuses = {}
+end
+function request()
+  counter = counter + 1
+  return wrk.format("POST", path, headers, before .. prefix .. tid .. "-" .. counter .. after)
+end
+function response(status, headers, body)
+  local k = tostring(status)
+  statuses[k] = (statuses[k] or 0) + 1
+  if status ~= ${expect} and sample == nil then sample = k .. ": " .. string.sub(body or "", 1, 300) end
+end
+`;
+}
