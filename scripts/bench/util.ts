@@ -4,6 +4,7 @@
  * registry that runs on success, on error, on SIGINT/SIGTERM and on the
  * overall time limit.
  */
+import { processTree } from './cpu-pin.ts';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,10 +78,17 @@ function statusKb(pid: number | undefined, field: string): number | undefined {
   }
 }
 
-/** Peak resident set size (VmHWM) of a live process in bytes. */
-export const peakRss = (pid: number | undefined) => statusKb(pid, 'VmHWM');
-/** Current resident set size (VmRSS) of a live process in bytes. */
-export const rss = (pid: number | undefined) => statusKb(pid, 'VmRSS');
+/** A field summed over a process and its descendants: a server with --workers is several processes. */
+function treeKb(pid: number | undefined, field: string): number | undefined {
+  if (!pid) return undefined;
+  const values = processTree(pid).map((p) => statusKb(p, field)).filter((v): v is number => v !== undefined);
+  return values.length ? values.reduce((a, b) => a + b, 0) : undefined;
+}
+
+/** Peak resident set size (VmHWM) of a live process tree in bytes: the sum of each process's own peak (an upper bound of the tree's). */
+export const peakRss = (pid: number | undefined) => treeKb(pid, 'VmHWM');
+/** Current resident set size (VmRSS) of a live process tree in bytes. */
+export const rss = (pid: number | undefined) => treeKb(pid, 'VmRSS');
 
 /** User + system CPU seconds a live process has used so far (from /proc/<pid>/stat, in clock ticks of 1/100 s). */
 export function cpuSeconds(pid: number | undefined): number | undefined {

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from '../../test/helpers/server.ts';
 import { NP_PATH, send } from './orch.ts';
 import { cpuSeconds, log, machineCpu, percentile, rss, Samples } from './util.ts';
+import { treeCpuSeconds } from './cpu-pin.ts';
 
 export interface PhaseResult {
   rate: number;
@@ -110,7 +111,7 @@ export async function runWriter(
     const watchers = pids.watchers.map(cpuSeconds);
     return {
       t: now(),
-      server: cpuSeconds(s.process.pid),
+      server: treeCpuSeconds(s.process.pid),
       etcd: cpuSeconds(pids.etcd),
       watchers: watchers.some((w) => w === undefined) ? undefined : watchers.reduce((a, b) => a! + b!, 0),
       writer: process.cpuUsage(),
