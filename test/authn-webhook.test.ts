@@ -87,7 +87,8 @@ describe('webhook token authentication', () => {
       }),
     );
     [server, v1] = await Promise.all([
-      startTestServer([`--authentication-token-webhook-config-file=${config}`, '--authentication-token-webhook-cache-ttl=1s', '--api-audiences=orch-api']),
+      // One process: each worker keeps its own cache, as each kube-apiserver replica does, and the test counts calls.
+      startTestServer(['--workers=1', `--authentication-token-webhook-config-file=${config}`, '--authentication-token-webhook-cache-ttl=1s', '--api-audiences=orch-api']),
       startTestServer([`--authentication-token-webhook-config-file=${config}`, '--authentication-token-webhook-version=v1', '--authentication-token-webhook-cache-ttl=0s']),
     ]);
   });

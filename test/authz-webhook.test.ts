@@ -86,9 +86,10 @@ describe('webhook authorizer', () => {
       }),
     );
     [v1beta1, v1, file] = await Promise.all([
-      startTestServer(['--authorization-mode=Webhook,RBAC', `--authorization-webhook-config-file=${hook.orchconfig(dir, 'legacy')}`, '--authorization-webhook-cache-authorized-ttl=2s', '--authorization-webhook-cache-unauthorized-ttl=2s']),
-      startTestServer(['--authorization-mode=Webhook', `--authorization-webhook-config-file=${hook.orchconfig(dir, 'legacy-v1')}`, '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=0s', '--authorization-webhook-cache-unauthorized-ttl=0s']),
-      startTestServer([`--authorization-config=${config}`, '--feature-gates=AuthorizeWithSelectors=true']),
+      // One process each: every worker keeps its own decision cache (as every replica does), and the tests count calls.
+      startTestServer(['--workers=1', '--authorization-mode=Webhook,RBAC', `--authorization-webhook-config-file=${hook.orchconfig(dir, 'legacy')}`, '--authorization-webhook-cache-authorized-ttl=2s', '--authorization-webhook-cache-unauthorized-ttl=2s']),
+      startTestServer(['--workers=1', '--authorization-mode=Webhook', `--authorization-webhook-config-file=${hook.orchconfig(dir, 'legacy-v1')}`, '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=0s', '--authorization-webhook-cache-unauthorized-ttl=0s']),
+      startTestServer(['--workers=1', `--authorization-config=${config}`, '--feature-gates=AuthorizeWithSelectors=true']),
     ]);
     // RBAC lets the *-bound users read config maps, so a webhook's no opinion can be seen to fall through.
     const rbac = '/apis/rbac.authorization.orch.io/v1';

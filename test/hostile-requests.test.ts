@@ -308,7 +308,8 @@ describe('in-flight limits (--max-requests-inflight, --max-mutating-requests-inf
   before(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orch-tokens-'));
     writeFileSync(join(dir, 'tokens.csv'), `${userToken},alice,alice-uid,"developers"\n`);
-    limited = await startTestServer(['--authorization-mode=AlwaysAllow', '--max-requests-inflight=2', '--max-mutating-requests-inflight=1', `--token-auth-file=${join(dir, 'tokens.csv')}`, '--request-timeout=10s']);
+    // The limits are per server process, as per kube-apiserver replica: one process makes them exact.
+    limited = await startTestServer(['--workers=1', '--authorization-mode=AlwaysAllow', '--max-requests-inflight=2', '--max-mutating-requests-inflight=1', `--token-auth-file=${join(dir, 'tokens.csv')}`, '--request-timeout=10s']);
     assert.equal((await limited.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status, 201);
   });
   after(() => limited?.close());
