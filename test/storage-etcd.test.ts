@@ -19,3 +19,28 @@ if (!etcdAvailable()) {
     };
   });
 }
+
+test('a list larger than gRPC\'s default 4 MiB answer comes whole, at one revision', { skip: !etcdAvailable() && 'etcd is not installed' }, async () => {
+  const assert = (await import('node:assert/strict')).default;
+  const etcd = await startEtcd();
+  const storage = await EtcdStorage.connect({ servers: [etcd.endpoint], prefix: '/registry' });
+  try {
+    const value = JSON.stringify({ padding: 'x'.repeat(8 * 1024) });
+    const count = 600;
+    for (let from = 0; from < count; from += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, count - from) }, (_, i) => storage.create(`/big/${String(from + i).padStart(4, '0')}`, value)));
+    }
+    const revision = await storage.currentRevision();
+    const listed = await storage.list({ prefix: '/big/' });
+    assert.equal(listed.items.length, count);
+    assert.equal(listed.revision, revision);
+    assert.equal(listed.items.at(-1)!.key, '/big/0599');
+    const limited = await storage.list({ prefix: '/big/', limit: 550 });
+    assert.equal(limited.items.length, 550);
+    assert.equal(limited.more, true);
+    assert.equal(limited.remaining, 50);
+  } finally {
+    await storage.close();
+    await etcd.stop();
+  }
+});

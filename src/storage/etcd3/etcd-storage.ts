@@ -50,7 +50,15 @@ const PROGRESS_KEY = '/.orch-progress';
  * sender; etcd then treats the watch as slow and delivers late, in batches.
  * A 16 MiB window absorbs seconds of events instead.
  */
+/**
+ * Objects per range call of a list (and per filtered page): etcd's 1.5 MiB
+ * objects at most make 750 MiB, within gRPC's limit below.
+ */
+const LIST_PAGE = 500;
+
 const GRPC_OPTIONS = {
+  // upstream's etcd client accepts answers up to 2 GiB; gRPC's default is 4 MiB.
+  'grpc.max_receive_message_length': 2 ** 31 - 1,
   'grpc-node.flow_control_window': 16 * 1024 * 1024,
   // gRPC's reconnect backoff grows to two minutes; etcd back after a restart should be used within seconds.
   'grpc.initial_reconnect_backoff_ms': 250,
@@ -66,8 +74,6 @@ const BREAKER_HALF_OPEN_MS = 1_000;
 /** The watch stream's reconnect delays (exponential with jitter), capped so a returning etcd is picked up within seconds. */
 const WATCH_BACKOFF = { initialDelay: 100, maxDelay: 2_000 };
 
-/** Reads through a filter fetch this many keys per round trip. */
-const FILTER_PAGE = 500;
 
 function isCompactedError(err: unknown): boolean {
   return /compacted/i.test(String((err as Error)?.message ?? err));
@@ -209,9 +215,10 @@ export class EtcdStorage implements Storage {
     const items: KeyValue[] = [];
     let more = false;
     let remaining = 0;
-    // Without a filter one range answers; with one, pages are fetched until the limit is met.
+    // Pages at the first page's revision: one snapshot, and no single answer past gRPC's
+    // message limit however many objects there are (a cache's start-up list of 100,000).
     for (;;) {
-      const pageSize = options.filter ? FILTER_PAGE : limit ? limit - items.length : 0;
+      const pageSize = limit && !options.filter ? Math.min(limit - items.length, LIST_PAGE) : LIST_PAGE;
       const res = await this.range({ key: start, range_end: end, revision: revision || undefined, limit: pageSize || undefined });
       revision ||= Number(res.header.revision);
       let consumed = 0;
