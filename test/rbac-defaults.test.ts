@@ -30,6 +30,7 @@ test('the defaults are reconciled at every start: removed rules and subjects ret
     assert.equal(basic.metadata.labels['orch.io/bootstrapping'], 'rbac-defaults');
     assert.equal(basic.metadata.annotations['rbac.authorization.orch.io/autoupdate'], 'true');
     const admins = await get(server, `${RBAC}/clusterrolebindings/cluster-admin`);
+    const viewersBefore = await get(server, `${RBAC}/clusterrolebindings/system:public-info-viewer`);
     assert.deepEqual(admins.subjects, [{ kind: 'Group', apiGroup: 'rbac.authorization.orch.io', name: 'system:masters' }]);
     assert.deepEqual((await get(server, `${RBAC}/namespaces/orch-public/rolebindings/orchadm:bootstrap-signer-clusterinfo`)).subjects, [
       { kind: 'User', apiGroup: 'rbac.authorization.orch.io', name: 'system:anonymous' },
@@ -65,6 +66,9 @@ test('the defaults are reconciled at every start: removed rules and subjects ret
     assert.equal((await get(server, `${RBAC}/clusterrolebindings/system:discovery`)).roleRef.name, 'system:discovery');
     const repointed = await get(server, `${RBAC}/clusterrolebindings/system:basic-user`);
     assert.equal(repointed.roleRef.name, 'system:basic-user');
+    // A binding that only needed reconciling is the same object, not a re-created one (roleRef compared by its fields).
+    assert.equal((await get(server, `${RBAC}/clusterrolebindings/cluster-admin`)).metadata.uid, admins.metadata.uid);
+    assert.equal(viewers.metadata.uid, viewersBefore.metadata.uid);
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 /** The etcd3 backend against the storage conformance suite, on a real etcd process. */
 import { test } from 'node:test';
+import assert from 'node:assert/strict';
 import { EtcdStorage } from '../src/storage/etcd3/etcd-storage.ts';
 import { etcdAvailable, startEtcd } from './helpers/etcd.ts';
 import { storageConformance } from './helpers/storage-conformance.ts';
@@ -21,7 +22,6 @@ if (!etcdAvailable()) {
 }
 
 test('a list larger than gRPC\'s default 4 MiB answer comes whole, at one revision', { skip: !etcdAvailable() && 'etcd is not installed' }, async () => {
-  const assert = (await import('node:assert/strict')).default;
   const etcd = await startEtcd();
   const storage = await EtcdStorage.connect({ servers: [etcd.endpoint], prefix: '/registry' });
   try {

@@ -20,6 +20,7 @@ import type { PolicyRule } from '../auth/authorization/rbac-rules.ts';
 import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
 import type { AdmissionAttributes, AdmissionHook } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
+import { stableJson } from '../util/stable-json.ts';
 
 const RBAC_GROUP = 'rbac.authorization.orch.io';
 const ROLE_RESOURCES = new Set(['roles', 'clusterroles']);
@@ -29,16 +30,6 @@ const FULL_AUTHORITY: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
-
-/** JSON with object keys sorted, so two decodings of one object compare equal. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 /** upstream IsOnlyMutatingGCFields: nothing changes but owner references and finalizers (and managed fields). */
 export function isOnlyMutatingGcFields(obj: ApiObject, old: ApiObject | null): boolean {

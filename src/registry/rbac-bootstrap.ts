@@ -13,6 +13,7 @@ import { AUTOUPDATE_ANNOTATION } from '../auth/authorization/bootstrap-policy.ts
 import { covers } from '../auth/authorization/rbac-covers.ts';
 import type { PolicyRule, Subject } from '../auth/authorization/rbac-rules.ts';
 import * as errors from '../api/status-error.ts';
+import { stableJson } from '../util/stable-json.ts';
 import type { GenericStore } from './store.ts';
 import type { ApiObject } from './strategy.ts';
 
@@ -30,7 +31,6 @@ export interface RbacStores {
   roleBindings: GenericStore;
 }
 
-const canonical = (value: unknown) => JSON.stringify(value ?? null);
 
 /** upstream merge(expected, existing): the stored values win. */
 function mergeMaps(expected: Record<string, string> | undefined, existing: Record<string, string> | undefined): Record<string, string> | undefined {
@@ -58,7 +58,7 @@ export function reconciledRole(existing: ApiObject, expected: ApiObject): ApiObj
   const existingSelectors: unknown[] = existing.aggregationRule?.clusterRoleSelectors ?? [];
   if (!expected.aggregationRule && existing.aggregationRule) delete role.aggregationRule;
   else {
-    const missingSelectors = expectedSelectors.filter((s) => !existingSelectors.some((e) => canonical(e) === canonical(s)));
+    const missingSelectors = expectedSelectors.filter((s) => !existingSelectors.some((e) => stableJson(e) === stableJson(s)));
     if (missingSelectors.length) role.aggregationRule = { clusterRoleSelectors: [...existingSelectors, ...missingSelectors] };
   }
   return role;
@@ -89,18 +89,27 @@ class RecreateBinding extends Error {
   }
 }
 
+/** upstream compares RoleRef as a struct: its three fields, whatever their order in the stored JSON. */
+export function sameRoleRef(a: any, b: any): boolean {
+  return (a?.apiGroup ?? '') === (b?.apiGroup ?? '') && (a?.kind ?? '') === (b?.kind ?? '') && (a?.name ?? '') === (b?.name ?? '');
+}
+
+/** Tries at replacing one binding before the start-up step fails and is retried as a whole. */
+const RECREATE_TRIES = 5;
+
 /** ReconcileRecreate: a binding pointing elsewhere is replaced, unless protected. */
 async function ensureBinding(store: GenericStore, expected: ApiObject): Promise<void> {
   const { name, namespace } = expected.metadata;
   const reconcile = (existing: ApiObject, wanted: ApiObject) => {
-    if (!protectedObject(existing) && canonical(existing.roleRef) !== canonical(wanted.roleRef)) throw new RecreateBinding(existing.metadata.uid);
+    if (!protectedObject(existing) && !sameRoleRef(existing.roleRef, wanted.roleRef)) throw new RecreateBinding(existing.metadata.uid);
     return reconciledBinding(existing, wanted);
   };
-  for (;;) {
+  for (let tries = 1; ; tries++) {
     try {
       return await ensure(store, expected, reconcile);
     } catch (err) {
       if (!(err instanceof RecreateBinding)) throw err;
+      if (tries >= RECREATE_TRIES) throw new Error(`could not re-create the binding ${namespace ? `${namespace}/` : ''}${name}`);
       await store.delete(namespace, name, { dryRun: false, preconditions: { uid: err.uid } }).catch((failure) => {
         // Gone or replaced meanwhile (another replica): look again.
         if (!(failure instanceof errors.StatusError && (failure.code === 404 || failure.code === 409))) throw failure;
