@@ -169,7 +169,8 @@ describe('store faults: etcd', { skip: !etcdAvailable() && 'etcd is not installe
   let server: TestServer;
   before(async () => {
     etcd = await startEtcd();
-    server = await startTestServer(['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`, `--request-timeout=${REQUEST_TIMEOUT_MS / 1000}s`]);
+    // One process: these follow one watch cache through etcd's faults; each worker would be a replica with its own.
+    server = await startTestServer(['--workers=1', '--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`, `--request-timeout=${REQUEST_TIMEOUT_MS / 1000}s`]);
   });
   after(async () => {
     await server?.close();
