@@ -149,7 +149,11 @@ describe('identity objects in every namespace', () => {
       const res = await server.request('GET', '/api/v1/namespaces/default/secrets/robot-token-first');
       return res.body.data?.token ? res.body : undefined;
     });
-    const account = (await server.request('GET', '/api/v1/namespaces/default/serviceaccounts/robot')).body;
+    // The controller lists the Secret in the account in a write of its own, after filling it.
+    const account = await eventually('the account listing its token', async () => {
+      const res = await server.request('GET', '/api/v1/namespaces/default/serviceaccounts/robot');
+      return res.body.secrets?.length ? res.body : undefined;
+    });
     assert.equal(filled.metadata.annotations['orch.io/service-account.uid'], account.metadata.uid);
     assert.equal(Buffer.from(filled.data['ca.crt'], 'base64').toString(), server.ca);
     assert.equal(Buffer.from(filled.data.namespace, 'base64').toString(), 'default');
