@@ -55,7 +55,9 @@ test('subjects: users and groups by exact name, service accounts in their or the
 });
 
 test('the RBAC decision: cluster bindings everywhere, role bindings in their namespace, upstream reasons', async () => {
-  const { rbacAuthorizer, scanningResolver } = await import('../src/auth/authorization/rbac-authorizer.ts');
+  const { rbacAuthorizer, resolveGrants } = await import('../src/auth/authorization/rbac-authorizer.ts');
+  // The source itself as the resolver: every binding read on every call.
+  const scanningResolver = (source: Parameters<typeof resolveGrants>[0]) => ({ grantsFor: (u: any, ns: string) => resolveGrants(source, u, ns) });
   const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}) });
   const clusterRoles = new Map<string, any>([
     ['view', { metadata: meta('view'), rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }] }],

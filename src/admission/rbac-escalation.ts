@@ -14,7 +14,8 @@
  */
 import * as errors from '../api/status-error.ts';
 import type { AuthorizationAttributes, Authorizer } from '../auth/authorization/authorizer.ts';
-import { compactRules, compactString, covers, goQuotedList } from '../auth/authorization/rbac-covers.ts';
+import { compactRules, compactString, covers } from '../auth/authorization/rbac-covers.ts';
+import { goQuote, goQuoteList } from '../registry/validation/field-errors.ts';
 import { missingRolesText, roleOf, rulesHeld, type GrantResolver, type RbacSource } from '../auth/authorization/rbac-authorizer.ts';
 import type { PolicyRule } from '../auth/authorization/rbac-rules.ts';
 import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
@@ -48,7 +49,7 @@ function confirmNoEscalation(resolver: GrantResolver, user: UserInfo, namespace:
   const { covered, missing } = covers(held.rules, rules);
   if (covered) return undefined;
   const lines = [...new Set(compactRules(missing).map(compactString))].sort();
-  let message = `user ${JSON.stringify(user.name)} (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
+  let message = `user ${goQuote(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
   if (held.missing.length) message += `; resolution errors: [${missingRolesText(held.missing)}]`;
   return message;
 }

@@ -13,7 +13,6 @@ import { startCompactor } from '../storage/compactor.ts';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { WriterHost } from '../storage/sqlite/writer-host.ts';
 import { workerChannel } from './cluster-channels.ts';
-import { writeOrchconfig } from './orchconfig.ts';
 import { prepareServerFiles, type ServerFileOptions } from './server-files.ts';
 
 /** What a worker tells the primary once it serves. */
@@ -26,7 +25,7 @@ export const WORKER_INDEX_ENV = 'ORCH_WORKER_INDEX';
 
 export interface PrimaryOptions extends ServerFileOptions {
   workers: number;
-  /** The embedded store's file, when the workers share one; absent with etcd. */
+  /** Whether the workers share the embedded SQLite store (the primary is then its writer), rather than etcd. */
   sqlite: boolean;
   compactionIntervalMs: number;
 }
@@ -96,7 +95,6 @@ export async function startPrimary(options: PrimaryOptions): Promise<RunningPrim
     throw err;
   }
   started = true;
-  const orchconfigPath = join(files.dataDir, 'admin.orchconfig');
-  writeOrchconfig(orchconfigPath, url, files.tls.ca, files.admin.token);
-  return { url, orchconfigPath, shutdown };
+  // Every worker wrote it (start.ts) before saying it listens.
+  return { url, orchconfigPath: join(files.dataDir, 'admin.orchconfig'), shutdown };
 }

@@ -97,13 +97,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   );
   const authenticate = authentication.authenticate;
 
+  /** A core object as the watch cache holds it; read-only, the parsed copy is shared. */
+  const cached = (plural: string, namespace: string | undefined, name: string): ApiObject | undefined =>
+    cacher.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
   // As upstream's NamespaceLifecycle: the watch cache first, a live read only when the cache has
-  // not seen the namespace (one created a moment ago). Read-only: the cache's parsed copy is shared.
+  // not seen the namespace (one created a moment ago).
   const getNamespace = async (name: string): Promise<ApiObject | null> => {
-    const key = objectKey('', 'namespaces', undefined, name);
-    const cached = cacher.cache(resourcePrefix('', 'namespaces')).get(key);
-    if (cached) return cached.parsed();
-    const kv = await storage.get(key);
+    const hit = cached('namespaces', undefined, name);
+    if (hit) return hit;
+    const kv = await storage.get(objectKey('', 'namespaces', undefined, name));
     return kv ? parseStored(kv.value, kv.modRevision) : null;
   };
 
@@ -122,8 +124,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbacIndex = new CachedRbacSource(cacher);
   const rbac = rbacAuthorizer(rbacIndex);
-  const cached = (plural: string, namespace: string | undefined, name: string): ApiObject | undefined =>
-    cacher.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
   // The Node authorizer's graph follows the pods in the watch cache; made once, only when a chain has the mode.
   let node: Authorizer | undefined;
   let authorization: ReturnType<typeof serverAuthorizer>;

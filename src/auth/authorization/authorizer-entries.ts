@@ -6,6 +6,8 @@
  * the configuration file build one kind of chain.
  */
 
+import { goQuote, goQuoteList } from '../../registry/validation/field-errors.ts';
+
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
@@ -54,14 +56,13 @@ export function validateAuthorizationFlags(flags: AuthorizationFlags): string[] 
   const { modes } = flags;
   if (modes.length === 0) errors.push('at least one authorization-mode must be passed');
   for (const mode of modes) {
-    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) errors.push(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) errors.push(`authorization-mode ${goQuote(mode)} is not a valid mode`);
     if (mode === 'ABAC' && !flags.policyFile) errors.push("authorization-mode ABAC's authorization policy file not passed");
     if (mode === 'Webhook' && !flags.webhookConfigFile) errors.push("authorization-mode Webhook's authorization config file not passed");
   }
   if (flags.policyFile && !modes.includes('ABAC')) errors.push('cannot specify --authorization-policy-file without mode ABAC');
   if (flags.webhookConfigFile && !modes.includes('Webhook')) errors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-  // Go's %q of a []string: ["a" "b"].
-  if (new Set(modes).size !== modes.length) errors.push(`authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`);
+  if (new Set(modes).size !== modes.length) errors.push(`authorization-mode ${goQuoteList(modes)} has mode specified more than once`);
   return errors;
 }
 

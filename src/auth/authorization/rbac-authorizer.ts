@@ -65,11 +65,6 @@ export function resolveGrants(
   return result;
 }
 
-/** The source itself as a resolver: every binding read on every call. */
-export function scanningResolver(source: RbacSource): GrantResolver {
-  return { grantsFor: (user, namespace) => resolveGrants(source, user, namespace) };
-}
-
 /** upstream describeSubject. */
 function describeSubject(subject: Subject, bindingNamespace: string): string {
   if (subject.kind === 'ServiceAccount') return `${subject.kind} "${subject.name}/${subject.namespace || bindingNamespace}"`;

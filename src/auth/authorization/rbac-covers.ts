@@ -4,6 +4,7 @@
  * policy_compact.go), and upstream's compact text of a rule. Escalation checks
  * and the default-role reconciliation both ask it.
  */
+import { goQuoteList } from '../../registry/validation/field-errors.ts';
 import type { PolicyRule } from './rbac-rules.ts';
 
 /** breakdownRule: one verb, one group, one resource and at most one name per rule. */
@@ -74,18 +75,13 @@ export function compactRules(rules: PolicyRule[]): PolicyRule[] {
   return [...compacted, ...simple.values()];
 }
 
-/** Go's %q of a []string: ["a" "b"]. */
-export function goQuotedList(values: string[]): string {
-  return `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
-}
-
 /** rbacv1helpers.CompactString: `{APIGroups:["x"], Resources:["y"], Verbs:["get"]}`. */
 export function compactString(rule: PolicyRule): string {
   const parts: string[] = [];
-  if (rule.apiGroups?.length) parts.push(`APIGroups:${goQuotedList(rule.apiGroups)}`);
-  if (rule.resources?.length) parts.push(`Resources:${goQuotedList(rule.resources)}`);
-  if (rule.nonResourceURLs?.length) parts.push(`NonResourceURLs:${goQuotedList(rule.nonResourceURLs)}`);
-  if (rule.resourceNames?.length) parts.push(`ResourceNames:${goQuotedList(rule.resourceNames)}`);
-  if (rule.verbs?.length) parts.push(`Verbs:${goQuotedList(rule.verbs)}`);
+  if (rule.apiGroups?.length) parts.push(`APIGroups:${goQuoteList(rule.apiGroups)}`);
+  if (rule.resources?.length) parts.push(`Resources:${goQuoteList(rule.resources)}`);
+  if (rule.nonResourceURLs?.length) parts.push(`NonResourceURLs:${goQuoteList(rule.nonResourceURLs)}`);
+  if (rule.resourceNames?.length) parts.push(`ResourceNames:${goQuoteList(rule.resourceNames)}`);
+  if (rule.verbs?.length) parts.push(`Verbs:${goQuoteList(rule.verbs)}`);
   return `{${parts.join(', ')}}`;
 }

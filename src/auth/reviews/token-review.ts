@@ -8,6 +8,7 @@ import * as errors from '../../api/status-error.ts';
 import type { ComputedCreate } from '../../registry/computed.ts';
 import type { AuthenticationResult } from '../authentication/authenticator.ts';
 import { userInfoStatus } from './self-subject-review.ts';
+import { goQuoteList } from '../../registry/validation/field-errors.ts';
 
 export interface TokenReviewOptions {
   /** Every configured token authenticator, as a bearer token in a request would meet them. */
@@ -34,7 +35,7 @@ export function tokenReview(options: TokenReviewOptions): ComputedCreate {
       // An authenticator that does not know audiences (a token file) answers for the ones asked about.
       const audiences = result.audiences ?? requested;
       if (requested.length && !audiences.some((a) => requested.includes(a))) {
-        status.error = `token audiences ${goQuote(audiences)} is invalid for the target audiences ${goQuote(requested)}`;
+        status.error = `token audiences ${goQuoteList(audiences)} is invalid for the target audiences ${goQuoteList(requested)}`;
       } else {
         status.authenticated = true;
         status.user = userInfoStatus(result.user);
@@ -43,9 +44,4 @@ export function tokenReview(options: TokenReviewOptions): ComputedCreate {
     }
     return { ...body, status };
   };
-}
-
-/** Go's %q of a []string: ["a" "b"]. */
-function goQuote(values: string[]): string {
-  return `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
 }

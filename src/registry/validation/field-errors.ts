@@ -67,6 +67,11 @@ export function goQuote(s: string): string {
   return out + '"';
 }
 
+/** Go `%q` of a `[]string`: `["a" "b"]`. */
+export function goQuoteList(values: readonly string[]): string {
+  return `[${values.map(goQuote).join(' ')}]`;
+}
+
 /**
  * Renders a bad value like upstream `ErrorBody`: strings `%q`-quoted, numbers
  * and booleans bare, null/undefined as `null`, `GoRepr` verbatim, anything else
