@@ -11,6 +11,7 @@ import { apiVersionOf } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
+import { CompactedError } from '../storage/interface.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { alreadyAnswered, JSON_TYPE, setWarnings, writeJsonItems, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
@@ -78,8 +79,43 @@ export async function readPage(ctx: ResourceRequest, list: ListQuery): Promise<L
   }
 }
 
+/**
+ * A chunked or exact list (SPEC 4.4 item 5, 4.6): from the watch cache when it
+ * holds the exact state at the chunk's revision (nothing in this resource
+ * changed since), as a page of 500 out of 100,000 read from the store cost a
+ * range scan and a count of everything after it; from the store otherwise.
+ */
+async function readChunk(ctx: ResourceRequest, list: ListQuery): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number }> {
+  const { plan, prefix } = list;
+  const { cacher } = ctx;
+  const cache = cacheOf(ctx);
+  let revision = plan.exactRevision;
+  if (!revision) {
+    const rv = plan.continueToken ? '' : ctx.query.get('resourceVersion');
+    if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
+    else if (plan.minimumRevision) await cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
+    revision = cacher.currentRevision();
+  } else if (revision < cacher.currentRevision()) {
+    const compacted = await cacher.compactedRevision();
+    if (revision < compacted) throw expiredFor(new CompactedError(revision, compacted), plan.continueToken);
+  }
+  if (cache.holdsStateAt(revision, cacher.currentRevision())) {
+    const startKey = plan.continueToken ? prefix + plan.continueToken.start : prefix;
+    const filter = list.filter;
+    const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsed())));
+    return { ...page, revision };
+  }
+  const page = await readPage(ctx, list);
+  // The cache's version of an unchanged object carries its encoded Table row; others are made for this page.
+  const items = page.items.map((kv) => {
+    const cached = cache.get(kv.key);
+    return cached?.revision === kv.modRevision ? cached : new CachedObject(kv.key, kv.value, kv.modRevision);
+  });
+  return { items, revision: page.revision, lastKey: page.lastKey, remaining: page.remaining };
+}
+
 /** List metadata: the snapshot revision, and a continue token unless this is the last chunk (SPEC 2.3). */
-export function listMetadata(page: ListPage, list: ListQuery): Record<string, unknown> {
+export function listMetadata(page: Pick<ListPage, 'revision' | 'lastKey' | 'remaining'>, list: ListQuery): Record<string, unknown> {
   const metadata: Record<string, unknown> = { resourceVersion: String(page.revision) };
   if (page.lastKey !== undefined) {
     metadata.continue = encodeContinueToken(page.revision, page.lastKey.slice(list.prefix.length));
@@ -116,14 +152,9 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     const cached = cache.list(list.prefix);
     items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
   } else {
-    const page = await readPage(ctx, list);
-    const cache = cacheOf(ctx);
-    // The cache's version of an unchanged object carries its encoded Table row; others are made for this page.
-    items = page.items.map((kv) => {
-      const cached = cache.get(kv.key);
-      return cached?.revision === kv.modRevision ? cached : new CachedObject(kv.key, kv.value, kv.modRevision);
-    });
-    metadata = listMetadata(page, list);
+    const chunk = await readChunk(ctx, list);
+    items = chunk.items;
+    metadata = listMetadata(chunk, list);
   }
   if (ctx.table) return writeTable(ctx, kind, items, metadata);
   const head = { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata };

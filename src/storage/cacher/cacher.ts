@@ -164,6 +164,11 @@ export class Cacher {
     return this.revision;
   }
 
+  /** The store's compacted revision: state before it is gone, even where the cache still holds it (SPEC 4.4 item 2). */
+  compactedRevision(): Promise<number> {
+    return this.storage.compactedRevision();
+  }
+
   /**
    * Resolves once the cache has seen `revision`; 504 Too large resource version
    * after `timeoutMs`. What the cache has reached is served even while its

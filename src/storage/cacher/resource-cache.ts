@@ -8,6 +8,8 @@
 import { withResourceVersion } from '../../registry/object-meta.ts';
 import type { StorageEvent, WatchEventType } from '../interface.ts';
 import type { CacheWatcher } from './cache-watcher.ts';
+import { prefixEnd } from '../keys.ts';
+import { SortedKeys } from './sorted-keys.ts';
 
 /** One object version as the cache holds it; serialized and parsed forms are made on first use. */
 export class CachedObject {
@@ -73,6 +75,14 @@ export class CacheEvent {
   }
 }
 
+/** A chunk of a list served from the cache; the shape of the store's chunks (registry ListPage). */
+export interface CachePage {
+  items: CachedObject[];
+  /** The key of the last item returned, when more remain. */
+  lastKey?: string;
+  remaining: number;
+}
+
 export interface ResourceCacheOptions {
   /** Events are kept this long (SPEC 4.4 item 2, 8: 5 minutes by default). */
   historyMs: number;
@@ -82,7 +92,13 @@ export interface ResourceCacheOptions {
 
 export class ResourceCache {
   private objects = new Map<string, CachedObject>();
-  private sortedKeys: string[] | null = null;
+  private sortedKeys: SortedKeys;
+  /**
+   * The revision of the last change applied (or of the listing the cache was
+   * filled from): the cache holds the exact state of every revision from this
+   * one to the cacher's current revision.
+   */
+  private lastChange: number;
   /** Whole lists by key prefix, and their items encoded as `item,item,...`, valid until the next change. */
   private lists = new Map<string, readonly CachedObject[]>();
   private listBodies = new Map<string, Buffer>();
@@ -101,7 +117,9 @@ export class ResourceCache {
     initialRevision: number,
   ) {
     for (const kv of initial) this.objects.set(kv.key, new CachedObject(kv.key, kv.value, kv.modRevision));
+    this.sortedKeys = SortedKeys.from(this.objects.keys());
     this.windowStart = initialRevision;
+    this.lastChange = initialRevision;
   }
 
   /** Oldest revision a watch may start from. */
@@ -116,12 +134,15 @@ export class ResourceCache {
     if (this.lists.size) this.lists.clear();
     if (this.listBodies.size) this.listBodies.clear();
     if (event.type === 'DELETED') {
-      if (prev) this.objects.delete(event.key);
-      this.sortedKeys = null;
+      if (prev) {
+        this.objects.delete(event.key);
+        this.sortedKeys.delete(event.key);
+      }
     } else {
-      if (!prev) this.sortedKeys = null;
+      if (!prev) this.sortedKeys.insert(event.key);
       this.objects.set(event.key, object);
     }
+    this.lastChange = Math.max(this.lastChange, event.revision);
     const prevObject = prev ?? (event.prevValue !== undefined ? new CachedObject(event.key, event.prevValue, event.revision) : undefined);
     const cacheEvent = new CacheEvent(event.type, event.type === 'DELETED' ? prevObject ?? object : object, prevObject, event.revision, now);
     this.events.push(cacheEvent);
@@ -145,7 +166,8 @@ export class ResourceCache {
       const prev = before.get(kv.key);
       this.objects.set(kv.key, prev?.revision === kv.modRevision ? prev : new CachedObject(kv.key, kv.value, kv.modRevision));
     }
-    this.sortedKeys = null;
+    this.sortedKeys = SortedKeys.from(this.objects.keys());
+    this.lastChange = Math.max(this.lastChange, revision);
     this.lists.clear();
     this.listBodies.clear();
     if (gap) {
@@ -211,20 +233,40 @@ export class ResourceCache {
   }
 
   private walk(keyPrefix: string): CachedObject[] {
-    if (!this.sortedKeys) this.sortedKeys = [...this.objects.keys()].sort();
-    const keys = this.sortedKeys;
-    let start = 0;
-    if (keyPrefix !== this.prefix) {
-      let hi = keys.length;
-      while (start < hi) {
-        const mid = (start + hi) >>> 1;
-        if (keys[mid] < keyPrefix) start = mid + 1;
-        else hi = mid;
-      }
-    }
     const out: CachedObject[] = [];
-    for (let i = start; i < keys.length && keys[i].startsWith(keyPrefix); i++) out.push(this.objects.get(keys[i])!);
+    for (const key of this.sortedKeys.from(keyPrefix, keyPrefix)) out.push(this.objects.get(key)!);
     return out;
+  }
+
+  /**
+   * Whether the cache holds the exact state at `revision`, given the cacher has
+   * reached `reached`: no change to this resource after it (SPEC 4.6 "Exact" and
+   * "Continue Token, Exact" can then be served here, not from the store).
+   */
+  holdsStateAt(revision: number, reached: number): boolean {
+    return this.lastChange <= revision && revision <= reached;
+  }
+
+  /**
+   * One chunk of the current state (SPEC 4.4 item 5): up to `limit` objects
+   * under `keyPrefix` from `startKey` on that pass `filter`, as the store's
+   * chunked range read returns them: `lastKey` when keys remain past the
+   * chunk, and how many do.
+   */
+  page(keyPrefix: string, startKey: string, limit: number, filter?: (object: CachedObject) => boolean): CachePage {
+    const items: CachedObject[] = [];
+    let lastKey: string | undefined;
+    for (const key of this.sortedKeys.from(startKey > keyPrefix ? startKey : keyPrefix, keyPrefix)) {
+      if (items.length >= limit) {
+        lastKey = items.length ? items[items.length - 1].key : startKey;
+        break;
+      }
+      const object = this.objects.get(key)!;
+      if (!filter || filter(object)) items.push(object);
+    }
+    if (lastKey === undefined) return { items, remaining: 0 };
+    const remaining = this.sortedKeys.rank(prefixEnd(keyPrefix)) - this.sortedKeys.rank(lastKey + '\0');
+    return { items, lastKey, remaining };
   }
 
   /** The items of `list(keyPrefix)` encoded once as `item,item,...`, shared by every reader until a change. */

@@ -1,0 +1,81 @@
+/**
+ * The watch cache's ordered keys and its chunks (SPEC 4.4 item 5, 4.6): random
+ * inserts and deletes across many blocks against a sorted array, and chunks
+ * read from the cache against a plain walk.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SortedKeys } from '../src/storage/cacher/sorted-keys.ts';
+import { ResourceCache } from '../src/storage/cacher/resource-cache.ts';
+
+/** A small deterministic generator, so a failure reproduces. */
+function random(seed: number): () => number {
+  return () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+}
+
+const keyOf = (n: number) => `/core/configmaps/ns-${n % 37}/cm-${String(n).padStart(6, '0')}`;
+
+test('SortedKeys keeps order, size and rank through 20,000 random inserts and deletes', () => {
+  const next = random(7);
+  const reference = new Set<string>();
+  const initial = Array.from({ length: 3000 }, (_, i) => keyOf(i * 7));
+  initial.forEach((k) => reference.add(k));
+  const keys = SortedKeys.from(initial.reverse());
+  for (let step = 0; step < 20_000; step++) {
+    const key = keyOf(Math.floor(next() * 40_000));
+    if (next() < 0.7) {
+      if (!reference.has(key)) keys.insert(key), reference.add(key);
+    } else {
+      keys.delete(key);
+      reference.delete(key);
+    }
+  }
+  const sorted = [...reference].sort();
+  assert.equal(keys.size, sorted.length);
+  assert.deepEqual([...keys.from('', '')], sorted);
+  for (const probe of [sorted[0], sorted[sorted.length >> 1], sorted.at(-1)! + '\0', '/core/configmaps/ns-5/', '']) {
+    assert.equal(keys.rank(probe), sorted.filter((k) => k < probe).length, probe);
+  }
+  const ns = '/core/configmaps/ns-12/';
+  assert.deepEqual([...keys.from(ns, ns)], sorted.filter((k) => k.startsWith(ns)));
+  for (const k of sorted) keys.delete(k);
+  assert.equal(keys.size, 0);
+  assert.deepEqual([...keys.from('', '')], []);
+  keys.insert('/a');
+  assert.deepEqual([...keys.from('', '')], ['/a']);
+});
+
+test('ResourceCache chunks: every item once in key order, lastKey, remaining, filters, and the revisions whose state it holds', () => {
+  const prefix = '/core/configmaps/';
+  const initial = Array.from({ length: 2500 }, (_, i) => ({ key: keyOf(i), value: JSON.stringify({ metadata: { name: `cm-${i}` }, odd: i % 2 === 1 }), modRevision: i + 1 }));
+  const cache = new ResourceCache(prefix, { historyMs: 60_000, maxEvents: 1000 }, initial, 2500);
+  cache.apply({ type: 'DELETED', key: keyOf(10), value: initial[10].value, revision: 2501, createRevision: 11 }, Date.now());
+  cache.apply({ type: 'ADDED', key: keyOf(99_999), value: '{"metadata":{"name":"late"},"odd":true}', revision: 2502, createRevision: 2502 }, Date.now());
+  const expected = cache.list(prefix).map((o) => o.key);
+  assert.equal(expected.length, 2500);
+  const walk = (keyPrefix: string, limit: number, filter?: (o: any) => boolean) => {
+    const seen: string[] = [];
+    let start = keyPrefix;
+    for (;;) {
+      const page = cache.page(keyPrefix, start, limit, filter);
+      assert.ok(page.items.length <= limit);
+      seen.push(...page.items.map((o) => o.key));
+      if (page.lastKey === undefined) {
+        assert.equal(page.remaining, 0);
+        return seen;
+      }
+      if (!filter) assert.equal(page.remaining, expected.filter((k) => k.startsWith(keyPrefix) && k > page.lastKey!).length);
+      start = page.lastKey + '\0';
+    }
+  };
+  assert.deepEqual(walk(prefix, 7), expected);
+  assert.deepEqual(walk(prefix, 5000), expected);
+  const ns = '/core/configmaps/ns-3/';
+  assert.deepEqual(walk(ns, 4), expected.filter((k) => k.startsWith(ns)));
+  const odd = (o: any) => o.parsed().odd === true;
+  assert.deepEqual(walk(prefix, 9, odd), cache.list(prefix).filter(odd).map((o) => o.key));
+  // The state at 2502 and later is held; before the last change it is not.
+  assert.equal(cache.holdsStateAt(2502, 2600), true);
+  assert.equal(cache.holdsStateAt(2501, 2600), false);
+  assert.equal(cache.holdsStateAt(2700, 2600), false, 'a revision the cacher has not reached');
+});
