@@ -124,7 +124,8 @@ export async function startOrch(flags: string[], register: (s: TestServer) => vo
     ready.catch(() => {});
     let server: TestServer;
     try {
-      server = await startTestServer(['--secure-port', String(port), ...flags], { ...options, startTimeoutMs });
+      // The server as `npm start` runs it: the test helper's floor of two processes is lifted (the pool grows under load).
+      server = await startTestServer(['--secure-port', String(port), '--min-workers=1', ...flags], { ...options, startTimeoutMs });
     } catch (err) {
       stop.stopped = true;
       // Another process may have taken the port between the probe and the spawn.

@@ -76,8 +76,12 @@ export interface Flags {
   controllers: string[];
   /** --leader-elect; undefined: on with etcd, off with the embedded SQLite store. */
   leaderElect?: boolean;
-  /** --workers: server processes sharing the port (issue 10: every core); 1 runs in this process alone. */
+  /** --workers: most server processes sharing the port under load (issue 10: every core); 1 runs in this process alone. */
   workers: number;
+  /** --min-workers: server processes kept while idle, this one included. */
+  minWorkers: number;
+  /** --worker-idle-timeout: how long the pool is idle before a worker above --min-workers stops. */
+  workerIdleTimeoutMs: number;
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
   leaderElectRetryPeriodMs: number;
@@ -246,7 +250,9 @@ const SPECS: FlagSpec[] = [
       parseControllerSelection(f.controllers);
     },
   },
-  { name: 'workers', value: 'int', help: `Server processes serving the port, each a full replica over the store; with the embedded SQLite store their writes go through one writer process. 1 serves from this process alone. (default: the available CPUs, at most 8; here ${defaultWorkers()})`, apply: (f, v) => (f.workers = parsePositiveInt(v)) },
+  { name: 'workers', value: 'int', help: `Most server processes serving the port, this one included, each a full replica over the store; more are started while the running ones are busy and stopped once idle. With the embedded SQLite store their writes go through this process. 1 serves from this process alone. (default: the available CPUs, at most 8; here ${defaultWorkers()})`, apply: (f, v) => (f.workers = parsePositiveInt(v)) },
+  { name: 'min-workers', value: 'int', help: 'Server processes kept serving even when idle, this one included; at most --workers. (default 1)', apply: (f, v) => (f.minWorkers = parsePositiveInt(v)) },
+  { name: 'worker-idle-timeout', value: 'duration', help: 'How long every server process must be idle before one above --min-workers stops. (default 1m0s)', apply: (f, v) => (f.workerIdleTimeoutMs = parseDuration(v)) },
   { name: 'leader-elect', value: 'bool', help: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability. (default true with --storage-backend=etcd3; the embedded SQLite store has one process, which always leads)', apply: (f, v) => (f.leaderElect = parseBool(v)) },
   { name: 'leader-elect-lease-duration', value: 'duration', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled. (default 15s)', apply: (f, v) => (f.leaderElectLeaseDurationMs = parseDuration(v)) },
   { name: 'leader-elect-renew-deadline', value: 'duration', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled. (default 10s)', apply: (f, v) => (f.leaderElectRenewDeadlineMs = parseDuration(v)) },
@@ -306,6 +312,8 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     etcdReadycheckTimeoutMs: 2000,
     controllers: ['*'],
     workers: defaultWorkers(),
+    minWorkers: 1,
+    workerIdleTimeoutMs: 60_000,
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,

@@ -1,15 +1,18 @@
 /**
  * `orch-apiserver`: parses the flags and starts the server: in this process
- * with `--workers=1`, or as a primary forking one worker per CPU (issue 10).
+ * alone with `--workers=1`, or as the primary of a pool that forks workers
+ * under load (issue 10).
  * On SIGTERM/SIGINT it shuts down gracefully (SPEC 4.10
  * --shutdown-delay-duration) and exits 0.
  */
-import cluster from 'node:cluster';
 import { join, resolve } from 'node:path';
 import * as api from '../generated/index.ts';
 import { startServer, type StartOptions } from '../server/start.ts';
-import { startPrimary, WORKER_INDEX_ENV, type ListeningMessage } from '../server/cluster-primary.ts';
-import { primaryChannel } from '../server/cluster-channels.ts';
+import { ProcessLoad } from '../server/process-load.ts';
+import { listenAsWorker, WorkerPool, WORKER_INDEX_ENV } from '../server/worker-pool.ts';
+import { primaryChannel } from '../server/worker-channels.ts';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
+import { WriterHost } from '../storage/sqlite/writer-host.ts';
 import { EtcdStorage } from '../storage/etcd3/etcd-storage.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
@@ -106,28 +109,60 @@ function announce(url: string, orchconfigPath: string, started: number): void {
 }
 
 /**
- * A worker: the whole server over the shared port. Over SQLite its store is a
- * replica of the primary's writer, the primary compacts, and only worker 0 runs
- * the controllers (unless --leader-elect asks for an election); over etcd each
- * worker is a replica like any other.
+ * A worker of the pool (src/server/worker-pool.ts): the whole server, on the
+ * primary's listening socket. Over SQLite its store is a replica of the
+ * primary's writer and the primary runs the controllers and compacts (unless
+ * --leader-elect asks for an election); over etcd each worker is a replica like
+ * any other.
  */
 async function runWorker(flags: Flags): Promise<void> {
-  const index = Number(process.env[WORKER_INDEX_ENV] ?? 0);
   const sqlite = flags.storageBackend === 'sqlite';
-  // The primary gone (killed) means the store's writer is gone: stop rather than serve half a server.
+  // The primary gone (killed) means the store's writer and the socket's owner are gone: stop rather than serve half a server.
   process.once('disconnect', () => process.exit(1));
   const options = startOptions(flags);
+  const load = new ProcessLoad();
   const running = await startServer({
     ...options,
     storage: sqlite ? new SqliteReplica({ file: join(resolve(flags.dataDir), 'orch.db'), channel: primaryChannel() }) : await etcdStorage(flags),
     compactionIntervalMs: sqlite ? 0 : options.compactionIntervalMs,
-    controllersEnabled: !sqlite || flags.leaderElect === true || index === 0,
+    controllersEnabled: !sqlite || flags.leaderElect === true,
+    load,
+    listen: listenAsWorker(load),
+    writesOrchconfig: false,
   });
   onSignals(async () => {
     process.removeAllListeners('disconnect');
     await running.shutdown();
   });
-  process.send!({ ctl: 'listening', url: running.url } satisfies ListeningMessage);
+}
+
+/**
+ * The primary of a pool: a whole server that forks workers under load. Over
+ * SQLite it owns the store's file and takes the workers' writes into its own
+ * group commit.
+ */
+async function runPrimary(flags: Flags, started: number): Promise<void> {
+  const sqlite = flags.storageBackend === 'sqlite';
+  const storage = sqlite ? new SqliteStorage({ file: join(resolve(flags.dataDir), 'orch.db') }) : await etcdStorage(flags);
+  const writer = sqlite ? new WriterHost(storage) : undefined;
+  await writer?.start();
+  const load = new ProcessLoad();
+  let pool: WorkerPool | undefined;
+  const running = await startServer({ ...startOptions(flags), storage, load, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
+  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer });
+  try {
+    await pool.fill();
+  } catch (err) {
+    await running.shutdown();
+    throw err;
+  }
+  announce(running.url, running.orchconfigPath, started);
+  onSignals(async (signal) => {
+    console.log(`received ${signal}, shutting down`);
+    // The workers drain beside this process; the store closes after they exit.
+    void pool!.stop();
+    await running.shutdown();
+  });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -149,17 +184,9 @@ async function main(argv: string[]): Promise<void> {
     console.error('Error: --storage-backend=etcd3 needs --etcd-servers');
     process.exit(2);
   }
-  if (cluster.isWorker) return runWorker(flags);
+  if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
   const started = Date.now();
-  if (flags.workers > 1) {
-    const primary = await startPrimary({ ...startOptions(flags), workers: flags.workers, sqlite: flags.storageBackend === 'sqlite', compactionIntervalMs: flags.compactionIntervalMs });
-    announce(primary.url, primary.orchconfigPath, started);
-    onSignals(async (signal) => {
-      console.log(`received ${signal}, shutting down`);
-      await primary.shutdown();
-    });
-    return;
-  }
+  if (flags.workers > 1) return runPrimary(flags, started);
   const running = await startServer({ ...startOptions(flags), storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });
   announce(running.url, running.orchconfigPath, started);
   onSignals(async (signal) => {

@@ -6,6 +6,7 @@ import type { Server } from 'node:https';
 import type { ControllerManager } from '../controllers/controller-manager.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { Storage } from '../storage/interface.ts';
+import type { ProcessLoad } from './process-load.ts';
 import type { WebhookTokenOptions } from '../auth/authentication/webhook-token.ts';
 import type { AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import type { ApiServer } from './api-server.ts';
@@ -80,7 +81,18 @@ export interface StartOptions {
    * and the controllers must run once.
    */
   controllersEnabled?: boolean;
-
+  /**
+   * How the HTTPS server starts accepting (default: listen on `port` and
+   * `bindAddress`). A worker of the pool listens on the primary's socket, handed
+   * over once the worker is ready to serve (worker-pool.ts).
+   */
+  listen?: (server: Server) => Promise<void>;
+  /** The pool's view of this process's load; it may ask the process to shed connections (process-load.ts). */
+  load?: ProcessLoad;
+  /** Whether this process writes the admin orchconfig (default true; the pool's workers leave it to the primary). */
+  writesOrchconfig?: boolean;
+  /** Runs in a graceful stop after requests drained, before storage closes (the primary waits for its workers there). */
+  beforeStorageClose?: () => Promise<void>;
 }
 
 export interface RunningServer {

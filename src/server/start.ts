@@ -209,17 +209,23 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       rejectUnauthorized: false,
       ca: authentication.tls.ca,
     },
-    (req, res) => void apiServer.handle(req, res),
+    options.load
+      ? (req, res) => {
+          options.load!.onRequest(req, res);
+          void apiServer.handle(req, res);
+        }
+      : (req, res) => void apiServer.handle(req, res),
   );
   server.keepAliveTimeout = 65_000;
   // Go counts header bytes, not headers: all of them are read, within MAX_HEADER_BYTES.
   server.maxHeadersCount = 0;
   guardConnections(server, headersTimeoutMs);
   const stopWatchingCaFiles = authentication.watchCaFiles(server, { cert: tls.cert, key: tls.key });
-  await new Promise<void>((resolveListen, rejectListen) => {
-    server.once('error', rejectListen);
-    server.listen(options.port, options.bindAddress, () => resolveListen());
-  });
+  await (options.listen?.(server) ??
+    new Promise<void>((resolveListen, rejectListen) => {
+      server.once('error', rejectListen);
+      server.listen(options.port, options.bindAddress, () => resolveListen());
+    }));
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = clientHost.includes(':') ? `[${clientHost}]` : clientHost;
   apiServer = new ApiServer({
@@ -308,7 +314,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   if (options.controllersEnabled !== false) controllers.start();
 
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
-  writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);
+  if (options.writesOrchconfig !== false) writeOrchconfig(orchconfigPath, url, tls.ca, admin.token);
 
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
@@ -325,6 +331,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         server.close(() => r());
         server.closeIdleConnections();
       });
+      await options.beforeStorageClose?.();
       await storage.close();
     })());
   return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer, controllerManager: controllers };

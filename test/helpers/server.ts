@@ -86,12 +86,19 @@ export function request(url: string, ca: string, method: string, path: string, o
  * execs the server (the benchmark's `taskset -c 0`); `startTimeoutMs` (20 s)
  * bounds the wait for its "serving on" line.
  */
+/**
+ * A test server keeps two processes serving (issue 10's pool: a primary and a
+ * worker) even when idle, so every test exercises the workers' paths (the
+ * SQLite replica, the shared socket); a test's own --workers or --min-workers wins.
+ */
+const WORKER_FLAGS = ['--min-workers=2'];
+
 export async function startTestServer(
   flags: string[] = [],
   options: { dataDir?: string; bin?: string; nodeArgs?: string[]; wrapper?: string[]; startTimeoutMs?: number } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...flags];
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...WORKER_FLAGS, ...flags];
   const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

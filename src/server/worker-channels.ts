@@ -1,18 +1,18 @@
 /**
- * The write channel (src/storage/sqlite/write-channel.ts) over Node's cluster
- * IPC, from either side. The same pipe carries the primary's own control
+ * The write channel (src/storage/sqlite/write-channel.ts) over the IPC pipe
+ * between the primary and a worker process, from either side. The same pipe carries the primary's own control
  * messages (`ctl`), which these adapters leave to the primary.
  */
-import type { Worker } from 'node:cluster';
+import type { ChildProcess } from 'node:child_process';
 import type { FromWriter, ReplicaChannel, ToWriter, WriterChannel } from '../storage/sqlite/write-channel.ts';
 
 const isStorageMessage = (message: unknown): boolean => !!message && typeof message === 'object' && 't' in message;
 
 /** The primary's end of one worker's channel. */
-export function workerChannel(worker: Worker): ReplicaChannel {
+export function workerChannel(worker: ChildProcess): ReplicaChannel {
   return {
     send(message: FromWriter) {
-      if (worker.isConnected()) worker.send(message);
+      if (worker.connected) worker.send(message);
     },
     onMessage(listener: (message: ToWriter) => void) {
       const filtered = (message: unknown) => isStorageMessage(message) && listener(message as ToWriter);
