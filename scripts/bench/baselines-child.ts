@@ -5,30 +5,44 @@
  * Serves the bytes of --body (the orch server's own NetworkPolicy GET
  * response, so both sides send the same payload) from a raw node:http and a raw
  * node:https server on 127.0.0.1, the latter with --cert/--key (the orch
- * server's serving certificate). Prints one JSON line {"http":port,"https":port}
- * once both listen. Exits on SIGTERM/SIGINT or when stdin closes (the parent
- * went away).
+ * server's serving certificate); with --list and --table, the bytes of those
+ * files on the paths /list and /table (orch's full-list and Table responses,
+ * the LIST targets' baselines), the GET body on every other path. Each with
+ * its content-length. Prints one JSON line {"http":port,"https":port} once
+ * both listen. Exits on SIGTERM/SIGINT or when stdin closes (the parent went
+ * away).
  *
- *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem>
+ *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem> [--list <file>] [--table <file>]
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-function arg(name: string): string {
+function optionalArg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
-  if (i < 0 || i + 1 >= process.argv.length) {
+  return i < 0 || i + 1 >= process.argv.length ? undefined : process.argv[i + 1];
+}
+
+function arg(name: string): string {
+  const v = optionalArg(name);
+  if (v === undefined) {
     console.error(`baselines-child: missing --${name}`);
     process.exit(2);
   }
-  return process.argv[i + 1];
+  return v;
 }
 
-const body = readFileSync(arg('body'));
+const bodies = new Map<string, Buffer>();
+for (const name of ['list', 'table']) {
+  const file = optionalArg(name);
+  if (file !== undefined) bodies.set(`/${name}`, readFileSync(file));
+}
+const getBody = readFileSync(arg('body'));
 const handler = (req: IncomingMessage, res: ServerResponse) => {
   // Drain any request body, then answer like the orch server does for a GET.
   req.resume();
+  const body = bodies.get(req.url ?? '/') ?? getBody;
   res.writeHead(200, {
     'content-type': 'application/json',
     'cache-control': 'no-cache, private',

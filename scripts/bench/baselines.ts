@@ -12,13 +12,25 @@ export interface Baselines {
   stop(): Promise<void>;
 }
 
-/** Serves `body` on both; https with the given PEM files. */
-export async function startBaselines(body: string, certFile: string, keyFile: string): Promise<Baselines> {
+/** What the baselines answer: `get` on every path, `list` on /list and `table` on /table when given. */
+export interface BaselineBodies {
+  get: string;
+  list?: string;
+  table?: string;
+}
+
+/** Serves `bodies` on both; https with the given PEM files. */
+export async function startBaselines(bodies: BaselineBodies, certFile: string, keyFile: string): Promise<Baselines> {
   assertRunning();
   const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
-  const bodyFile = join(work, 'body.json');
-  writeFileSync(bodyFile, body);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/baselines-child.ts'), '--body', bodyFile, '--cert', certFile, '--key', keyFile], {
+  const args: string[] = [];
+  for (const [name, body] of Object.entries(bodies)) {
+    if (body === undefined) continue;
+    const file = join(work, `${name}.json`);
+    writeFileSync(file, body);
+    args.push(name === 'get' ? '--body' : `--${name}`, file);
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/baselines-child.ts'), ...args, '--cert', certFile, '--key', keyFile], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

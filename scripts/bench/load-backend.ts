@@ -1,9 +1,11 @@
 /**
  * The load benchmark on one storage backend: (etcd3: a throw-away etcd) → the
  * orch server (fresh data dir, loopback), spawn → first 200 on /readyz →
- * fixtures → the raw baselines on wrk → GET on wrk → UPDATE, LIST full,
- * paged and as Table on autocannon → watch fan-out → CREATE on wrk → peak
- * RSS → stop the server → one core vs all cores (two more servers) → stop etcd.
+ * fixtures → the raw baselines on wrk → GET on wrk → UPDATE on autocannon →
+ * the LISTs' raw baselines, then LIST full, paged and as Table, at
+ * --list-connections and at one client, on autocannon → watch fan-out →
+ * CREATE on wrk → peak RSS → stop the server → one core vs all cores (two
+ * more servers) → stop etcd.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +13,12 @@ import { join } from 'node:path';
 import { startEtcd } from '../../test/helpers/etcd.ts';
 import type { Backend, Options } from './args.ts';
 import { measure, type Target } from './autocannon.ts';
-import { startBaselines } from './baselines.ts';
+import { startBaselines, type BaselineBodies } from './baselines.ts';
 import { coresComparison } from './cores.ts';
 import { allowedCpus } from './cpu-pin.ts';
 import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH } from './orch.ts';
 import type { BackendResult } from './report.ts';
-import { fullListTarget, pagedListTarget, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
+import { fullListTarget, listRuns, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
 import { assertRunning, bytes, fmt, log, onCleanup, peakRss, stopChild } from './util.ts';
 import { watchFanout } from './watch-fanout.ts';
 import { baselineTargets, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
@@ -106,6 +108,10 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
     });
     const one = await orch.expect('GET the fixture', [200], 'GET', `${NP_PATH(NS.get)}/api-allow`);
     r.getBytes = one.text.length;
+    const pki = join(orch.server.dataDir, 'pki');
+    const baselines = (bodies: BaselineBodies) => startBaselines(bodies, join(pki, 'serving.crt'), join(pki, 'serving.key'));
+    /** The bodies of orch's full list and Table list, for their raw baselines. */
+    let listBodies: { list: string; table: string } | undefined;
     if (opts.only.has('list')) {
       log(`${r.backend}: creating ${opts.listSize} NetworkPolicies in ${NS.list} (${opts.createConcurrency} in flight) …`);
       const elapsed = await createPolicies(orch, NS.list, opts.listSize, opts.createConcurrency);
@@ -116,6 +122,7 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
       const rows = (JSON.parse(table.text) as { kind?: string; rows?: unknown[] }).rows?.length;
       if (rows !== opts.listSize) throw new Error(`the Table list returned ${rows} rows, expected ${opts.listSize}`);
       r.listCreate = { count: opts.listSize, ms: elapsed, listBytes: listed.text.length, tableBytes: table.text.length };
+      listBodies = { list: listed.text, table: table.text };
       log(`${r.backend}: created them in ${fmt(elapsed, 0)} ms; full list ${bytes(listed.text.length)}, as Table ${bytes(table.text.length)}, at rv ${await collectionRevision(orch, NS.list)}`);
     }
     const updateNames = Array.from({ length: opts.updateObjects }, (_, i) => `np-${String(i).padStart(5, '0')}`);
@@ -123,12 +130,11 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
 
     // The baselines first, so that every ratio compares with a baseline measured minutes earlier by the same wrk command.
     if (opts.only.has('get') || opts.only.has('create')) {
-      const pki = join(orch.server.dataDir, 'pki');
-      const baselines = await startBaselines(one.text, join(pki, 'serving.crt'), join(pki, 'serving.key'));
-      log(`${r.backend}: baselines pid ${baselines.process.pid}: http :${baselines.ports.http}, https :${baselines.ports.https}`);
-      for (const t of baselineTargets(baselines.ports)) await runWrkTarget(t, baselines.process.pid);
-      r.baselinePeakRss = peakRss(baselines.process.pid);
-      await baselines.stop();
+      const b = await baselines({ get: one.text });
+      log(`${r.backend}: baselines pid ${b.process.pid}: http :${b.ports.http}, https :${b.ports.https}`);
+      for (const t of baselineTargets(b.ports)) await runWrkTarget(t, b.process.pid);
+      r.baselinePeakRss = peakRss(b.process.pid);
+      await b.stop();
     }
     if (opts.only.has('get')) {
       await runWrkTarget(getTarget(o, NS.get, 'api-allow'), pid);
@@ -139,13 +145,20 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
       r.update = update.stats;
       await runAc(update.target);
     }
-    if (opts.only.has('list')) {
-      const lc = opts.listConnections;
-      await runAc(fullListTarget(o, NS.list, opts.listSize, lc));
-      const paged = pagedListTarget(o, NS.list, opts.pageSize, opts.listSize, lc, opts.warmup > 0 ? lc : 0);
-      r.paged = paged.stats;
-      await runAc(paged.target);
-      await runAc(tableListTarget(o, NS.list, opts.listSize, lc));
+    if (listBodies) {
+      // The raw baselines of the full and the Table list right before orch's, by the same autocannon command.
+      const b = await baselines({ get: one.text, ...listBodies });
+      listBodies = undefined;
+      log(`${r.backend}: LIST baselines pid ${b.process.pid}: https :${b.ports.https}`);
+      for (const run of listRuns(opts)) for (const t of rawListTargets(b.ports.https, run)) await runAc(t);
+      await b.stop();
+      for (const run of listRuns(opts)) {
+        await runAc(fullListTarget(o, NS.list, opts.listSize, run));
+        const paged = pagedListTarget(o, NS.list, opts.pageSize, opts.listSize, run, opts.warmup > 0);
+        (r.paged ??= new Map()).set(paged.target.key, paged.stats);
+        await runAc(paged.target);
+        await runAc(tableListTarget(o, NS.list, opts.listSize, run));
+      }
     }
     if (opts.only.has('watch')) {
       try {

@@ -7,6 +7,7 @@
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import type { BackendResult } from './report.ts';
+import { listRuns } from './targets.ts';
 import { fmt, int, percentile } from './util.ts';
 import type { PhaseResult } from './watch-fanout.ts';
 
@@ -47,6 +48,23 @@ function latencyLine(line: string, value: number | undefined, goalMs: number, ok
   return { line, value: msv(value), goal: `≤ ${goalMs} ms`, met: measured ? value <= goalMs && ok : undefined };
 }
 
+/**
+ * A LIST line: p50 and lists/s, and beside them the raw https server's with
+ * the same bytes (same run, same autocannon command), with both ratios. The
+ * goal is on the p50 alone.
+ */
+function listLine(line: string, m: Measurement | undefined, raw: Measurement | undefined, goalMs: number): Line {
+  const l = latencyLine(line, m?.p50, goalMs, !!m && clean(m));
+  if (!m) return l;
+  const rate = (x: Measurement) => `${msv(x.p50)}, ${fmt(x.rps, 1)} lists/s${failures(x)}`;
+  l.value = rate(m);
+  if (raw) {
+    l.baseline = `raw https ${rate(raw)}`;
+    l.ratio = `p50 ${fmt(m.p50 / raw.p50, 2)}x, lists/s ${fmt(m.rps / raw.rps, 2)}x raw`;
+  }
+  return l;
+}
+
 function phase(r: BackendResult, rate: number): PhaseResult | undefined {
   return r.watch?.phases.find((p) => p.rate === rate);
 }
@@ -58,12 +76,14 @@ function lines(r: BackendResult, o: Options): Line[] {
     rateLine('create NetworkPolicy, every ack durable, req/s', m('create'), m('http'), 'http', 0.2),
   ];
   const n = int(o.listSize);
-  const list = m('list');
-  out.push(latencyLine(`full list of ${n}, p50`, list?.p50, 25, !!list && clean(list)));
-  const walks = r.paged?.walks.sorted();
-  out.push(latencyLine(`whole paged walk, limit=${o.pageSize}, p50`, walks?.length ? percentile(walks, 50) : undefined, 150, !!r.paged && !r.paged.badWalks));
-  const table = m('table');
-  out.push(latencyLine(`list of ${n} as Table, p50`, table?.p50, 60, !!table && clean(table)));
+  const runs = listRuns(o);
+  for (const { suffix, name } of runs) out.push(listLine(`full list of ${n}, p50, ${name}`, m(`list${suffix}`), m(`raw-list${suffix}`), 25));
+  for (const { suffix, name } of runs) {
+    const paged = r.paged?.get(`paged${suffix}`);
+    const walks = paged?.walks.sorted();
+    out.push(latencyLine(`whole paged walk, limit=${o.pageSize}, p50, ${name}`, walks?.length ? percentile(walks, 50) : undefined, 150, !!paged && !paged.badWalks));
+  }
+  for (const { suffix, name } of runs) out.push(listLine(`list of ${n} as Table, p50, ${name}`, m(`table${suffix}`), m(`raw-table${suffix}`), 60));
   const w = r.watch;
   const watchers = int(w?.watchers ?? o.watchers);
   const fast = phase(r, 200);
@@ -138,6 +158,21 @@ function coresTable(r: BackendResult): string[] {
   return [...out, ''];
 }
 
+/** What the LIST lines measure, under the goals tables. */
+function listNote(o: Options): string {
+  const [many] = listRuns(o);
+  const concurrent =
+    many.connections > 1
+      ? `"${many.name}" = ${many.connections} connections, each asking for the next list as soon as its last one arrived, so its p50 includes the wait behind the other connections' lists and, on a small machine, the client's and the TLS layer's work for them; `
+      : '';
+  return (
+    `LIST lines are autocannon over HTTPS for ${o.duration} s after a ${o.warmup} s warm-up each: ${concurrent}` +
+    `"one client" = one connection, one list at a time: a list's own latency. A paged walk's time is the sum of its ${Math.ceil(o.listSize / o.pageSize)} page times. ` +
+    `The raw baseline is a bare node:https server (bench/baselines-child.ts, its own process, orch's serving certificate) answering with the exact bytes of orch's full-list or Table response, measured by the same autocannon command just before orch's LISTs: ` +
+    'what TLS and the client alone cost at that concurrency. Ratio = orch\'s p50 ÷ raw p50 (1x: as fast as a server with nothing to compute) and orch\'s lists/s ÷ raw lists/s; the goals are issue 10\'s, on orch\'s p50 alone.'
+  );
+}
+
 export function goalTables(results: BackendResult[], o: Options): string[] {
   const out: string[] = [];
   for (const r of results) {
@@ -155,6 +190,7 @@ export function goalTables(results: BackendResult[], o: Options): string[] {
   if (out.length) {
     out.push(
       `Rates are req/s from wrk (${o.threads} threads, ${o.connections} connections, HTTPS, ${o.duration} s after a ${o.warmup} s warm-up); a rate with failed responses is never "met". ` +
+        (o.only.has('list') ? `${listNote(o)} ` : '') +
         `Event delay = the event's arrival at a watcher − the moment its write was sent. Peak RSS is the main server's VmHWM over its whole run (the goal is compared with the server alone).`,
       '',
     );

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
-import type { PagedStats, UpdateStats } from './targets.ts';
+import { listRuns, type PagedStats, type UpdateStats } from './targets.ts';
 import { bytes, fmt, int, percentile, ratio } from './util.ts';
 import type { WatchResult } from './watch-fanout.ts';
 import { watchRows } from './report-watch.ts';
@@ -21,7 +21,8 @@ export interface BackendResult {
   getBytes?: number;
   listCreate?: { count: number; ms: number; listBytes: number; tableBytes: number };
   measurements: Map<string, Measurement>;
-  paged?: PagedStats;
+  /** The paged LIST's walks, by measurement key ("paged", "paged-1"). */
+  paged?: Map<string, PagedStats>;
   update?: UpdateStats;
   created?: number;
   watch?: WatchResult;
@@ -34,7 +35,7 @@ export interface BackendResult {
 }
 
 const ms = (n: number | undefined) => fmt(n, 2);
-const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'update', 'list', 'paged', 'table'];
+const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'update', ...['', '-1'].flatMap((s) => ['raw-list', 'raw-table', 'list', 'paged', 'table'].map((k) => k + s))];
 
 function targetTable(r: BackendResult): string[] {
   const https = r.measurements.get('https')?.rps;
@@ -86,27 +87,28 @@ function listRows(results: BackendResult[], o: Options): string[] {
     `| backend | mode | lists/s | pages/s | p50 (ms) | p99 (ms) | MiB/s | errors + bad | items/s vs raw https req/s |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  const mibs = (m: Measurement) => fmt((m.rps * m.bytesPerResponse) / 1024 / 1024);
   for (const r of rows) {
     const https = r.measurements.get('https')?.rps;
-    const full = r.measurements.get('list');
-    if (full) {
-      lines.push(
-        `| ${r.backend} | full, no limit | ${fmt(full.rps, 2)} | — | ${ms(full.p50)} | ${ms(full.p99)} | ${fmt((full.rps * full.bytesPerResponse) / 1024 / 1024)} | ${full.errors + full.bad} | ${ratio(full.rps * o.listSize, https)} |`,
-      );
-    }
-    const paged = r.measurements.get('paged');
-    if (paged && r.paged) {
-      const walks = r.paged.walks.sorted();
-      lines.push(
-        `| ${r.backend} | page (limit=${o.pageSize}) | — | ${fmt(paged.rps)} | ${ms(paged.p50)} | ${ms(paged.p99)} | ${fmt((paged.rps * paged.bytesPerResponse) / 1024 / 1024)} | ${paged.errors + paged.bad} | ${ratio((paged.rps * o.listSize) / pages, https)} |`,
-        `| ${r.backend} | full walk (${pages} pages) | ${fmt(walks.length / paged.durationS, 2)} | — | ${ms(percentile(walks, 50))} | ${ms(percentile(walks, 99))} | — | ${r.paged.badWalks} bad walks | — |`,
-      );
-    }
-    const table = r.measurements.get('table');
-    if (table) {
-      lines.push(
-        `| ${r.backend} | as Table, no limit | ${fmt(table.rps, 2)} | — | ${ms(table.p50)} | ${ms(table.p99)} | ${fmt((table.rps * table.bytesPerResponse) / 1024 / 1024)} | ${table.errors + table.bad} | ${ratio(table.rps * o.listSize, https)} |`,
-      );
+    const whole = (mode: string, key: string, items: boolean) => {
+      const m = r.measurements.get(key);
+      if (m) lines.push(`| ${r.backend} | ${mode} | ${fmt(m.rps, 2)} | — | ${ms(m.p50)} | ${ms(m.p99)} | ${mibs(m)} | ${m.errors + m.bad} | ${items ? ratio(m.rps * o.listSize, https) : '—'} |`);
+    };
+    for (const run of listRuns(o)) {
+      const s = run.suffix;
+      whole(`raw https, the full list's bytes, ${run.name}`, `raw-list${s}`, false);
+      whole(`full, no limit, ${run.name}`, `list${s}`, true);
+      const paged = r.measurements.get(`paged${s}`);
+      const stats = r.paged?.get(`paged${s}`);
+      if (paged && stats) {
+        const walks = stats.walks.sorted();
+        lines.push(
+          `| ${r.backend} | page (limit=${o.pageSize}), ${run.name} | — | ${fmt(paged.rps)} | ${ms(paged.p50)} | ${ms(paged.p99)} | ${mibs(paged)} | ${paged.errors + paged.bad} | ${ratio((paged.rps * o.listSize) / pages, https)} |`,
+          `| ${r.backend} | full walk (${pages} pages), ${run.name} | ${fmt(walks.length / paged.durationS, 2)} | — | ${ms(percentile(walks, 50))} | ${ms(percentile(walks, 99))} | — | ${stats.badWalks} bad walks | — |`,
+        );
+      }
+      whole(`raw https, the Table's bytes, ${run.name}`, `raw-table${s}`, false);
+      whole(`as Table, no limit, ${run.name}`, `table${s}`, true);
     }
   }
   return lines;
@@ -149,7 +151,7 @@ function notes(r: BackendResult): string[] {
       for (const e of m.errorSamples) out.push(`  - error: ${e}`);
     }
   }
-  for (const s of r.paged?.badSamples ?? []) out.push(`- ${r.backend}, paged LIST: ${s.replace(/\s+/g, ' ')}`);
+  for (const [key, stats] of r.paged ?? []) for (const s of stats.badSamples) out.push(`- ${r.backend}, ${r.measurements.get(key)?.label ?? key}: ${s.replace(/\s+/g, ' ')}`);
   const w = r.watch;
   if (w) {
     const bad = Object.entries(w.writeStatuses).filter(([k]) => k !== '200');
@@ -225,7 +227,8 @@ export function report(results: BackendResult[], o: Options): string {
   if (has('update')) out.push('- UPDATE: each connection sticks to one object, PUTs it with the resourceVersion it last saw and re-reads it (GET) after a 409; a lost update is a second successful PUT from the same resourceVersion of an object.');
   if (has('paged')) {
     out.push(
-      `- LIST (full, paged and as Table): ${o.listConnections} connections. Paged: each connection walks every page with continue tokens and checks that a walk returns all ${int(o.listSize)} items; a walk's time is the sum of its page response times; only walks begun and finished in the measured run count.`,
+      `- LIST (full, paged and as Table): each at ${o.listConnections} connections, then at one (one list at a time: a list's own latency, no wait behind other connections' lists). Paged: each connection walks every page with continue tokens and checks that a walk returns all ${int(o.listSize)} items; a walk's time is the sum of its page response times; only walks begun and finished in the measured run count. ` +
+        "The \"raw https\" rows: a bare node:https server answering with the exact bytes of orch's full-list and Table responses (with content-length, orch's certificate), measured at the same connections just before orch's LISTs; they bound what the client and TLS allow on this machine.",
     );
   }
   if (ran.some((r) => r.watch)) {
