@@ -171,11 +171,29 @@ function listHeaders(res: ServerResponse, encode: EncodeOptions): void {
   setWarnings(res, encode.warnings);
 }
 
+/** Bytes of the shared list body handed to a socket at a time. */
+const LIST_SLICE_BYTES = 262_144;
+
+/**
+ * The shared body in slices that wait for the socket to drain: written whole,
+ * TLS encrypted all of it at once, and each slow reader of a 15 MiB list held
+ * its own 15 MiB of ciphertext.
+ */
 function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string, items: Buffer): void {
   if (alreadyAnswered(res)) return;
   listHeaders(res, encode);
   res.writeHead(200);
   res.write(head);
-  res.write(items);
-  res.end(']}');
+  let offset = 0;
+  const writeSome = () => {
+    // The deadline (or the client) may have ended the response while it waited for drain.
+    if (alreadyAnswered(res)) return;
+    while (offset < items.length) {
+      const slice = items.subarray(offset, offset + LIST_SLICE_BYTES);
+      offset += slice.length;
+      if (!res.write(slice)) return void res.once('drain', writeSome);
+    }
+    res.end(']}');
+  };
+  writeSome();
 }
