@@ -152,6 +152,12 @@ export class GenericStore {
     return collectionPrefix(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined);
   }
 
+  /** The stored object, read from storage (never the cache), or null: for start-up steps that compare before they write. */
+  async read(namespace: string | undefined, name: string): Promise<ApiObject | null> {
+    const kv = await this.storage.get(this.key(namespace, name));
+    return kv ? parseStored(kv.value, kv.modRevision) : null;
+  }
+
   /** One page of the store at a revision (chunked and exact lists; whole lists come from the watch cache). */
   async list(request: ListRequest): Promise<ListPage> {
     const prefix = this.prefix(request.namespace);

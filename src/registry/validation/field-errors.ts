@@ -188,10 +188,6 @@ export function index(path: string, i: number | string): string {
 
 /** UTF-8 byte length (Go `len(string)`). */
 export function byteLength(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return n;
+  // A lone surrogate counts 3, as Go counts the U+FFFD its JSON decoder puts there.
+  return Buffer.byteLength(s, 'utf8');
 }
