@@ -92,8 +92,21 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
   if (options.mediaType === YAML_TYPE) text = toYaml(body, { lineWidth: 0 });
   else text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
   baseHeaders(res, options, options.mediaType);
+  endWhole(res, status, text);
+}
+
+/**
+ * Sends a whole body with its Content-Length: after a bare writeHead Node no
+ * longer knows the length and frames the body in chunks, an extra pass and
+ * more bytes for every small answer.
+ */
+function endWhole(res: ServerResponse, status: number, body: string | Buffer): void {
+  // As bytes: Node joins a string body to the head and encodes both as UTF-8, which would
+  // re-encode a Warning's UTF-8 bytes (setWarnings) instead of sending them as they are.
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.setHeader('Content-Length', bytes.length);
   res.writeHead(status);
-  res.end(text);
+  res.end(bytes);
 }
 
 /** Writes JSON that is already encoded (the stored bytes), re-encoding only when needed. */
@@ -101,8 +114,7 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
   if (alreadyAnswered(res)) return;
   if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json.toString()), options);
   baseHeaders(res, options, JSON_TYPE);
-  res.writeHead(status);
-  res.end(json);
+  endWhole(res, status, json);
 }
 
 /**
@@ -156,6 +168,6 @@ export function writeError(res: ServerResponse, err: unknown, options: EncodeOpt
 
 export function writeText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   if (alreadyAnswered(res)) return;
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...headers });
-  res.end(text);
+  for (const [name, value] of Object.entries({ 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...headers })) res.setHeader(name, value);
+  endWhole(res, status, text);
 }

@@ -55,6 +55,8 @@ export interface WorkerPoolOptions {
 const TICK_MS = 250;
 /** Mean event-loop use over the serving processes, for two ticks in a row, that forks another worker. */
 const BUSY = 0.7;
+/** Mean event-loop use from which connections are moved off a crowded process. */
+const SHED_BUSY = 0.5;
 /** Highest event-loop use that still counts as idle. */
 const IDLE = 0.1;
 
@@ -64,6 +66,8 @@ interface Member {
   serving: boolean;
   /** Asked to stop (idle, or the pool stopping). */
   retiring: boolean;
+  /** The shedding last asked of it. */
+  shed: number;
   last: LoadSample;
 }
 
@@ -102,7 +106,7 @@ export class WorkerPool {
       serialization: 'advanced',
       stdio: 'inherit',
     });
-    const member: Member = { index, child, serving: false, retiring: false, last: { utilization: 0, connections: 0 } };
+    const member: Member = { index, child, serving: false, retiring: false, shed: 0, last: { utilization: 0, connections: 0 } };
     this.members.set(index, member);
     this.options.writer?.attach(workerChannel(child));
     this.startingWorker = true;
@@ -157,17 +161,26 @@ export class WorkerPool {
       newest.retiring = true;
       newest.child.kill('SIGTERM');
     }
-    this.rebalance(own, serving);
+    // Only a busy pool gains from moving clients; a light one keeps its connections (and a client's pipelined requests).
+    this.rebalance(own, mean >= SHED_BUSY ? serving : undefined);
   }
 
-  /** Asks each process holding more than its fair share of active connections to close the excess after their responses. */
-  private rebalance(own: LoadSample, serving: Member[]): void {
-    const total = own.connections + serving.reduce((sum, m) => sum + m.last.connections, 0);
-    const fair = Math.ceil(total / (serving.length + 1));
-    const excess = (connections: number) => (connections > fair + 1 ? connections - fair : 0);
+  /**
+   * Asks each process holding more than its fair share of active connections
+   * to close the excess after their responses; with `serving` undefined (a
+   * light load), nobody sheds.
+   */
+  private rebalance(own: LoadSample, serving: Member[] | undefined): void {
+    const total = own.connections + (serving ?? []).reduce((sum, m) => sum + m.last.connections, 0);
+    const fair = Math.ceil(total / ((serving?.length ?? 0) + 1));
+    const excess = (connections: number) => (serving && connections > fair + 1 ? connections - fair : 0);
     this.options.load.shed(excess(own.connections));
-    for (const member of serving) {
-      if (member.child.connected) member.child.send({ ctl: 'shed', connections: excess(member.last.connections) } satisfies ControlMessage);
+    for (const member of this.members.values()) {
+      const shed = member.serving ? excess(member.last.connections) : 0;
+      // A budget is spent as it is used: asked again every tick while there is excess, but "none" only once.
+      if ((shed === 0 && member.shed === 0) || !member.child.connected) continue;
+      member.shed = shed;
+      member.child.send({ ctl: 'shed', connections: shed } satisfies ControlMessage);
     }
   }
 
