@@ -11,11 +11,12 @@ import type { CacheWatcher } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
 import { SortedKeys } from './sorted-keys.ts';
 
-/** How many objects of the process keep their encoded GET body (about 6 MiB of 1.5 KiB objects). */
-const BODIES_KEPT = 4096;
-/** The objects keeping one, as a ring: the oldest gives its body up to the next. */
-const bodyHolders: Array<CachedObject | undefined> = new Array(BODIES_KEPT);
-let nextHolder = 0;
+/** Bytes of encoded GET bodies a process keeps (every object of 10,000 NetworkPolicies fits twice). */
+const BODY_BYTES_KEPT = 32 * 1024 * 1024;
+/** The objects keeping one, oldest first from `firstHolder`: the oldest give theirs up past the budget. */
+let bodyHolders: Array<CachedObject | undefined> = [];
+let firstHolder = 0;
+let bodyBytesKept = 0;
 
 /** One object version as the cache holds it; serialized and parsed forms are made on first use. */
 export class CachedObject {
@@ -40,19 +41,28 @@ export class CachedObject {
   }
 
   /**
-   * The JSON encoded once for objects read one by one (GET), kept for the last
-   * BODIES_KEPT objects read: kept for every object read, the copies doubled the
+   * The JSON encoded once for objects read one by one (GET), kept for the
+   * objects read last, within BODY_BYTES_KEPT: kept for every object read, the copies doubled the
    * cache's memory, and at 1,000,000 objects their growth set off full
    * collections of the whole heap (random GETs fell to 0.4x of 10,000's).
    */
   body(): Buffer {
     if (this.encodedBody) return this.encodedBody;
     const body = Buffer.from(this.json());
-    const evicted = bodyHolders[nextHolder];
-    if (evicted) evicted.encodedBody = undefined;
-    bodyHolders[nextHolder] = this;
-    nextHolder = (nextHolder + 1) % BODIES_KEPT;
     this.encodedBody = body;
+    bodyHolders.push(this);
+    bodyBytesKept += body.length;
+    while (bodyBytesKept > BODY_BYTES_KEPT && firstHolder < bodyHolders.length) {
+      const oldest = bodyHolders[firstHolder]!;
+      bodyHolders[firstHolder++] = undefined;
+      bodyBytesKept -= oldest.encodedBody!.length;
+      oldest.encodedBody = undefined;
+    }
+    // Compacted once the released prefix dominates, so the queue stays amortized O(1).
+    if (firstHolder > 4096 && firstHolder * 2 > bodyHolders.length) {
+      bodyHolders = bodyHolders.slice(firstHolder);
+      firstHolder = 0;
+    }
     return body;
   }
 

@@ -1,12 +1,12 @@
 /**
- * The watch cache's ordered keys and its chunks (SPEC 4.4 item 5, 4.6): random
- * inserts and deletes across many blocks against a sorted array, and chunks
- * read from the cache against a plain walk.
+ * The watch cache (SPEC 4.4 item 5, 4.6): its ordered keys (random inserts and
+ * deletes across many blocks against a sorted array), its chunks (against a
+ * plain walk) and the bounded encoded bodies of GET.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SortedKeys } from '../src/storage/cacher/sorted-keys.ts';
-import { ResourceCache } from '../src/storage/cacher/resource-cache.ts';
+import { CachedObject, ResourceCache } from '../src/storage/cacher/resource-cache.ts';
 
 /** A small deterministic generator, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -78,4 +78,17 @@ test('ResourceCache chunks: every item once in key order, lastKey, remaining, fi
   assert.equal(cache.holdsStateAt(2502, 2600), true);
   assert.equal(cache.holdsStateAt(2501, 2600), false);
   assert.equal(cache.holdsStateAt(2700, 2600), false, 'a revision the cacher has not reached');
+});
+
+test('encoded GET bodies are kept for the objects read last, within a byte budget', () => {
+  const big = 'x'.repeat(1024 * 1024);
+  const objects = Array.from({ length: 40 }, (_, i) => new CachedObject(`/core/configmaps/ns/cm-${i}`, JSON.stringify({ metadata: { name: `cm-${i}` }, data: { big } }), i + 1));
+  const first = objects[0].body();
+  assert.equal(objects[0].body(), first, 'a body read again is the one kept');
+  assert.match(first.toString(), /"resourceVersion":"1"/);
+  for (const object of objects.slice(1)) object.body();
+  // 40 MiB of bodies against a 32 MiB budget: the oldest gave theirs up, the newest keep them.
+  assert.notEqual(objects[0].body(), first, 'the oldest body was released and is made again');
+  assert.equal(objects[39].body(), objects[39].body());
+  assert.deepEqual(objects[0].body(), first, 'the same bytes');
 });
