@@ -4,10 +4,12 @@
  * `UNIQUE(name, prev_revision)` is the compare-and-swap; deletes append
  * tombstones; compaction drops superseded rows in batches. Writes queued in one
  * event-loop turn commit in one WAL transaction (group commit) and are
- * acknowledged only after it, so an acknowledged write survives kill -9.
+ * acknowledged only after it, so an acknowledged write survives kill -9; with
+ * `synchronous: 'FULL'` (the default) only after the WAL was also fsynced, on
+ * libuv's thread pool rather than inside COMMIT on the event loop (issue 10).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   CasFailedError,
@@ -43,7 +45,7 @@ const GROUP_COMMIT_WINDOW_MS = 2;
 export interface SqliteOptions {
   /** Path of the database file. */
   file: string;
-  /** fsync every commit (FULL) rather than rely on the WAL surviving a process crash (NORMAL). */
+  /** Acknowledge a write once the WAL holding it is fsynced (FULL) rather than rely on the WAL surviving a process crash (NORMAL). */
   synchronous?: 'FULL' | 'NORMAL';
 }
 
@@ -61,12 +63,24 @@ export class SqliteStorage implements Storage {
   /** The last commit failed (disk full, I/O error) and none has succeeded since: readiness fails. */
   private writeFailure: unknown;
   private readonly stmt;
+  private readonly file: string;
+  private readonly syncCommits: boolean;
+  /** The WAL, opened after the first commit made it, for the fsyncs that make commits durable. */
+  private walFd: number | undefined;
+  /** Committed batches waiting for the next fsync of the WAL; one fsync runs at a time and covers all before it. */
+  private awaitingSync: Array<(error?: unknown) => void> = [];
+  private syncing: Promise<void> | undefined;
 
   constructor(options: SqliteOptions) {
     mkdirSync(dirname(options.file), { recursive: true });
+    this.file = options.file;
     this.db = new Database(options.file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    // SQLite never syncs a commit itself: FULL durability comes from our own fsync of the WAL
+    // after COMMIT (each FULL commit blocked the event loop for 0.23 ms, 22 % of a create-bound run).
+    // Checkpoints still sync the WAL before copying it, as NORMAL does.
+    this.syncCommits = (options.synchronous ?? 'FULL') === 'FULL';
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.reader = new KineReader(this.db);
     this.stmt = {
@@ -79,6 +93,11 @@ export class SqliteStorage implements Storage {
         `DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE prev_revision != 0 AND id > ? AND id <= ?)`,
       ),
       compactTombstones: this.db.prepare(`DELETE FROM kine WHERE deleted = 1 AND id > ? AND id <= ?`),
+      // Prepared once: exec() parsed them again for every write of every batch.
+      begin: this.db.prepare('BEGIN'),
+      commit: this.db.prepare('COMMIT'),
+      savepoint: this.db.prepare('SAVEPOINT write'),
+      release: this.db.prepare('RELEASE write'),
     };
     this.revision = this.reader.headRevision();
     this.compacted = this.reader.compactedRevision();
@@ -131,7 +150,13 @@ export class SqliteStorage implements Storage {
     return openWatch(
       () => {
         this.checkRevision(fromRevision);
-        if (fromRevision < this.revision) for (const event of this.reader.history(prefix, fromRevision)) onEvent(event);
+        // Up to the acknowledged revision: later commits (their fsync still running) come as live events.
+        if (fromRevision < this.revision) {
+          for (const event of this.reader.history(prefix, fromRevision)) {
+            if (event.revision > this.revision) break;
+            onEvent(event);
+          }
+        }
         this.watchers.add(watcher);
       },
       () => this.watchers.delete(watcher),
@@ -180,7 +205,9 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     if (this.pending.length) this.flush();
+    while (this.syncing) await this.syncing;
     this.watchers.clear();
+    if (this.walFd !== undefined) closeSync(this.walFd);
     this.db.close();
   }
 
@@ -224,9 +251,9 @@ export class SqliteStorage implements Storage {
     this.pending = [];
     const outcomes: Array<{ event?: StorageEvent; error?: unknown }> = [];
     try {
-      this.db.exec('BEGIN');
+      this.stmt.begin.run();
       for (const write of batch) outcomes.push(this.applyInSavepoint(write));
-      this.db.exec('COMMIT');
+      this.stmt.commit.run();
     } catch (error) {
       this.rollback();
       const failure = storeFailure(error);
@@ -234,28 +261,70 @@ export class SqliteStorage implements Storage {
       for (const write of batch) write.reject(failure);
       return;
     }
-    // A batch of refused writes commits nothing, so it says nothing about the disk.
-    if (outcomes.some((o) => o.event)) this.writeFailure = undefined;
-    batch.forEach((write, i) => {
-      const { event, error } = outcomes[i];
-      if (event) {
-        this.revision = event.revision;
-        write.resolve(event.revision);
-        for (const watcher of this.watchers) if (event.key.startsWith(watcher.prefix)) watcher.onEvent(event);
-      } else {
-        write.reject(error);
+    const settle = (syncError?: unknown) => {
+      // A batch of refused writes commits nothing, so it says nothing about the disk.
+      if (outcomes.some((o) => o.event)) this.writeFailure = syncError;
+      batch.forEach((write, i) => {
+        const { event, error } = outcomes[i];
+        if (event) {
+          // Committed either way: readers of the file see it, so the watchers must too.
+          this.revision = event.revision;
+          if (syncError) write.reject(syncError);
+          else write.resolve(event.revision);
+          for (const watcher of this.watchers) if (event.key.startsWith(watcher.prefix)) watcher.onEvent(event);
+        } else {
+          write.reject(error);
+        }
+      });
+    };
+    if (this.syncCommits && outcomes.some((o) => o.event)) this.afterSync(settle);
+    else settle();
+  }
+
+  /** Runs `settle` once an fsync of the WAL begun after this call has finished. */
+  private afterSync(settle: (error?: unknown) => void): void {
+    this.awaitingSync.push(settle);
+    if (!this.syncing) this.syncing = this.syncWal();
+  }
+
+  /** fsyncs of the WAL, one at a time, each settling every batch committed before it began. */
+  private async syncWal(): Promise<void> {
+    while (this.awaitingSync.length) {
+      const settles = this.awaitingSync;
+      this.awaitingSync = [];
+      let error: unknown;
+      try {
+        await new Promise<void>((resolve, reject) => fsync(this.wal(), (err) => (err ? reject(err) : resolve())));
+      } catch (err) {
+        error = new StorageUnavailableError(`sqlite: the commit may not be durable: fsync of the WAL failed: ${(err as Error).message}`);
       }
-    });
+      for (const settle of settles) settle(error);
+    }
+    this.syncing = undefined;
+  }
+
+  /** The WAL's descriptor; on first use its directory entry is made durable too. */
+  private wal(): number {
+    if (this.walFd === undefined) {
+      this.walFd = openSync(`${this.file}-wal`, 'r');
+      const dir = openSync(dirname(this.file), 'r');
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    }
+    return this.walFd;
   }
 
   /** One write of a batch; its own refusals are its outcome, a failure of the store throws out of the batch. */
   private applyInSavepoint(write: PendingWrite): { event?: StorageEvent; error?: unknown } {
     // A request answered 504 while its write waited for this commit must not change anything.
     if (write.signal?.aborted) return { error: new DeadlineExceededError() };
-    this.db.exec('SAVEPOINT write');
+    this.stmt.savepoint.run();
     try {
       const event = write.apply();
-      this.db.exec('RELEASE write');
+      this.stmt.release.run();
       return { event };
     } catch (error) {
       if (error instanceof Database.SqliteError) throw error;
