@@ -3,6 +3,7 @@
 // here when missing or older than any source file) starts in about two thirds of
 // the time of loading every module through tsx; tsx is the fallback.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, rmSync } from 'node:fs';
+import module from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -60,6 +61,10 @@ async function ensureBundle() {
   rmSync(staging, { recursive: true, force: true });
   return true;
 }
+
+// Node 22.1+ keeps V8's compiled code of the bundle between starts (parsing it was 22 ms of a
+// 150 ms start on Node 20, which has no such cache).
+module.enableCompileCache?.();
 
 let bundled = false;
 try {
