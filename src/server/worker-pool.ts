@@ -55,7 +55,7 @@ export interface WorkerPoolOptions {
 const TICK_MS = 250;
 /** Mean event-loop use over the serving processes, for two ticks in a row, that forks another worker. */
 const BUSY = 0.7;
-/** Mean event-loop use from which connections are moved off a crowded process. */
+/** Event-loop use of the busiest process from which connections are moved off a crowded one. */
 const SHED_BUSY = 0.5;
 /** Highest event-loop use that still counts as idle. */
 const IDLE = 0.1;
@@ -161,8 +161,10 @@ export class WorkerPool {
       newest.retiring = true;
       newest.child.kill('SIGTERM');
     }
-    // Only a busy pool gains from moving clients; a light one keeps its connections (and a client's pipelined requests).
-    this.rebalance(own, mean >= SHED_BUSY ? serving : undefined);
+    // Only a busy process gains from handing clients over; under a light load connections (and a
+    // client's pipelined requests) stay where they are.
+    const busiest = Math.max(...samples.map((s) => s.utilization));
+    this.rebalance(own, busiest >= SHED_BUSY ? serving : undefined);
   }
 
   /**
