@@ -5,7 +5,6 @@
  * the store at one revision. Items are stored JSON with the resourceVersion
  * spliced in, streamed to the socket rather than built into one response.
  */
-import type { ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
@@ -13,7 +12,7 @@ import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
 import { CompactedError } from '../storage/interface.ts';
 import { resourcePrefix } from '../storage/keys.ts';
-import { alreadyAnswered, JSON_TYPE, setWarnings, writeJsonItems, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
+import { JSON_TYPE, writeJsonAround, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
 import { parseInt64 } from './options.ts';
@@ -80,6 +79,17 @@ export async function readPage(ctx: ResourceRequest, list: ListQuery): Promise<L
 }
 
 /**
+ * The cache's revision once it may serve the current state (SPEC 4.6): unset
+ * `rv` = most recent (caught up with the store), "0" = any, other = not older
+ * than the plan's minimum.
+ */
+async function reachCurrentState(ctx: ResourceRequest, plan: ListReadPlan, rv: string | null): Promise<number> {
+  if (!rv) await ctx.cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
+  else if (plan.minimumRevision) await ctx.cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
+  return ctx.cacher.currentRevision();
+}
+
+/**
  * A chunked or exact list (SPEC 4.4 item 5, 4.6): from the watch cache when it
  * holds the exact state at the chunk's revision (nothing in this resource
  * changed since), as a page of 500 out of 100,000 read from the store cost a
@@ -91,10 +101,8 @@ async function readChunk(ctx: ResourceRequest, list: ListQuery): Promise<{ items
   const cache = cacheOf(ctx);
   let revision = plan.exactRevision;
   if (!revision) {
-    const rv = plan.continueToken ? '' : ctx.query.get('resourceVersion');
-    if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
-    else if (plan.minimumRevision) await cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
-    revision = cacher.currentRevision();
+    // A token at rv -1 (its snapshot was compacted) continues at the most recent state.
+    revision = await reachCurrentState(ctx, plan, plan.continueToken ? '' : ctx.query.get('resourceVersion'));
   } else if (revision < cacher.currentRevision()) {
     const compacted = await cacher.compactedRevision();
     if (revision < compacted) throw expiredFor(new CompactedError(revision, compacted), plan.continueToken);
@@ -137,17 +145,13 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   let items: readonly CachedObject[];
   let metadata: Record<string, unknown>;
   if (servedFromCache(plan)) {
-    const { cacher } = ctx;
-    const rv = ctx.query.get('resourceVersion');
-    if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
-    else if (plan.minimumRevision) await cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
-    const revision = cacher.currentRevision();
+    const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
     const cache = cacheOf(ctx);
     metadata = { resourceVersion: String(revision) };
     if (!filter && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
       // The whole collection as one shared, already-encoded body.
       const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata });
-      return writeListBody(ctx.res, ctx.encode, `${head.slice(0, -1)},"items":[`, cache.listBody(list.prefix));
+      return writeJsonAround(ctx.res, ctx.encode, `${head.slice(0, -1)},"items":[`, cache.listBody(list.prefix), ']}');
     }
     const cached = cache.list(list.prefix);
     items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
@@ -163,37 +167,4 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   }
   const headJson = JSON.stringify(head);
   writeJsonItems(ctx.res, ctx.encode, `${headJson.slice(0, -1)},"items":[`, items.length, (i) => items[i].json(), ']}');
-}
-
-function listHeaders(res: ServerResponse, encode: EncodeOptions): void {
-  res.setHeader('Content-Type', JSON_TYPE);
-  res.setHeader('Cache-Control', 'no-cache, private');
-  setWarnings(res, encode.warnings);
-}
-
-/** Bytes of the shared list body handed to a socket at a time. */
-const LIST_SLICE_BYTES = 262_144;
-
-/**
- * The shared body in slices that wait for the socket to drain: written whole,
- * TLS encrypted all of it at once, and each slow reader of a 15 MiB list held
- * its own 15 MiB of ciphertext.
- */
-function writeListBody(res: ServerResponse, encode: EncodeOptions, head: string, items: Buffer): void {
-  if (alreadyAnswered(res)) return;
-  listHeaders(res, encode);
-  res.writeHead(200);
-  res.write(head);
-  let offset = 0;
-  const writeSome = () => {
-    // The deadline (or the client) may have ended the response while it waited for drain.
-    if (alreadyAnswered(res)) return;
-    while (offset < items.length) {
-      const slice = items.subarray(offset, offset + LIST_SLICE_BYTES);
-      offset += slice.length;
-      if (!res.write(slice)) return void res.once('drain', writeSome);
-    }
-    res.end(']}');
-  };
-  writeSome();
 }

@@ -80,7 +80,7 @@ export function reconciledBinding(existing: ApiObject, expected: ApiObject): Api
 async function ensure(store: GenericStore, expected: ApiObject, reconcile: (existing: ApiObject, expected: ApiObject) => ApiObject): Promise<void> {
   const { name, namespace } = expected.metadata;
   // At most starts nothing changes: comparing first spares each object the whole update path (17 ms of a 200 ms start).
-  const stored = await store.read(namespace, name);
+  const stored = await store.reader.get(namespace, name);
   if (stored && stableJson(reconcile(stored, expected)) === stableJson(stored)) return;
   await store.update(namespace, name, (current) => (current ? reconcile(current, expected) : structuredClone(expected)), { dryRun: false, createIfMissing: true });
 }

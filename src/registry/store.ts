@@ -16,6 +16,7 @@ import {
   parseStored,
   serializeForStorage,
 } from './object-meta.ts';
+import { objectReader, type ObjectReader } from './object-reader.ts';
 import type { ApiObject, Strategy } from './strategy.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import type { FieldError } from './validation/field-errors.ts';
@@ -118,6 +119,8 @@ const CANONICALIZE: DecodeContext = {
 export class GenericStore {
   readonly groupResource: errors.GroupResource;
   readonly apiVersion: string;
+  /** Reads of single objects from storage, never the cache (start-up steps, authenticators, controllers). */
+  readonly reader: ObjectReader;
 
   constructor(
     readonly kind: KindDefinition,
@@ -130,6 +133,7 @@ export class GenericStore {
     readonly subresource = '',
   ) {
     this.groupResource = { group: kind.group, resource: kind.plural };
+    this.reader = objectReader(storage, kind);
     this.apiVersion = apiVersionOf(kind);
   }
 
@@ -150,12 +154,6 @@ export class GenericStore {
 
   prefix(namespace: string | undefined): string {
     return collectionPrefix(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined);
-  }
-
-  /** The stored object, read from storage (never the cache), or null: for start-up steps that compare before they write. */
-  async read(namespace: string | undefined, name: string): Promise<ApiObject | null> {
-    const kv = await this.storage.get(this.key(namespace, name));
-    return kv ? parseStored(kv.value, kv.modRevision) : null;
   }
 
   /** One page of the store at a revision (chunked and exact lists; whole lists come from the watch cache). */

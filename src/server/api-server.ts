@@ -15,7 +15,7 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from
 import type { BodyKind, GeneratedApi, KindDefinition } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
-import { objectReader, type ObjectReader } from '../registry/object-reader.ts';
+import type { ObjectReader } from '../registry/object-reader.ts';
 import { strategyFor } from '../registry/strategies/index.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset } from '../registry/strategy.ts';
 import { GenericStore, type Admission } from '../registry/store.ts';
@@ -138,7 +138,7 @@ export class ApiServer {
 
   /** Reads one kind's objects from storage, for authenticators, admission and controllers. */
   reader(group: string, version: string, plural: string): ObjectReader {
-    return objectReader(this.options.storage, this.store(group, version, plural).kind);
+    return this.store(group, version, plural).reader;
   }
 
   /** The store of a resource, for controllers and start-up hooks. */

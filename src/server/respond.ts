@@ -117,30 +117,65 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
   endWhole(res, status, json);
 }
 
+/** Characters or bytes a streamed body hands the socket at a time. */
+const STREAM_CHUNK = 262_144;
+
 /**
- * Writes `open item,item,... close`, JSON whose items are made one by one, in
- * bounded chunks that respect backpressure: a large list is never one string.
+ * Writes a 200 JSON body from `next()`'s chunks (undefined: the end), waiting
+ * for the socket to drain whenever it is full, so a large body is never held
+ * twice: neither one string nor, under TLS, one ciphertext per slow reader.
  */
-export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open: string, count: number, item: (i: number) => string, close: string): void {
+function streamJson(res: ServerResponse, options: EncodeOptions, next: () => string | Buffer | undefined): void {
   if (alreadyAnswered(res)) return;
   baseHeaders(res, options, JSON_TYPE);
   res.writeHead(200);
-  let i = 0;
   const writeSome = () => {
     // The deadline (or the client) may have ended the response while it waited for drain.
     if (alreadyAnswered(res)) return;
-    let chunk = i === 0 ? open : '';
-    while (i < count) {
-      chunk += (i ? ',' : '') + item(i);
-      i++;
-      if (chunk.length > 262_144) {
-        if (!res.write(chunk)) return void res.once('drain', writeSome);
-        chunk = '';
-      }
+    for (let chunk = next(); chunk !== undefined; chunk = next()) {
+      if (!res.write(chunk)) return void res.once('drain', writeSome);
     }
-    res.end(chunk + close);
+    res.end();
   };
   writeSome();
+}
+
+/** Writes `open item,item,... close`, JSON whose items are made one by one: a large list is never one string. */
+export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open: string, count: number, item: (i: number) => string, close: string): void {
+  let i = 0;
+  let done = false;
+  streamJson(res, options, () => {
+    if (done) return undefined;
+    let chunk = i === 0 ? open : '';
+    while (i < count && chunk.length <= STREAM_CHUNK) {
+      chunk += (i ? ',' : '') + item(i);
+      i++;
+    }
+    if (i < count) return chunk;
+    done = true;
+    return chunk + close;
+  });
+}
+
+/** Writes `open`, an already-encoded body shared by many responses (the watch cache's list items), then `close`. */
+export function writeJsonAround(res: ServerResponse, options: EncodeOptions, open: string, body: Buffer, close: string): void {
+  let opened = false;
+  let closed = false;
+  let offset = 0;
+  streamJson(res, options, () => {
+    if (!opened) {
+      opened = true;
+      return open;
+    }
+    if (offset < body.length) {
+      const slice = body.subarray(offset, offset + STREAM_CHUNK);
+      offset += slice.length;
+      return slice;
+    }
+    if (closed) return undefined;
+    closed = true;
+    return close;
+  });
 }
 
 /**
