@@ -15,11 +15,11 @@ import type { Backend, Options } from './args.ts';
 import { measure, type Target } from './autocannon.ts';
 import { startBaselines, type BaselineBodies } from './baselines.ts';
 import { coresComparison } from './cores.ts';
-import { allowedCpus } from './cpu-pin.ts';
+import { allowedCpus, processTree } from './cpu-pin.ts';
 import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH } from './orch.ts';
 import type { BackendResult } from './report.ts';
 import { fullListTarget, listRuns, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
-import { assertRunning, bytes, fmt, log, onCleanup, peakRss, stopChild } from './util.ts';
+import { assertRunning, bytes, fmt, log, onCleanup, peakRss, rss, stopChild } from './util.ts';
 import { watchFanout } from './watch-fanout.ts';
 import { baselineTargets, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
 
@@ -84,6 +84,7 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
   const w = wrkSettings(opts);
   const check = (what: string) => {
     if (exited) throw new Error(`${exited} during ${what}`);
+    log(`  server memory after ${what}: RSS ${bytes(rss(pid) ?? NaN)}, peak ${bytes(peakRss(pid) ?? NaN)} (${processTree(pid!).length} processes)`);
   };
   const runAc = async (t: Target) => {
     log(`${r.backend}: measuring ${t.label} …`);
@@ -123,6 +124,7 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
       if (rows !== opts.listSize) throw new Error(`the Table list returned ${rows} rows, expected ${opts.listSize}`);
       r.listCreate = { count: opts.listSize, ms: elapsed, listBytes: listed.text.length, tableBytes: table.text.length };
       listBodies = { list: listed.text, table: table.text };
+      check('the list fixtures');
       log(`${r.backend}: created them in ${fmt(elapsed, 0)} ms; full list ${bytes(listed.text.length)}, as Table ${bytes(table.text.length)}, at rv ${await collectionRevision(orch, NS.list)}`);
     }
     const updateNames = Array.from({ length: opts.updateObjects }, (_, i) => `np-${String(i).padStart(5, '0')}`);

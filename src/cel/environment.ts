@@ -7,7 +7,8 @@
  * checks the result type and literal arguments, and instruments the tree for
  * cost (instrument.ts); `evaluate` runs it under a per-expression budget.
  */
-import { Environment } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
+import { cel } from '../util/lazy-packages.ts';
 import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT } from './cost.ts';
 import { celGoMessage, celGoTypeName, compileIssue, errorOffset } from './errors.ts';
 import { forEachNode, instrument, type AstNode, type Instrumentation } from './instrument.ts';
@@ -89,7 +90,7 @@ export class CelEnvironment {
   private readonly literalArguments: NonNullable<CelLibrary['literalArguments']> = {};
 
   constructor(declarations: EnvironmentDeclarations) {
-    this.env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+    this.env = new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
     for (const [name, fields] of Object.entries(declarations.types ?? {})) this.env.registerType(name, { fields });
     for (const [name, type] of Object.entries(declarations.variables)) this.env.registerVariable(name, type);
     const builtins = new Set(this.env.getDefinitions().functions.map((f) => f.signature));

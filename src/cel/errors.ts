@@ -6,7 +6,7 @@
  * as cel-go prints them (`list(string)`), evaluation errors as cel-go's
  * (`no such key: x`).
  */
-import { ParseError } from '@marcbachmann/cel-js';
+import { cel } from '../util/lazy-packages.ts';
 
 /** A CEL type as cel-go's FormatCELType prints it: `list(string)`, `map(string, int)`, `optional_type(T)`. */
 export function celGoTypeName(name: string): string {
@@ -49,7 +49,7 @@ export function celGoMessage(error: CelJsError): string {
       return summary;
     }
     default:
-      return error instanceof ParseError ? `Syntax error: ${summary}` : summary;
+      return error instanceof cel().ParseError ? `Syntax error: ${summary}` : summary;
   }
 }
 

@@ -10,10 +10,10 @@
  * verified document.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { compactVerify, decodeProtectedHeader } from 'jose';
 import { requestJson } from './http-client.ts';
 import { decodeOrchconfig, type Fields } from './orchconfig-document.ts';
 import { connectionFromDocument, type ClusterConnection } from './orchconfig.ts';
+import { jose } from '../util/lazy-packages.ts';
 import { sleep } from '../util/timers.ts';
 
 export const CLUSTER_INFO_PATH = '/api/v1/namespaces/orch-public/configmaps/cluster-info';
@@ -46,14 +46,14 @@ async function verifySignature(detached: string, content: string, token: string,
   if (parts.length !== 3 || parts[1] !== '') throw new Error(`${UNTRUSTED}: the signature is not a detached JWS`);
   let header;
   try {
-    header = decodeProtectedHeader(`${parts[0]}..${parts[2]}`);
+    header = jose().decodeProtectedHeader(`${parts[0]}..${parts[2]}`);
   } catch {
     throw new Error(`${UNTRUSTED}: the signature's header does not decode`);
   }
   if (header.alg !== 'HS256') throw new Error(`${UNTRUSTED}: the JWS algorithm is ${JSON.stringify(header.alg)}, not HS256`);
   if (header.kid !== undefined && header.kid !== tokenId) throw new Error(`${UNTRUSTED}: the JWS key id is ${JSON.stringify(header.kid)}, not ${JSON.stringify(tokenId)}`);
   try {
-    await compactVerify(`${parts[0]}.${Buffer.from(content).toString('base64url')}.${parts[2]}`, new TextEncoder().encode(token), { algorithms: ['HS256'] });
+    await jose().compactVerify(`${parts[0]}.${Buffer.from(content).toString('base64url')}.${parts[2]}`, new TextEncoder().encode(token), { algorithms: ['HS256'] });
   } catch {
     throw new Error(UNTRUSTED);
   }

@@ -9,7 +9,7 @@
  * time per plugin configuration, shared by every caller.
  */
 import { spawn } from 'node:child_process';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../util/lazy-packages.ts';
 import { EXEC_API_VERSIONS } from './orchconfig-document.ts';
 import { checkKeyPair, type ClusterConnection, type ExecConfig } from './orchconfig.ts';
 
@@ -111,7 +111,7 @@ export function decodeCredential(config: ExecConfig, output: string): ExecCreden
     credential = JSON.parse(output);
   } catch (jsonError) {
     try {
-      credential = parseYaml(output, { maxAliasCount: 100 });
+      credential = yaml().parse(output, { maxAliasCount: 100 });
     } catch {
       credential = undefined;
     }

@@ -5,7 +5,7 @@
  * refused, `*-data` fields base64, exec's interactiveMode defaulted for v1beta1.
  * Unknown fields are ignored, as upstream's decoder ignores them.
  */
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../util/lazy-packages.ts';
 
 export type Fields = Record<string, unknown>;
 
@@ -112,7 +112,7 @@ function named<T>(raw: unknown, where: string, read: (value: unknown, where: str
 export function decodeOrchconfig(text: string): OrchconfigDocument {
   let doc: unknown;
   try {
-    doc = text.trim() === '' ? {} : parseYaml(text, { maxAliasCount: 100 });
+    doc = text.trim() === '' ? {} : yaml().parse(text, { maxAliasCount: 100 });
   } catch (err) {
     throw new Error(`yaml: ${(err as Error).message.split('\n')[0]}`);
   }

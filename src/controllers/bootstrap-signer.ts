@@ -7,8 +7,7 @@
  * HS256 JWS of that value keyed with the full token `<id>.<secret>`, as the
  * SPEC says (upstream keys with the secret alone).
  */
-import { CompactSign } from 'jose';
-import { stringify } from 'yaml';
+import { jose, yaml } from '../util/lazy-packages.ts';
 import { BOOTSTRAP_NAMESPACE, bootstrapTokenOf, expired } from '../registry/bootstrap-token.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
@@ -26,14 +25,14 @@ export const SIGNATURE_PREFIX = 'jws-orchconfig-';
 /** The detached JWS (`header..signature`) of `content` for one token. */
 export async function detachedSignature(content: string, tokenId: string, tokenSecret: string): Promise<string> {
   const key = new TextEncoder().encode(`${tokenId}.${tokenSecret}`);
-  const jws = await new CompactSign(new TextEncoder().encode(content)).setProtectedHeader({ alg: 'HS256', kid: tokenId }).sign(key);
+  const jws = await new (jose().CompactSign)(new TextEncoder().encode(content)).setProtectedHeader({ alg: 'HS256', kid: tokenId }).sign(key);
   const [header, , signature] = jws.split('.');
   return `${header}..${signature}`;
 }
 
 /** The orchconfig of cluster-info: the cluster only, as kubeadm writes it. */
 export function clusterInfoOrchconfig(server: string, caPem: string): string {
-  return stringify({
+  return yaml().stringify({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: '', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],

@@ -16,7 +16,8 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import * as yaml from 'yaml';
+import type * as Yaml from 'yaml';
+import { yaml } from '../util/lazy-packages.ts';
 
 /** goyaml's max_flow_level and max_indents: deeper YAML is refused. */
 export const MAX_YAML_DEPTH = 10_000;
@@ -100,7 +101,7 @@ const PIPELINE = String.raw`(yaml, text, maxDepth, asJson) => {
   return asJson ? { json: JSON.stringify(value) } : { value };
 }`;
 
-type Pipeline = (library: typeof yaml, text: string, maxDepth: number, asJson: boolean) => Outcome;
+type Pipeline = (library: typeof Yaml, text: string, maxDepth: number, asJson: boolean) => Outcome;
 
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the pipeline is this module's own constant source
 const runPipeline = new Function(`return ${PIPELINE}`)() as Pipeline;
@@ -247,7 +248,7 @@ const worker = new YamlWorker();
  */
 export async function parseYamlDocument(text: string, signal?: AbortSignal): Promise<unknown> {
   const inline = text.length <= INLINE_BYTES && possibleDepth(text, INLINE_DEPTH) <= INLINE_DEPTH;
-  const outcome = inline ? runPipeline(yaml, text, MAX_YAML_DEPTH, false) : await worker.decode(text, signal);
+  const outcome = inline ? runPipeline(yaml(), text, MAX_YAML_DEPTH, false) : await worker.decode(text, signal);
   if ('error' in outcome) throw new YamlDocumentError(outcome.error, !!outcome.depth);
   return 'json' in outcome ? JSON.parse(outcome.json) : outcome.value;
 }

@@ -4,7 +4,7 @@
  * so relying parties outside the cluster can verify service-account tokens.
  * Served only when the issuer is an https URL, as upstream.
  */
-import { exportJWK } from 'jose';
+import { jose } from '../util/lazy-packages.ts';
 import type { VerificationKey } from '../auth/serviceaccount/keys.ts';
 
 export interface StaticDocument {
@@ -23,7 +23,7 @@ export async function issuerDiscoveryDocuments(issuer: string, jwksUri: string |
   for (const key of keys) {
     if (seen.has(key.kid)) continue;
     seen.add(key.kid);
-    jwks.push({ ...(await exportJWK(key.key)), use: 'sig', kid: key.kid, alg: key.algorithms[0] });
+    jwks.push({ ...(await jose().exportJWK(key.key)), use: 'sig', kid: key.kid, alg: key.algorithms[0] });
   }
   const configuration = {
     issuer,

@@ -4,7 +4,7 @@
  * (SPEC 4.3 `pretty`), with the warnings a request collected (SPEC 4.9).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stringify as toYaml } from 'yaml';
+import { yaml } from '../util/lazy-packages.ts';
 import { goParseBool } from '../api/query-values.ts';
 import { internalError, requestTimeout, StatusError, type Status } from '../api/status-error.ts';
 import { DeadlineExceededError, StorageTimeoutError } from '../storage/interface.ts';
@@ -89,7 +89,7 @@ export function alreadyAnswered(res: ServerResponse): boolean {
 export function writeObject(res: ServerResponse, status: number, body: unknown, options: EncodeOptions): void {
   if (alreadyAnswered(res)) return;
   let text: string;
-  if (options.mediaType === YAML_TYPE) text = toYaml(body, { lineWidth: 0 });
+  if (options.mediaType === YAML_TYPE) text = yaml().stringify(body, { lineWidth: 0 });
   else text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
   baseHeaders(res, options, options.mediaType);
   endWhole(res, status, text);

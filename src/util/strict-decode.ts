@@ -6,7 +6,7 @@
  * of type string`), and every field the struct lacks collected into one
  * `strict decoding error: unknown field "a[0].b", ...`.
  */
-import { parseDocument } from 'yaml';
+import { yaml } from './lazy-packages.ts';
 import { goQuote } from '../registry/validation/field-errors.ts';
 import { DurationError, parseGoDuration } from './go-duration.ts';
 
@@ -31,7 +31,7 @@ function jsonKind(value: unknown): string {
 
 /** The YAML (or JSON) document as a value; duplicate keys as goyaml's strict mode reports them. */
 export function parseConfigDocument(text: string): unknown {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  const doc = yaml().parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   const error = doc.errors[0];
   if (!error) return doc.toJS();
   const line = text.slice(0, error.pos[0]).split('\n').length;

@@ -6,7 +6,7 @@
  * refused at start rather than half-honoured.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../../util/lazy-packages.ts';
 
 export interface AnonymousConfig {
   enabled: boolean;
@@ -24,7 +24,7 @@ export function loadAuthenticationConfig(
 ): { anonymous?: AnonymousConfig } {
   let doc: any;
   try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
+    doc = yaml().parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new Error(`failed to load AuthenticationConfiguration from file "${file}": ${(err as Error).message}`);
   }

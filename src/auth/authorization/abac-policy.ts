@@ -7,7 +7,7 @@
  * is then converted to the one spec the authorizer matches, with upstream's
  * rules about `*` and empty fields.
  */
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../../util/lazy-packages.ts';
 import { goJSONObjectError, jsonDepthError } from '../../registry/validation/go-json.ts';
 import { AUTHENTICATED_GROUP } from '../user.ts';
 
@@ -191,7 +191,7 @@ function parseLine(line: string): unknown {
     }
   }
   try {
-    return parseYaml(line, { schema: 'core', uniqueKeys: false, merge: true, maxAliasCount: 100, logLevel: 'error' }) ?? null;
+    return yaml().parse(line, { schema: 'core', uniqueKeys: false, merge: true, maxAliasCount: 100, logLevel: 'error' }) ?? null;
   } catch (err) {
     throw new Error(`yaml: line 1: ${(err as Error).message.split(' at line ')[0]}`);
   }

@@ -5,12 +5,12 @@
  * in place of `kubernetes.io`. Signed and verified with jose.
  */
 import { randomUUID } from 'node:crypto';
-import { compactVerify, SignJWT, decodeProtectedHeader } from 'jose';
 import type { ObjectReader } from '../../registry/object-reader.ts';
 import type { GenericStore } from '../../registry/store.ts';
 import type { ApiObject } from '../../registry/strategy.ts';
 import type { AuthenticationResult, TokenAuthenticator } from '../authentication/authenticator.ts';
 import type { UserInfo } from '../user.ts';
+import { jose } from '../../util/lazy-packages.ts';
 import type { SigningKey, VerificationKey } from './keys.ts';
 
 /** The issuer of legacy Secret tokens (upstream `kubernetes/serviceaccount`). */
@@ -49,7 +49,7 @@ export async function issueBoundToken(
   };
   if (request.bound) claim[request.bound.kind.toLowerCase()] = { name: request.bound.name, uid: request.bound.uid };
   if (request.warnAfterSeconds) claim.warnafter = nowS + request.warnAfterSeconds;
-  return new SignJWT({ [CLAIM]: claim })
+  return new (jose().SignJWT)({ [CLAIM]: claim })
     .setProtectedHeader({ alg: signing.alg, kid: signing.kid })
     .setIssuer(issuer)
     .setSubject(serviceAccountUsername(account.metadata.namespace, account.metadata.name))
@@ -64,7 +64,7 @@ export async function issueBoundToken(
 /** A legacy token for a Secret of type orch.io/service-account-token (legacy.go LegacyClaims): no expiry. */
 export async function issueLegacyToken(signing: SigningKey, account: ApiObject, secretName: string): Promise<string> {
   const { namespace, name, uid } = account.metadata;
-  return new SignJWT({
+  return new (jose().SignJWT)({
     [`${LEGACY}/namespace`]: namespace,
     [`${LEGACY}/secret.name`]: secretName,
     [`${LEGACY}/service-account.name`]: name,
@@ -107,7 +107,7 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenti
     if (!looksLikeJwt(token)) return null;
     let claims: Record<string, any>;
     try {
-      const header = decodeProtectedHeader(token);
+      const header = jose().decodeProtectedHeader(token);
       const candidates = options.keys.filter((k) => typeof header.alg === 'string' && k.algorithms.includes(header.alg));
       claims = await verifyWithAny(token, candidates);
     } catch {
@@ -122,7 +122,7 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenti
 async function verifyWithAny(token: string, keys: VerificationKey[]): Promise<Record<string, any>> {
   for (const key of keys) {
     try {
-      const { payload } = await compactVerify(token, key.key, { algorithms: key.algorithms });
+      const { payload } = await jose().compactVerify(token, key.key, { algorithms: key.algorithms });
       const claims = JSON.parse(Buffer.from(payload).toString('utf8'));
       if (claims && typeof claims === 'object' && !Array.isArray(claims)) return claims;
     } catch {
