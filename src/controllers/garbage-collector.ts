@@ -22,10 +22,13 @@ interface Located {
 
 /** What the collector keeps of an object: where it is and what deletion needs, not the object. */
 interface Summary extends Located {
-  owners: string[];
+  owners: readonly string[];
   deleting: boolean;
-  finalizers: string[];
+  finalizers: readonly string[];
 }
+
+/** Shared by the many summaries with no owners or finalizers. */
+const NONE: readonly string[] = Object.freeze([]);
 
 const UID = /"uid":"([^"]+)"/;
 
@@ -37,16 +40,29 @@ const UID = /"uid":"([^"]+)"/;
 function summarize(store: GenericStore, key: string, value: string): { uid: string; summary: Summary } | undefined {
   const rest = key.slice(store.prefix(undefined).length);
   const slash = rest.indexOf('/');
-  const located = store.kind.namespaced && slash > 0 ? { store, namespace: rest.slice(0, slash), name: rest.slice(slash + 1) } : { store, namespace: undefined, name: rest };
+  const namespaced = store.kind.namespaced && slash > 0;
+  // Every summary built by one literal: spreading a shared `located` gave each of them its own
+  // hidden class in V8 (240 bytes per object kept).
+  const summary = (owners: readonly string[], deleting: boolean, finalizers: readonly string[]): Summary => ({
+    store,
+    namespace: namespaced ? rest.slice(0, slash) : undefined,
+    name: namespaced ? rest.slice(slash + 1) : rest,
+    owners,
+    deleting,
+    finalizers,
+  });
   if (!value.includes('"ownerReferences"') && !value.includes('"deletionTimestamp"')) {
-    const uid = UID.exec(value)?.[1];
-    return uid ? { uid, summary: { ...located, owners: [], deleting: false, finalizers: [] } } : undefined;
+    const match = UID.exec(value)?.[1];
+    // A copy, not V8's slice of `value`: a slice would keep the whole stored text of the object's
+    // first version alive in the graph for as long as the object exists.
+    const uid = match === undefined ? undefined : (JSON.parse(JSON.stringify(match)) as string);
+    return uid ? { uid, summary: summary(NONE, false, NONE) } : undefined;
   }
   const meta = JSON.parse(value).metadata ?? {};
   if (!meta.uid) return undefined;
   return {
     uid: meta.uid,
-    summary: { ...located, owners: (meta.ownerReferences ?? []).map((r: { uid: string }) => r.uid), deleting: !!meta.deletionTimestamp, finalizers: meta.finalizers ?? [] },
+    summary: summary((meta.ownerReferences ?? []).map((r: { uid: string }) => r.uid), !!meta.deletionTimestamp, meta.finalizers ?? []),
   };
 }
 
