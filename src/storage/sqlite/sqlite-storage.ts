@@ -25,6 +25,7 @@ import {
   type WriteControl,
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
+import { WalCheckpointer, type CheckpointOutcome } from './wal-checkpointer.ts';
 
 interface PendingWrite {
   apply: () => StorageEvent;
@@ -39,6 +40,8 @@ interface Watcher {
 }
 
 const COMPACT_BATCH = 1000;
+/** Bytes the WAL file is truncated to when it rewinds (journal_size_limit). */
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 /** Writes within this window of the previous commit wait for it, to share the next commit's fsync. */
 const GROUP_COMMIT_WINDOW_MS = 2;
 
@@ -70,6 +73,7 @@ export class SqliteStorage implements Storage {
   /** Committed batches waiting for the next fsync of the WAL; one fsync runs at a time and covers all before it. */
   private awaitingSync: Array<(error?: unknown) => void> = [];
   private syncing: Promise<void> | undefined;
+  private readonly checkpointer: WalCheckpointer;
 
   constructor(options: SqliteOptions) {
     mkdirSync(dirname(options.file), { recursive: true });
@@ -81,6 +85,10 @@ export class SqliteStorage implements Storage {
     // Checkpoints still sync the WAL before copying it, as NORMAL does.
     this.syncCommits = (options.synchronous ?? 'FULL') === 'FULL';
     this.db.pragma('synchronous = NORMAL');
+    // Checkpoints run on a worker thread (wal-checkpointer.ts), not inside a COMMIT on the event loop;
+    // the WAL file is cut back to this size when it rewinds after a burst.
+    this.db.pragma('wal_autocheckpoint = 0');
+    this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     this.db.exec(SCHEMA);
     this.reader = new KineReader(this.db);
     this.stmt = {
@@ -101,6 +109,7 @@ export class SqliteStorage implements Storage {
     };
     this.revision = this.reader.headRevision();
     this.compacted = this.reader.compactedRevision();
+    this.checkpointer = new WalCheckpointer(options.file);
   }
 
   async get(key: string, revision = 0): Promise<KeyValue | null> {
@@ -168,6 +177,11 @@ export class SqliteStorage implements Storage {
     return this.revision;
   }
 
+  /** The WAL checkpoints run so far and the last one's report (wal-checkpointer.ts). */
+  checkpoints(): { completed: number; last: CheckpointOutcome | undefined } {
+    return { completed: this.checkpointer.completed, last: this.checkpointer.last };
+  }
+
   async compactedRevision(): Promise<number> {
     return this.compacted;
   }
@@ -182,6 +196,7 @@ export class SqliteStorage implements Storage {
         this.stmt.compactTombstones.run(from, to);
         this.stmt.setMeta.run('compact_rev', to);
       })();
+      this.checkpointer.committed();
       this.compacted = to;
       await new Promise((r) => setImmediate(r));
     }
@@ -207,6 +222,7 @@ export class SqliteStorage implements Storage {
     if (this.pending.length) this.flush();
     while (this.syncing) await this.syncing;
     this.watchers.clear();
+    await this.checkpointer.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
     this.db.close();
   }
@@ -254,6 +270,7 @@ export class SqliteStorage implements Storage {
       this.stmt.begin.run();
       for (const write of batch) outcomes.push(this.applyInSavepoint(write));
       this.stmt.commit.run();
+      this.checkpointer.committed();
     } catch (error) {
       this.rollback();
       const failure = storeFailure(error);
