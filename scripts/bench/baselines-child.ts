@@ -12,8 +12,13 @@
  * both listen. Exits on SIGTERM/SIGINT or when stdin closes (the parent went
  * away).
  *
- *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem> [--list <file>] [--table <file>]
+ * With --processes N, N-1 more processes serve the same https socket, handed
+ * over IPC and taken with listen(handle) as orch's worker pool takes its
+ * primary's: the raw figure of what more processes gain on this machine.
+ *
+ *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem> [--list <file>] [--table <file>] [--processes N]
  */
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -55,24 +60,49 @@ const http = createHttpServer(handler);
 const https = createHttpsServer({ cert: readFileSync(arg('cert')), key: readFileSync(arg('key')) }, handler);
 for (const server of [http, https]) server.keepAliveTimeout = 65_000;
 
-const listen = (server: Server) =>
-  new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+const SHARE_ENV = 'BASELINE_SHARED_SOCKET';
+
+async function main(): Promise<void> {
+  const listen = (server: Server) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    });
+
+  const ports = { http: await listen(http), https: await listen(https) };
+  const extra = Number(optionalArg('processes') ?? '1') - 1;
+  const others = await Promise.all(
+    Array.from({ length: extra }, () => {
+      const child = fork(process.argv[1], process.argv.slice(2), { env: { ...process.env, [SHARE_ENV]: '1' }, execArgv: process.execArgv, stdio: 'inherit' });
+      return new Promise<typeof child>((resolve) => {
+        child.once('message', () => resolve(child));
+        child.send('listen', https);
+      });
+    }),
+  );
+  process.stdout.write(`${JSON.stringify(ports)}\n`);
+
+  const stop = () => {
+    for (const server of [http, https]) {
+      server.closeAllConnections();
+      server.close();
+    }
+    for (const other of others) other.kill('SIGTERM');
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.stdin.on('end', stop);
+  process.stdin.on('error', stop);
+  process.stdin.resume();
+}
+
+if (process.env[SHARE_ENV]) {
+  // An extra process: serves the https socket its parent sends, and ends with its parent.
+  process.on('message', (message, handle) => {
+    if (message === 'listen' && handle) https.listen(handle as Server, () => process.send!('listening'));
   });
-
-const ports = { http: await listen(http), https: await listen(https) };
-process.stdout.write(`${JSON.stringify(ports)}\n`);
-
-const stop = () => {
-  for (const server of [http, https]) {
-    server.closeAllConnections();
-    server.close();
-  }
-  process.exit(0);
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
+  process.on('disconnect', () => process.exit(0));
+} else {
+  await main();
+}

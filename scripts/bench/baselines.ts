@@ -19,8 +19,15 @@ export interface BaselineBodies {
   table?: string;
 }
 
+export interface BaselineOptions {
+  /** Processes serving the https socket (baselines-child.ts --processes). */
+  processes?: number;
+  /** A command the child runs under, such as `taskset -c 0`. */
+  wrapper?: string[];
+}
+
 /** Serves `bodies` on both; https with the given PEM files. */
-export async function startBaselines(bodies: BaselineBodies, certFile: string, keyFile: string): Promise<Baselines> {
+export async function startBaselines(bodies: BaselineBodies, certFile: string, keyFile: string, options: BaselineOptions = {}): Promise<Baselines> {
   assertRunning();
   const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
   const args: string[] = [];
@@ -30,7 +37,9 @@ export async function startBaselines(bodies: BaselineBodies, certFile: string, k
     writeFileSync(file, body);
     args.push(name === 'get' ? '--body' : `--${name}`, file);
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/baselines-child.ts'), ...args, '--cert', certFile, '--key', keyFile], {
+  if (options.processes) args.push('--processes', String(options.processes));
+  const command = [...(options.wrapper ?? []), process.execPath, '--import', 'tsx', join(ROOT, 'scripts/bench/baselines-child.ts'), ...args, '--cert', certFile, '--key', keyFile];
+  const child = spawn(command[0], command.slice(1), {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@
  */
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
+import { RAW_KEY } from './cores.ts';
 import type { BackendResult } from './report.ts';
 import { listRuns } from './targets.ts';
 import { fmt, int, percentile } from './util.ts';
@@ -117,9 +118,12 @@ function lines(r: BackendResult, o: Options): Line[] {
     const one = r.cores?.runs.find((x) => x.mode === 'one')?.measurements.get(key);
     const all = r.cores?.runs.find((x) => x.mode === 'all')?.measurements.get(key);
     const x = one && all ? all.rps / one.rps : undefined;
+    const rawOne = r.cores?.runs.find((run) => run.mode === 'one')?.measurements.get(RAW_KEY);
+    const rawAll = r.cores?.runs.find((run) => run.mode === 'all')?.measurements.get(RAW_KEY);
+    const raw = rawOne && rawAll ? `; raw https, 2 processes vs 1: ${fmt(rawAll.rps / rawOne.rps, 2)}x` : '';
     out.push({
       line: `${what}, all cores vs one core, req/s`,
-      baseline: one ? `one core ${int(one.rps)}` : undefined,
+      baseline: one ? `one core ${int(one.rps)}${raw}` : undefined,
       value: all ? `${int(all.rps)}${failures(all)}` : 'n/a',
       ratio: x === undefined ? undefined : `${fmt(x, 2)}x`,
       goal: '≥ 1.5x one core',
@@ -138,21 +142,21 @@ function coresTable(r: BackendResult): string[] {
     '| target | server on | server processes / threads | req/s | p50 (ms) | p99 (ms) | server CPU cores used | bad + errors | all / one |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const key of ['get', 'create']) {
+  for (const key of [RAW_KEY, 'get', 'create']) {
     const one = c.runs.find((x) => x.mode === 'one')?.measurements.get(key);
     for (const run of c.runs) {
       const m = run.measurements.get(key);
       if (!m) continue;
       const x = run.mode === 'all' && one ? `${fmt(m.rps / one.rps, 2)}x` : '—';
       out.push(
-        `| ${m.label} | ${run.mode === 'one' ? `one core (CPU ${run.cpus})` : `all cores (CPUs ${run.cpus})`} | ${run.processes} / ${run.threads} | ${fmt(m.rps)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${m.serverCores === undefined ? 'n/a' : fmt(m.serverCores, 2)} | ${m.bad + m.errors} | ${x} |`,
+        `| ${m.label} | ${run.mode === 'one' ? `one core (CPU ${run.cpus})` : `all cores (CPUs ${run.cpus})`} | ${key === RAW_KEY ? (run.mode === 'one' ? '1' : '2') : `${run.processes} / ${run.threads}`} | ${fmt(m.rps)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${m.serverCores === undefined ? 'n/a' : fmt(m.serverCores, 2)} | ${m.bad + m.errors} | ${x} |`,
       );
     }
   }
   const repinned = c.pins.reduce((n, p) => n + p.repinned, 0);
   out.push(
     '',
-    `Two fresh servers with the same fixtures, one after the other; the one-core server started under \`taskset -c ${c.serverCpu}\`, its process tree checked before each target (${repinned ? `${repinned} processes had to be re-pinned` : 'every thread was on its CPU'}); wrk on the same CPU in every run.`,
+    `Two fresh servers with the same fixtures, one after the other; the one-core server started under \`taskset -c ${c.serverCpu}\`, its process tree checked before each target (${repinned ? `${repinned} processes had to be re-pinned` : 'every thread was on its CPU'}); wrk on the same CPU in every run. Before each, a raw node:https server with the same GET bytes, under the same CPU restriction: one process, then two sharing one socket as orch's pool does (its ratio is what a second process can gain here at all).`,
   );
   if (c.error) out.push('', `**one core vs all cores failed: ${c.error}**`);
   return [...out, ''];
