@@ -50,6 +50,8 @@ export interface SqliteOptions {
   file: string;
   /** Acknowledge a write once the WAL holding it is fsynced (FULL) rather than rely on the WAL surviving a process crash (NORMAL). */
   synchronous?: 'FULL' | 'NORMAL';
+  /** How long checkpoints stay on their thread after the write rate fell (wal-checkpointer.ts; 30 s). */
+  backgroundCheckpointIdleMs?: number;
 }
 
 /** SQLite implementation of the Storage interface (DESIGN "Storage"). */
@@ -85,9 +87,8 @@ export class SqliteStorage implements Storage {
     // Checkpoints still sync the WAL before copying it, as NORMAL does.
     this.syncCommits = (options.synchronous ?? 'FULL') === 'FULL';
     this.db.pragma('synchronous = NORMAL');
-    // Checkpoints run on a worker thread (wal-checkpointer.ts), not inside a COMMIT on the event loop;
-    // the WAL file is cut back to this size when it rewinds after a burst.
-    this.db.pragma('wal_autocheckpoint = 0');
+    // Under load checkpoints run on a worker thread (wal-checkpointer.ts), not inside a COMMIT on the
+    // event loop; the WAL file is cut back to this size when it rewinds after a burst.
     this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     this.db.exec(SCHEMA);
     this.reader = new KineReader(this.db);
@@ -109,7 +110,10 @@ export class SqliteStorage implements Storage {
     };
     this.revision = this.reader.headRevision();
     this.compacted = this.reader.compactedRevision();
-    this.checkpointer = new WalCheckpointer(options.file);
+    this.checkpointer = new WalCheckpointer(options.file, {
+      setAutocheckpoint: (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`),
+      idleMs: options.backgroundCheckpointIdleMs,
+    });
   }
 
   async get(key: string, revision = 0): Promise<KeyValue | null> {
@@ -178,8 +182,8 @@ export class SqliteStorage implements Storage {
   }
 
   /** The WAL checkpoints run so far and the last one's report (wal-checkpointer.ts). */
-  checkpoints(): { completed: number; last: CheckpointOutcome | undefined } {
-    return { completed: this.checkpointer.completed, last: this.checkpointer.last };
+  checkpoints(): { background: boolean; completed: number; last: CheckpointOutcome | undefined } {
+    return { background: this.checkpointer.background, completed: this.checkpointer.completed, last: this.checkpointer.last };
   }
 
   async compactedRevision(): Promise<number> {
