@@ -92,3 +92,29 @@ test('encoded GET bodies are kept for the objects read last, within a byte budge
   assert.equal(objects[39].body(), objects[39].body());
   assert.deepEqual(objects[0].body(), first, 'the same bytes');
 });
+
+test('shared chunk bodies: encoded once per key, dropped on the next change, oldest dropped past the byte budget', () => {
+  const prefix = '/core/configmaps/';
+  const cache = new ResourceCache(prefix, { historyMs: 60_000, maxEvents: 1000 }, [{ key: keyOf(1), value: '{"metadata":{"name":"a"}}', modRevision: 1 }], 1);
+  let encodings = 0;
+  const encode = (bytes = 16) => () => (encodings++, Buffer.alloc(bytes, 'x'));
+  const first = cache.sharedBody('page-1', encode());
+  assert.equal(cache.sharedBody('page-1', encode()), first, 'the same Buffer, not a copy');
+  assert.equal(encodings, 1);
+  cache.sharedBody('page-2', encode());
+  assert.equal(encodings, 2);
+  // A change: every body is dropped, a reader asking again gets a new encoding.
+  cache.apply({ type: 'ADDED', key: keyOf(2), value: '{"metadata":{"name":"b"}}', revision: 2, createRevision: 2 }, Date.now());
+  assert.notEqual(cache.sharedBody('page-1', encode()), first);
+  assert.equal(encodings, 3);
+  // 40 bodies of 1 MiB against 32 MiB: the oldest are encoded again, the newest are kept.
+  const MiB = 1024 * 1024;
+  const bodies = Array.from({ length: 40 }, (_, i) => cache.sharedBody(`big-${i}`, encode(MiB)));
+  assert.equal(cache.sharedBody('big-39', encode(MiB)), bodies[39]);
+  const before = encodings;
+  assert.notEqual(cache.sharedBody('big-0', encode(MiB)), bodies[0]);
+  assert.equal(encodings, before + 1);
+  // A body larger than the whole budget is returned, not kept.
+  const huge = cache.sharedBody('huge', encode(33 * MiB));
+  assert.notEqual(cache.sharedBody('huge', encode(16)), huge);
+});

@@ -95,7 +95,10 @@ async function reachCurrentState(ctx: ResourceRequest, plan: ListReadPlan, rv: s
  * changed since), as a page of 500 out of 100,000 read from the store cost a
  * range scan and a count of everything after it; from the store otherwise.
  */
-async function readChunk(ctx: ResourceRequest, list: ListQuery): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number }> {
+async function readChunk(
+  ctx: ResourceRequest,
+  list: ListQuery,
+): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number; sharedKey?: string }> {
   const { plan, prefix } = list;
   const { cacher } = ctx;
   const cache = cacheOf(ctx);
@@ -111,7 +114,8 @@ async function readChunk(ctx: ResourceRequest, list: ListQuery): Promise<{ items
     const startKey = plan.continueToken ? prefix + plan.continueToken.start : prefix;
     const filter = list.filter;
     const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsed())));
-    return { ...page, revision };
+    // What makes an unfiltered chunk's body: every reader asking for the same one can share it.
+    return { ...page, revision, sharedKey: filter ? undefined : `${startKey}\0${plan.limit ?? ''}\0${revision}` };
   }
   const page = await readPage(ctx, list);
   // The cache's version of an unchanged object carries its encoded Table row; others are made for this page.
@@ -159,6 +163,13 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     const chunk = await readChunk(ctx, list);
     items = chunk.items;
     metadata = listMetadata(chunk, list);
+    if (chunk.sharedKey !== undefined && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
+      const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata });
+      const chunkItems = items;
+      // The key names the version too: one cache may serve a kind at several versions.
+      const body = cacheOf(ctx).sharedBody(`${apiVersionOf(kind)}\0${chunk.sharedKey}`, () => Buffer.from(`${head.slice(0, -1)},"items":[${chunkItems.map((i) => i.json()).join(',')}]}`));
+      return writeJsonText(ctx.res, 200, body, ctx.encode);
+    }
   }
   if (ctx.table) return writeTable(ctx, kind, items, metadata);
   const head = { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata };

@@ -13,6 +13,8 @@ import { SortedKeys } from './sorted-keys.ts';
 
 /** Bytes of encoded GET bodies a process keeps (every object of 10,000 NetworkPolicies fits twice). */
 const BODY_BYTES_KEPT = 32 * 1024 * 1024;
+/** Bytes of shared chunk bodies one resource keeps (sharedBody): a whole walk of 10,000 NetworkPolicies in pages of 500 is 15 MiB. */
+const SHARED_BODY_BYTES = 32 * 1024 * 1024;
 /** The objects keeping one, oldest first from `firstHolder`: the oldest give theirs up past the budget. */
 let bodyHolders: Array<CachedObject | undefined> = [];
 let firstHolder = 0;
@@ -132,6 +134,9 @@ export class ResourceCache {
   /** Whole lists by key prefix, and their items encoded as `item,item,...`, valid until the next change. */
   private lists = new Map<string, readonly CachedObject[]>();
   private listBodies = new Map<string, Buffer>();
+  /** sharedBody's bodies, oldest first, and their bytes. */
+  private sharedBodies = new Map<string, Buffer>();
+  private sharedBodyBytes = 0;
   private events: CacheEvent[] = [];
   private head = 0;
   /** The revision the retained window starts after: watches from an older one get 410. */
@@ -163,6 +168,7 @@ export class ResourceCache {
     const object = new CachedObject(event.key, event.value, event.revision);
     if (this.lists.size) this.lists.clear();
     if (this.listBodies.size) this.listBodies.clear();
+    if (this.sharedBodies.size) this.dropSharedBodies();
     if (event.type === 'DELETED') {
       if (prev) {
         this.objects.delete(event.key);
@@ -200,6 +206,7 @@ export class ResourceCache {
     this.lastChange = Math.max(this.lastChange, revision);
     this.lists.clear();
     this.listBodies.clear();
+    this.dropSharedBodies();
     if (gap) {
       this.events = [];
       this.head = 0;
@@ -307,6 +314,34 @@ export class ResourceCache {
       this.listBodies.set(keyPrefix, body);
     }
     return body;
+  }
+
+  /**
+   * A body an upper layer derives from the current state alone (a chunk of a
+   * list at a revision the cache holds: SPEC 2.3), encoded once by `encode` and
+   * shared by every reader asking with the same `key` until the next change,
+   * within SHARED_BODY_BYTES, oldest dropped first. Clients walking one
+   * collection at one revision (informers relisting after a restart, kubectl
+   * across namespaces) then share each chunk's bytes.
+   */
+  sharedBody(key: string, encode: () => Buffer): Buffer {
+    const kept = this.sharedBodies.get(key);
+    if (kept) return kept;
+    const body = encode();
+    if (body.length > SHARED_BODY_BYTES) return body;
+    for (const [oldestKey, oldest] of this.sharedBodies) {
+      if (this.sharedBodyBytes + body.length <= SHARED_BODY_BYTES) break;
+      this.sharedBodies.delete(oldestKey);
+      this.sharedBodyBytes -= oldest.length;
+    }
+    this.sharedBodies.set(key, body);
+    this.sharedBodyBytes += body.length;
+    return body;
+  }
+
+  private dropSharedBodies(): void {
+    this.sharedBodies.clear();
+    this.sharedBodyBytes = 0;
   }
 
   /** Every current object, for controllers building their indexes. */
