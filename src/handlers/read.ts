@@ -159,10 +159,12 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     }
     const cached = cache.list(list.prefix);
     items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
+    if (ctx.table && !filter) return writeTable(ctx, kind, items, metadata, { cache, key: `${apiVersionOf(kind)}\0${list.prefix}\0${revision}` });
   } else {
     const chunk = await readChunk(ctx, list);
     items = chunk.items;
     metadata = listMetadata(chunk, list);
+    if (ctx.table && chunk.sharedKey !== undefined) return writeTable(ctx, kind, items, metadata, { cache: cacheOf(ctx), key: `${apiVersionOf(kind)}\0${chunk.sharedKey}` });
     if (chunk.sharedKey !== undefined && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
       const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata });
       const chunkItems = items;

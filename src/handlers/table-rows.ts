@@ -7,8 +7,8 @@
  * are not copied: they are views into the stored JSON the cache holds anyway.
  */
 import type { KindDefinition } from '../registry/kind.ts';
-import { JSON_TYPE, writeJsonItems, writeObject } from '../server/respond.ts';
-import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import { JSON_TYPE, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
+import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
 import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
 import type { TimedFormatter } from './table-time.ts';
@@ -137,10 +137,36 @@ export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], i
 }
 
 /**
- * Writes the Table of object versions (SPEC 2.5, 4.7): compact JSON from the
- * encoded rows, streamed; pretty output from the object form, as before.
+ * Whether every timed cell of these rows keeps a timestamp in whole seconds
+ * (as metadata.creationTimestamp always is): their ages are then the same at
+ * any time within one second, since HumanDuration counts whole seconds.
  */
-export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>): void {
+function sameWithinASecond(plan: TablePlan, objects: readonly CachedObject[]): boolean {
+  if (!plan.timed.length) return true;
+  return objects.every((object) => {
+    const { cells } = rowOf(plan, object);
+    for (let c = 1; c < cells.length; c += 2) {
+      const kept = cells[c];
+      if (kept !== undefined && !(typeof kept === 'number' && (Number.isNaN(kept) || kept % 1000 === 0))) return false;
+    }
+    return true;
+  });
+}
+
+/** Lets readers of one state share a Table's bytes (ResourceCache.sharedBody): `key` names the objects. */
+export interface TableSharing {
+  cache: Pick<ResourceCache, 'sharedBody'>;
+  key: string;
+}
+
+/**
+ * Writes the Table of object versions (SPEC 2.5, 4.7): compact JSON from the
+ * encoded rows, streamed; pretty output from the object form, as before. With
+ * `share`, and rows whose ages only change from one second to the next, the
+ * body is rendered once per second and shared by every reader of that state
+ * (a whole list or chunk the watch cache holds).
+ */
+export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>, share?: TableSharing): void {
   const includeObject = includeObjectOf(ctx);
   const tableVersion = ctx.table?.version ?? 'v1';
   const now = Date.now();
@@ -150,5 +176,14 @@ export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: 
   }
   const plan = tablePlan(kind);
   const head = `{"kind":"Table","apiVersion":"meta.orch.io/${tableVersion}","metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
+  if (share && sameWithinASecond(plan, objects)) {
+    // Rendered at the start of this second: the same ages as at any instant of it.
+    const second = Math.floor(now / 1000) * 1000;
+    const body = share.cache.sharedBody(`${share.key}\0Table/${tableVersion}\0${includeObject}\0${plan.timed.length ? second : ''}`, () => {
+      const row = rowRenderer(plan, objects, includeObject, tableVersion, second);
+      return Buffer.from(`${head}${objects.map((_, i) => row(i)).join(',')}]}`);
+    });
+    return writeJsonText(ctx.res, 200, body, ctx.encode);
+  }
   writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, now), ']}');
 }
