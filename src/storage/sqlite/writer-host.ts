@@ -99,28 +99,35 @@ export class WriterHost {
   }
 
   /**
-   * One message per worker per turn: a commit's events reach the store's watch
-   * in the same turn its writes settle, so each message carries the events
-   * before the answers of the writes that made them.
+   * A commit's events reach the store's watch in the same turn its writes
+   * settle, so each message carries the events before the answers of the
+   * writes that made them. Sent in a microtask of that turn, before the
+   * primary's own responses to those writes are written: a client that reads
+   * after its write, on a new connection the other process accepts, finds the
+   * write there (an RBAC grant or revocation holds at once). Two microtasks
+   * late, so that the answers to the workers' writes of the same commit, one
+   * `then` behind their settling, go in the same message.
    */
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      const events = this.events;
-      this.events = [];
-      for (const worker of this.attached) {
-        if (!events.length && !worker.answers.length) continue;
-        const answers = worker.answers;
-        worker.answers = [];
-        try {
-          worker.channel.send({ t: 'batch', events, answers });
-        } catch (err) {
-          console.error('sqlite writer: a worker could not be told:', err);
-          worker.detach();
-        }
+    queueMicrotask(() => queueMicrotask(() => this.send()));
+  }
+
+  private send(): void {
+    this.scheduled = false;
+    const events = this.events;
+    this.events = [];
+    for (const worker of this.attached) {
+      if (!events.length && !worker.answers.length) continue;
+      const answers = worker.answers;
+      worker.answers = [];
+      try {
+        worker.channel.send({ t: 'batch', events, answers });
+      } catch (err) {
+        console.error('sqlite writer: a worker could not be told:', err);
+        worker.detach();
       }
-    });
+    }
   }
 }
