@@ -117,4 +117,13 @@ test('shared chunk bodies: encoded once per key, dropped on the next change, old
   // A body larger than the whole budget is returned, not kept.
   const huge = cache.sharedBody('huge', encode(33 * MiB));
   assert.notEqual(cache.sharedBody('huge', encode(16)), huge);
+  // One budget for the process: another resource's bodies push these out; a change drops only its own.
+  const other = new ResourceCache('/core/secrets/', { historyMs: 60_000, maxEvents: 1000 }, [], 1);
+  const mine = cache.sharedBody('mine', encode());
+  const theirs = other.sharedBody('mine', encode());
+  assert.notEqual(theirs, mine, 'the same key in two resources names two bodies');
+  other.apply({ type: 'ADDED', key: '/core/secrets/ns/s', value: '{"metadata":{"name":"s"}}', revision: 3, createRevision: 3 }, Date.now());
+  assert.equal(cache.sharedBody('mine', encode()), mine, 'a change of another resource leaves these');
+  for (let i = 0; i < 40; i++) other.sharedBody(`push-${i}`, encode(MiB));
+  assert.notEqual(cache.sharedBody('mine', encode()), mine, 'pushed out by the other resource past the shared budget');
 });

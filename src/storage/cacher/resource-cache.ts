@@ -13,8 +13,12 @@ import { SortedKeys } from './sorted-keys.ts';
 
 /** Bytes of encoded GET bodies a process keeps (every object of 10,000 NetworkPolicies fits twice). */
 const BODY_BYTES_KEPT = 32 * 1024 * 1024;
-/** Bytes of shared chunk bodies one resource keeps (sharedBody): a whole walk of 10,000 NetworkPolicies in pages of 500 is 15 MiB. */
+/** Bytes of shared bodies a process keeps, all resources together (sharedBody): a whole walk of 10,000 NetworkPolicies in pages of 500 is 15 MiB. */
 const SHARED_BODY_BYTES = 32 * 1024 * 1024;
+/** Every resource's shared bodies by `<cache id>:<key>`, oldest first, and their bytes. */
+const sharedBodies = new Map<string, Buffer>();
+let sharedBodyBytes = 0;
+let nextCacheId = 0;
 /** The objects keeping one, oldest first from `firstHolder`: the oldest give theirs up past the budget. */
 let bodyHolders: Array<CachedObject | undefined> = [];
 let firstHolder = 0;
@@ -134,9 +138,9 @@ export class ResourceCache {
   /** Whole lists by key prefix, and their items encoded as `item,item,...`, valid until the next change. */
   private lists = new Map<string, readonly CachedObject[]>();
   private listBodies = new Map<string, Buffer>();
-  /** sharedBody's bodies, oldest first, and their bytes. */
-  private sharedBodies = new Map<string, Buffer>();
-  private sharedBodyBytes = 0;
+  /** This cache's part of the keys of `sharedBodies`, and whether it may have some there. */
+  private readonly sharedPrefix = `${nextCacheId++}:`;
+  private sharing = false;
   private events: CacheEvent[] = [];
   private head = 0;
   /** The revision the retained window starts after: watches from an older one get 410. */
@@ -168,7 +172,7 @@ export class ResourceCache {
     const object = new CachedObject(event.key, event.value, event.revision);
     if (this.lists.size) this.lists.clear();
     if (this.listBodies.size) this.listBodies.clear();
-    if (this.sharedBodies.size) this.dropSharedBodies();
+    if (this.sharing) this.dropSharedBodies();
     if (event.type === 'DELETED') {
       if (prev) {
         this.objects.delete(event.key);
@@ -320,28 +324,34 @@ export class ResourceCache {
    * A body an upper layer derives from the current state alone (a chunk of a
    * list at a revision the cache holds: SPEC 2.3), encoded once by `encode` and
    * shared by every reader asking with the same `key` until the next change,
-   * within SHARED_BODY_BYTES, oldest dropped first. Clients walking one
+   * within SHARED_BODY_BYTES for every resource of the process, oldest dropped first. Clients walking one
    * collection at one revision (informers relisting after a restart, kubectl
    * across namespaces) then share each chunk's bytes.
    */
   sharedBody(key: string, encode: () => Buffer): Buffer {
-    const kept = this.sharedBodies.get(key);
+    const fullKey = this.sharedPrefix + key;
+    const kept = sharedBodies.get(fullKey);
     if (kept) return kept;
     const body = encode();
     if (body.length > SHARED_BODY_BYTES) return body;
-    for (const [oldestKey, oldest] of this.sharedBodies) {
-      if (this.sharedBodyBytes + body.length <= SHARED_BODY_BYTES) break;
-      this.sharedBodies.delete(oldestKey);
-      this.sharedBodyBytes -= oldest.length;
+    for (const [oldestKey, oldest] of sharedBodies) {
+      if (sharedBodyBytes + body.length <= SHARED_BODY_BYTES) break;
+      sharedBodies.delete(oldestKey);
+      sharedBodyBytes -= oldest.length;
     }
-    this.sharedBodies.set(key, body);
-    this.sharedBodyBytes += body.length;
+    sharedBodies.set(fullKey, body);
+    sharedBodyBytes += body.length;
+    this.sharing = true;
     return body;
   }
 
   private dropSharedBodies(): void {
-    this.sharedBodies.clear();
-    this.sharedBodyBytes = 0;
+    this.sharing = false;
+    for (const [key, body] of sharedBodies) {
+      if (!key.startsWith(this.sharedPrefix)) continue;
+      sharedBodies.delete(key);
+      sharedBodyBytes -= body.length;
+    }
   }
 
   /** Every current object, for controllers building their indexes. */
