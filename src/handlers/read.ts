@@ -6,7 +6,7 @@
  * spliced in, streamed to the socket rather than built into one response.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf } from '../registry/kind.ts';
+import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
@@ -141,43 +141,46 @@ function servedFromCache(plan: ListReadPlan): boolean {
   return !plan.continueToken && !plan.limit && plan.exactRevision === 0;
 }
 
+/** A JSON list up to its first item: `{"kind":...,"metadata":{...},"items":[`. */
+function listOpening(kind: KindDefinition, metadata: Record<string, unknown>): string {
+  return `${JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata }).slice(0, -1)},"items":[`;
+}
+
 /** SPEC 4.2 list with selectors, limit/continue and resourceVersion. */
 export async function handleList(ctx: ResourceRequest): Promise<void> {
   const list = parseListQuery(ctx);
   const { plan, filter } = list;
   const kind = ctx.store.kind;
+  const compactJson = !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE;
+  const cache = cacheOf(ctx);
   let items: readonly CachedObject[];
   let metadata: Record<string, unknown>;
+  /** What names an unfiltered state the cache holds, for readers to share its encoded body; the version is in it, as one cache may serve a kind at several. */
+  let sharedKey: string | undefined;
   if (servedFromCache(plan)) {
     const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
-    const cache = cacheOf(ctx);
     metadata = { resourceVersion: String(revision) };
-    if (!filter && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
-      // The whole collection as one shared, already-encoded body.
-      const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata });
-      return writeJsonAround(ctx.res, ctx.encode, `${head.slice(0, -1)},"items":[`, cache.listBody(list.prefix), ']}');
-    }
+    // The whole collection as one shared, already-encoded body.
+    if (!filter && !ctx.table && compactJson) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix), ']}');
     const cached = cache.list(list.prefix);
     items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
-    if (ctx.table && !filter) return writeTable(ctx, kind, items, metadata, { cache, key: `${apiVersionOf(kind)}\0${list.prefix}\0${revision}` });
+    if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
   } else {
     const chunk = await readChunk(ctx, list);
     items = chunk.items;
     metadata = listMetadata(chunk, list);
-    if (ctx.table && chunk.sharedKey !== undefined) return writeTable(ctx, kind, items, metadata, { cache: cacheOf(ctx), key: `${apiVersionOf(kind)}\0${chunk.sharedKey}` });
-    if (chunk.sharedKey !== undefined && !ctx.table && !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE) {
-      const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata });
-      const chunkItems = items;
-      // The key names the version too: one cache may serve a kind at several versions.
-      const body = cacheOf(ctx).sharedBody(`${apiVersionOf(kind)}\0${chunk.sharedKey}`, () => Buffer.from(`${head.slice(0, -1)},"items":[${chunkItems.map((i) => i.json()).join(',')}]}`));
-      return writeJsonText(ctx.res, 200, body, ctx.encode);
-    }
+    if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
   }
-  if (ctx.table) return writeTable(ctx, kind, items, metadata);
-  const head = { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata };
-  if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
-    return writeObject(ctx.res, 200, { ...head, items: items.map((i) => JSON.parse(i.json())) }, ctx.encode);
+  if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
+  if (!compactJson) {
+    return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json())) }, ctx.encode);
   }
-  const headJson = JSON.stringify(head);
-  writeJsonItems(ctx.res, ctx.encode, `${headJson.slice(0, -1)},"items":[`, items.length, (i) => items[i].json(), ']}');
+  const opening = listOpening(kind, metadata);
+  // Only a chunk the cache holds gets here with a key (the whole list returned its listBody above):
+  // encoded once for every reader of it.
+  if (sharedKey !== undefined) {
+    const chunkItems = items;
+    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => Buffer.from(`${opening}${chunkItems.map((i) => i.json()).join(',')}]}`)), ctx.encode);
+  }
+  writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(), ']}');
 }

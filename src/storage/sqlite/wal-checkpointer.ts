@@ -6,9 +6,9 @@
  * request behind it for as long as the disk took. The writer's connection turns
  * it off (`wal_autocheckpoint = 0`) while writes are frequent; this worker
  * thread, with a connection of its own, then runs PASSIVE checkpoints while
- * commits keep arriving. PASSIVE never waits
- * for the writer or for readers, nor makes them wait: it copies what no reader
- * still needs, and the writer rewinds the WAL once everything is copied.
+ * commits keep arriving. PASSIVE never waits for the writer or for readers,
+ * nor makes them wait: it copies what no reader still needs, and the writer
+ * rewinds the WAL once everything is copied.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
