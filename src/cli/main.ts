@@ -17,6 +17,7 @@ import { EtcdStorage } from '../storage/etcd3/etcd-storage.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
+import { boundHeapGrowth } from './heap-growth.ts';
 
 function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
   return {
@@ -104,6 +105,7 @@ function onSignals(stop: (signal: string) => Promise<void>): void {
 }
 
 function announce(url: string, orchconfigPath: string, started: number): void {
+  boundHeapGrowth();
   console.log(`orch-apiserver serving on ${url} (ready in ${Date.now() - started} ms)`);
   console.log(`admin credentials: ${orchconfigPath}  (kubectl --kubeconfig ${orchconfigPath} get namespaces)`);
 }
@@ -130,6 +132,7 @@ async function runWorker(flags: Flags): Promise<void> {
     listen: listenAsWorker(load),
     writesOrchconfig: false,
   });
+  boundHeapGrowth();
   onSignals(async () => {
     process.removeAllListeners('disconnect');
     await running.shutdown();
