@@ -127,3 +127,20 @@ test('shared chunk bodies: encoded once per key, dropped on the next change, old
   for (let i = 0; i < 40; i++) other.sharedBody(`push-${i}`, encode(MiB));
   assert.notEqual(cache.sharedBody('mine', encode()), mine, 'pushed out by the other resource past the shared budget');
 });
+
+test('shared bodies with a version: a new version replaces the kept body at once, freeing its bytes', () => {
+  const cache = new ResourceCache('/core/events/', { historyMs: 60_000, maxEvents: 1000 }, [], 1);
+  const MiB = 1024 * 1024;
+  let encodings = 0;
+  const encode = (bytes: number) => () => (encodings++, Buffer.alloc(bytes, 'x'));
+  const other = cache.sharedBody('other', encode(10 * MiB));
+  const second1 = cache.sharedBody('table', encode(20 * MiB), '1000');
+  assert.equal(cache.sharedBody('table', encode(20 * MiB), '1000'), second1, 'the same version is shared');
+  const second2 = cache.sharedBody('table', encode(20 * MiB), '2000');
+  assert.notEqual(second2, second1);
+  assert.equal(encodings, 3);
+  // 10 + 20 MiB fit the 32 MiB budget only because the first version went: the other body is still kept.
+  assert.equal(cache.sharedBody('other', encode(10 * MiB)), other);
+  assert.equal(cache.sharedBody('table', encode(20 * MiB), '2000'), second2);
+  assert.equal(encodings, 3);
+});

@@ -179,10 +179,14 @@ export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: 
   if (share && sameWithinASecond(plan, objects)) {
     // Rendered at the start of this second: the same ages as at any instant of it.
     const second = Math.floor(now / 1000) * 1000;
-    const body = share.cache.sharedBody(`${share.key}\0Table/${tableVersion}\0${includeObject}\0${plan.timed.length ? second : ''}`, () => {
-      const row = rowRenderer(plan, objects, includeObject, tableVersion, second);
-      return Buffer.from(`${head}${objects.map((_, i) => row(i)).join(',')}]}`);
-    });
+    const body = share.cache.sharedBody(
+      `${share.key}\0Table/${tableVersion}\0${includeObject}`,
+      () => {
+        const row = rowRenderer(plan, objects, includeObject, tableVersion, second);
+        return Buffer.from(`${head}${objects.map((_, i) => row(i)).join(',')}]}`);
+      },
+      plan.timed.length ? String(second) : '',
+    );
     return writeJsonText(ctx.res, 200, body, ctx.encode);
   }
   writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, now), ']}');

@@ -114,7 +114,11 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
   if (alreadyAnswered(res)) return;
   if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json.toString()), options);
   baseHeaders(res, options, JSON_TYPE);
-  endWhole(res, status, json);
+  if (typeof json === 'string' || json.length <= STREAM_CHUNK) return endWhole(res, status, json);
+  // A large shared body (a Table, a chunk) in slices: whole, TLS would encrypt one copy per reader at once.
+  res.setHeader('Content-Length', json.length);
+  res.writeHead(status);
+  writeSlices(res, slicesOf(json));
 }
 
 /** Characters or bytes a streamed body hands the socket at a time. */
@@ -129,6 +133,11 @@ function streamJson(res: ServerResponse, options: EncodeOptions, next: () => str
   if (alreadyAnswered(res)) return;
   baseHeaders(res, options, JSON_TYPE);
   res.writeHead(200);
+  writeSlices(res, next);
+}
+
+/** Writes `next()`'s chunks after the head, waiting for drain whenever the socket is full, then ends. */
+function writeSlices(res: ServerResponse, next: () => string | Buffer | undefined): void {
   const writeSome = () => {
     // The deadline (or the client) may have ended the response while it waited for drain.
     if (alreadyAnswered(res)) return;
@@ -138,6 +147,17 @@ function streamJson(res: ServerResponse, options: EncodeOptions, next: () => str
     res.end();
   };
   writeSome();
+}
+
+/** A Buffer's STREAM_CHUNK slices, views rather than copies. */
+function slicesOf(body: Buffer): () => Buffer | undefined {
+  let offset = 0;
+  return () => {
+    if (offset >= body.length) return undefined;
+    const slice = body.subarray(offset, offset + STREAM_CHUNK);
+    offset += slice.length;
+    return slice;
+  };
 }
 
 /** Writes `open item,item,... close`, JSON whose items are made one by one: a large list is never one string. */
@@ -161,17 +181,14 @@ export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open
 export function writeJsonAround(res: ServerResponse, options: EncodeOptions, open: string, body: Buffer, close: string): void {
   let opened = false;
   let closed = false;
-  let offset = 0;
+  const slices = slicesOf(body);
   streamJson(res, options, () => {
     if (!opened) {
       opened = true;
       return open;
     }
-    if (offset < body.length) {
-      const slice = body.subarray(offset, offset + STREAM_CHUNK);
-      offset += slice.length;
-      return slice;
-    }
+    const slice = slices();
+    if (slice) return slice;
     if (closed) return undefined;
     closed = true;
     return close;
