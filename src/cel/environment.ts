@@ -14,13 +14,14 @@ import { celGoMessage, celGoTypeName, compileIssue, errorOffset } from './errors
 import { forEachNode, instrument, type AstNode, type Instrumentation } from './instrument.ts';
 import type { CallCost, CelLibrary } from './library.ts';
 import { listsLibrary } from './lists.ts';
+import { quantityLibrary } from './quantity.ts';
 import { regexLibrary } from './regex-library.ts';
 import { standardLibrary } from './standard.ts';
 import { stringsLibrary } from './strings.ts';
 import { urlsLibrary } from './urls.ts';
 
 /** The libraries every environment has (SPEC 2.11): Kubernetes 1.31's base environment but the authorizer. */
-export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary];
+export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary, quantityLibrary];
 
 export interface EnvironmentDeclarations {
   /** Object types: name -> field -> type, in cel-js notation (`string`, `list<string>`, `map<string, list<string>>`, another object type). */
