@@ -148,3 +148,188 @@ test('regex: cost is ceil(0.1 x (1 + input)) x ceil(0.25 x pattern)', () => {
   assert.equal(cost('s.findAll("[0-9]+", 1)'), 1 + 2 * 2);
   assert.equal(run('s.findAll("x")', { ...vars, s: 'y'.repeat(100) }).cost, 1 + 11 * 1);
 });
+
+test("urls: isURL accepts what Go's ParseRequestURI does: an absolute URI or an absolute path", () => {
+  assert.equal(value("isURL('https://user:pass@example.com:80/path?query=val#fragment')"), true);
+  assert.equal(value("isURL('/absolute-path')"), true);
+  assert.equal(value("isURL('mailto:someone@example.com')"), true);
+  assert.equal(value("isURL('https://a:b:c/')"), false);
+  assert.equal(value("isURL('../relative-path')"), false);
+  assert.equal(value("isURL('')"), false);
+  assert.equal(value("isURL('http://[::1/')"), false);
+});
+
+test("urls: url() errors carry Go's parse error", () => {
+  const prefix = 'URL parse error during conversion from string: ';
+  assert.equal(evalError("url('https://a:b:c/')"), `${prefix}parse "https://a:b:c/": invalid port ":c" after host`);
+  assert.equal(evalError("url('../relative-path')"), `${prefix}parse "../relative-path": invalid URI for request`);
+  assert.equal(evalError("url('')"), `${prefix}parse "": empty url`);
+  assert.equal(evalError("url('http://a b/')"), `${prefix}parse "http://a b/": invalid character " " in host name`);
+  assert.equal(evalError("url('http://x/%zz')"), `${prefix}parse "http://x/%zz": invalid URL escape "%zz"`);
+  assert.equal(evalError("url('http://[::1/')"), `${prefix}parse "http://[::1/": missing ']' in host`);
+  assert.equal(evalError("url(':x')"), `${prefix}parse ":x": missing protocol scheme`);
+});
+
+test('urls: accessors, IPv6 brackets in getHost and not in getHostname, no normalisation', () => {
+  assert.equal(value("url('/path').getScheme()"), '');
+  assert.equal(value("url('HTTPS://example.com/').getScheme()"), 'https');
+  assert.equal(value("url('https://example.com:80/').getHost()"), 'example.com:80');
+  assert.equal(value("url('https://Example.COM/').getHost()"), 'Example.COM');
+  assert.equal(value("url('https://[::1]:80/').getHost()"), '[::1]:80');
+  assert.equal(value("url('https://[::1]/').getHost()"), '[::1]');
+  assert.equal(value("url('/path').getHost()"), '');
+  assert.equal(value("url('https://[::1]:80/').getHostname()"), '::1');
+  assert.equal(value("url('https://[fe80::1%25en0]/').getHostname()"), 'fe80::1%en0');
+  assert.equal(value("url('https://127.0.0.1:80/').getHostname()"), '127.0.0.1');
+  assert.equal(value("url('https://example.com:80/').getPort()"), '80');
+  assert.equal(value("url('https://[::1]/').getPort()"), '');
+  assert.equal(value("url('https://example.com/path with spaces/').getEscapedPath()"), '/path%20with%20spaces/');
+  assert.equal(value("url('https://example.com/a%2Fb/../c').getEscapedPath()"), '/a%2Fb/../c');
+  assert.equal(value("url('https://example.com/héllo').getEscapedPath()"), '/h%C3%A9llo');
+  assert.equal(value("url('https://example.com').getEscapedPath()"), '');
+  assert.equal(value("url('/p#frag').getEscapedPath()"), '/p', 'the fragment is split off by url.Parse');
+});
+
+test('urls: getQuery is the matrix form, unescaped; malformed pairs are left out', () => {
+  assert.deepEqual(value("url('https://example.com/path?k1=a&k2=b&k2=c').getQuery()"), new Map([['k1', ['a']], ['k2', ['b', 'c']]]));
+  assert.deepEqual(value("url('https://example.com/path?key with spaces=value+with%20spaces').getQuery()"), new Map([['key with spaces', ['value with spaces']]]));
+  assert.deepEqual(value("url('https://example.com/path?').getQuery()"), new Map());
+  assert.deepEqual(value("url('https://e.com/?a=1;b=2&c=%zz&d').getQuery()"), new Map([['d', ['']]]));
+  assert.equal(value("url('https://e.com/?k=v').getQuery()['k'][0]"), 'v');
+});
+
+test('urls: equality compares the URLs Go would print; URL has no fields', () => {
+  assert.equal(value("url('https://example.com/a') == url('https://example.com/a')"), true);
+  assert.equal(value("url('HTTPS://example.com/a') == url('https://example.com/a')"), true);
+  assert.equal(value("url('https://example.com/a') == url('https://example.com/b')"), false);
+  assert.equal(value("url('https://example.com/a') != url('https://example.com/b')"), true);
+  assert.equal(value("type(url('/a')) == type(url('/b'))"), true);
+  assert.match(compileError("url('/a').path"), /undefined field 'path'/);
+  assert.match(compileError("url(1)"), /found no matching overload for 'url'/);
+});
+
+test('urls: url() is one traversal of its argument, accessors and isURL 1', () => {
+  const input = `https://example.com/${'p'.repeat(80)}`; // 100 code points
+  const activation = { ...vars, s: input };
+  assert.equal(run('url(s).getHost()', activation).cost, 1 + 10 + 1);
+  assert.equal(run('isURL(s)', activation).cost, 1 + 1);
+  assert.equal(run('url(s) == url(s)', activation).cost, 2 * (1 + 10) + 1);
+});
+
+test('quantities: parsing, isQuantity, upstream errors', () => {
+  assert.equal(value('quantity("12Mi") == quantity("12582912")'), true);
+  assert.equal(value('isQuantity("20") && isQuantity("20M") && isQuantity("20Mi") && isQuantity("1.3e3") && isQuantity("-5m")'), true);
+  assert.equal(value('isQuantity("20Mo") || isQuantity("10Mm") || isQuantity("200K") || isQuantity("1,3G") || isQuantity("1i")'), false);
+  // Upstream's comment says 'Mi' is no quantity, but its parser reads the missing number as 0, and so does this one.
+  assert.equal(value('quantity("Mi") == quantity("0")'), true);
+  assert.equal(evalError('quantity("10Mo")'), "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  assert.equal(evalError('quantity("10Mm")'), "unable to parse quantity's suffix");
+  assert.match(compileError('isQuantity([1, 2, 3])'), /found no matching overload for 'isQuantity' applied to/);
+});
+
+test('quantities: comparison across suffixes is exact', () => {
+  assert.equal(value('quantity("1Gi").isGreaterThan(quantity("1G"))'), true);
+  assert.equal(value('quantity("1G").isGreaterThan(quantity("1Gi"))'), false);
+  assert.equal(value('quantity("50M").isLessThan(quantity("50Mi"))'), true);
+  assert.equal(value('quantity("100M").isLessThan(quantity("50M"))'), false);
+  assert.equal(value('quantity("200M").compareTo(quantity("0.2G"))'), 0n);
+  assert.equal(value('quantity("50M").compareTo(quantity("50Mi"))'), -1n);
+  assert.equal(value('quantity("50Mi").compareTo(quantity("50M"))'), 1n);
+  assert.equal(value('quantity("1n").isGreaterThan(quantity("0"))'), true);
+  assert.equal(value('quantity("-1").isLessThan(quantity("1m"))'), true);
+  // 10^18 + 1 apart from 10^18 in the 19th digit: no float could tell.
+  assert.equal(value('quantity("1000000000000000001").isGreaterThan(quantity("1E"))'), true);
+  assert.equal(value('quantity("1e999999999").isGreaterThan(quantity("1"))'), true);
+});
+
+test('quantities: equality is by value, as resource.Quantity.Equal', () => {
+  assert.equal(value('quantity("200M") == quantity("0.2G") && quantity("0.2G") == quantity("200M")'), true);
+  assert.equal(value('quantity("2M") == quantity("0.002G") && quantity("2000k") == quantity("2M")'), true);
+  assert.equal(value('quantity("1") == quantity("1000m")'), true);
+  assert.equal(value('quantity("200M") == quantity("0.3G")'), false);
+  assert.equal(value('quantity("1Ki") != quantity("1k")'), true);
+});
+
+test('quantities: add and sub, of quantities and of ints, exact', () => {
+  assert.equal(value('quantity("50k").add(quantity("20")) == quantity("50.02k")'), true);
+  assert.equal(value('quantity("50k").add(20).isLessThan(quantity("50020"))'), false);
+  assert.equal(value('quantity("50k").sub(quantity("20")) == quantity("49.98k")'), true);
+  assert.equal(value('quantity("50k").sub(20) == quantity("49980")'), true);
+  assert.equal(value('quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger()'), 20n);
+  assert.equal(value('quantity("1Gi").sub(quantity("1G")) == quantity("73741824")'), true);
+  assert.equal(value('quantity("0.1").add(quantity("0.2")) == quantity("0.3")'), true);
+  // Past int64 the sum goes on exactly as a decimal.
+  assert.equal(value('quantity("9223372036854775807").add(1).compareTo(quantity("9223372036854775807"))'), 1n);
+  // A parsed binary quantity is capped at 2^63 - 1 (upstream maxAllowed); a sum is not.
+  assert.equal(value('quantity("4Ei").add(quantity("4Ei")).isGreaterThan(quantity("8Ei"))'), true);
+  assert.equal(value('quantity("8Ei") == quantity("9223372036854775807")'), true);
+  assert.equal(value('[quantity("9999999999999999999999999999999999999")].all(x, x.add(quantity("1")).compareTo(x.add(quantity("2"))) == -1)'), true);
+});
+
+test("quantities: isInteger and asInteger are upstream's AsInt64 (an int64 amount at a non-negative scale)", () => {
+  assert.equal(value('quantity("500m").isInteger()'), false);
+  assert.equal(value('quantity("50").isInteger() && quantity("50k").isInteger() && quantity("1Gi").isInteger()'), true);
+  assert.equal(value('quantity("50k").asInteger()'), 50000n);
+  assert.equal(value('quantity("1.5k").asInteger()'), 1500n);
+  assert.equal(value('quantity("-1Mi").asInteger()'), -1048576n);
+  assert.equal(value('quantity("9999999999999999999999999999999999999G").isInteger()'), false);
+  assert.equal(evalError('quantity("9999999999999999999999999999999999999G").asInteger()'), 'cannot convert value to integer');
+  // int64 overflow: 10 x 10^18 > 2^63 - 1.
+  assert.equal(evalError('quantity("10E").asInteger()'), 'cannot convert value to integer');
+  assert.equal(value('quantity("9E").asInteger()'), 9_000_000_000_000_000_000n);
+  assert.equal(evalError('quantity("500m").asInteger()'), 'cannot convert value to integer');
+  // Upstream keeps the scale of the text: 1000m is not reduced to 1.
+  assert.equal(value('quantity("1000m").isInteger()'), false);
+  assert.equal(value('quantity("500m").add(quantity("500m")) == quantity("1")'), true);
+});
+
+test('quantities: asApproximateFloat and sign', () => {
+  assert.equal(value('quantity("50.703k").asApproximateFloat()'), 50703);
+  assert.equal(value('quantity("50k").sub(20000).asApproximateFloat()'), 30000);
+  assert.equal(value('quantity("1.5Gi").asApproximateFloat()'), 1610612736);
+  assert.equal(value('quantity("100m").asApproximateFloat()'), 0.1);
+  assert.equal(value('quantity("1e400").asApproximateFloat()'), Infinity);
+  assert.equal(value('sign(quantity("-5"))'), -1n);
+  assert.equal(value('sign(quantity("0"))'), 0n);
+  assert.equal(value('sign(quantity("5n"))'), 1n);
+  // Upstream declares sign as a global function: the member form does not compile there either.
+  assert.match(compileError('quantity("1").sign()'), /found no matching overload for 'sign'/);
+});
+
+test('quantities: quantity and isQuantity are one traversal of the text, the rest 1', () => {
+  const activation = { ...vars, s: `${'1'.repeat(15)}k` }; // 16 code points: ceil(1.6) = 2
+  assert.equal(run('quantity(s).isInteger()', activation).cost, 1 + 2 + 1);
+  assert.equal(run('isQuantity(s)', activation).cost, 1 + 2);
+  assert.equal(run('quantity(s).add(quantity(s)) == quantity(s)', activation).cost, 3 * (1 + 2) + 1 + 1);
+});
+
+test('macros through the environment: has, all, exists, exists_one, map, filter', () => {
+  assert.equal(value('has(obj.name) && has(obj.labels.app) && !has(obj.labels.nope)'), true);
+  assert.equal(value('ints.all(x, x > 0)'), true);
+  assert.equal(value('ints.all(x, x > 1)'), false);
+  assert.equal(value('ints.exists(x, x == 2)'), true);
+  assert.equal(value('ints.exists(x, x == 5)'), false);
+  assert.equal(value('ints.exists_one(x, x > 2)'), true);
+  assert.equal(value('ints.exists_one(x, x > 1)'), false);
+  assert.deepEqual(value('ints.map(x, x * 2)'), [6n, 2n, 4n]);
+  assert.deepEqual(value('ints.map(x, x > 1, x * 10)'), [30n, 20n]);
+  assert.deepEqual(value('ints.filter(x, x % 2 == 1)'), [3n, 1n]);
+  assert.equal(value('m.all(k, m[k] > 0) && m.exists(k, k == "b")'), true);
+  assert.deepEqual(value('m.filter(k, m[k] > 1)'), ['b']);
+  // An error in one element is absorbed when another decides the result.
+  assert.equal(value('[0, 1].exists(x, 1 / x == 1)'), true);
+  assert.equal(evalError('[0, 2].exists(x, 1 / x == 1)'), 'division by zero');
+});
+
+test('optional types through the environment', () => {
+  assert.equal(value('obj.?name.orValue("none")'), 'web');
+  assert.equal(value('obj.labels[?"app"].orValue("d")'), 'web');
+  assert.equal(value('obj.labels[?"x"].orValue("d")'), 'd');
+  assert.equal(value('obj.labels[?"x"].hasValue()'), false);
+  assert.equal(value('optional.of(1).hasValue() && !optional.none().hasValue()'), true);
+  assert.equal(value('optional.of(1).value()'), 1n);
+  assert.equal(value('optional.none().or(optional.of(2)).value()'), 2n);
+  assert.equal(value('optional.ofNonZeroValue(0).hasValue() || optional.ofNonZeroValue("").hasValue()'), false);
+  assert.equal(value('optional.ofNonZeroValue([1]).hasValue()'), true);
+  assert.equal(evalError('optional.none().value()'), 'optional.none() dereference');
+});
