@@ -13,11 +13,15 @@ import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT } from './cost.ts';
 import { celGoMessage, celGoTypeName, compileIssue, errorOffset } from './errors.ts';
 import { forEachNode, instrument, type AstNode, type Instrumentation } from './instrument.ts';
 import type { CallCost, CelLibrary } from './library.ts';
+import { listsLibrary } from './lists.ts';
+import { quantityLibrary } from './quantity.ts';
+import { regexLibrary } from './regex-library.ts';
 import { standardLibrary } from './standard.ts';
 import { stringsLibrary } from './strings.ts';
+import { urlsLibrary } from './urls.ts';
 
-/** The libraries every environment has (SPEC 2.11); issue 11 adds lists, regex, URLs, the authorizer, quantities. */
-export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary];
+/** The libraries every environment has (SPEC 2.11): Kubernetes 1.31's base environment but the authorizer. */
+export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary, quantityLibrary];
 
 export interface EnvironmentDeclarations {
   /** Object types: name -> field -> type, in cel-js notation (`string`, `list<string>`, `map<string, list<string>>`, another object type). */
@@ -95,12 +99,15 @@ export class CelEnvironment {
     for (const [name, type] of Object.entries(declarations.variables)) this.env.registerVariable(name, type);
     const builtins = new Set(this.env.getDefinitions().functions.map((f) => f.signature));
     for (const library of [...BASE_LIBRARIES, ...(declarations.libraries ?? [])]) {
+      // No fields: a library's opaque value exposes none of its properties to expressions.
+      for (const type of library.types ?? []) this.env.registerType(type.name, { ctor: type.ctor, fields: {} });
       for (const fn of library.functions) {
         const signature = normalizeSignature(fn.signature);
         if (!fn.replacesBuiltin) this.env.registerFunction(fn.signature, fn.impl);
         else if (builtins.has(signature)) this.replacements.set(signature, fn.impl);
         else throw new Error(`library ${library.name}: ${fn.signature} replaces no base overload`);
       }
+      for (const op of library.operators ?? []) this.env.registerOperator(op.signature, op.impl);
       Object.assign(this.costs, library.costs);
       Object.assign(this.literalArguments, library.literalArguments);
     }
@@ -149,7 +156,8 @@ export class CelEnvironment {
       if (literal?.op !== 'value' || typeof literal.args !== 'string') return;
       try {
         rule.check(literal.args);
-      } catch {
+      } catch (err) {
+        if (rule.detail) throw new CelCompileError(expression, rule.detail(err as Error));
         throw new CelCompileError(expression, `compilation failed: ${compileIssue(expression, literal.pos, `invalid ${node.args[0]} argument`)}`);
       }
     });

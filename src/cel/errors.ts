@@ -48,6 +48,8 @@ export function celGoMessage(error: CelJsError): string {
       if (unary) return `found no matching overload for '${unary[1]}_' applied to '(${celGoTypeName(unary[2])})'`;
       return summary;
     }
+    case 'optional_value_missing':
+      return 'optional.none() dereference';
     default:
       return error instanceof cel().ParseError ? `Syntax error: ${summary}` : summary;
   }

@@ -25,15 +25,28 @@ export interface CelFunction {
 /** A call's cost from its argument values (receiver first), as cel-go's CallCost computes it. */
 export type CallCost = (args: readonly unknown[]) => number;
 
+/** An opaque type a library brings (cel-go's ObjectType without fields): values are instances of `ctor`. */
+export interface CelType {
+  /** The type's name as cel-go prints it (`kubernetes.URL`). */
+  name: string;
+  ctor: new (...args: any[]) => object;
+}
+
 export interface CelLibrary {
   name: string;
+  /** Opaque types, registered before the functions that use them. */
+  types?: CelType[];
   functions: CelFunction[];
+  /** Operator overloads in cel-js notation (`kubernetes.Quantity == kubernetes.Quantity`); `!=` follows `==`. */
+  operators?: Array<{ signature: string; impl: (...args: any[]) => unknown }>;
   /** Runtime cost by function name; a function without one costs 1, as in cel-go. */
   costs?: Record<string, CallCost>;
   /**
    * Checks of literal arguments at compile time, by function name (cel-go's
    * ValidateRegexLiterals): the check throws when the literal is unusable, and
-   * the compile error reads `invalid <function> argument`.
+   * the compile error reads `invalid <function> argument`, or `detail(error)`
+   * where upstream reports it when the program is built (cel-go's
+   * RegexOptimization: `program instantiation failed: ...`).
    */
-  literalArguments?: Record<string, { index: number; check: (value: string) => void }>;
+  literalArguments?: Record<string, { index: number; check: (value: string) => void; detail?: (error: Error) => string }>;
 }

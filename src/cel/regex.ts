@@ -277,3 +277,38 @@ export function compileRe2(pattern: string): RegExp {
   cache.set(pattern, regex);
   return regex;
 }
+
+const globalCache = new Map<string, RegExp>();
+
+/**
+ * Go's (*Regexp).FindAllString: the leftmost-first matches from left to
+ * right, at most `limit` (negative: all); an empty match right after the
+ * previous match is skipped, and after an empty match the search moves on by
+ * one code point. Linear in the input per match, as `compileRe2` is.
+ */
+export function findAllRe2(pattern: string, text: string, limit: number): string[] {
+  const base = compileRe2(pattern);
+  let regex = globalCache.get(pattern);
+  if (!regex) {
+    regex = new RegExp(base.source, `${base.flags}g`);
+    if (globalCache.size >= CACHE_SIZE) globalCache.delete(globalCache.keys().next().value!);
+    globalCache.set(pattern, regex);
+  }
+  const found: string[] = [];
+  let prevEnd = -1;
+  for (let pos = 0; (limit < 0 || found.length < limit) && pos <= text.length; ) {
+    regex.lastIndex = pos;
+    const match = regex.exec(text);
+    if (!match) break;
+    const start = match.index;
+    const end = start + match[0].length;
+    let accept = true;
+    if (end === pos) {
+      if (start === prevEnd) accept = false;
+      pos += pos < text.length ? (text.codePointAt(pos)! > 0xffff ? 2 : 1) : 1;
+    } else pos = end;
+    prevEnd = end;
+    if (accept) found.push(match[0]);
+  }
+  return found;
+}

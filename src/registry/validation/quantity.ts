@@ -17,6 +17,8 @@ export interface Quantity {
   format: QuantityFormat;
   /** The text upstream keeps verbatim when it was written in canonical form (Quantity.s). */
   cached?: string;
+  /** Parsed on upstream's int64 fast path (an int64Amount, not an inf.Dec): what its AsInt64 can convert. */
+  fast?: boolean;
 }
 
 const SPLIT_RE = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
@@ -136,7 +138,7 @@ function fromBigInt(value: bigint, exponent: number, format: QuantityFormat): Qu
 /** Upstream ParseQuantity: the exact value, its format and, when written canonically, its text. */
 export function parseQuantity(text: string): Quantity {
   if (text.length === 0) throw new QuantityError(ERR_FORMAT);
-  if (text === '0') return { ...ZERO, cached: '0' };
+  if (text === '0') return { ...ZERO, cached: '0', fast: true };
   const { positive, value, num, denom, suffix } = scan(text);
   const { base, exponent, format } = interpret(suffix);
   const shifted = num + denom;
@@ -146,13 +148,13 @@ export function parseQuantity(text: string): Quantity {
     if (shifted.length <= 18 && scale >= NANO) {
       const digits = stripLeadingZeros(shifted);
       const cached = scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0' ? text : undefined;
-      return { negative: !positive && digits !== '0', digits, exponent: scale, format, cached };
+      return { negative: !positive && digits !== '0', digits, exponent: scale, format, cached, fast: true };
     }
   } else if (denom.length === 0 && 15 - num.length - Math.trunc((exponent * 3) / 10) - 1 >= 0) {
     const magnitude = BigInt(num) << BigInt(exponent);
     if (magnitude <= MAX_INT64) {
       const cached = (BigInt(num) & 7n) !== 0n ? text : undefined;
-      return { ...fromBigInt(positive ? magnitude : -magnitude, 0, format), cached };
+      return { ...fromBigInt(positive ? magnitude : -magnitude, 0, format), cached, fast: true };
     }
   }
   if (!/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$/.test(value)) throw new QuantityError(ERR_NUMERIC);
