@@ -86,7 +86,7 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
       lines.push(`  if (${locals.get(name)} === undefined && c.defaults !== false) ${locals.get(name)} = ${decode}(${JSON.stringify(dflt)}, p ? p + ${JSON.stringify('.' + name)} : ${JSON.stringify(name)}, c, ${JSON.stringify(structName)});`);
     }
     lines.push(`  const out = {};`);
-    for (const { name } of order) lines.push(`  if (${locals.get(name)} !== undefined) out.${safeProp(name)} = ${locals.get(name)};`);
+    for (const { name } of order) lines.push(`  if (${locals.get(name)} !== undefined) out${propertyAccess(name)} = ${locals.get(name)};`);
     lines.push(`  return out;`);
     lines.push(`}`);
     return lines.join('\n');
@@ -104,8 +104,9 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
   return { functions, names };
 }
 
-function safeProp(name: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : `[${JSON.stringify(name)}]`;
+/** `.name`, or `["x-kubernetes-list-type"]` for a name that is not an identifier. */
+function propertyAccess(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
 }
 
 /** The runtime primitive checkers emitted into the generated file's prelude. */

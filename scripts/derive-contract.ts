@@ -285,7 +285,13 @@ function protoFieldOf(
   property: string,
   jsonProperties: Set<string>,
 ): { outer: string; number: number; inline?: JsonObject } | undefined {
-  const direct = message.get(property) ? property : [...message.keys()].find((f) => f.toLowerCase() === property.toLowerCase() && !message.has(f.toLowerCase()) && f !== property);
+  // Go field names for JSON names that are not identifiers: `$ref` is Ref, `x-kubernetes-list-type` XKubernetesListType.
+  const goName = property.replace(/^\$/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const direct = message.get(property)
+    ? property
+    : message.get(goName)
+      ? goName
+      : [...message.keys()].find((f) => f.toLowerCase() === property.toLowerCase() && !message.has(f.toLowerCase()) && f !== property);
   if (direct && message.get(direct)) return { outer: direct, number: message.get(direct)!.number };
   for (const [fname, field] of message) {
     // Only a field no JSON property names can be an embedding.
@@ -300,9 +306,12 @@ function protoFieldOf(
   return undefined;
 }
 
-/** `io.k8s.api.networking.v1.NetworkPolicyPort` → `k8s.io.api.networking.v1.NetworkPolicyPort`. */
+/**
+ * `io.k8s.api.networking.v1.NetworkPolicyPort` → `k8s.io.api.networking.v1.NetworkPolicyPort`; go-to-protobuf
+ * spells a Go module's `-` as `_` in the package (`k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1`).
+ */
 function protoMessageName(upstreamSchema: string): string {
-  return 'k8s.io.' + upstreamSchema.slice(UPSTREAM_SCHEMA_PREFIX.length);
+  return 'k8s.io.' + upstreamSchema.slice(UPSTREAM_SCHEMA_PREFIX.length).replaceAll('-', '_');
 }
 
 // ---------------------------------------------------------------------------
@@ -315,6 +324,7 @@ const AUTHN = 'io.k8s.api.authentication.v1.';
 const COORD = 'io.k8s.api.coordination.v1.';
 const AUTHZ = 'io.k8s.api.authorization.v1.';
 const RBAC = 'io.k8s.api.rbac.v1.';
+const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
 
 interface DocSpec {
   file: string;
@@ -333,6 +343,7 @@ const UPSTREAM_FILES = [
   'apis__coordination.k8s.io__v1_openapi.json',
   'apis__authorization.k8s.io__v1_openapi.json',
   'apis__rbac.authorization.k8s.io__v1_openapi.json',
+  'apis__apiextensions.k8s.io__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -406,6 +417,15 @@ const DOCS: DocSpec[] = [
     upstream: ['apis__rbac.authorization.k8s.io__v1_openapi.json'],
     owns: (n) => n.startsWith(RBAC),
     roots: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].flatMap((k) => [RBAC + k, RBAC + k + 'List']),
+  },
+  {
+    file: 'apis__apiextensions.orch.io__v1.json',
+    title: 'orch apiextensions.orch.io/v1',
+    description:
+      'Kinds of the apiextensions.orch.io group, version v1, served under /apis/apiextensions.orch.io/v1: CustomResourceDefinitions, which add kinds at run time. paths are emitted by the generator.',
+    upstream: ['apis__apiextensions.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(APIEXT),
+    roots: [APIEXT + 'CustomResourceDefinition', APIEXT + 'CustomResourceDefinitionList'],
   },
   {
     file: 'apis__networking.orch.io__v1.json',
@@ -848,6 +868,26 @@ const RESOURCES: Record<string, ResourceSpec> = {
       NAME_COLUMN,
       { name: 'Holder', type: 'string', description: { schema: COORD + 'LeaseSpec', property: 'holderIdentity' }, jsonPath: '.spec.holderIdentity' },
       AGE_COLUMN,
+    ],
+  },
+  // apiextensions-apiserver pkg/registry/customresourcedefinition: strategy.go (no create or unconditional
+  // update), etcd.go (short names, category, status subresource, the default Name / Created At table).
+  [APIEXT + 'CustomResourceDefinition']: {
+    plural: 'customresourcedefinitions',
+    singular: 'customresourcedefinition',
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    namespaced: false,
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind: 'CustomResourceDefinition' }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    // rest.NewDefaultTableConvertor: the name, and the creation time as RFC 3339.
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Created At', type: 'date', description: { schema: META + 'ObjectMeta', property: 'creationTimestamp' }, jsonPath: '.metadata.creationTimestamp' },
     ],
   },
   [NET + 'NetworkPolicy']: {

@@ -79,6 +79,11 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
     schema: 'io.orch.api.networking.v1.NetworkPolicy',
     group: 'networking.orch.io',
   },
+  CustomResourceDefinition: {
+    file: 'apis__apiextensions.orch.io__v1.json',
+    schema: 'io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+    group: 'apiextensions.orch.io',
+  },
 };
 
 test('contract documents are OpenAPI 3.0 with empty paths', () => {
@@ -177,7 +182,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.ok(Array.isArray(r.shortNames) && r.shortNames.every((x) => typeof x === 'string'));
     assert.ok(Array.isArray(r.categories) && r.categories.every((x) => typeof x === 'string'));
     assert.equal(typeof r.namespaced, 'boolean');
-    const clusterScoped = ['Namespace', 'Node', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding'];
+    const clusterScoped = ['Namespace', 'Node', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'];
     assert.equal(r.namespaced, !clusterScoped.includes(kind));
     assert.ok(Array.isArray(r.verbs) && r.verbs.length > 0);
     assert.deepEqual(r.verbs, [...(r.verbs as string[])].sort(), `${kind}: verbs must be sorted`);
@@ -195,7 +200,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     }
     assert.equal(typeof r.allowCreateOnUpdate, 'boolean');
     assert.equal(r.allowCreateOnUpdate, ['Event', 'Lease', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].includes(kind));
-    assert.equal(r.allowUnconditionalUpdate, true);
+    assert.equal(r.allowUnconditionalUpdate, kind !== 'CustomResourceDefinition');
     assert.ok(['DNSSubdomain', 'DNSLabel', 'PathSegment'].includes(r.nameValidation as string), `${kind}: nameValidation`);
     assert.ok(Array.isArray(r.fieldSelectors));
     for (const fsel of r.fieldSelectors) {

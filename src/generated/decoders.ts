@@ -5997,11 +5997,710 @@ function decode_io_orch_api_rbac_v1_Subject(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceColumnDefinition", "v1.CustomResourceColumnDefinition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CustomResourceColumnDefinition"); break;
+      case "type": if (x !== null) f1 = string(x, p ? p + ".type" : "type", c, "CustomResourceColumnDefinition"); break;
+      case "format": if (x !== null) f2 = string(x, p ? p + ".format" : "format", c, "CustomResourceColumnDefinition"); break;
+      case "description": if (x !== null) f3 = string(x, p ? p + ".description" : "description", c, "CustomResourceColumnDefinition"); break;
+      case "priority": if (x !== null) f4 = int32(x, p ? p + ".priority" : "priority", c, "CustomResourceColumnDefinition"); break;
+      case "jsonPath": if (x !== null) f5 = string(x, p ? p + ".jsonPath" : "jsonPath", c, "CustomResourceColumnDefinition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "CustomResourceColumnDefinition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".type" : "type", c, "CustomResourceColumnDefinition");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".jsonPath" : "jsonPath", c, "CustomResourceColumnDefinition");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.type = f1;
+  if (f2 !== undefined) out.format = f2;
+  if (f3 !== undefined) out.description = f3;
+  if (f4 !== undefined) out.priority = f4;
+  if (f5 !== undefined) out.jsonPath = f5;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceConversion", "v1.CustomResourceConversion");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "strategy": if (x !== null) f0 = string(x, p ? p + ".strategy" : "strategy", c, "CustomResourceConversion"); break;
+      case "webhook": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookConversion(x, p ? p + ".webhook" : "webhook", c, "CustomResourceConversion"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".strategy" : "strategy", c, "CustomResourceConversion");
+  const out = {};
+  if (f0 !== undefined) out.strategy = f0;
+  if (f1 !== undefined) out.webhook = f1;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinition", "v1.CustomResourceDefinition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinition"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinition"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinition"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionSpec(x, p ? p + ".spec" : "spec", c, "CustomResourceDefinition"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionStatus(x, p ? p + ".status" : "status", c, "CustomResourceDefinition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinition");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionSpec({}, p ? p + ".spec" : "spec", c, "CustomResourceDefinition");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionStatus({}, p ? p + ".status" : "status", c, "CustomResourceDefinition");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionCondition", "v1.CustomResourceDefinitionCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "CustomResourceDefinitionCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "CustomResourceDefinitionCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "CustomResourceDefinitionCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "CustomResourceDefinitionCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "CustomResourceDefinitionCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "CustomResourceDefinitionCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "CustomResourceDefinitionCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon153(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionList", "v1.CustomResourceDefinitionList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon153(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon154(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon155(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionNames", "v1.CustomResourceDefinitionNames");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
+      case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
+      case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon154(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon155(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.plural = f1;
+  if (f2 !== undefined) out.singular = f2;
+  if (f3 !== undefined) out.shortNames = f3;
+  if (f4 !== undefined) out.listKind = f4;
+  if (f5 !== undefined) out.categories = f5;
+  return out;
+}
+
+function decode_anon156(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionVersion(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionSpec", "v1.CustomResourceDefinitionSpec");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
+      case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
+      case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon156(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
+      case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames({}, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec");
+  const out = {};
+  if (f0 !== undefined) out.group = f0;
+  if (f1 !== undefined) out.names = f1;
+  if (f2 !== undefined) out.scope = f2;
+  if (f3 !== undefined) out.versions = f3;
+  if (f4 !== undefined) out.conversion = f4;
+  if (f5 !== undefined) out.preserveUnknownFields = f5;
+  return out;
+}
+
+function decode_anon157(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon158(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionStatus", "v1.CustomResourceDefinitionStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon157(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon158(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames({}, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus");
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  if (f1 !== undefined) out.acceptedNames = f1;
+  if (f2 !== undefined) out.storedVersions = f2;
+  return out;
+}
+
+function decode_anon159(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon160(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_SelectableField(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionVersion(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionVersion", "v1.CustomResourceDefinitionVersion");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CustomResourceDefinitionVersion"); break;
+      case "served": if (x !== null) f1 = boolean(x, p ? p + ".served" : "served", c, "CustomResourceDefinitionVersion"); break;
+      case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
+      case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
+      case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon159(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
+      case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon160(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "CustomResourceDefinitionVersion");
+  if (f1 === undefined && c.defaults !== false) f1 = boolean(false, p ? p + ".served" : "served", c, "CustomResourceDefinitionVersion");
+  if (f2 === undefined && c.defaults !== false) f2 = boolean(false, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.served = f1;
+  if (f2 !== undefined) out.storage = f2;
+  if (f3 !== undefined) out.schema = f3;
+  if (f4 !== undefined) out.subresources = f4;
+  if (f5 !== undefined) out.additionalPrinterColumns = f5;
+  if (f6 !== undefined) out.deprecated = f6;
+  if (f7 !== undefined) out.deprecationWarning = f7;
+  if (f8 !== undefined) out.selectableFields = f8;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceScale(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceSubresourceScale", "v1.CustomResourceSubresourceScale");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "specReplicasPath": if (x !== null) f0 = string(x, p ? p + ".specReplicasPath" : "specReplicasPath", c, "CustomResourceSubresourceScale"); break;
+      case "statusReplicasPath": if (x !== null) f1 = string(x, p ? p + ".statusReplicasPath" : "statusReplicasPath", c, "CustomResourceSubresourceScale"); break;
+      case "labelSelectorPath": if (x !== null) f2 = string(x, p ? p + ".labelSelectorPath" : "labelSelectorPath", c, "CustomResourceSubresourceScale"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".specReplicasPath" : "specReplicasPath", c, "CustomResourceSubresourceScale");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".statusReplicasPath" : "statusReplicasPath", c, "CustomResourceSubresourceScale");
+  const out = {};
+  if (f0 !== undefined) out.specReplicasPath = f0;
+  if (f1 !== undefined) out.statusReplicasPath = f1;
+  if (f2 !== undefined) out.labelSelectorPath = f2;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceSubresources", "v1.CustomResourceSubresources");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "status": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus(x, p ? p + ".status" : "status", c, "CustomResourceSubresources"); break;
+      case "scale": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceScale(x, p ? p + ".scale" : "scale", c, "CustomResourceSubresources"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.status = f0;
+  if (f1 !== undefined) out.scale = f1;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceValidation", "v1.CustomResourceValidation");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "openAPIV3Schema": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".openAPIV3Schema" : "openAPIV3Schema", c, "CustomResourceValidation"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.openAPIV3Schema = f0;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalDocumentation", "v1.ExternalDocumentation");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "description": if (x !== null) f0 = string(x, p ? p + ".description" : "description", c, "ExternalDocumentation"); break;
+      case "url": if (x !== null) f1 = string(x, p ? p + ".url" : "url", c, "ExternalDocumentation"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.description = f0;
+  if (f1 !== undefined) out.url = f1;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
+function decode_anon161(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon162(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon163(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon164(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon165(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon166(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon167(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon168(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon169(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon170(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon171(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ValidationRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JSONSchemaProps", "v1.JSONSchemaProps");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f40, f41, f42, f43;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "id": if (x !== null) f0 = string(x, p ? p + ".id" : "id", c, "JSONSchemaProps"); break;
+      case "$schema": if (x !== null) f1 = string(x, p ? p + ".$schema" : "$schema", c, "JSONSchemaProps"); break;
+      case "$ref": if (x !== null) f2 = string(x, p ? p + ".$ref" : "$ref", c, "JSONSchemaProps"); break;
+      case "description": if (x !== null) f3 = string(x, p ? p + ".description" : "description", c, "JSONSchemaProps"); break;
+      case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "JSONSchemaProps"); break;
+      case "format": if (x !== null) f5 = string(x, p ? p + ".format" : "format", c, "JSONSchemaProps"); break;
+      case "title": if (x !== null) f6 = string(x, p ? p + ".title" : "title", c, "JSONSchemaProps"); break;
+      case "default": if (x !== null) f7 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".default" : "default", c, "JSONSchemaProps"); break;
+      case "maximum": if (x !== null) f8 = number(x, p ? p + ".maximum" : "maximum", c, "JSONSchemaProps"); break;
+      case "exclusiveMaximum": if (x !== null) f9 = boolean(x, p ? p + ".exclusiveMaximum" : "exclusiveMaximum", c, "JSONSchemaProps"); break;
+      case "minimum": if (x !== null) f10 = number(x, p ? p + ".minimum" : "minimum", c, "JSONSchemaProps"); break;
+      case "exclusiveMinimum": if (x !== null) f11 = boolean(x, p ? p + ".exclusiveMinimum" : "exclusiveMinimum", c, "JSONSchemaProps"); break;
+      case "maxLength": if (x !== null) f12 = int64(x, p ? p + ".maxLength" : "maxLength", c, "JSONSchemaProps"); break;
+      case "minLength": if (x !== null) f13 = int64(x, p ? p + ".minLength" : "minLength", c, "JSONSchemaProps"); break;
+      case "pattern": if (x !== null) f14 = string(x, p ? p + ".pattern" : "pattern", c, "JSONSchemaProps"); break;
+      case "maxItems": if (x !== null) f15 = int64(x, p ? p + ".maxItems" : "maxItems", c, "JSONSchemaProps"); break;
+      case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
+      case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
+      case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon161(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
+      case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon162(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon163(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon164(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon165(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon166(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon167(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon168(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon169(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
+      case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
+      case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon170(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon171(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.id = f0;
+  if (f1 !== undefined) out.$schema = f1;
+  if (f2 !== undefined) out.$ref = f2;
+  if (f3 !== undefined) out.description = f3;
+  if (f4 !== undefined) out.type = f4;
+  if (f5 !== undefined) out.format = f5;
+  if (f6 !== undefined) out.title = f6;
+  if (f7 !== undefined) out.default = f7;
+  if (f8 !== undefined) out.maximum = f8;
+  if (f9 !== undefined) out.exclusiveMaximum = f9;
+  if (f10 !== undefined) out.minimum = f10;
+  if (f11 !== undefined) out.exclusiveMinimum = f11;
+  if (f12 !== undefined) out.maxLength = f12;
+  if (f13 !== undefined) out.minLength = f13;
+  if (f14 !== undefined) out.pattern = f14;
+  if (f15 !== undefined) out.maxItems = f15;
+  if (f16 !== undefined) out.minItems = f16;
+  if (f17 !== undefined) out.uniqueItems = f17;
+  if (f18 !== undefined) out.multipleOf = f18;
+  if (f19 !== undefined) out.enum = f19;
+  if (f20 !== undefined) out.maxProperties = f20;
+  if (f21 !== undefined) out.minProperties = f21;
+  if (f22 !== undefined) out.required = f22;
+  if (f23 !== undefined) out.items = f23;
+  if (f24 !== undefined) out.allOf = f24;
+  if (f25 !== undefined) out.oneOf = f25;
+  if (f26 !== undefined) out.anyOf = f26;
+  if (f27 !== undefined) out.not = f27;
+  if (f28 !== undefined) out.properties = f28;
+  if (f29 !== undefined) out.additionalProperties = f29;
+  if (f30 !== undefined) out.patternProperties = f30;
+  if (f31 !== undefined) out.dependencies = f31;
+  if (f32 !== undefined) out.additionalItems = f32;
+  if (f33 !== undefined) out.definitions = f33;
+  if (f34 !== undefined) out.externalDocs = f34;
+  if (f35 !== undefined) out.example = f35;
+  if (f36 !== undefined) out.nullable = f36;
+  if (f37 !== undefined) out["x-kubernetes-preserve-unknown-fields"] = f37;
+  if (f38 !== undefined) out["x-kubernetes-embedded-resource"] = f38;
+  if (f39 !== undefined) out["x-kubernetes-int-or-string"] = f39;
+  if (f40 !== undefined) out["x-kubernetes-list-map-keys"] = f40;
+  if (f41 !== undefined) out["x-kubernetes-list-type"] = f41;
+  if (f42 !== undefined) out["x-kubernetes-map-type"] = f42;
+  if (f43 !== undefined) out["x-kubernetes-validations"] = f43;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_SelectableField(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelectableField", "v1.SelectableField");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "jsonPath": if (x !== null) f0 = string(x, p ? p + ".jsonPath" : "jsonPath", c, "SelectableField"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".jsonPath" : "jsonPath", c, "SelectableField");
+  const out = {};
+  if (f0 !== undefined) out.jsonPath = f0;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ServiceReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceReference", "v1.ServiceReference");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceReference"); break;
+      case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "ServiceReference"); break;
+      case "path": if (x !== null) f2 = string(x, p ? p + ".path" : "path", c, "ServiceReference"); break;
+      case "port": if (x !== null) f3 = int32(x, p ? p + ".port" : "port", c, "ServiceReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".namespace" : "namespace", c, "ServiceReference");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".name" : "name", c, "ServiceReference");
+  const out = {};
+  if (f0 !== undefined) out.namespace = f0;
+  if (f1 !== undefined) out.name = f1;
+  if (f2 !== undefined) out.path = f2;
+  if (f3 !== undefined) out.port = f3;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ValidationRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ValidationRule", "v1.ValidationRule");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "rule": if (x !== null) f0 = string(x, p ? p + ".rule" : "rule", c, "ValidationRule"); break;
+      case "message": if (x !== null) f1 = string(x, p ? p + ".message" : "message", c, "ValidationRule"); break;
+      case "messageExpression": if (x !== null) f2 = string(x, p ? p + ".messageExpression" : "messageExpression", c, "ValidationRule"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "ValidationRule"); break;
+      case "fieldPath": if (x !== null) f4 = string(x, p ? p + ".fieldPath" : "fieldPath", c, "ValidationRule"); break;
+      case "optionalOldSelf": if (x !== null) f5 = boolean(x, p ? p + ".optionalOldSelf" : "optionalOldSelf", c, "ValidationRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".rule" : "rule", c, "ValidationRule");
+  const out = {};
+  if (f0 !== undefined) out.rule = f0;
+  if (f1 !== undefined) out.message = f1;
+  if (f2 !== undefined) out.messageExpression = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.fieldPath = f4;
+  if (f5 !== undefined) out.optionalOldSelf = f5;
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WebhookClientConfig", "v1.WebhookClientConfig");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "service": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ServiceReference(x, p ? p + ".service" : "service", c, "WebhookClientConfig"); break;
+      case "caBundle": if (x !== null) f1 = bytes(x, p ? p + ".caBundle" : "caBundle", c, "WebhookClientConfig"); break;
+      case "url": if (x !== null) f2 = string(x, p ? p + ".url" : "url", c, "WebhookClientConfig"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.service = f0;
+  if (f1 !== undefined) out.caBundle = f1;
+  if (f2 !== undefined) out.url = f2;
+  return out;
+}
+
+function decode_anon172(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookConversion(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WebhookConversion", "v1.WebhookConversion");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon172(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.clientConfig = f0;
+  if (f1 !== undefined) out.conversionReviewVersions = f1;
+  return out;
+}
+
 function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon153(v, p, c, st) {
+function decode_anon173(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6022,7 +6721,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon153(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon173(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6037,7 +6736,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon154(v, p, c, st) {
+function decode_anon174(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6054,7 +6753,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon154(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon174(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6071,7 +6770,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon155(v, p, c, st) {
+function decode_anon175(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6079,7 +6778,7 @@ function decode_anon155(v, p, c, st) {
   return out;
 }
 
-function decode_anon156(v, p, c, st) {
+function decode_anon176(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -6094,8 +6793,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon155(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon156(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon175(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon176(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6105,7 +6804,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon157(v, p, c, st) {
+function decode_anon177(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6122,7 +6821,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon157(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon177(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6189,7 +6888,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon158(v, p, c, st) {
+function decode_anon178(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6197,7 +6896,7 @@ function decode_anon158(v, p, c, st) {
   return out;
 }
 
-function decode_anon159(v, p, c, st) {
+function decode_anon179(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6205,7 +6904,7 @@ function decode_anon159(v, p, c, st) {
   return out;
 }
 
-function decode_anon160(v, p, c, st) {
+function decode_anon180(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -6213,7 +6912,7 @@ function decode_anon160(v, p, c, st) {
   return out;
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon181(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6221,7 +6920,7 @@ function decode_anon161(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon182(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -6246,11 +6945,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon158(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon159(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon160(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon161(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon162(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon178(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon179(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon180(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon181(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon182(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6376,7 +7075,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon183(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -6394,7 +7093,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon163(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon183(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -6617,6 +7316,30 @@ export {
   decode_io_orch_api_rbac_v1_RoleList,
   decode_io_orch_api_rbac_v1_RoleRef,
   decode_io_orch_api_rbac_v1_Subject,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinition,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionCondition,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionList,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionSpec,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionStatus,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionVersion,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceScale,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_SelectableField,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ServiceReference,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ValidationRule,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig,
+  decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookConversion,
   decode_io_orch_apimachinery_pkg_api_resource_Quantity,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement,

@@ -8,6 +8,7 @@ export { structure } from './structure.ts';
 /** Group/version documents published at /openapi/v3/<path> (SPEC 4.1; FACTS 4). */
 export const openapiV3Paths = {
       "api/v1": "v3/api__v1.json",
+      "apis/apiextensions.orch.io/v1": "v3/apis__apiextensions.orch.io__v1.json",
       "apis/authentication.orch.io/v1": "v3/apis__authentication.orch.io__v1.json",
       "apis/authorization.orch.io/v1": "v3/apis__authorization.orch.io__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",

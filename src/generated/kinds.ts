@@ -1001,6 +1001,80 @@ export const kinds = [
   },
   {
     ...{
+      "group": "apiextensions.orch.io",
+      "version": "v1",
+      "kind": "CustomResourceDefinition",
+      "schemaName": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+      "shortNames": [
+        "crd",
+        "crds"
+      ],
+      "categories": [
+        "api-extensions"
+      ],
+      "subresources": [
+        {
+          "kind": "CustomResourceDefinition",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Created At",
+          "priority": 0,
+          "type": "date",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "CustomResourceDefinitionList",
+      "namespaced": false,
+      "plural": "customresourcedefinitions",
+      "singular": "customresourcedefinition",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "ygg3eNx0Ws4="
+    },
+    decode: decoders.decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinition,
+    decodeList: decoders.decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionList,
+  },
+  {
+    ...{
       "group": "authentication.orch.io",
       "version": "v1",
       "kind": "SelfSubjectReview",

@@ -3894,6 +3894,491 @@ export const structure: Record<string, any> = {
     },
     "mapType": "atomic"
   },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": {
+    "kind": "struct",
+    "fields": {
+      "description": {
+        "kind": "scalar"
+      },
+      "format": {
+        "kind": "scalar"
+      },
+      "jsonPath": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "priority": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion": {
+    "kind": "struct",
+    "fields": {
+      "strategy": {
+        "kind": "scalar"
+      },
+      "webhook": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec",
+      "status": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
+    "kind": "struct",
+    "fields": {
+      "categories": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "listKind": {
+        "kind": "scalar"
+      },
+      "plural": {
+        "kind": "scalar"
+      },
+      "shortNames": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "singular": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": {
+    "kind": "struct",
+    "fields": {
+      "conversion": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion",
+      "group": {
+        "kind": "scalar"
+      },
+      "names": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames",
+      "preserveUnknownFields": {
+        "kind": "scalar"
+      },
+      "scope": {
+        "kind": "scalar"
+      },
+      "versions": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {
+    "kind": "struct",
+    "fields": {
+      "acceptedNames": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames",
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ]
+      },
+      "storedVersions": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": {
+    "kind": "struct",
+    "fields": {
+      "additionalPrinterColumns": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition",
+        "listType": "atomic"
+      },
+      "deprecated": {
+        "kind": "scalar"
+      },
+      "deprecationWarning": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "schema": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation",
+      "selectableFields": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField",
+        "listType": "atomic"
+      },
+      "served": {
+        "kind": "scalar"
+      },
+      "storage": {
+        "kind": "scalar"
+      },
+      "subresources": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale": {
+    "kind": "struct",
+    "fields": {
+      "labelSelectorPath": {
+        "kind": "scalar"
+      },
+      "specReplicasPath": {
+        "kind": "scalar"
+      },
+      "statusReplicasPath": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus": {
+    "kind": "any"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources": {
+    "kind": "struct",
+    "fields": {
+      "scale": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale",
+      "status": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation": {
+    "kind": "struct",
+    "fields": {
+      "openAPIV3Schema": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation": {
+    "kind": "struct",
+    "fields": {
+      "description": {
+        "kind": "scalar"
+      },
+      "url": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON": {
+    "kind": "scalar"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps": {
+    "kind": "struct",
+    "fields": {
+      "$ref": {
+        "kind": "scalar"
+      },
+      "$schema": {
+        "kind": "scalar"
+      },
+      "additionalItems": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+      "additionalProperties": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+      "allOf": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        "listType": "atomic"
+      },
+      "anyOf": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        "listType": "atomic"
+      },
+      "default": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+      "definitions": {
+        "kind": "map",
+        "values": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        "mapType": "granular"
+      },
+      "dependencies": {
+        "kind": "map",
+        "values": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+        "mapType": "granular"
+      },
+      "description": {
+        "kind": "scalar"
+      },
+      "enum": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+        "listType": "atomic"
+      },
+      "example": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+      "exclusiveMaximum": {
+        "kind": "scalar"
+      },
+      "exclusiveMinimum": {
+        "kind": "scalar"
+      },
+      "externalDocs": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation",
+      "format": {
+        "kind": "scalar"
+      },
+      "id": {
+        "kind": "scalar"
+      },
+      "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+      "maxItems": {
+        "kind": "scalar"
+      },
+      "maxLength": {
+        "kind": "scalar"
+      },
+      "maxProperties": {
+        "kind": "scalar"
+      },
+      "maximum": {
+        "kind": "scalar"
+      },
+      "minItems": {
+        "kind": "scalar"
+      },
+      "minLength": {
+        "kind": "scalar"
+      },
+      "minProperties": {
+        "kind": "scalar"
+      },
+      "minimum": {
+        "kind": "scalar"
+      },
+      "multipleOf": {
+        "kind": "scalar"
+      },
+      "not": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+      "nullable": {
+        "kind": "scalar"
+      },
+      "oneOf": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        "listType": "atomic"
+      },
+      "pattern": {
+        "kind": "scalar"
+      },
+      "patternProperties": {
+        "kind": "map",
+        "values": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        "mapType": "granular"
+      },
+      "properties": {
+        "kind": "map",
+        "values": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        "mapType": "granular"
+      },
+      "required": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "title": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      },
+      "uniqueItems": {
+        "kind": "scalar"
+      },
+      "x-kubernetes-embedded-resource": {
+        "kind": "scalar"
+      },
+      "x-kubernetes-int-or-string": {
+        "kind": "scalar"
+      },
+      "x-kubernetes-list-map-keys": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "x-kubernetes-list-type": {
+        "kind": "scalar"
+      },
+      "x-kubernetes-map-type": {
+        "kind": "scalar"
+      },
+      "x-kubernetes-preserve-unknown-fields": {
+        "kind": "scalar"
+      },
+      "x-kubernetes-validations": {
+        "kind": "list",
+        "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule",
+        "listType": "map",
+        "mapKeys": [
+          "rule"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "rule"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": {
+    "kind": "scalar"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": {
+    "kind": "scalar"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": {
+    "kind": "scalar"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField": {
+    "kind": "struct",
+    "fields": {
+      "jsonPath": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      },
+      "path": {
+        "kind": "scalar"
+      },
+      "port": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": {
+    "kind": "struct",
+    "fields": {
+      "fieldPath": {
+        "kind": "scalar"
+      },
+      "message": {
+        "kind": "scalar"
+      },
+      "messageExpression": {
+        "kind": "scalar"
+      },
+      "optionalOldSelf": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "rule": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig": {
+    "kind": "struct",
+    "fields": {
+      "caBundle": {
+        "kind": "scalar"
+      },
+      "service": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference",
+      "url": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": {
+    "kind": "struct",
+    "fields": {
+      "clientConfig": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig",
+      "conversionReviewVersions": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.apimachinery.pkg.api.resource.Quantity": {
     "kind": "scalar"
   },
