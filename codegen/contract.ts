@@ -5,7 +5,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { storageVersionHash } from '../src/registry/kind.ts';
 
 export type Schema = Record<string, any>;
 export interface OpenApiDocument {
@@ -200,9 +200,8 @@ function extractKinds(doc: OpenApiDocument, group: string, version: string, file
 }
 
 /** FACTS 4: base64 of the first 8 bytes of SHA-256(`group/version/Kind`). */
-export function storageVersionHash(group: string, version: string, kind: string): string {
-  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
-}
+
+export { storageVersionHash };
 
 /** Resolves a `$ref` or a single-element `allOf: [{$ref}]` wrapper to the schema name, else undefined. */
 export function refName(schema: Schema): string | undefined {

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 
 export { bodyKinds, kinds } from './kinds.ts';
 export { structure } from './structure.ts';
+/** ObjectMeta's decoder, for kinds whose schema arrives at run time (custom resources). */
+export { decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta as decodeObjectMeta } from './decoders.ts';
 
 /** Group/version documents published at /openapi/v3/<path> (SPEC 4.1; FACTS 4). */
 export const openapiV3Paths = {

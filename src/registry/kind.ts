@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
  * (SPEC 2.1, 4.1): identity, scope, verbs and the contract-driven behaviour.
@@ -73,8 +75,15 @@ export interface GeneratedApi {
   bodyKinds: readonly BodyKind[];
   /** Schema name -> structure node (codegen/structure.ts StructureNode). */
   structure: Record<string, any>;
+  /** ObjectMeta's decoder: custom resources decode their metadata as every kind does. */
+  decodeObjectMeta: Decoder;
   openapiV3Paths: Record<string, string>;
   readPublishedOpenApi(file: string): Buffer;
+}
+
+/** Upstream discovery.StorageVersionHash: 8 bytes of sha256 over group/version/kind, base64. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 export function apiVersionOf(kind: { group: string; version: string }): string {

@@ -185,7 +185,7 @@ export class GenericStore {
     const admission = this.admissionAttributes('CREATE', namespace, meta.name ?? '', obj, null, options);
     await this.admission.mutate(admission);
     this.throwIfInvalid(meta.name ?? '', [
-      ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
+      ...validateObjectMetaCreate(meta, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation, generic: this.strategy.genericObjectMeta }),
       ...(this.strategy.validate?.(obj) ?? []),
     ]);
     for (const warning of this.strategy.warningsOnCreate?.(obj) ?? []) options.warn?.(warning);
@@ -261,7 +261,7 @@ export class GenericStore {
       const admission = this.admissionAttributes('UPDATE', namespace, name, obj, old, options);
       await this.admission.mutate(admission);
       this.throwIfInvalid(name, [
-        ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation }),
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation, generic: this.strategy.genericObjectMeta }),
         ...(this.strategy.validateUpdate?.(obj, old) ?? []),
       ]);
       await this.admission.validate(admission);

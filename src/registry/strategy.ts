@@ -37,6 +37,12 @@ export interface Strategy {
   validateStatusUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
   /** Completes a status-subresource update once everything but status is the stored object's. */
   prepareForStatusUpdate?(obj: ApiObject, old: ApiObject): void;
+  /**
+   * ObjectMeta is validated by apimachinery's generic rules alone, as
+   * apiextensions-apiserver does for definitions and custom objects: a
+   * finalizer need only be a qualified name, not a standard one.
+   */
+  genericObjectMeta?: boolean;
 }
 
 /** Kinds whose spec drives a status follow this convention: generation 1 on create, +1 per spec change. */
@@ -70,6 +76,7 @@ export function statusSubresourceStrategy(strategy: Strategy): Strategy {
   return {
     validateUpdate: strategy.validateStatusUpdate ?? strategy.validateUpdate,
     holdsDeletion: strategy.holdsDeletion,
+    genericObjectMeta: strategy.genericObjectMeta,
     prepareForUpdate(obj, old) {
       const status = obj.status;
       for (const key of Object.keys(obj)) delete obj[key];
@@ -86,6 +93,7 @@ export function finalizeSubresourceStrategy(strategy: Strategy): Strategy {
   return {
     validateUpdate: strategy.validateUpdate,
     holdsDeletion: strategy.holdsDeletion,
+    genericObjectMeta: strategy.genericObjectMeta,
     prepareForUpdate(obj, old) {
       const finalizers = obj.spec?.finalizers;
       for (const key of Object.keys(obj)) delete obj[key];

@@ -17,7 +17,8 @@ import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
 import { strategyFor } from '../registry/strategies/index.ts';
-import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset } from '../registry/strategy.ts';
+import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
+import type { CustomKind } from '../registry/custom-resources/kind.ts';
 import { GenericStore, type Admission } from '../registry/store.ts';
 import type { KeyValue, Storage } from '../storage/interface.ts';
 import { resourcePrefix } from '../storage/keys.ts';
@@ -67,9 +68,14 @@ interface Route {
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
 
+const routeKey = (kind: { group: string; version: string; plural: string }) => `${kind.group}/${kind.version}/${kind.plural}`;
+
 export class ApiServer {
   private readonly routes = new Map<string, Route>();
-  private readonly discovery: DiscoveryDocuments;
+  private discovery: DiscoveryDocuments;
+  /** The structure model of every schema, built-in and custom, for apply and strategic merge. */
+  private readonly structure: Record<string, any>;
+  private readonly customKinds = new Map<string, KindDefinition>();
   private readonly openapi: OpenApiPublisher;
   private readonly inflight: InflightLimiter;
   private readonly deadlines: Deadlines;
@@ -77,30 +83,78 @@ export class ApiServer {
   inFlight = 0;
 
   constructor(private readonly options: ApiServerOptions) {
+    this.structure = { ...options.api.structure };
     for (const kind of options.api.kinds) {
       if (!kind.stored) {
-        this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, subresources: new Map(), computed: new Map() });
+        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map() });
         continue;
       }
-      const strategy = strategyFor(kind.group, kind.kind);
-      const hasStatus = kind.subresources.some((s) => s.name === 'status');
-      const cache = options.cacher.cache(resourcePrefix(kind.group, kind.plural));
-      const cachedLookup = (key: string): KeyValue | undefined => {
-        const cached = cache.get(key);
-        return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
-      };
-      const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, options.storage, options.admission, cachedLookup);
-      const subresources = new Map<string, GenericStore>();
-      for (const sub of kind.subresources) {
-        const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
-        if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, options.storage, options.admission, cachedLookup, sub.name));
-      }
-      this.routes.set(`${kind.group}/${kind.version}/${kind.plural}`, { kind, store, subresources, computed: new Map() });
+      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind)));
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
     this.inflight = new InflightLimiter(options.limits);
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
+  }
+
+  /** The stores of a stored kind: the resource and its status or finalize subresource, reading through its watch cache. */
+  private storedRoute(kind: KindDefinition, strategy: Strategy): Route {
+    const { cacher, storage, admission } = this.options;
+    const hasStatus = kind.subresources.some((s) => s.name === 'status');
+    const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
+    const cachedLookup = (key: string): KeyValue | undefined => {
+      const cached = cache.get(key);
+      return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
+    };
+    const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, storage, admission, cachedLookup);
+    const subresources = new Map<string, GenericStore>();
+    for (const sub of kind.subresources) {
+      const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
+      if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name));
+    }
+    return { kind, store, subresources, computed: new Map() };
+  }
+
+  /**
+   * Serves a kind defined at run time (a CustomResourceDefinition's version,
+   * SPEC 2.1) once its watch cache exists; replaces an earlier definition of
+   * the same resource. A resource a built-in kind already serves stays the
+   * built-in's, as upstream's handler chain delegates to custom resources last.
+   * Discovery shows it after `rebuildDiscovery`.
+   */
+  serveCustomKind(custom: CustomKind): boolean {
+    const key = routeKey(custom.kind);
+    if (this.routes.has(key) && !this.customKinds.has(key)) return false;
+    this.structure[custom.kind.schemaName] = custom.structure;
+    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy));
+    this.customKinds.set(key, custom.kind);
+    return true;
+  }
+
+  /** Stops serving a custom kind: its requests are 404 from now on. */
+  withdrawCustomKind(group: string, version: string, plural: string): void {
+    const key = `${group}/${version}/${plural}`;
+    const kind = this.customKinds.get(key);
+    if (!kind) return;
+    this.customKinds.delete(key);
+    this.routes.delete(key);
+    delete this.structure[kind.schemaName];
+  }
+
+  /** The store of a served custom resource (any served version: they share one key space), or undefined. */
+  customStore(group: string, plural: string): GenericStore | undefined {
+    for (const [key, kind] of this.customKinds) if (kind.group === group && kind.plural === plural) return this.routes.get(key)?.store;
+    return undefined;
+  }
+
+  /** The custom kinds served now, by `group/version/plural`. */
+  servedCustomKinds(): ReadonlyMap<string, KindDefinition> {
+    return this.customKinds;
+  }
+
+  /** Publishes the served custom kinds in discovery, once a batch of changes is done. */
+  rebuildDiscovery(): void {
+    this.discovery = buildDiscovery([...this.options.api.kinds, ...this.customKinds.values()], this.options.serverAddress);
   }
 
   /** Every resource's main store, for controllers. */
@@ -298,11 +352,11 @@ export class ApiServer {
       case 'watch':
         return handleWatch(ctx, cacher, this.options.watch);
       case 'create':
-        return handleCreate(ctx, this.options.api.structure);
+        return handleCreate(ctx, this.structure);
       case 'update':
-        return handleUpdate(ctx, this.options.api.structure);
+        return handleUpdate(ctx, this.structure);
       case 'patch':
-        return handlePatch(ctx, this.options.api.structure);
+        return handlePatch(ctx, this.structure);
       case 'delete':
         return handleDelete(ctx);
       case 'deletecollection':

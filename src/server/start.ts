@@ -42,6 +42,9 @@ import { parseStored } from '../registry/object-meta.ts';
 import { objectKey } from '../storage/keys.ts';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { Cacher } from '../storage/cacher/cacher.ts';
+import { CrdFinalizer } from '../controllers/crd-finalizer.ts';
+import { CrdNamesController } from '../controllers/crd-names.ts';
+import { CRD_GROUP, CRD_PLURAL, CustomResourceServing } from './custom-resources.ts';
 import { startCompactor } from '../storage/compactor.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { ApiServer } from './api-server.ts';
@@ -247,6 +250,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
   });
 
+  // SPEC 2.1: kinds CustomResourceDefinitions define, served by every process once Established.
+  const customResources = new CustomResourceServing(apiServer, cacher, options.api.decodeObjectMeta);
+  await customResources.start();
+  const crdStatus = apiServer.subresourceStore(CRD_GROUP, 'v1', CRD_PLURAL, 'status');
+  // Upstream runs these in every apiextensions-apiserver, not under leader election: their writes are compare-and-swap.
+  const crdControllers =
+    options.controllersEnabled === false
+      ? []
+      : [
+          new CrdNamesController(crdStatus, cacher),
+          new CrdFinalizer(apiServer.store(CRD_GROUP, 'v1', CRD_PLURAL), crdStatus, cacher, (crd) => apiServer.customStore(crd.spec?.group, crd.status?.acceptedNames?.plural)),
+        ];
+  for (const controller of crdControllers) controller.start();
+
   // SPEC 2.8, 4.11: reviews computed on create.
   apiServer.serveComputed('authentication.orch.io', 'v1', 'selfsubjectreviews', undefined, selfSubjectReview);
   apiServer.serveComputed('authentication.orch.io', 'v1', 'tokenreviews', undefined, tokenReview({ authenticateToken: tokenChain(tokenAuthenticators), apiAudiences }));
@@ -326,6 +343,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       stopWatchingCaFiles();
       authorization.stop();
       await controllers.stop();
+      for (const controller of crdControllers) controller.stop();
+      customResources.stop();
       cacher.stop();
       await new Promise<void>((r) => {
         server.close(() => r());

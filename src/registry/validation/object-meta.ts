@@ -28,6 +28,8 @@ export interface ObjectMetaOptions {
   nameValidation: NameValidation;
   /** Update only: require metadata.resourceVersion (default true; the store fills it for unconditional updates). */
   checkResourceVersion?: boolean;
+  /** apimachinery's rules alone, without core's standard-finalizer check (definitions and custom objects). */
+  generic?: boolean;
 }
 
 /** Σ(len(key)+len(value)) limit for annotations (FACTS 7). */
@@ -195,7 +197,7 @@ function standardFinalizerErrors(meta: any, path: string): FieldError[] {
 export function validateObjectMetaCreate(meta: any, opts: ObjectMetaOptions): FieldError[] {
   const errs = [
     ...validateObjectMetaAccessor(meta, opts.namespaced, nameValidators[opts.nameValidation]),
-    ...standardFinalizerErrors(meta, 'metadata'),
+    ...(opts.generic ? [] : standardFinalizerErrors(meta, 'metadata')),
   ];
   if (errs.length > 0 || opts.nameValidation === 'PathSegment') return errs;
   return validateObjectMetaAccessor(meta, opts.namespaced, nameValidators.PathSegment);
@@ -278,6 +280,6 @@ export function validateObjectMetaUpdate(newMeta: any, oldMeta: any, opts: Objec
     ...validateObjectMetaAccessor(newMeta, opts.namespaced, nameValidators.PathSegment),
     ...validateObjectMetaAccessorUpdate(newMeta, oldMeta, 'metadata', opts.checkResourceVersion ?? true),
     ...validateObjectMetaAccessor(newMeta, opts.namespaced, nameValidators[opts.nameValidation]),
-    ...standardFinalizerErrors(newMeta, 'metadata'),
+    ...(opts.generic ? [] : standardFinalizerErrors(newMeta, 'metadata')),
   ]);
 }

@@ -56,6 +56,11 @@ export class Cacher {
   private startQueuedRead: (() => void) | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Resources being added at run time: the events that arrive while their first list is read. */
+  private readonly adding = new Map<string, StorageEvent[]>();
+  private readonly pendingAdditions = new Map<string, Promise<ResourceCache>>();
+  /** Counts relists, so an addition whose list straddled one lists again. */
+  private relists = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -87,8 +92,10 @@ export class Cacher {
   private onEvent(event: StorageEvent): void {
     const now = Date.now();
     const second = event.key.indexOf('/', 1);
-    const cache = this.caches.get(event.key.slice(0, event.key.indexOf('/', second + 1) + 1));
-    cache?.apply(event, now);
+    const prefix = event.key.slice(0, event.key.indexOf('/', second + 1) + 1);
+    const cache = this.caches.get(prefix);
+    if (cache) cache.apply(event, now);
+    else this.adding.get(prefix)?.push(event);
     if (event.revision > this.revision) this.revision = event.revision;
     this.releaseWaiters();
   }
@@ -137,6 +144,7 @@ export class Cacher {
       return;
     }
     if (this.stopped) return;
+    this.relists++;
     const { revision, lists } = listed;
     const gap = revision !== this.revision;
     const now = Date.now();
@@ -158,6 +166,58 @@ export class Cacher {
     const cache = this.caches.get(resourcePrefix);
     if (!cache) throw new Error(`no watch cache for ${resourcePrefix}`);
     return cache;
+  }
+
+  /**
+   * Caches a resource added at run time (a custom resource, SPEC 2.1): its
+   * objects listed at the cacher's revision, then the events the storage watch
+   * delivered meanwhile. Objects may already exist (written before a restart, or
+   * by another replica), so the cache starts from the store, not empty.
+   */
+  addResource(resourcePrefix: string): Promise<ResourceCache> {
+    const existing = this.caches.get(resourcePrefix);
+    if (existing) return Promise.resolve(existing);
+    let pending = this.pendingAdditions.get(resourcePrefix);
+    if (!pending) {
+      pending = this.listNewResource(resourcePrefix).finally(() => this.pendingAdditions.delete(resourcePrefix));
+      this.pendingAdditions.set(resourcePrefix, pending);
+    }
+    return pending;
+  }
+
+  private async listNewResource(resourcePrefix: string): Promise<ResourceCache> {
+    for (;;) {
+      const existing = this.caches.get(resourcePrefix);
+      if (existing) return existing;
+      const events: StorageEvent[] = [];
+      this.adding.set(resourcePrefix, events);
+      const revision = this.revision;
+      const relists = this.relists;
+      let items: KeyValue[];
+      try {
+        items = (await this.storage.list({ prefix: resourcePrefix, revision: revision || undefined })).items;
+      } finally {
+        this.adding.delete(resourcePrefix);
+      }
+      // A relist in between may have skipped events this list did not see: list again.
+      if (relists !== this.relists || this.stopped) {
+        if (this.stopped) throw new Error('watch cache stopped');
+        continue;
+      }
+      const cache = new ResourceCache(resourcePrefix, this.options, items, revision);
+      const now = Date.now();
+      for (const event of events) if (event.revision > revision) cache.apply(event, now);
+      this.caches.set(resourcePrefix, cache);
+      return cache;
+    }
+  }
+
+  /** Drops a resource no longer served (its definition deleted): its watchers end cleanly. */
+  removeResource(resourcePrefix: string): void {
+    const cache = this.caches.get(resourcePrefix);
+    if (!cache) return;
+    this.caches.delete(resourcePrefix);
+    for (const watcher of [...cache.watchers]) watcher.close();
   }
 
   currentRevision(): number {

@@ -1,0 +1,99 @@
+/**
+ * Serves what CustomResourceDefinitions define (SPEC 2.1, 4.1): every process
+ * follows the definitions in its own watch cache and, for each Established
+ * one, routes its served versions, lists them in discovery and caches their
+ * objects; a definition deleted or no longer Established stops being served.
+ * Replicas converge within one watch event of the definition's change.
+ */
+import type { Decoder } from '../registry/kind.ts';
+import { customKinds } from '../registry/custom-resources/kind.ts';
+import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import { resourcePrefix } from '../storage/keys.ts';
+import type { ApiServer } from './api-server.ts';
+
+export const CRD_GROUP = 'apiextensions.orch.io';
+export const CRD_PLURAL = 'customresourcedefinitions';
+
+export class CustomResourceServing {
+  /** What each definition serves now: its revision when served, and the `group/version/plural` keys. */
+  private readonly served = new Map<string, { revision: number; keys: string[] }>();
+  /** Reconciles run one at a time, in the order the definitions changed. */
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private readonly onEvent = () => this.schedule();
+
+  constructor(
+    private readonly server: ApiServer,
+    private readonly cacher: Cacher,
+    private readonly decodeObjectMeta: Decoder,
+  ) {}
+
+  private definitions() {
+    return this.cacher.cache(resourcePrefix(CRD_GROUP, CRD_PLURAL));
+  }
+
+  /** Serves what the cache holds before the server starts listening, then follows changes. */
+  async start(): Promise<void> {
+    this.definitions().listeners.add(this.onEvent);
+    this.schedule();
+    await this.queue;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.definitions().listeners.delete(this.onEvent);
+  }
+
+  /** Settles once every change seen so far is served. */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  private schedule(): void {
+    this.queue = this.queue.then(() => this.reconcile()).catch((err) => console.error('custom resources:', err));
+  }
+
+  /** Brings the served kinds to what the definitions say now (idempotent: a burst of events costs one pass each). */
+  private async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    const current = new Map<string, CachedObject>();
+    for (const cached of this.definitions().all()) current.set(cached.parsed().metadata.name, cached);
+    let changed = false;
+    for (const [name, served] of this.served) {
+      if (current.has(name)) continue;
+      for (const key of served.keys) this.withdraw(key);
+      this.served.delete(name);
+      changed = true;
+    }
+    for (const [name, cached] of current) {
+      const before = this.served.get(name);
+      if (before?.revision === cached.revision) continue;
+      // The new routes replace the old ones before any old one goes: a status update never makes the resource 404.
+      const kinds = customKinds(cached.parsed(), this.decodeObjectMeta);
+      for (const custom of kinds) await this.cacher.addResource(resourcePrefix(custom.kind.group, custom.kind.plural));
+      if (this.stopped) return;
+      const keys = kinds.filter((custom) => this.server.serveCustomKind(custom)).map(({ kind }) => `${kind.group}/${kind.version}/${kind.plural}`);
+      for (const key of before?.keys ?? []) if (!keys.includes(key)) this.withdraw(key);
+      this.served.set(name, { revision: cached.revision, keys });
+      changed = true;
+    }
+    if (!changed) return;
+    this.server.rebuildDiscovery();
+    this.dropUnusedCaches();
+  }
+
+  private withdraw(key: string): void {
+    const [group, version, plural] = key.split('/');
+    this.server.withdrawCustomKind(group, version, plural);
+  }
+
+  /** A resource no version serves any more keeps no cache (its watchers end). */
+  private dropUnusedCaches(): void {
+    const used = new Set([...this.server.servedCustomKinds().values()].map((k) => resourcePrefix(k.group, k.plural)));
+    for (const prefix of this.cachedCustomPrefixes) if (!used.has(prefix)) this.cacher.removeResource(prefix);
+    this.cachedCustomPrefixes = used;
+  }
+
+  private cachedCustomPrefixes = new Set<string>();
+}
