@@ -147,7 +147,7 @@ export class CelEnvironment {
   constructor(declarations: EnvironmentDeclarations) {
     this.env = new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
     for (const [name, fields] of Object.entries(declarations.types ?? {})) this.env.registerType(name, { fields });
-    const builtins = new Set(this.env.getDefinitions().functions.map((f) => f.signature));
+    const builtins = builtinSignatures();
     for (const library of [...BASE_LIBRARIES, ...(declarations.libraries ?? [])]) {
       // No fields: a library's opaque value exposes none of its properties to expressions.
       for (const type of library.types ?? []) this.env.registerType(type.name, { ctor: type.ctor, fields: {} });
@@ -218,6 +218,21 @@ export class CelEnvironment {
       }
     });
   }
+}
+
+let builtins: ReadonlySet<string> | undefined;
+
+/**
+ * The base library's overloads, read from an environment of their own: an
+ * environment whose definitions are read before it registers a function of
+ * its own would register that function into the base registry, which every
+ * later environment shares (cel-js 8: the clone shares its parent's overload
+ * index until it copies its own list, and getDefinitions copies the list
+ * without the index), so a second environment would find the first one's
+ * overloads already declared.
+ */
+function builtinSignatures(): ReadonlySet<string> {
+  return (builtins ??= new Set(new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true }).getDefinitions().functions.map((f) => f.signature)));
 }
 
 /** cel-js writes a signature with its own spacing (`string.indexOf(string, int): int`). */
