@@ -177,3 +177,12 @@ test('the per-expression budget halts evaluation with cel-go error, however deep
   assert.throws(() => run('items.map(x, x + x)', vars, cost - 1), /actual cost limit exceeded/);
   assert.equal(PER_CALL_LIMIT, 1_000_000);
 });
+
+test('environments are independent: each has its own variables and its libraries once, however many are made', () => {
+  // Neither declares a type, so each registers its first overload into a fresh clone of cel-js's base registry.
+  const a = new CelEnvironment({ variables: { x: 'string' } });
+  const b = new CelEnvironment({ variables: { y: 'int' } });
+  assert.equal(a.compile('matches(x, "^a")').evaluate({ x: 'abc' }).value, true);
+  assert.equal(b.compile('matches("abc", "c$") && y == 1').evaluate({ y: 1n }).value, true);
+  assert.throws(() => b.compile('x'), (err: unknown) => err instanceof CelCompileError && /undeclared reference to 'x'/.test(err.detail));
+});

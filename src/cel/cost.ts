@@ -52,9 +52,21 @@ export class CostMeter {
    */
   exceeded = false;
 
+  /**
+   * Set when the evaluation must stop for another reason than the budget (an
+   * asynchronous value it needs, deferred.ts); sticky for the same reason, so
+   * every later charge throws it again.
+   */
+  halted?: Error;
+
   constructor(readonly limit: number) {}
 
+  halt(error: Error): void {
+    this.halted ??= error;
+  }
+
   charge(units: number): void {
+    if (this.halted) throw this.halted;
     this.spent += units;
     if (this.spent > this.limit) {
       this.exceeded = true;

@@ -9,9 +9,11 @@
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { cel } from '../util/lazy-packages.ts';
+import { authzLibrary } from './authz.ts';
 import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT } from './cost.ts';
+import { inRound, Round, settle, type Outcome, type PendingCall } from './deferred.ts';
 import { celGoMessage, celGoTypeName, compileIssue, errorOffset } from './errors.ts';
-import { forEachNode, instrument, type AstNode, type Instrumentation } from './instrument.ts';
+import { forEachNode, instrument, resolveQualifiedNames, type AstNode, type Instrumentation } from './instrument.ts';
 import type { CallCost, CelLibrary } from './library.ts';
 import { listsLibrary } from './lists.ts';
 import { quantityLibrary } from './quantity.ts';
@@ -20,8 +22,14 @@ import { standardLibrary } from './standard.ts';
 import { stringsLibrary } from './strings.ts';
 import { urlsLibrary } from './urls.ts';
 
-/** The libraries every environment has (SPEC 2.11): Kubernetes 1.31's base environment but the authorizer. */
-export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary, quantityLibrary];
+/**
+ * The libraries every environment has (SPEC 2.11): Kubernetes 1.31's base
+ * environment. The authorizer's functions are declared everywhere, as
+ * upstream's are; only fields that declare `authorizer` give them a receiver.
+ * The authorizer's selectors (authzSelectorsLibrary) come with
+ * AuthorizeWithSelectors, which callers know.
+ */
+export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary, quantityLibrary, authzLibrary];
 
 export interface EnvironmentDeclarations {
   /** Object types: name -> field -> type, in cel-js notation (`string`, `list<string>`, `map<string, list<string>>`, another object type). */
@@ -58,6 +66,9 @@ export interface EvaluationResult {
   cost: number;
 }
 
+/** How many rounds evaluateAsync runs at most (deferred.ts); the cost budget usually stops it sooner (an authorization check costs 350000). */
+export const MAX_ROUNDS = 32;
+
 export class CompiledExpression {
   constructor(
     readonly expression: string,
@@ -69,21 +80,59 @@ export class CompiledExpression {
     private readonly slot: Instrumentation['slot'],
   ) {}
 
-  /** Runs the expression; past `costLimit` units it stops with cel-go's cost error. */
+  /**
+   * Runs the expression; past `costLimit` units it stops with cel-go's cost
+   * error. An expression that reaches an asynchronous call (an authorization
+   * check) fails: it needs evaluateAsync.
+   */
   evaluate(activation: Record<string, unknown>, costLimit = PER_CALL_LIMIT): EvaluationResult {
+    const { result } = this.round(activation, costLimit, undefined);
+    return result!;
+  }
+
+  /**
+   * Runs the expression in rounds (deferred.ts): each round that halts at an
+   * asynchronous call (an authorization check) awaits it, and the expression
+   * runs again with the answers so far, until a round completes. The result
+   * and the cost are that round's, so each call is charged once. More than
+   * `maxRounds` rounds is an error.
+   */
+  async evaluateAsync(activation: Record<string, unknown>, costLimit = PER_CALL_LIMIT, options: { maxRounds?: number } = {}): Promise<EvaluationResult> {
+    const maxRounds = options.maxRounds ?? MAX_ROUNDS;
+    const known = new Map<string, Outcome>();
+    for (let round = 1; ; round++) {
+      const { result, pending } = this.round(activation, costLimit, known);
+      if (!pending) return result!;
+      if (round >= maxRounds) throw new CelEvaluationError(`evaluation needs more than ${maxRounds} rounds of asynchronous calls`);
+      known.set(pending.key, await settle(pending));
+    }
+  }
+
+  /** One synchronous run: its result, or the call it halted at (evaluateAsync only). */
+  private round(activation: Record<string, unknown>, costLimit: number, known: ReadonlyMap<string, Outcome> | undefined): { result?: EvaluationResult; pending?: PendingCall } {
     const meter = new CostMeter(costLimit);
-    // Evaluation is synchronous (no library function is async), so one slot per expression suffices.
+    const round = new Round(meter, known);
+    // Each round is synchronous (no library function is async), so one slot per expression suffices.
     this.slot.meter = meter;
+    let value: unknown;
+    let failed = false;
+    let failure: unknown;
     try {
-      const value = this.run(activation);
-      if (meter.exceeded) throw new CostLimitExceeded();
-      return { value, cost: meter.spent };
+      value = inRound(round, () => this.run(activation));
     } catch (err) {
-      if (err instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true);
-      throw new CelEvaluationError(celGoMessage(err as Error));
+      failed = true;
+      failure = err;
     } finally {
       this.slot.meter = undefined;
     }
+    // A halt is final whatever the run made of it (`||` may have absorbed it).
+    if (meter.halted) {
+      if (round.pending) return { pending: round.pending };
+      throw new CelEvaluationError(meter.halted.message);
+    }
+    if (!failed && !meter.exceeded) return { result: { value, cost: meter.spent } };
+    if (failure instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true);
+    throw new CelEvaluationError(celGoMessage(failure as Error));
   }
 }
 
@@ -92,12 +141,13 @@ export class CelEnvironment {
   private readonly costs: Record<string, CallCost> = {};
   private readonly replacements = new Map<string, (...args: any[]) => unknown>();
   private readonly literalArguments: NonNullable<CelLibrary['literalArguments']> = {};
+  /** Variables whose names are qualified (`authorizer.requestResource`). */
+  private readonly qualifiedVariables = new Set<string>();
 
   constructor(declarations: EnvironmentDeclarations) {
     this.env = new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
     for (const [name, fields] of Object.entries(declarations.types ?? {})) this.env.registerType(name, { fields });
-    for (const [name, type] of Object.entries(declarations.variables)) this.env.registerVariable(name, type);
-    const builtins = new Set(this.env.getDefinitions().functions.map((f) => f.signature));
+    const builtins = builtinSignatures();
     for (const library of [...BASE_LIBRARIES, ...(declarations.libraries ?? [])]) {
       // No fields: a library's opaque value exposes none of its properties to expressions.
       for (const type of library.types ?? []) this.env.registerType(type.name, { ctor: type.ctor, fields: {} });
@@ -110,6 +160,11 @@ export class CelEnvironment {
       for (const op of library.operators ?? []) this.env.registerOperator(op.signature, op.impl);
       Object.assign(this.costs, library.costs);
       Object.assign(this.literalArguments, library.literalArguments);
+    }
+    // After the libraries, whose opaque types a variable may have (`authorizer`).
+    for (const [name, type] of Object.entries(declarations.variables)) {
+      this.env.registerVariable(name, type);
+      if (name.includes('.')) this.qualifiedVariables.add(name);
     }
   }
 
@@ -128,6 +183,7 @@ export class CelEnvironment {
     } catch (err) {
       throw failed(err);
     }
+    if (this.qualifiedVariables.size) resolveQualifiedNames(program.ast as unknown as AstNode, this.qualifiedVariables);
     const checked = program.check();
     if (!checked.valid) throw failed(checked.error);
     const root = program.ast as unknown as AstNode;
@@ -162,6 +218,21 @@ export class CelEnvironment {
       }
     });
   }
+}
+
+let builtins: ReadonlySet<string> | undefined;
+
+/**
+ * The base library's overloads, read from an environment of their own: an
+ * environment whose definitions are read before it registers a function of
+ * its own would register that function into the base registry, which every
+ * later environment shares (cel-js 8: the clone shares its parent's overload
+ * index until it copies its own list, and getDefinitions copies the list
+ * without the index), so a second environment would find the first one's
+ * overloads already declared.
+ */
+function builtinSignatures(): ReadonlySet<string> {
+  return (builtins ??= new Set(new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true }).getDefinitions().functions.map((f) => f.signature)));
 }
 
 /** cel-js writes a signature with its own spacing (`string.indexOf(string, int): int`). */

@@ -20,7 +20,9 @@ export interface AstNode {
   pos?: number;
   start?: number;
   input: string;
-  meta: { evaluate: Fn; alternate?: AstNode; macro?: any };
+  meta: { evaluate: Fn; check: Fn; alternate?: AstNode; macro?: any };
+  setMeta(key: 'alternate', value: AstNode): AstNode;
+  clone(op: { name: string; check: Fn; evaluate: Fn }, args: unknown): AstNode;
   evaluate: Fn;
   handle?: Fn;
   candidates?: { findFunction(types: unknown[], receiverType?: unknown): { signature: string } | undefined };
@@ -45,6 +47,29 @@ export function forEachNode(root: AstNode, visit: (node: AstNode) => void): void
     // Comprehension arguments and macro records are plain objects; contexts and registries are not.
     else if (x && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) stack.push(...Object.values(x));
   }
+}
+
+/**
+ * cel-go's checker reads a selection `a.b` as the variable `a.b` when one is
+ * declared (the longest such name wins); cel-js knows no qualified names, so
+ * each such selection of a parsed tree becomes that variable (its alternate).
+ */
+export function resolveQualifiedNames(root: AstNode, names: ReadonlySet<string>): void {
+  const qualifiedName = (node: AstNode): string | undefined => {
+    if (node.op === 'id') return node.args;
+    if (node.op !== '.') return undefined;
+    const left = qualifiedName(node.args[0]);
+    return left === undefined ? undefined : `${left}.${node.args[1]}`;
+  };
+  // Parents come before their children, so the longest name is replaced first.
+  forEachNode(root, (node) => {
+    if (node.op !== '.' || node.meta.alternate) return;
+    const name = qualifiedName(node);
+    if (name === undefined || !names.has(name)) return;
+    let id = node;
+    while (id.op !== 'id') id = id.args[0];
+    node.setMeta('alternate', id.clone({ name: 'id', check: id.meta.check, evaluate: id.meta.evaluate }, name));
+  });
 }
 
 export interface Instrumentation {

@@ -5,6 +5,7 @@
  * field errors, and evaluated in order: the first false skips the webhook,
  * errors with no false are reported together.
  */
+import { authzSelectorsLibrary } from '../../cel/authz.ts';
 import { CelCompileError, CelEnvironment, type CompiledExpression } from '../../cel/environment.ts';
 import { duplicate, invalid, required, tooMany, type FieldError } from '../../registry/validation/field-errors.ts';
 import type { SubjectAccessReviewSpec } from './subject-access-review.ts';
@@ -14,7 +15,13 @@ export const MAX_MATCH_CONDITIONS = 64;
 const RESOURCE_FIELDS = { namespace: 'string', verb: 'string', group: 'string', version: 'string', resource: 'string', subresource: 'string', name: 'string' };
 const SELECTOR = { rawSelector: 'string', requirements: 'list<orch.SelectorRequirement>' };
 
-/** upstream buildRequestType, `kubernetes.` renamed `orch.`; selectors only under AuthorizeWithSelectors. */
+/**
+ * upstream buildRequestType, `kubernetes.` renamed `orch.`; selectors only
+ * under AuthorizeWithSelectors. As upstream's (pkg/authorization/cel
+ * mustBuildEnv), the only variable is `request`: no `authorizer`. The base
+ * environment declares the authorizer's functions, and under the gate its
+ * selectors, as upstream's base environment does.
+ */
 function requestEnvironment(selectors: boolean): CelEnvironment {
   return new CelEnvironment({
     types: {
@@ -37,6 +44,7 @@ function requestEnvironment(selectors: boolean): CelEnvironment {
       },
     },
     variables: { request: 'orch.SubjectAccessReviewSpec' },
+    libraries: selectors ? [authzSelectorsLibrary] : [],
   });
 }
 

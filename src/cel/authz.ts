@@ -1,0 +1,302 @@
+/**
+ * Kubernetes' authorizer library (SPEC 2.11; upstream pkg/cel/library/authz.go,
+ * 1.31): checks against the server's authorizer chain from an expression, for
+ * fields that provide the variable `authorizer`
+ * (`kubernetes.authorization.Authorizer`: the requesting user and the chain).
+ *
+ *   authorizer.group(g).resource(r)[.subresource(s)][.namespace(ns)][.name(n)].check(verb)
+ *   authorizer.path(p).check(httpVerb)
+ *   authorizer.serviceAccount(ns, name)  -- the same chain, as that service account
+ *   <Decision>.allowed() / .reason() / .errored() / .error()
+ *
+ * Under AuthorizeWithSelectors, `authzSelectorsLibrary` adds
+ * `<ResourceCheck>.fieldSelector(s)` and `.labelSelector(s)`: the selector is
+ * parsed when the check runs, and one that does not parse reaches the
+ * authorizers as its error with no requirements (the expression goes on).
+ *
+ * The values are opaque, as upstream's receiver-only objects: no fields, no
+ * equality. The builders are pure; `check` asks the chain, which answers
+ * asynchronously, so an expression that checks must be evaluated with
+ * `evaluateAsync` (deferred.ts); a decision is asked once per evaluation.
+ * A chain that fails (rejects) gives a decision that errored.
+ *
+ * Costs (SPEC 8, upstream cost.go): `check` 350000 (two checks fit the
+ * per-expression budget), the builders and accessors 1, the selectors a parse
+ * of their text plus 50 per possible requirement (one per two characters).
+ *
+ * Fields that evaluate against an admission request also provide
+ * `authorizer.requestResource` (`kubernetes.authorization.ResourceCheck`):
+ * the request's own resource, as upstream's admission CEL declares it
+ * (`requestResourceCheck`).
+ */
+import { actualSize, traversal } from './cost.ts';
+import { awaited } from './deferred.ts';
+import type { CelLibrary } from './library.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision as AuthorizationDecision, SelectorAttribute } from '../auth/authorization/authorizer.ts';
+import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceaccount/tokens.ts';
+import type { UserInfo } from '../auth/user.ts';
+import { parseFieldSelector } from '../registry/selectors/field-selector.ts';
+import { parseLabelSelector } from '../registry/selectors/label-selector.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../registry/validation/names.ts';
+
+export const AUTHORIZER_TYPE = 'kubernetes.authorization.Authorizer';
+export const PATH_CHECK_TYPE = 'kubernetes.authorization.PathCheck';
+export const GROUP_CHECK_TYPE = 'kubernetes.authorization.GroupCheck';
+export const RESOURCE_CHECK_TYPE = 'kubernetes.authorization.ResourceCheck';
+export const DECISION_TYPE = 'kubernetes.authorization.Decision';
+
+/** The variable fields with an authorizer declare (upstream's admission CEL: `authorizer`). */
+export const AUTHORIZER_VARIABLE = 'authorizer';
+/** The variable of the admission request's own resource (upstream RequestResourceAuthorizerVarName). */
+export const REQUEST_RESOURCE_VARIABLE = 'authorizer.requestResource';
+
+/** An authorization check's fixed cost (upstream cost.go: "set to allow for only two authorization checks per expression"). */
+export const CHECK_COST = 350_000;
+/** cel-go's common.ListCreateBaseCost and StructCreateBaseCost, which upstream's selector estimate uses. */
+const SELECTOR_LIST_BASE = 10;
+const SELECTOR_REQUIREMENT_COST = 10 + 40;
+
+/** `kubernetes.authorization.Authorizer`: who checks, against which chain. */
+export class CelAuthorizer {
+  readonly #user: UserInfo;
+  readonly #authorizer: Authorizer;
+
+  constructor(user: UserInfo, authorizer: Authorizer) {
+    this.#user = user;
+    this.#authorizer = authorizer;
+  }
+
+  get user(): UserInfo {
+    return this.#user;
+  }
+
+  get authorizer(): Authorizer {
+    return this.#authorizer;
+  }
+}
+
+/** `kubernetes.authorization.PathCheck`. */
+export class PathCheck {
+  constructor(
+    readonly authz: CelAuthorizer,
+    readonly path: string,
+  ) {}
+}
+
+/** `kubernetes.authorization.GroupCheck`. */
+export class GroupCheck {
+  constructor(
+    readonly authz: CelAuthorizer,
+    readonly group: string,
+  ) {}
+}
+
+interface ResourceFields {
+  subresource: string;
+  namespace: string;
+  name: string;
+  fieldSelector: string;
+  labelSelector: string;
+}
+
+/** `kubernetes.authorization.ResourceCheck`: immutable, each builder returns a new one. */
+export class ResourceCheck {
+  constructor(
+    readonly groupCheck: GroupCheck,
+    readonly resource: string,
+    readonly fields: Readonly<ResourceFields> = { subresource: '', namespace: '', name: '', fieldSelector: '', labelSelector: '' },
+  ) {}
+
+  with(change: Partial<ResourceFields>): ResourceCheck {
+    return new ResourceCheck(this.groupCheck, this.resource, { ...this.fields, ...change });
+  }
+}
+
+/** `kubernetes.authorization.Decision`: the chain's answer. */
+export class CelDecision {
+  constructor(
+    readonly decision: AuthorizationDecision,
+    readonly reason: string,
+    /** Why the chain could not decide, if it could not. */
+    readonly error?: string,
+  ) {}
+}
+
+/** The admission request's own resource, as `authorizer.requestResource` checks it (upstream NewResourceAuthorizerVal). */
+export interface RequestResource {
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+/** upstream NewResourceAuthorizerVal: a ResourceCheck of the request's resource, as the request's user. */
+export function requestResourceCheck(authz: CelAuthorizer, request: RequestResource): ResourceCheck {
+  return new ResourceCheck(new GroupCheck(authz, request.group), request.resource, {
+    subresource: request.subresource,
+    namespace: request.namespace,
+    name: request.name,
+    fieldSelector: '',
+    labelSelector: '',
+  });
+}
+
+/**
+ * The activation entries of an authorizer (`authorizer`, and with `request`
+ * `authorizer.requestResource`) for `user` against `authorizer`.
+ */
+export function authorizerActivation(user: UserInfo, authorizer: Authorizer, request?: RequestResource): Record<string, unknown> {
+  const authz = new CelAuthorizer(user, authorizer);
+  const activation: Record<string, unknown> = { [AUTHORIZER_VARIABLE]: authz };
+  if (request) activation[REQUEST_RESOURCE_VARIABLE] = requestResourceCheck(authz, request);
+  return activation;
+}
+
+const blank = (s: string) => s.trim() === '';
+
+function path(authz: CelAuthorizer, p: string): PathCheck {
+  if (blank(p)) throw new Error('path must not be empty');
+  return new PathCheck(authz, p);
+}
+
+function resource(group: GroupCheck, r: string): ResourceCheck {
+  if (blank(r)) throw new Error('resource must not be empty');
+  return new ResourceCheck(group, r);
+}
+
+/** upstream: the name must be a DNS subdomain, then the namespace a DNS label; the account's user info (no uid, no extra). */
+function serviceAccount(authz: CelAuthorizer, namespace: string, name: string): CelAuthorizer {
+  if (isDNS1123Subdomain(name).length) throw new Error('Invalid service account name');
+  if (isDNS1123Label(namespace).length) throw new Error('Invalid service account namespace');
+  return new CelAuthorizer({ name: serviceAccountUsername(namespace, name), groups: serviceAccountGroups(namespace) }, authz.authorizer);
+}
+
+/** As request info gives a selector to authorizers: its requirements (none: nothing), or its parse error. */
+function selectorAttribute<R>(text: string, parse: (text: string) => R[]): SelectorAttribute<R> | undefined {
+  try {
+    const requirements = parse(text);
+    return requirements.length ? { requirements } : undefined;
+  } catch (err) {
+    return { requirements: [], error: (err as Error).message };
+  }
+}
+
+/** Which chain an evaluation asked, so that two chains' answers are never confused. */
+const chainIds = new WeakMap<Authorizer, number>();
+let nextChainId = 0;
+const chainId = (a: Authorizer) => chainIds.get(a) ?? (chainIds.set(a, ++nextChainId), nextChainId);
+
+/** Asks the chain (once per evaluation: deferred.ts); a rejection is a decision that errored, with no opinion. */
+function decide(authz: CelAuthorizer, attributes: AuthorizationAttributes): CelDecision {
+  const key = `authorization ${chainId(authz.authorizer)} ${JSON.stringify(attributes)}`;
+  const result = awaited<AuthorizationResult>(
+    key,
+    () => authz.authorizer.authorize(attributes).catch((err: unknown): AuthorizationResult => ({ decision: 'NoOpinion', reason: '', error: (err as Error)?.message ?? String(err) })),
+    'an authorization check',
+  );
+  return new CelDecision(result.decision, result.reason, result.error);
+}
+
+function checkPath(check: PathCheck, verb: string): CelDecision {
+  return decide(check.authz, {
+    user: check.authz.user,
+    verb,
+    isResourceRequest: false,
+    path: check.path,
+    group: '',
+    version: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  });
+}
+
+function checkResource(check: ResourceCheck, verb: string): CelDecision {
+  const { authz, group } = check.groupCheck;
+  const { subresource, namespace, name, fieldSelector, labelSelector } = check.fields;
+  const attributes: AuthorizationAttributes = {
+    user: authz.user,
+    verb,
+    isResourceRequest: true,
+    path: '',
+    group,
+    // upstream checks every version of the resource.
+    version: '*',
+    namespace,
+    resource: check.resource,
+    subresource,
+    name,
+  };
+  // Set only through authzSelectorsLibrary, which is there only under AuthorizeWithSelectors.
+  const fields = fieldSelector ? selectorAttribute(fieldSelector, parseFieldSelector) : undefined;
+  const labels = labelSelector ? selectorAttribute(labelSelector, parseLabelSelector) : undefined;
+  if (fields) attributes.fieldSelector = fields;
+  if (labels) attributes.labelSelector = labels;
+  return decide(authz, attributes);
+}
+
+const nominal = () => 1;
+
+/** upstream selectorCostEstimate at the selector's actual length: a parse, plus a list of up to one requirement per two characters. */
+export function selectorCost(length: number): number {
+  return SELECTOR_LIST_BASE + traversal(length) + Math.ceil(Math.ceil(length * 0.5) * SELECTOR_REQUIREMENT_COST);
+}
+
+const A = AUTHORIZER_TYPE;
+const P = PATH_CHECK_TYPE;
+const G = GROUP_CHECK_TYPE;
+const R = RESOURCE_CHECK_TYPE;
+const D = DECISION_TYPE;
+
+/** The authorizer library, in every environment as in upstream's base environment (1.27+). */
+export const authzLibrary: CelLibrary = {
+  name: 'kubernetes.authz',
+  types: [
+    { name: A, ctor: CelAuthorizer },
+    { name: P, ctor: PathCheck },
+    { name: G, ctor: GroupCheck },
+    { name: R, ctor: ResourceCheck },
+    { name: D, ctor: CelDecision },
+  ],
+  functions: [
+    { signature: `${A}.path(string): ${P}`, impl: path },
+    { signature: `${A}.group(string): ${G}`, impl: (a: CelAuthorizer, g: string) => new GroupCheck(a, g) },
+    { signature: `${A}.serviceAccount(string, string): ${A}`, impl: serviceAccount },
+    { signature: `${G}.resource(string): ${R}`, impl: resource },
+    { signature: `${R}.subresource(string): ${R}`, impl: (r: ResourceCheck, subresource: string) => r.with({ subresource }) },
+    { signature: `${R}.namespace(string): ${R}`, impl: (r: ResourceCheck, namespace: string) => r.with({ namespace }) },
+    { signature: `${R}.name(string): ${R}`, impl: (r: ResourceCheck, name: string) => r.with({ name }) },
+    { signature: `${P}.check(string): ${D}`, impl: checkPath },
+    { signature: `${R}.check(string): ${D}`, impl: checkResource },
+    { signature: `${D}.allowed(): bool`, impl: (d: CelDecision) => d.decision === 'Allow' },
+    { signature: `${D}.reason(): string`, impl: (d: CelDecision) => d.reason },
+    { signature: `${D}.errored(): bool`, impl: (d: CelDecision) => Boolean(d.error) },
+    { signature: `${D}.error(): string`, impl: (d: CelDecision) => d.error ?? '' },
+  ],
+  // upstream's receiver-only values compare with nothing: `==` type-checks, and fails when it runs.
+  operators: [A, P, G, R, D].map((t) => ({
+    signature: `${t} == ${t}`,
+    impl: () => {
+      throw new Error('no such overload');
+    },
+  })),
+  costs: {
+    check: () => CHECK_COST,
+    ...Object.fromEntries(['serviceAccount', 'path', 'group', 'resource', 'subresource', 'namespace', 'name', 'allowed', 'reason', 'error', 'errored'].map((f) => [f, nominal])),
+  },
+};
+
+/** The selectors of an authorization check (upstream AuthzSelectors), under the AuthorizeWithSelectors gate only. */
+export const authzSelectorsLibrary: CelLibrary = {
+  name: 'kubernetes.authzSelectors',
+  functions: [
+    { signature: `${R}.fieldSelector(string): ${R}`, impl: (r: ResourceCheck, fieldSelector: string) => r.with({ fieldSelector }) },
+    { signature: `${R}.labelSelector(string): ${R}`, impl: (r: ResourceCheck, labelSelector: string) => r.with({ labelSelector }) },
+  ],
+  costs: {
+    fieldSelector: (args) => selectorCost(actualSize(args[1])),
+    labelSelector: (args) => selectorCost(actualSize(args[1])),
+  },
+};
