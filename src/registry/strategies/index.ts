@@ -18,6 +18,7 @@ import {
 } from '../validation/kinds.ts';
 import { podStrategy } from './pod.ts';
 import { nodeStrategy } from './node.ts';
+import { CRD_GROUP, crdStrategy } from './crd.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -71,6 +72,7 @@ const strategies: Record<string, Strategy> = {
   '/Event': event,
   '/Pod': podStrategy,
   '/Node': nodeStrategy,
+  [`${CRD_GROUP}/CustomResourceDefinition`]: crdStrategy,
 };
 
 export function strategyFor(group: string, kind: string): Strategy {
