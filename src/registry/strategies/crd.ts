@@ -57,7 +57,7 @@ function recordStorageVersion(crd: ApiObject): void {
 export const crdStrategy: Strategy = {
   applyDefaults: defaultCRD,
   prepareForCreate(crd) {
-    crd.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: [] };
+    crd.status = { acceptedNames: { plural: '', kind: '' } };
     crd.metadata.generation = 1;
     recordStorageVersion(crd);
   },
