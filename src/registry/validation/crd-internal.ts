@@ -171,7 +171,7 @@ export function isZeroField(s: Record<string, any>, json: string, kind: string):
   if (v === undefined || v === null) return true;
   if (kind === 'string' || kind === 'url') return v === '';
   if (kind === 'bool') return v !== true;
-  if (json === 'x-kubernetes-validations' || json === 'dependencies' || json === 'definitions') return false;
+  // Pointers, slices and maps are non-zero once present, even when empty (reflect.DeepEqual).
   return false;
 }
 
