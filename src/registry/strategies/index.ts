@@ -19,6 +19,7 @@ import {
 import { podStrategy } from './pod.ts';
 import { nodeStrategy } from './node.ts';
 import { crdDeletion } from './crd-deletion.ts';
+import { CRD_GROUP, crdStrategy } from './crd.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -72,7 +73,7 @@ const strategies: Record<string, Strategy> = {
   '/Event': event,
   '/Pod': podStrategy,
   '/Node': nodeStrategy,
-  'apiextensions.orch.io/CustomResourceDefinition': crdDeletion,
+  [`${CRD_GROUP}/CustomResourceDefinition`]: { ...crdStrategy, ...crdDeletion },
 };
 
 export function strategyFor(group: string, kind: string): Strategy {

@@ -1,0 +1,238 @@
+/**
+ * Validation of a JSON value against a structural schema's value validations
+ * (SPEC 9.7; upstream kube-openapi pkg/validation/validate, the SchemaValidator
+ * apiextensions-apiserver runs, and pkg/apiserver/validation/validation.go
+ * `ValidateCustomResource`, which turns its results into field errors). The
+ * messages are kube-openapi's (`spec.replicas in body must be of type
+ * integer: "string"`); the error fields are upstream's.
+ */
+import { child, goQuote, invalid, notSupported, required, tooLong, tooMany, typeInvalid, type FieldError } from '../validation/field-errors.ts';
+import { compileRe2 } from '../../cel/regex.ts';
+import { matchesFormat, isSupportedFormat } from './formats.ts';
+import type { NestedValueValidation, Structural, ValueValidation } from './structural.ts';
+
+/** The parts of a schema node the validator reads (a Structural or a nested value validation). */
+interface Node {
+  type: string[];
+  nullable: boolean;
+  vv: ValueValidation;
+  items?: Node;
+  properties?: Record<string, Node>;
+  additionalProperties?: { allows: boolean; schema?: Node };
+}
+
+function fromStructural(s: Structural): Node {
+  const n: Node = { type: s.type ? [s.type] : [], nullable: s.nullable, vv: s.valueValidation ?? { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false } };
+  if (s.items) n.items = fromStructural(s.items);
+  if (s.properties) n.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, fromStructural(v)]));
+  if (s.additionalProperties) n.additionalProperties = { allows: s.additionalProperties.bool, schema: s.additionalProperties.structural && fromStructural(s.additionalProperties.structural) };
+  return n;
+}
+
+function fromNested(v: NestedValueValidation): Node {
+  const g = v.forbiddenGenerics;
+  const n: Node = { type: g.type ? [g.type] : [], nullable: g.nullable, vv: v.valueValidation };
+  if (v.items) n.items = fromNested(v.items);
+  if (v.properties) n.properties = Object.fromEntries(Object.entries(v.properties).map(([k, x]) => [k, fromNested(x)]));
+  if (v.additionalProperties) n.additionalProperties = { allows: true, schema: fromNested(v.additionalProperties) };
+  return n;
+}
+
+/** One kube-openapi error, before conversion into a field error. */
+type Code = 'type' | 'required' | 'enum' | 'tooLong' | 'maxItems' | 'maxProperties' | 'other' | 'composite';
+interface OAError {
+  code: Code;
+  name: string;
+  value?: unknown;
+  valid?: number;
+  values?: unknown[];
+  message: string;
+}
+
+/** Go `%v` of a decoded JSON value. */
+function goV(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goV).join(' ')}]`;
+  if (typeof v === 'object') return `map[${Object.keys(v).sort().map((k) => `${k}:${goV((v as any)[k])}`).join(' ')}]`;
+  return String(v);
+}
+
+function jsonType(v: unknown): string {
+  if (typeof v === 'boolean') return 'boolean';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (Array.isArray(v)) return 'array';
+  return 'object';
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as any)[k], (b as any)[k]));
+}
+
+const IN = 'body';
+const typeError = (name: string, typeName: string, value: string): OAError => ({ code: 'type', name, value, message: `${name} in ${IN} must be of type ${typeName}: ${goQuote(value)}` });
+
+function validateNode(n: Node, data: unknown, path: string): OAError[] {
+  const errs: OAError[] = [...checkType(n, data, path)];
+  if (data === null || data === undefined) return [...errs, ...checkEnum(n, data, path)];
+  errs.push(...checkJunctors(n, data, path));
+  const kind = jsonType(data);
+  if (kind === 'string') errs.push(...checkString(n.vv, data as string, path));
+  if (kind === 'string' && isSupportedFormat(n.vv.format) && !matchesFormat(n.vv.format, data as string)) errs.push(typeError(path, n.vv.format, data as string));
+  if (kind === 'integer' || kind === 'number') errs.push(...checkNumber(n.vv, data as number, path));
+  if (kind === 'array') errs.push(...checkArray(n, data as unknown[], path));
+  errs.push(...checkEnum(n, data, path));
+  if (kind === 'object') errs.push(...checkObject(n, data as Record<string, unknown>, path));
+  return errs;
+}
+
+function checkType(n: Node, data: unknown, path: string): OAError[] {
+  if (n.type.length === 0 && !n.vv.format) return [];
+  if (data === null || data === undefined) {
+    return n.type.length > 0 && !n.type.includes('null') && !n.nullable ? [typeError(path, n.type.join(','), 'null')] : [];
+  }
+  const schType = jsonType(data);
+  const format = schType === 'integer' ? 'int64' : schType === 'number' ? 'float64' : '';
+  const isIntFloat = schType === 'integer' && n.type.includes('number');
+  const scalar = schType !== 'string' && schType !== 'array';
+  if (scalar && n.vv.format && !(n.type.includes(schType) || format === n.vv.format || isIntFloat)) return [typeError(path, n.vv.format, format)];
+  if (!(n.type.includes('number') || n.type.includes('integer')) && n.vv.format && !scalar) return [];
+  if (!(n.type.includes(schType) || isIntFloat)) return [typeError(path, n.type.join(','), schType)];
+  return [];
+}
+
+function checkEnum(n: Node, data: unknown, path: string): OAError[] {
+  const values = n.vv.enum;
+  if (!values || values.length === 0) return [];
+  if (values.some((v) => deepEqual(v, data))) return [];
+  return [{ code: 'enum', name: path, value: data, values, message: `${path} in ${IN} should be one of ${goV(values)}` }];
+}
+
+function checkString(vv: ValueValidation, data: string, path: string): OAError[] {
+  const runes = [...data].length;
+  if (vv.maxLength !== undefined && runes > vv.maxLength) return [{ code: 'tooLong', name: path, value: data, valid: vv.maxLength, message: `${path} in ${IN} should be at most ${vv.maxLength} chars long` }];
+  if (vv.minLength !== undefined && runes < vv.minLength) return [{ code: 'other', name: path, value: data, message: `${path} in ${IN} should be at least ${vv.minLength} chars long` }];
+  if (vv.pattern) {
+    let re: RegExp | undefined;
+    let why = '';
+    try {
+      re = compileRe2(vv.pattern);
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    if (!re) return [{ code: 'other', name: path, value: data, message: `${path} in ${IN} should match '${vv.pattern}, but pattern is invalid: ${why}'` }];
+    re.lastIndex = 0;
+    if (!re.test(data)) return [{ code: 'other', name: path, value: data, message: `${path} in ${IN} should match '${vv.pattern}'` }];
+  }
+  return [];
+}
+
+function checkNumber(vv: ValueValidation, data: number, path: string): OAError[] {
+  const errs: OAError[] = [];
+  if (vv.multipleOf !== undefined) {
+    if (vv.multipleOf <= 0) errs.push({ code: 'other', name: path, value: vv.multipleOf, message: `factor MultipleOf declared for ${path} must be positive: ${vv.multipleOf}` });
+    else {
+      const mult = vv.multipleOf < 1 ? (1 / vv.multipleOf) * data : data / vv.multipleOf;
+      if (!Number.isInteger(mult)) errs.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be a multiple of ${vv.multipleOf}` });
+    }
+  }
+  if (vv.minimum !== undefined && (vv.exclusiveMinimum ? data <= vv.minimum : data < vv.minimum)) {
+    errs.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be greater than ${vv.exclusiveMinimum ? '' : 'or equal to '}${vv.minimum}` });
+  }
+  if (vv.maximum !== undefined && (vv.exclusiveMaximum ? data >= vv.maximum : data > vv.maximum)) {
+    errs.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be less than ${vv.exclusiveMaximum ? '' : 'or equal to '}${vv.maximum}` });
+  }
+  return errs;
+}
+
+function checkArray(n: Node, data: unknown[], path: string): OAError[] {
+  const errs: OAError[] = [];
+  if (n.items) data.forEach((v, i) => errs.push(...validateNode(n.items!, v, `${path}[${i}]`)));
+  const vv = n.vv;
+  if (vv.minItems !== undefined && data.length < vv.minItems) errs.push({ code: 'other', name: path, value: data.length, message: `${path} in ${IN} should have at least ${vv.minItems} items` });
+  if (vv.maxItems !== undefined && data.length > vv.maxItems) errs.push({ code: 'maxItems', name: path, value: data.length, valid: vv.maxItems, message: `${path} in ${IN} should have at most ${vv.maxItems} items` });
+  if (vv.uniqueItems && data.some((v, i) => data.findIndex((u) => deepEqual(u, v)) < i)) errs.push({ code: 'other', name: path, message: `${path} in ${IN} shouldn't contain duplicates` });
+  return errs;
+}
+
+function checkObject(n: Node, data: Record<string, unknown>, path: string): OAError[] {
+  const errs: OAError[] = [];
+  const size = Object.keys(data).length;
+  const vv = n.vv;
+  if (vv.minProperties !== undefined && size < vv.minProperties) errs.push({ code: 'other', name: path, value: size, message: `${path} in ${IN} should have at least ${vv.minProperties} properties` });
+  if (vv.maxProperties !== undefined && size > vv.maxProperties) errs.push({ code: 'maxProperties', name: path, value: size, valid: vv.maxProperties, message: `${path} in ${IN} should have at most ${vv.maxProperties} properties` });
+  const keys = Object.keys(data).sort();
+  const ap = n.additionalProperties;
+  if (ap && !ap.allows) {
+    for (const k of keys) if (!n.properties?.[k]) errs.push({ code: 'other', name: path, value: k, message: `${path}.${k} in ${IN} is a forbidden property` });
+  } else if (ap?.schema) {
+    for (const k of keys) if (!n.properties?.[k]) errs.push(...validateNode(ap.schema, data[k], `${path}.${k}`));
+  }
+  for (const k of Object.keys(n.properties ?? {}).sort()) {
+    if (Object.hasOwn(data, k)) errs.push(...validateNode(n.properties![k], data[k], path ? `${path}.${k}` : k));
+  }
+  for (const k of vv.required ?? []) if (!Object.hasOwn(data, k)) errs.push({ code: 'required', name: `${path}.${k}`, message: `${path}.${k} in ${IN} is required` });
+  return errs;
+}
+
+function checkJunctors(n: Node, data: unknown, path: string): OAError[] {
+  const errs: OAError[] = [];
+  const vv = n.vv;
+  const composite = (message: string): OAError => ({ code: 'composite', name: path, message });
+  if (vv.anyOf?.length) {
+    const results = vv.anyOf.map((x) => validateNode(fromNested(x), data, path));
+    if (!results.some((r) => r.length === 0)) errs.push(composite(`${goQuote(path)} must validate at least one schema (anyOf)`), ...results[0]);
+  }
+  if (vv.oneOf?.length) {
+    const results = vv.oneOf.map((x) => validateNode(fromNested(x), data, path));
+    const valid = results.filter((r) => r.length === 0).length;
+    if (valid !== 1) {
+      errs.push(composite(`${goQuote(path)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`));
+      if (valid === 0) errs.push(...results[0]);
+    }
+  }
+  if (vv.allOf?.length) {
+    const results = vv.allOf.map((x) => validateNode(fromNested(x), data, path));
+    results.forEach((r) => errs.push(...r));
+    const valid = results.filter((r) => r.length === 0).length;
+    if (valid !== results.length) errs.push(composite(`${goQuote(path)} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`));
+  }
+  if (vv.not && validateNode(fromNested(vv.not), data, path).length === 0) errs.push(composite(`${goQuote(path)} must not validate the schema (not)`));
+  return errs;
+}
+
+/** Upstream kubeOpenAPIResultToFieldErrors. */
+function toFieldError(fldPath: string, e: OAError): FieldError {
+  if (e.code === 'composite') return invalid(fldPath, '', e.message);
+  const name = e.name.replace(/^\./, '');
+  const errPath = e.name && e.name !== '.' ? child(fldPath, name) : fldPath;
+  const value = e.value === undefined ? '' : e.value;
+  switch (e.code) {
+    case 'required':
+      return required(errPath);
+    case 'enum':
+      return notSupported(errPath, e.value ?? null, (e.values ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
+    case 'tooLong':
+      return tooLong(errPath, value, e.valid ?? -1);
+    case 'maxItems':
+    case 'maxProperties':
+      return tooMany(errPath, typeof e.value === 'number' ? e.value : -1, e.valid ?? -1);
+    case 'type':
+      return typeInvalid(errPath, value, e.message);
+    default:
+      return invalid(errPath, value, e.message);
+  }
+}
+
+/**
+ * Upstream ValidateCustomResource with a validator built from the structural
+ * schema (Structural.ToKubeOpenAPI): the value's violations as field errors under `fldPath`.
+ */
+export function validateValue(fldPath: string, value: unknown, s: Structural): FieldError[] {
+  return validateNode(fromStructural(s), value, '').map((e) => toFieldError(fldPath, e));
+}
