@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertFailure, expectWrite } from './helpers/api.ts';
+import { eventually } from './helpers/eventually.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { openWatch } from './helpers/watch.ts';
 
 let server: TestServer;
 const CRDS = '/apis/apiextensions.orch.io/v1/customresourcedefinitions';
@@ -44,16 +46,6 @@ function widgetsCrd(extra: Record<string, unknown> = {}) {
       ...extra,
     },
   };
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 before(async () => {
@@ -97,6 +89,8 @@ test('objects are pruned and defaulted by the schema, stored, listed, watched an
     status: { ready: true },
     unknownTop: 'x',
   };
+  const watch = openWatch(server, `${WIDGETS}?watch=1`);
+  assert.equal(await watch.status, 200);
   const res = await server.request('POST', `${WIDGETS}?fieldValidation=Warn`, { body });
   assert.equal(res.status, 201, res.text);
   assert.deepEqual(res.body.spec, { color: 'red', labels: { a: 'b' }, free: { anything: { goes: [1, 2] } }, items: [{ name: 'i' }], size: 3 });
@@ -107,6 +101,14 @@ test('objects are pruned and defaulted by the schema, stored, listed, watched an
   for (const field of ['spec.bogus', 'spec.items[0].extra', 'unknownTop']) assert.match(warnings, new RegExp(`unknown field \\\\"${field.replace(/[[\]]/g, '\\$&')}\\\\"`));
   const strict = await server.request('POST', `${WIDGETS}?fieldValidation=Strict`, { body: { ...body, metadata: { name: 'w2' } } });
   assertFailure(strict, 400, 'BadRequest', 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus", unknown field "spec.items[0].extra", unknown field "unknownTop"');
+
+  // Types and value rules are validation's: 422 with the schema's words, as upstream.
+  const wrongType = await server.request('POST', WIDGETS, { body: { ...body, metadata: { name: 'w3' }, spec: { size: 'big', items: 'x' } } });
+  assertFailure(wrongType, 422, 'Invalid');
+  assert.deepEqual(wrongType.body.details.causes.map((c: any) => [c.reason, c.field, c.message]), [
+    ['FieldValueTypeInvalid', 'spec.items', 'Invalid value: "string": spec.items in body must be of type array: "string"'],
+    ['FieldValueTypeInvalid', 'spec.size', 'Invalid value: "string": spec.size in body must be of type integer: "string"'],
+  ]);
 
   const got = await server.request('GET', `${WIDGETS}/w1`);
   assert.equal(got.body.spec.size, 3);
@@ -124,6 +126,15 @@ test('objects are pruned and defaulted by the schema, stored, listed, watched an
   assert.equal(patched.body.spec.size, 5);
   const noVersion = await server.request('PUT', `${WIDGETS}/w1`, { body: { ...patched.body, metadata: { ...patched.body.metadata, resourceVersion: undefined } } });
   assertFailure(noVersion, 422, 'Invalid');
+  // The create, the update, the status update and the patch, as they were stored.
+  const events = await watch.waitFor(4);
+  watch.close();
+  assert.deepEqual(events.map((e) => [e.type, e.object.kind, e.object.metadata.generation, e.object.spec.color, e.object.spec.size, e.object.status?.ready]), [
+    ['ADDED', 'Widget', 1, 'red', 3, undefined],
+    ['MODIFIED', 'Widget', 2, 'blue', 3, undefined],
+    ['MODIFIED', 'Widget', 2, 'blue', 3, true],
+    ['MODIFIED', 'Widget', 3, 'blue', 5, true],
+  ]);
   const table = await server.request('GET', WIDGETS, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.orch.io' } });
   assert.deepEqual(table.body.columnDefinitions.map((c: any) => c.name), ['Name', 'Age']);
   assert.equal(table.body.rows[0].cells[0], 'w1');

@@ -9,6 +9,10 @@ import { storageVersionHash, type Decoder, type KindDefinition, type PrinterColu
 import type { ApiObject, Strategy } from '../strategy.ts';
 import { structureOf, type StructureNode } from '../structure.ts';
 import { customObjectDecoder } from './decode.ts';
+import { validateEmbeddedResources } from '../schema/objectmeta.ts';
+import { newStructural, type Structural } from '../schema/structural.ts';
+import { validateValue } from '../schema/value-validation.ts';
+import type { FieldError } from '../validation/field-errors.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** What discovery and Table show when a version declares no printer columns: the name and its age. */
@@ -50,6 +54,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
     .filter((v: any) => v.served)
     .map((version: any): CustomKind => {
       const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+      const structural = newStructural(schema);
       const hasStatus = version.subresources?.status !== undefined;
       const kind: KindDefinition = {
         group,
@@ -71,9 +76,9 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         fieldSelectors: (version.selectableFields ?? []).map((f: any) => ({ name: String(f.jsonPath).slice(1), path: String(f.jsonPath).slice(1).split('.') })),
         printerColumns: DEFAULT_COLUMNS,
         storageVersionHash: storageVersionHash(group, storage, names.kind),
-        decode: customObjectDecoder(schema, decodeObjectMeta),
+        decode: customObjectDecoder(structural, decodeObjectMeta),
       };
-      return { kind, strategy: customResourceStrategy(hasStatus), structure: structureOf(schema) };
+      return { kind, strategy: customResourceStrategy(hasStatus, structural), structure: structureOf(schema) };
     });
 }
 
@@ -83,14 +88,22 @@ function withoutMetadata(obj: ApiObject): string {
   return JSON.stringify(rest);
 }
 
+/** Upstream customResourceValidator: the schema's value rules, then embedded resources' apiVersion, kind and metadata. */
+function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] {
+  return [...validateValue('', obj, schema), ...validateEmbeddedResources('', obj, schema, true)];
+}
+
 /**
  * Upstream customResourceStrategy: generation 1 on create, +1 on any change
  * outside metadata; with a status subresource, create and update leave status
- * alone (the store's withStatusReset does the update side).
+ * alone (the store's withStatusReset does the update side); every write is
+ * validated against the version's schema.
  */
-function customResourceStrategy(hasStatus: boolean): Strategy {
+function customResourceStrategy(hasStatus: boolean, schema: Structural): Strategy {
   return {
     genericObjectMeta: true,
+    validate: (obj) => validateCustomObject(obj, schema),
+    validateUpdate: (obj) => validateCustomObject(obj, schema),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;
