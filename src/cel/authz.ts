@@ -32,7 +32,7 @@
 import { actualSize, traversal } from './cost.ts';
 import { awaited } from './deferred.ts';
 import type { CelLibrary } from './library.ts';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision as AuthorizationDecision, SelectorAttribute } from '../auth/authorization/authorizer.ts';
+import { selectorAttribute, type AuthorizationAttributes, type AuthorizationResult, type Authorizer, type Decision as AuthorizationDecision } from '../auth/authorization/authorizer.ts';
 import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceaccount/tokens.ts';
 import type { UserInfo } from '../auth/user.ts';
 import { parseFieldSelector } from '../registry/selectors/field-selector.ts';
@@ -172,15 +172,6 @@ function serviceAccount(authz: CelAuthorizer, namespace: string, name: string): 
   return new CelAuthorizer({ name: serviceAccountUsername(namespace, name), groups: serviceAccountGroups(namespace) }, authz.authorizer);
 }
 
-/** As request info gives a selector to authorizers: its requirements (none: nothing), or its parse error. */
-function selectorAttribute<R>(text: string, parse: (text: string) => R[]): SelectorAttribute<R> | undefined {
-  try {
-    const requirements = parse(text);
-    return requirements.length ? { requirements } : undefined;
-  } catch (err) {
-    return { requirements: [], error: (err as Error).message };
-  }
-}
 
 /** Which chain an evaluation asked, so that two chains' answers are never confused. */
 const chainIds = new WeakMap<Authorizer, number>();
