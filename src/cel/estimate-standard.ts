@@ -8,7 +8,7 @@
  */
 import { REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR } from './cost.ts';
 import { add, byFactor, fixed, multiply, union, unknownSize, UNBOUNDED, type CostEstimate, type SizeEstimate } from './estimate-math.ts';
-import type { EstimatedCall, EstimatedNode } from './library.ts';
+import type { CallEstimate, EstimatedCall, EstimatedNode } from './library.ts';
 
 /** cel-go isScalar: the types whose values all have size 1. */
 export const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
@@ -20,6 +20,9 @@ export interface Estimate {
 
 const O1: Estimate = { cost: fixed(1) };
 
+/** A library function of nominal cost (Kubernetes' accessors and builders): 1. */
+export const nominalEstimate: CallEstimate = () => O1;
+
 /** cel-go coster.sizeEstimate: known, else 1 for scalars, else unknown. */
 export const sizeOf = (node: EstimatedNode): SizeEstimate => node.knownSize() ?? (SCALARS.has(node.type) ? fixed(1) : unknownSize());
 
@@ -29,7 +32,7 @@ const isList = (n: EstimatedNode) => n.type.startsWith('list<') || n.type === 'l
 const isDyn = (n: EstimatedNode) => n.type === 'dyn';
 
 /** One traversal of a string: 0.1 per code point (StringTraversalCostFactor). */
-const traverse = (size: SizeEstimate): CostEstimate => byFactor(size, STRING_TRAVERSAL_FACTOR);
+export const traverse = (size: SizeEstimate): CostEstimate => byFactor(size, STRING_TRAVERSAL_FACTOR);
 
 /** cel-go's equality and string/bytes ordering: a traversal of the shorter side, at least 1 unless both may be empty. */
 function comparison(left: EstimatedNode, right: EstimatedNode): Estimate {

@@ -14,9 +14,9 @@ import { LIST_CREATE_BASE, MAP_CREATE_BASE } from './cost.ts';
 import type { CompiledExpression } from './environment.ts';
 import { add, fixed, multiplySaturating as mul, sum, union, unknownSize, type CostEstimate, type SizeEstimate } from './estimate-math.ts';
 import { codePointCount } from './cost.ts';
-import type { AstNode } from './instrument.ts';
+import { isNegativeLiteral, type AstNode } from './instrument.ts';
 import type { CallEstimate, EstimatedNode } from './library.ts';
-import { SCALARS, standardEstimate } from './estimate-standard.ts';
+import { sizeOf, standardEstimate } from './estimate-standard.ts';
 
 export type { CostEstimate, SizeEstimate } from './estimate-math.ts';
 export { UNBOUNDED } from './estimate-math.ts';
@@ -52,12 +52,11 @@ const SELECT_COSTS = new Set(['map', 'message', 'param']);
 
 const SELECT_AND_IDENT = fixed(1);
 
-/** A literal's size (cel-go astNode.ComputedSize for literals). */
-function literalSize(value: unknown): SizeEstimate | undefined {
+/** A literal's size (cel-go astNode.ComputedSize for literals): every literal but a string or bytes (a number, bool, null) is 1. */
+function literalSize(value: unknown): SizeEstimate {
   if (typeof value === 'string') return fixed(codePointCount(value));
   if (value instanceof Uint8Array) return fixed(value.length);
-  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'bigint') return fixed(1);
-  return SCALARS.has(typeof value === 'object' ? (value?.constructor?.name ?? '') : '') ? fixed(1) : undefined;
+  return fixed(1);
 }
 
 class Coster {
@@ -123,7 +122,7 @@ class Coster {
       }
       case '!_':
       case '-_':
-        return add(this.cost(node.args), fixed(1));
+        return isNegativeLiteral(node) ? fixed(0) : add(this.cost(node.args), fixed(1));
       case 'call':
         return this.costCall(node, node.args[0], undefined, node.args[1], false);
       case 'rcall': {
@@ -231,15 +230,15 @@ class Coster {
   /** The size the expression itself determines (cel-go ComputedSize), or what the caller knows (EstimateSize). */
   private knownSize(node: AstNode): SizeEstimate | undefined {
     if (node.meta.alternate) return this.knownSize(node.meta.alternate);
-    const computed = this.sizes.get(node) ?? (node.op === 'value' ? literalSize(node.args) : undefined);
+    const computed = this.sizes.get(node) ?? (node.op === 'value' || isNegativeLiteral(node) ? literalSize(node.args) : undefined);
     if (computed) return computed;
     const path = this.pathOf(node);
     return path?.length ? this.hints.size(path) : undefined;
   }
 
-  /** cel-go coster.sizeEstimate: known, else 1 for scalars, else unknown. */
+  /** cel-go coster.sizeEstimate. */
   private sizeEstimate(node: AstNode): SizeEstimate {
-    return this.knownSize(node) ?? (SCALARS.has(typeOf(node).name) ? fixed(1) : unknownSize());
+    return sizeOf(this.estimatedNode(node));
   }
 
   /** cel-go's AstNode for a library estimator (Kubernetes' sizeEstimate: known, else unknown). */
@@ -248,7 +247,7 @@ class Coster {
     const resolved = node.meta.alternate ?? node;
     return {
       type: type.name,
-      literal: resolved.op === 'value' ? resolved.args : undefined,
+      literal: resolved.op === 'value' ? resolved.args : isNegativeLiteral(resolved) ? -resolved.args.args : undefined,
       knownSize: () => this.knownSize(node),
       size: () => this.knownSize(node) ?? unknownSize(),
       element: () => (type.kind === 'list' && type.valueType ? this.elementNode(type.valueType, this.pathOf(node)) : undefined),
