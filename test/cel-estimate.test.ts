@@ -187,6 +187,60 @@ test('exists, exists_one, map with a filter, cel.bind, optionals', () => {
   check("strmap[?'k'].or(optional.none()).hasValue()", [5, 5]);
 });
 
+test('conversions, timestamps and durations are O(1)', () => {
+  for (const e of ["int('1')", "double('1.5')", "uint('1')", "duration('1s')", "timestamp('2020-01-01T00:00:00Z')", 'dyn(1)', 'type(1)', "bool('true')", "bytes(b'ab')"]) check(e, [1, 1]);
+  for (const e of ['timestamp1.getHours()', 'timestamp1.getFullYear()', 'duration1.getMinutes()', 'timestamp1 - timestamp2', 'timestamp1 + duration1', 'timestamp1 < timestamp2']) check(e, e.includes(' ') ? [3, 3] : [2, 2]);
+  check("timestamp('2020-01-01T00:00:00Z') < timestamp1", [3, 3]);
+});
+
+test('calls on dyn cover every overload they may resolve to', () => {
+  check('input < input', [3, UNBOUNDED]);
+  check('input + 1', [2, 2]);
+  check("input + 'a'", [2, UNBOUNDED]);
+  // Two strings of unknown size may both be empty: the concatenation's least is 0.
+  check('input + input', [2, UNBOUNDED]);
+  check('1 in input', [1, UNBOUNDED]); // a list of unknown size may be empty
+  check("'a' in strmap", [2, 2]);
+});
+
+test('map literals have their entry count as size; comprehensions over maps iterate keys', () => {
+  check("{'a': 1, 'b': 2}.all(k, true)", [30 + 1 + 2 * 3, 30 + 1 + 2 * 3]);
+  check("{'a': 1, 'b': 2}.exists(k, k == 'a')", [31 + 2 * (3 + 1), 31 + 2 * (3 + 1 + 2)]);
+  check('{}.size()', [31, 31]);
+});
+
+test('cel.bind: its variable is the accumulator of an expansion over an empty list', () => {
+  const asked = (expression: string) => {
+    const h = hints();
+    estimateCost(env.compile(expression), h);
+    return h.asked;
+  };
+  // The bound variable is asked about by its own name, as cel-go's path [v]...
+  assert.ok(asked('cel.bind(v, str, v.size() > 0 && v == "x")').includes('v'));
+  // ...or, when it shadows an iteration variable, by that variable's path.
+  assert.ok(asked('strs.all(s, cel.bind(s, "abc", s == "x"))').includes('strs.@items'));
+  check('cel.bind(v, str, v == "x")', [40 + 1 + 2, 40 + 1 + 2], { str: 10 });
+});
+
+test('a library without estimates costs 1 per call; a library estimate is used for its function', () => {
+  const custom = new CelEnvironment({
+    variables: { text: 'string' },
+    libraries: [
+      { name: 'plain', functions: [{ signature: 'string.shout(): string', impl: (s: string) => s.toUpperCase() }] },
+      {
+        name: 'estimated',
+        functions: [{ signature: 'string.whisper(): string', impl: (s: string) => s.toLowerCase() }],
+        estimates: { whisper: ({ target }) => (target ? { cost: { min: 7, max: 70 }, resultSize: { min: 0, max: 3 } } : undefined) },
+      },
+    ],
+  });
+  const h = hints({ text: 100 });
+  assert.deepEqual(estimateCost(custom.compile('text.shout()'), h), { min: 2, max: 2 });
+  assert.deepEqual(estimateCost(custom.compile('text.whisper()'), h), { min: 8, max: 71 });
+  // The estimate's result size bounds a later comparison: 3 code points, one traversal step.
+  assert.deepEqual(estimateCost(custom.compile("text.whisper() == 'abcdef'"), h), { min: 9, max: 72 });
+});
+
 test('unbounded sizes give an unbounded (saturated) max', () => {
   check('str == str1', [3, UNBOUNDED]);
   check('str.contains(str1)', [2, UNBOUNDED]);

@@ -64,8 +64,8 @@ class Coster {
   private readonly paths = new Map<AstNode, string[]>();
   /** cel-go computedSizes: the sizes of results the expression itself determines. */
   private readonly sizes = new Map<AstNode, SizeEstimate>();
-  /** cel-go iterRanges: each iteration variable's range, innermost last; null for a bound (cel.bind) variable. */
-  private readonly ranges = new Map<string, Array<AstNode | null>>();
+  /** cel-go iterRanges: each iteration variable's range, innermost last. */
+  private readonly ranges = new Map<string, AstNode[]>();
 
   constructor(
     private readonly estimates: Readonly<Record<string, CallEstimate>>,
@@ -141,11 +141,10 @@ class Coster {
     const scope = this.ranges.get(name);
     if (scope?.length) {
       const range = scope[scope.length - 1];
-      const kind = range && typeOf(range).kind;
-      // cel-go appends to the range's path, even an absent one.
-      if (range && kind === 'list') this.paths.set(node, [...(this.paths.get(range) ?? []), '@items']);
-      if (range && kind === 'map') this.paths.set(node, [...(this.paths.get(range) ?? []), '@keys']);
-      if (!range) this.paths.set(node, [name]);
+      const kind = typeOf(range).kind;
+      // cel-go appends to the range's path, even an absent one; over dyn, the variable has none.
+      if (kind === 'list') this.paths.set(node, [...(this.pathOf(range) ?? []), '@items']);
+      if (kind === 'map') this.paths.set(node, [...(this.pathOf(range) ?? []), '@keys']);
     } else this.paths.set(node, [name]);
     return SELECT_AND_IDENT;
   }
@@ -211,16 +210,13 @@ class Coster {
     return add({ min: 1, max: add(SELECT_AND_IDENT, predicate).max }, fixed(condition));
   }
 
-  /** cel.bind(v, init, e): cel-go v0.20 expands it to a comprehension over an empty list. */
-  private costBind(macro: { var: string; val: AstNode; exp: AstNode }): CostEstimate {
-    const scope = this.ranges.get(macro.var) ?? [];
-    const init = this.cost(macro.val);
-    this.ranges.set(macro.var, [...scope, null]);
-    try {
-      return sum([fixed(LIST_CREATE_BASE), init, this.cost(macro.exp)]);
-    } finally {
-      this.ranges.set(macro.var, scope);
-    }
+  /**
+   * cel.bind(v, init, e): cel-go v0.20 expands it to a comprehension over an
+   * empty list whose accumulator is `v`, so `v` is no iteration variable: it
+   * has the path [v], or an enclosing iteration variable's of its name.
+   */
+  private costBind(macro: { val: AstNode; exp: AstNode }): CostEstimate {
+    return sum([fixed(LIST_CREATE_BASE), this.cost(macro.val), this.cost(macro.exp)]);
   }
 
   private pathOf(node: AstNode): string[] | undefined {
