@@ -419,3 +419,12 @@ test('every compiled expression has an estimate; an unknown variable path is unk
   assert.deepEqual(estimateCost(env.compile('strs.all(s, true)'), hints({ strs: 2 })), { min: 2, max: 8 });
   assert.deepEqual(estimateCost(env.compile('strs.all(s, true)'), hints({ strs: 3 })), { min: 2, max: 11 });
 });
+
+test('a chain of operators nested deeper than the call stack is estimated', () => {
+  // `x + x + ...` nests one level per operator; a recursive walk overflowed at about 1,500.
+  const terms = 2000;
+  check(Array(terms).fill('x').join(' + '), [2 * terms - 1, 2 * terms - 1]);
+  check(Array(terms).fill('a').join(' && '), [1, terms]);
+  // A result size carried through 200 calls (the parser's member depth stops at 250).
+  check(`str${'.lowerAscii()'.repeat(200)} == ''`, [1, 1 + 200 * 10], { str: 100 });
+});
