@@ -402,6 +402,11 @@ test('estimates bound the runtime cost of values of the hinted sizes', () => {
     'ints.map(i, i * 2).filter(i, i > 4).size() > 0',
     'ints.sum() > 0 && 3 in ints',
     'nestedints.all(k, nestedints[k].all(j, nestedints[k][j] == 1) && k.size() == 10)',
+    "ints.map(i, i > 2, string(i) + 'x').exists(s, s.endsWith('y'))",
+    "(str.size() > 3 ? str : str1).contains('zz') || strs[0] + str1 == str",
+    "has(nestedints.k000000001) && nestedints[?'k000000002'].orValue({}).size() == 4",
+    "strs.all(x, x in strs && !(x in ['b', 'c']))",
+    "str.substring(10, 20).upperAscii().lowerAscii() == strs[1].substring(0, 10)",
   ]) {
     assertWorstCase(expression, maxima, activation);
   }
