@@ -201,6 +201,10 @@ test('calls on dyn cover every overload they may resolve to', () => {
   check('input + input', [2, UNBOUNDED]);
   check('1 in input', [1, UNBOUNDED]); // a list of unknown size may be empty
   check("'a' in strmap", [2, 2]);
+  // string(dyn) may be string(bytes), a traversal of unknown size; bytes(dyn) bytes(string).
+  check('string(input)', [1, UNBOUNDED]);
+  check('bytes(input) == bytes(input)', [3, UNBOUNDED]);
+  check('string(x)', [2, 2]);
 });
 
 test('map literals have their entry count as size; comprehensions over maps iterate keys', () => {

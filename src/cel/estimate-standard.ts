@@ -104,20 +104,22 @@ export function standardEstimate(name: string, call: EstimatedCall, isOperator: 
       if (target && args.length === 1) return { cost: regexCost(sizeOf(target), sizeOf(args[0])) };
       break;
     case 'bytes':
-      if (args.length === 1 && isString(args[0])) {
-        // Each code point is up to 4 bytes.
-        const size = sizeOf(args[0]);
-        return { cost: traverse(size), resultSize: { min: size.min, max: size.max >= UNBOUNDED ? UNBOUNDED : size.max * 4 } };
-      }
-      break;
     case 'string':
-      if (args.length === 1 && isBytes(args[0])) {
-        const size = sizeOf(args[0]);
-        return { cost: traverse(size), resultSize: { min: Math.floor(size.min / 4), max: size.max } };
-      }
-      break;
+      if (args.length === 1) return conversion(name, args[0]);
   }
   return O1;
+}
+
+/** string(bytes) and bytes(string) traverse their argument; the other conversions are O(1); a dyn argument may be either. */
+function conversion(name: string, arg: EstimatedNode): Estimate {
+  const size = sizeOf(arg);
+  const traversing: Estimate =
+    name === 'bytes'
+      ? // Each code point is up to 4 bytes.
+        { cost: traverse(size), resultSize: { min: size.min, max: size.max >= UNBOUNDED ? UNBOUNDED : size.max * 4 } }
+      : { cost: traverse(size), resultSize: { min: Math.floor(size.min / 4), max: size.max } };
+  if (isDyn(arg)) return unionOf([traversing, O1]);
+  return (name === 'bytes' ? isString(arg) : isBytes(arg)) ? traversing : O1;
 }
 
 /**
