@@ -437,3 +437,14 @@ test('a chain of operators nested deeper than the call stack is estimated', () =
   // A result size carried through 200 calls (the parser's member depth stops at 250).
   check(`str${'.lowerAscii()'.repeat(200)} == ''`, [1, 1 + 200 * 10], { str: 100 });
 });
+
+test('estimating leaves the compiled expression as it evaluates', () => {
+  const compiled = env.compile("strs.map(s, s + '!').filter(s, s.size() > 2).size() == 1 && str.matches('^a')");
+  const activation = { strs: ['ab', 'c'], str: 'abc' };
+  const before = compiled.evaluate(activation);
+  const first = estimateCost(compiled, hints({ strs: 2, 'strs.@items': 2, str: 3 }));
+  assert.deepEqual(compiled.evaluate(activation), before);
+  assert.deepEqual(estimateCost(compiled, hints({ strs: 2, 'strs.@items': 2, str: 3 })), first);
+  assert.equal(before.value, true);
+  assert.ok(before.cost <= first.max && before.cost >= first.min);
+});

@@ -11,12 +11,10 @@ import { add, byFactor, fixed, multiply, union, unknownSize, UNBOUNDED, type Cos
 import type { CallEstimate, EstimatedCall, EstimatedNode } from './library.ts';
 
 /** cel-go isScalar: the types whose values all have size 1. */
-export const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
+const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
 
-export interface Estimate {
-  cost: CostEstimate;
-  resultSize?: SizeEstimate;
-}
+/** A call's own estimate: what CelLibrary.estimates answers. */
+export type Estimate = NonNullable<ReturnType<CallEstimate>>;
 
 const O1: Estimate = { cost: fixed(1) };
 
