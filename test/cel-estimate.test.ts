@@ -19,6 +19,8 @@ import { CelEnvironment, type CompiledExpression } from '../src/cel/environment.
 import { estimateCost, UNBOUNDED, type SizeHints } from '../src/cel/estimate.ts';
 import { add, byFactor, fixed, multiply, multiplySaturating } from '../src/cel/estimate-math.ts';
 import { AUTHORIZER_TYPE, authzSelectorsLibrary } from '../src/cel/authz.ts';
+import { stringsLibrary } from '../src/cel/strings.ts';
+import type { EstimatedNode } from '../src/cel/library.ts';
 
 const env = new CelEnvironment({
   types: { TestAllTypes: { single_int32: 'int', single_string: 'string' } },
@@ -447,4 +449,20 @@ test('estimating leaves the compiled expression as it evaluates', () => {
   assert.deepEqual(estimateCost(compiled, hints({ strs: 2, 'strs.@items': 2, str: 3 })), first);
   assert.equal(before.value, true);
   assert.ok(before.cost <= first.max && before.cost >= first.min);
+});
+
+test('apiserver TestSize: the result size of replace', () => {
+  const node = (min: number, max = min): EstimatedNode => ({ type: 'string', knownSize: () => ({ min, max }), size: () => ({ min, max }), element: () => undefined });
+  const replaced = (target: EstimatedNode, old: EstimatedNode, replacement: EstimatedNode) => stringsLibrary.estimates!.replace({ target, args: [old, replacement] })?.resultSize;
+  assert.deepEqual(replaced(node(3), node(0), node(1)), { min: 7, max: 7 }); // abc -> _a_b_c_
+  assert.deepEqual(replaced(node(3), node(1), node(0)), { min: 0, max: 3 });
+  assert.deepEqual(replaced(node(4), node(2), node(4)), { min: 4, max: 8 });
+  assert.deepEqual(replaced(node(4), node(0, 1), node(0, 2)), { min: 0, max: 14 }); // __a__a__a__a__
+  assert.deepEqual(replaced(node(4), node(1), node(1, 2)), { min: 4, max: 8 });
+  assert.deepEqual(replaced(node(4), node(1, 2), node(1)), { min: 2, max: 4 });
+  // An unbounded receiver stays unbounded, and so does the result.
+  assert.equal(replaced(node(0, UNBOUNDED), node(1), node(2))?.max, UNBOUNDED);
+  assert.equal(replaced(node(0, UNBOUNDED), node(0), node(1))?.max, UNBOUNDED);
+  // Without its two arguments there is no estimate of Kubernetes' (cel-go's 1 applies).
+  assert.equal(stringsLibrary.estimates!.replace({ target: node(3), args: [node(1)] }), undefined);
 });
