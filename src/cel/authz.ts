@@ -29,8 +29,10 @@
  * the request's own resource, as upstream's admission CEL declares it
  * (`requestResourceCheck`).
  */
-import { actualSize, traversal } from './cost.ts';
+import { actualSize } from './cost.ts';
 import { awaited } from './deferred.ts';
+import { add, byFactor, fixed, type CostEstimate, type SizeEstimate } from './estimate-math.ts';
+import { nominalEstimate, traverse } from './estimate-standard.ts';
 import type { CelLibrary } from './library.ts';
 import { selectorAttribute, type AuthorizationAttributes, type AuthorizationResult, type Authorizer, type Decision as AuthorizationDecision } from '../auth/authorization/authorizer.ts';
 import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceaccount/tokens.ts';
@@ -230,10 +232,15 @@ function checkResource(check: ResourceCheck, verb: string): CelDecision {
 
 const nominal = () => 1;
 
-/** upstream selectorCostEstimate at the selector's actual length: a parse, plus a list of up to one requirement per two characters. */
-export function selectorCost(length: number): number {
-  return SELECTOR_LIST_BASE + traversal(length) + Math.ceil(Math.ceil(length * 0.5) * SELECTOR_REQUIREMENT_COST);
+/** upstream selectorCostEstimate: a parse, plus a list of up to one requirement per two characters. */
+export function selectorEstimate(length: SizeEstimate): CostEstimate {
+  return add(add(fixed(SELECTOR_LIST_BASE), traverse(length)), byFactor(byFactor(length, 0.5), SELECTOR_REQUIREMENT_COST));
 }
+
+/** The runtime cost: selectorCostEstimate at the selector's actual length. */
+export const selectorCost = (length: number): number => selectorEstimate(fixed(length)).max;
+
+const BUILDERS_AND_ACCESSORS = ['serviceAccount', 'path', 'group', 'resource', 'subresource', 'namespace', 'name', 'allowed', 'reason', 'error', 'errored'];
 
 const A = AUTHORIZER_TYPE;
 const P = PATH_CHECK_TYPE;
@@ -275,7 +282,11 @@ export const authzLibrary: CelLibrary = {
   })),
   costs: {
     check: () => CHECK_COST,
-    ...Object.fromEntries(['serviceAccount', 'path', 'group', 'resource', 'subresource', 'namespace', 'name', 'allowed', 'reason', 'error', 'errored'].map((f) => [f, nominal])),
+    ...Object.fromEntries(BUILDERS_AND_ACCESSORS.map((f) => [f, nominal])),
+  },
+  estimates: {
+    check: () => ({ cost: fixed(CHECK_COST) }),
+    ...Object.fromEntries(BUILDERS_AND_ACCESSORS.map((f) => [f, nominalEstimate])),
   },
 };
 
@@ -289,5 +300,9 @@ export const authzSelectorsLibrary: CelLibrary = {
   costs: {
     fieldSelector: (args) => selectorCost(actualSize(args[1])),
     labelSelector: (args) => selectorCost(actualSize(args[1])),
+  },
+  estimates: {
+    fieldSelector: ({ args }) => (args.length === 1 ? { cost: selectorEstimate(args[0].size()) } : undefined),
+    labelSelector: ({ args }) => (args.length === 1 ? { cost: selectorEstimate(args[0].size()) } : undefined),
   },
 };
