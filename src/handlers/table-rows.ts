@@ -147,7 +147,8 @@ function sameWithinASecond(plan: TablePlan, objects: readonly CachedObject[]): b
     const { cells } = rowOf(plan, object);
     for (let c = 1; c < cells.length; c += 2) {
       const kept = cells[c];
-      if (kept !== undefined && !(typeof kept === 'number' && (Number.isNaN(kept) || kept % 1000 === 0))) return false;
+      // A kept string or null is a cell that does not change with time.
+      if (kept !== undefined && kept !== null && typeof kept !== 'string' && !(typeof kept === 'number' && (Number.isNaN(kept) || kept % 1000 === 0))) return false;
     }
     return true;
   });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { JsonPath } from '../util/jsonpath.ts';
 
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
@@ -18,6 +19,12 @@ export interface DecodeContext {
 
 export type Decoder = (value: unknown, path: string, context: DecodeContext, struct?: string) => any;
 
+/** Upstream swaggerMetadataDescriptions: the descriptions of the Name and creation-time Table columns. */
+export const METADATA_DESCRIPTIONS = {
+  name: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  creationTimestamp: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+};
+
 export interface PrinterColumnDefinition {
   name: string;
   type: string;
@@ -26,7 +33,12 @@ export interface PrinterColumnDefinition {
   priority: number;
   path: readonly string[];
   formatter?: string;
+  /** A custom resource's column: its value is the first the JSONPath finds (then `path` is unused). */
+  compiledJsonPath?: JsonPath;
 }
+
+/** The Name column every Table starts with (upstream tableconvertor, and the default Table). */
+export const NAME_COLUMN: PrinterColumnDefinition = { name: 'Name', type: 'string', format: 'name', description: METADATA_DESCRIPTIONS.name, priority: 0, path: ['metadata', 'name'] };
 
 export interface KindDefinition extends BodyKind {
   group: string;

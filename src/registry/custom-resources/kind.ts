@@ -5,7 +5,8 @@
  * decoded by its version's schema, with the generic custom-resource strategy.
  * Only an Established definition serves anything.
  */
-import { storageVersionHash, type Decoder, type KindDefinition, type PrinterColumnDefinition } from '../kind.ts';
+import { storageVersionHash, type Decoder, type KindDefinition } from '../kind.ts';
+import { customPrinterColumns } from './printer-columns.ts';
 import type { ApiObject, Strategy } from '../strategy.ts';
 import { structureOf, type StructureNode } from '../structure.ts';
 import { customObjectDecoder } from './decode.ts';
@@ -15,12 +16,6 @@ import { validateValue } from '../schema/value-validation.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-/** What discovery and Table show when a version declares no printer columns: the name and its age. */
-const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0, path: ['metadata', 'name'] },
-  { name: 'Age', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata', priority: 0, path: ['metadata', 'creationTimestamp'], formatter: 'age' },
-];
-
 /** A custom kind together with what only custom kinds carry. */
 export interface CustomKind {
   kind: KindDefinition;
@@ -74,7 +69,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         allowUnconditionalUpdate: false,
         nameValidation: 'DNSSubdomain',
         fieldSelectors: (version.selectableFields ?? []).map((f: any) => ({ name: String(f.jsonPath).slice(1), path: String(f.jsonPath).slice(1).split('.') })),
-        printerColumns: DEFAULT_COLUMNS,
+        printerColumns: customPrinterColumns(version.additionalPrinterColumns),
         storageVersionHash: storageVersionHash(group, storage, names.kind),
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
