@@ -6,7 +6,7 @@
  * spliced in, streamed to the socket rather than built into one response.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion, type KindDefinition } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
@@ -32,7 +32,7 @@ export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const cached = cacheOf(ctx).get(store.key(ctx.namespace, ctx.info.name));
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
   if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
-  writeJsonText(ctx.res, 200, cached.body(), ctx.encode);
+  writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
 }
 
 function cacheOf(ctx: ResourceRequest): ResourceCache {
@@ -151,6 +151,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   const list = parseListQuery(ctx);
   const { plan, filter } = list;
   const kind = ctx.store.kind;
+  const asVersion = readApiVersion(kind);
   const compactJson = !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE;
   const cache = cacheOf(ctx);
   let items: readonly CachedObject[];
@@ -161,7 +162,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
     metadata = { resourceVersion: String(revision) };
     // The whole collection as one shared, already-encoded body.
-    if (!filter && !ctx.table && compactJson) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix), ']}');
+    if (!filter && !ctx.table && compactJson) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
     const cached = cache.list(list.prefix);
     items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
     if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
@@ -173,14 +174,14 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   }
   if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (!compactJson) {
-    return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json())) }, ctx.encode);
+    return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json(asVersion))) }, ctx.encode);
   }
   const opening = listOpening(kind, metadata);
   // Only a chunk the cache holds gets here with a key (the whole list returned its listBody above):
   // encoded once for every reader of it.
   if (sharedKey !== undefined) {
     const chunkItems = items;
-    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => Buffer.from(`${opening}${chunkItems.map((i) => i.json()).join(',')}]}`)), ctx.encode);
+    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => Buffer.from(`${opening}${chunkItems.map((i) => i.json(asVersion)).join(',')}]}`)), ctx.encode);
   }
-  writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(), ']}');
+  writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(asVersion), ']}');
 }

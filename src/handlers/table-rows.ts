@@ -6,7 +6,8 @@
  * requests only render the timed cells and join. The object and its metadata
  * are not copied: they are views into the stored JSON the cache holds anyway.
  */
-import type { KindDefinition } from '../registry/kind.ts';
+import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
+import { withApiVersion, withResourceVersion } from '../registry/object-meta.ts';
 import { JSON_TYPE, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
@@ -26,8 +27,11 @@ export class TablePlan {
   readonly rowConditions;
   /** `[{"name":...},...]`, the same for every Table of the kind. */
   readonly columnDefinitions: string;
+  /** The version rows show objects as, when they may be stored at another (readApiVersion). */
+  readonly apiVersion: string | undefined;
 
   constructor(kind: KindDefinition) {
+    this.apiVersion = readApiVersion(kind);
     this.columns = tableColumns(kind);
     this.timedColumns = this.columns.map(timedFormatterOf);
     this.timed = this.timedColumns.filter((f): f is TimedFormatter => f !== undefined);
@@ -73,7 +77,8 @@ export class EncodedRow {
 
 /** Encodes the fixed parts of a version's row from the object as a GET would return it. */
 function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
-  const json = object.json();
+  const value = plan.apiVersion === undefined ? object.value : withApiVersion(object.value, plan.apiVersion);
+  const json = withResourceVersion(value, object.revision);
   const obj = JSON.parse(json);
   const cells: unknown[] = [];
   // Joined rather than concatenated: a kept string is then flat, not a tree of its pieces.
@@ -93,8 +98,8 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
   // The stored text serves as the row's object only where it is exactly what encoding the parsed object gives.
   const at = json.indexOf(METADATA_OPEN) + METADATA_OPEN.length - 1;
   if (metadata !== undefined && json.startsWith(metadata, at) && JSON.stringify(obj) === json) {
-    const end = at + metadata.length - (json.length - object.value.length);
-    return new EncodedRow(plan, cells, encodedConditions, object.value.slice(at + 1, end), undefined);
+    const end = at + metadata.length - (json.length - value.length);
+    return new EncodedRow(plan, cells, encodedConditions, value.slice(at + 1, end), undefined);
   }
   return new EncodedRow(plan, cells, encodedConditions, undefined, { object: JSON.stringify(obj), metadata });
 }
@@ -130,7 +135,7 @@ export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], i
     let text = '{"cells":[' + cells[0];
     for (let c = 1; c < cells.length; c += 2) text += encodeCell(timed[c >> 1].render(cells[c], now)) + cells[c + 1];
     text += ']' + row.conditions;
-    if (includeObject === 'Object') text += ',"object":' + (reencoded ? reencoded.object : object.json());
+    if (includeObject === 'Object') text += ',"object":' + (reencoded ? reencoded.object : object.json(plan.apiVersion));
     else if (includeObject === 'Metadata') text += partialOpen + (reencoded ? reencoded.metadata : metadataOf(object, row.metadataTail!)) + '}';
     return text + '}';
   };
@@ -172,7 +177,8 @@ export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: 
   const tableVersion = ctx.table?.version ?? 'v1';
   const now = Date.now();
   if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
-    const table = toTable(kind, objects.map((o) => JSON.parse(o.json())), listMetadata, includeObject, tableVersion, now);
+    const asVersion = readApiVersion(kind);
+    const table = toTable(kind, objects.map((o) => JSON.parse(o.json(asVersion))), listMetadata, includeObject, tableVersion, now);
     return writeObject(ctx.res, 200, table, ctx.encode);
   }
   const plan = tablePlan(kind);

@@ -4,7 +4,7 @@
  * streaming lists (sendInitialEvents) and timeoutSeconds.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion } from '../registry/kind.ts';
 import { compileFilter } from '../registry/list-filter.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
@@ -77,6 +77,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
       initialEvents,
       initialEventsEndBookmark: !!sendInitialEvents && options.allowBookmarks,
       bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
+      apiVersion: readApiVersion(kind),
       out: res,
     },
     TOO_LARGE_WAIT_MS,

@@ -67,6 +67,12 @@ export interface KindDefinition extends BodyKind {
   printerColumns: readonly PrinterColumnDefinition[];
   /** '' when the kind is not stored. */
   storageVersionHash: string;
+  /**
+   * The version objects are written at, when it may be another than `version`
+   * (a custom resource's storage version, SPEC 2.1): reads rewrite them to this
+   * version, writes store them at that one. Undefined: always `version`.
+   */
+  storageVersion?: string;
   decode: Decoder;
   decodeList?: Decoder;
 }
@@ -100,4 +106,9 @@ export function storageVersionHash(group: string, version: string, kind: string)
 
 export function apiVersionOf(kind: { group: string; version: string }): string {
   return kind.group ? `${kind.group}/${kind.version}` : kind.version;
+}
+
+/** The apiVersion reads of the kind rewrite stored objects to, for a kind whose objects may be stored at another version. */
+export function readApiVersion(kind: KindDefinition): string | undefined {
+  return kind.storageVersion === undefined ? undefined : apiVersionOf(kind);
 }

@@ -119,6 +119,8 @@ const CANONICALIZE: DecodeContext = {
 export class GenericStore {
   readonly groupResource: errors.GroupResource;
   readonly apiVersion: string;
+  /** The apiVersion objects are written at (KindDefinition.storageVersion); reads answer `apiVersion`. */
+  private readonly storedApiVersion: string;
   /** Reads of single objects from storage, never the cache (start-up steps, authenticators, controllers). */
   readonly reader: ObjectReader;
 
@@ -135,6 +137,25 @@ export class GenericStore {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.reader = objectReader(storage, kind);
     this.apiVersion = apiVersionOf(kind);
+    this.storedApiVersion = kind.storageVersion === undefined ? this.apiVersion : apiVersionOf({ group: kind.group, version: kind.storageVersion });
+  }
+
+  /**
+   * A stored object as this endpoint serves it (SPEC 2.1; upstream's
+   * conversion with strategy None only renames the version).
+   */
+  private asServed(obj: ApiObject): ApiObject {
+    obj.apiVersion = this.apiVersion;
+    return obj;
+  }
+
+  private parseServed(value: string, revision: number): ApiObject {
+    return this.asServed(parseStored(value, revision));
+  }
+
+  /** The JSON written to storage: the object at the storage version, the rest as served. */
+  private encodeStored(obj: ApiObject): string {
+    return serializeForStorage(obj.apiVersion === this.storedApiVersion ? obj : { ...obj, apiVersion: this.storedApiVersion });
   }
 
   private admissionAttributes(
@@ -199,7 +220,7 @@ export class GenericStore {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
           return obj;
         }
-        const revision = await this.storage.create(key, serializeForStorage(obj), options);
+        const revision = await this.storage.create(key, this.encodeStored(obj), options);
         stored.resourceVersion = String(revision);
         return obj;
       } catch (err) {
@@ -236,7 +257,7 @@ export class GenericStore {
           throw err;
         }
       }
-      const old = parseStored(current.value, current.modRevision);
+      const old = this.parseServed(current.value, current.modRevision);
       const obj = computeNew(structuredClone(old));
       this.prepareIdentity(obj, namespace);
       this.checkName(obj, name);
@@ -267,8 +288,8 @@ export class GenericStore {
       await this.admission.validate(admission);
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.
       const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
-      const value = serializeForStorage(this.canonicalize(obj));
-      if (!finishesDeletion && value === serializeForStorage(old)) {
+      const value = this.encodeStored(this.canonicalize(obj));
+      if (!finishesDeletion && value === this.encodeStored(old)) {
         if (!verified) continue;
         return { object: old, created: false };
       }
@@ -300,7 +321,7 @@ export class GenericStore {
     for (;;) {
       const { current, verified } = await reader.next();
       if (!current) throw errors.notFound(this.groupResource, name);
-      const obj = parseStored(current.value, current.modRevision);
+      const obj = this.parseServed(current.value, current.modRevision);
       if (!verified && options.preconditions) continue;
       this.checkPreconditions(obj, options.preconditions);
       const admission = this.admissionAttributes('DELETE', namespace, name, obj, null, options);
@@ -312,7 +333,7 @@ export class GenericStore {
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
           const marked = this.markDeleting(obj, policyFinalizer, grace ?? 0);
           if (!marked) return { object: obj, deleted: false };
-          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision, options));
+          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, this.encodeStored(obj), current.modRevision, options));
           return { object: obj, deleted: false };
         }
         let revision = current.modRevision;
@@ -323,7 +344,7 @@ export class GenericStore {
           // during the grace period, so the object then goes at once, as when a
           // node confirms the stop of containers that never ran.
           this.markDeleting(obj, undefined, grace);
-          if (!options.dryRun) revision = await this.storage.update(key, serializeForStorage(obj), revision, options);
+          if (!options.dryRun) revision = await this.storage.update(key, this.encodeStored(obj), revision, options);
         }
         if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, revision, options));
         return { object: obj, deleted: true };
@@ -344,7 +365,7 @@ export class GenericStore {
   async deleteListed(listed: KeyValue[], options: DeleteOptions): Promise<ApiObject[]> {
     const items: ApiObject[] = [];
     for (const kv of listed) {
-      const obj = parseStored(kv.value, kv.modRevision);
+      const obj = this.parseServed(kv.value, kv.modRevision);
       items.push(obj);
       try {
         await this.delete(obj.metadata.namespace, obj.metadata.name, options);

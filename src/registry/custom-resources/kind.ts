@@ -71,6 +71,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         fieldSelectors: (version.selectableFields ?? []).map((f: any) => ({ name: String(f.jsonPath).slice(1), path: String(f.jsonPath).slice(1).split('.') })),
         printerColumns: customPrinterColumns(version.additionalPrinterColumns),
         storageVersionHash: storageVersionHash(group, storage, names.kind),
+        storageVersion: storage,
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
       return { kind, strategy: customResourceStrategy(hasStatus, structural), structure: structureOf(schema) };

@@ -21,6 +21,8 @@ export interface CacheWatcherOptions {
   maxBufferedBytes: number;
   /** `{"kind","apiVersion"}` JSON prefix for BOOKMARK objects, or undefined when bookmarks were not requested. */
   bookmarkHead?: string;
+  /** The apiVersion objects are sent with (a custom kind read through another version than it is stored at); as stored when undefined. */
+  apiVersion?: string;
   onClose: (watcher: CacheWatcher) => void;
 }
 
@@ -128,13 +130,13 @@ export class CacheWatcher {
     if (this.closed || event.revision <= this.sentRevision) return;
     this.sentRevision = event.revision;
     const type = this.typeFor(event);
-    if (type) this.enqueue(event.line(type));
+    if (type) this.enqueue(event.line(type, this.options.apiVersion));
   }
 
   /** Synthetic ADDED events for the current state (SPEC 4.6 "Get State and Start at ..."). */
   sendInitial(objects: readonly CachedObject[]): void {
     for (const object of objects) {
-      if (!this.selection.matches || this.selection.matches(object.parsed())) this.enqueue(`{"type":"ADDED","object":${object.json()}}\n`);
+      if (!this.selection.matches || this.selection.matches(object.parsed())) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
     }
   }
 

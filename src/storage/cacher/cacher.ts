@@ -41,6 +41,8 @@ export interface WatchRequest {
   /** BOOKMARK with the initial-events-end annotation after the initial events (SPEC 4.4 item 4). */
   initialEventsEndBookmark: boolean;
   bookmarkHead?: string;
+  /** The version the watcher's objects are served as, when it may differ from the stored one (CacheWatcherOptions). */
+  apiVersion?: string;
   out: import('node:stream').Writable;
 }
 
@@ -297,6 +299,7 @@ export class Cacher {
     const watcher = new CacheWatcher(request.out, request.selection, request.initialEvents ? this.revision : from, {
       maxBufferedBytes: this.options.maxWatcherBufferedBytes,
       bookmarkHead: request.bookmarkHead,
+      apiVersion: request.apiVersion,
       onClose: (w) => cache.watchers.delete(w),
     });
     if (request.initialEvents) {
