@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { expectWrite } from './helpers/api.ts';
-import { createServedCrd } from './helpers/crd.ts';
+import { createServedCrd, exampleCrd } from './helpers/crd.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { findResults, goPrint, parseJsonPath } from '../src/util/jsonpath.ts';
 
@@ -30,19 +30,10 @@ const columns = [
 ];
 
 /** A definition of one version, v1, whose objects keep any field. */
-function crd(plural: string, kind: string, scope: string, additionalPrinterColumns?: unknown[]) {
+function crd(plural: string, kind: string, scope: 'Namespaced' | 'Cluster', additionalPrinterColumns?: unknown[]) {
   const keepAll = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  return {
-    apiVersion: 'apiextensions.orch.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.example.com` },
-    spec: {
-      group: 'example.com',
-      scope,
-      names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: keepAll, status: keepAll } } }, additionalPrinterColumns }],
-    },
-  };
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: keepAll, status: keepAll } } };
+  return exampleCrd(plural, kind, scope, [{ name: 'v1', served: true, storage: true, schema, additionalPrinterColumns }]);
 }
 
 const full = {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { expectWrite } from './helpers/api.ts';
-import { createServedCrd, CRDS } from './helpers/crd.ts';
+import { createServedCrd, CRDS, exampleCrd } from './helpers/crd.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
 
@@ -19,20 +19,10 @@ const V1 = '/apis/example.com/v1/namespaces/default/gizmos';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.orch.io';
 
 const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
-const gizmosCrd = {
-  apiVersion: 'apiextensions.orch.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gizmos.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-    versions: [
-      { name: 'v1beta1', served: true, storage: false, schema, additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] },
-      { name: 'v1', served: true, storage: true, schema },
-    ],
-  },
-};
+const gizmosCrd = exampleCrd('gizmos', 'Gizmo', 'Namespaced', [
+  { name: 'v1beta1', served: true, storage: false, schema, additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] },
+  { name: 'v1', served: true, storage: true, schema },
+]);
 
 let server: TestServer;
 

@@ -25,14 +25,21 @@ import { writeTable } from './table-rows.ts';
  * than (the cache once it has reached that version).
  */
 export async function handleGet(ctx: ResourceRequest): Promise<void> {
+  const { store } = ctx;
+  const cached = await getCached(ctx);
+  if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
+  writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
+}
+
+/** The object a get names, at the state its resourceVersion asks for (SPEC 4.6); 404 when there is none. */
+export async function getCached(ctx: ResourceRequest): Promise<CachedObject> {
   const { cacher, store } = ctx;
   const rv = ctx.query.get('resourceVersion');
   if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
   else if (rv !== '0') await cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
   const cached = cacheOf(ctx).get(store.key(ctx.namespace, ctx.info.name));
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
-  if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
-  writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
+  return cached;
 }
 
 function cacheOf(ctx: ResourceRequest): ResourceCache {

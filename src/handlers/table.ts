@@ -71,12 +71,12 @@ const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {
 };
 
 /** The kind's printer columns (SPEC 4.7), or the default Name / Created At pair. */
-export function tableColumns(kind: KindDefinition): readonly PrinterColumnDefinition[] {
+export function tableColumns(kind: Pick<KindDefinition, 'printerColumns'>): readonly PrinterColumnDefinition[] {
   return kind.printerColumns.length ? kind.printerColumns : DEFAULT_COLUMNS;
 }
 
 /** The row conditions of the kind's printer, if it sets any. */
-export function rowConditionsOf(kind: KindDefinition): ((obj: any) => unknown[] | undefined) | undefined {
+export function rowConditionsOf(kind: Pick<KindDefinition, 'group' | 'kind'>): ((obj: any) => unknown[] | undefined) | undefined {
   return ROW_CONDITIONS[`${kind.group}/${kind.kind}`];
 }
 
@@ -142,7 +142,7 @@ export function includeObjectOf(ctx: ResourceRequest): IncludeObject {
  * rows encoded once per object version (table-rows.ts), with the same bytes.
  */
 export function toTable(
-  kind: KindDefinition,
+  kind: Pick<KindDefinition, 'printerColumns' | 'group' | 'kind'>,
   objects: any[],
   listMetadata: Record<string, unknown>,
   includeObject: IncludeObject,

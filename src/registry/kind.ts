@@ -73,8 +73,17 @@ export interface KindDefinition extends BodyKind {
    * version, writes store them at that one. Undefined: always `version`.
    */
   storageVersion?: string;
+  /** Where a custom resource's scale subresource reads and writes replicas (subresources.scale). */
+  scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;
+}
+
+/** A custom resource version's subresources.scale (CustomResourceSubresourceScale, SPEC 2.1). */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
 }
 
 /** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */

@@ -427,13 +427,14 @@ export function findResults(path: JsonPath, data: unknown): unknown[][] {
   return path.nodes.map((node) => walk([data], node));
 }
 
-function goTypeName(value: unknown): string {
+/** Go's %T of a decoded JSON value (unstructured content: int64 or float64 numbers). */
+export function goTypeName(value: unknown): string {
   if (Array.isArray(value)) return '[]interface {}';
   if (isMap(value)) return 'map[string]interface {}';
   if (typeof value === 'string') return 'string';
   if (typeof value === 'boolean') return 'bool';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
-  return '<invalid reflect.Value>';
+  return '<nil>';
 }
 
 /** Go's %v of a float64 (strconv 'g', shortest): the exponent form when the exponent is below -4 or 6 and above. */

@@ -16,3 +16,13 @@ export async function createServedCrd(server: TestServer, crd: any, paths: strin
   }
   return created;
 }
+
+/** A definition of `<plural>.example.com` in group example.com with these versions. */
+export function exampleCrd(plural: string, kind: string, scope: 'Namespaced' | 'Cluster', versions: unknown[]) {
+  return {
+    apiVersion: 'apiextensions.orch.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.example.com` },
+    spec: { group: 'example.com', scope, names: { plural, singular: kind.toLowerCase(), kind }, versions },
+  };
+}

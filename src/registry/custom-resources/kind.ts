@@ -5,7 +5,7 @@
  * decoded by its version's schema, with the generic custom-resource strategy.
  * Only an Established definition serves anything.
  */
-import { storageVersionHash, type Decoder, type KindDefinition } from '../kind.ts';
+import { storageVersionHash, type Decoder, type KindDefinition, type ScalePaths } from '../kind.ts';
 import { customPrinterColumns } from './printer-columns.ts';
 import type { ApiObject, Strategy } from '../strategy.ts';
 import { structureOf, type StructureNode } from '../structure.ts';
@@ -13,6 +13,7 @@ import { customObjectDecoder } from './decode.ts';
 import { validateEmbeddedResources } from '../schema/objectmeta.ts';
 import { newStructural, type Structural } from '../schema/structural.ts';
 import { validateValue } from '../schema/value-validation.ts';
+import { validateScaleSpec, validateScaleStatus } from './scale.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -50,7 +51,13 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
     .map((version: any): CustomKind => {
       const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
       const structural = newStructural(schema);
-      const hasStatus = version.subresources?.status !== undefined;
+      const hasStatus = version.subresources?.status !== undefined && version.subresources?.status !== null;
+      const scale = scalePaths(version.subresources?.scale);
+      // Upstream's discovery order: status, then scale.
+      const subresources: KindDefinition['subresources'] = [
+        ...(hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'] }] : []),
+        ...(scale ? [{ name: 'scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1', kind: 'Scale' }] : []),
+      ];
       const kind: KindDefinition = {
         group,
         version: version.name,
@@ -64,7 +71,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         categories: names.categories ?? [],
         namespaced: spec.scope === 'Namespaced',
         verbs,
-        subresources: hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'] }] : [],
+        subresources,
         allowCreateOnUpdate: false,
         allowUnconditionalUpdate: false,
         nameValidation: 'DNSSubdomain',
@@ -72,10 +79,18 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         printerColumns: customPrinterColumns(version.additionalPrinterColumns),
         storageVersionHash: storageVersionHash(group, storage, names.kind),
         storageVersion: storage,
+        ...(scale ? { scale } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
-      return { kind, strategy: customResourceStrategy(hasStatus, structural), structure: structureOf(schema) };
+      return { kind, strategy: customResourceStrategy(hasStatus, structural, scale), structure: structureOf(schema) };
     });
+}
+
+function scalePaths(scale: any): ScalePaths | undefined {
+  if (scale === null || typeof scale !== 'object') return undefined;
+  const paths: ScalePaths = { specReplicasPath: String(scale.specReplicasPath ?? ''), statusReplicasPath: String(scale.statusReplicasPath ?? '') };
+  if (typeof scale.labelSelectorPath === 'string') paths.labelSelectorPath = scale.labelSelectorPath;
+  return paths;
 }
 
 /** Everything but metadata, to tell a change that moves the generation. */
@@ -95,11 +110,14 @@ function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] 
  * alone (the store's withStatusReset does the update side); every write is
  * validated against the version's schema.
  */
-function customResourceStrategy(hasStatus: boolean, schema: Structural): Strategy {
+function customResourceStrategy(hasStatus: boolean, schema: Structural, scale: ScalePaths | undefined): Strategy {
+  const validateWhole = (obj: ApiObject) => [...validateCustomObject(obj, schema), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale)];
   return {
     genericObjectMeta: true,
-    validate: (obj) => validateCustomObject(obj, schema),
-    validateUpdate: (obj) => validateCustomObject(obj, schema),
+    validate: validateWhole,
+    validateUpdate: validateWhole,
+    // Upstream ValidateStatusUpdate checks the scale status paths, not spec replicas.
+    validateStatusUpdate: (obj) => [...validateCustomObject(obj, schema), ...validateScaleStatus(obj, scale)],
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;
