@@ -146,3 +146,19 @@ test('a deeply nested value is printed and searched without exhausting the stack
   assert.equal(findResults(parseJsonPath('{..d}'), { d: deep })[0].length, 20_001);
   assert.ok(goPrint(deep).startsWith('map[d:map[d:'));
 });
+
+test('protobuf alone is not acceptable for custom resources (406); with JSON offered too, JSON is served', async () => {
+  const PROTOBUF = 'application/vnd.orch.protobuf';
+  for (const path of [GADGETS, `${GADGETS}/full`]) {
+    const alone = await server.request('GET', path, { headers: { accept: PROTOBUF } });
+    assert.equal(alone.status, 406, alone.text);
+    assert.equal(alone.body.reason, 'NotAcceptable');
+    const withJson = await server.request('GET', path, { headers: { accept: `${PROTOBUF}, application/json` } });
+    assert.equal(withJson.status, 200);
+    assert.match(String(withJson.headers['content-type']), /^application\/json/);
+    assert.equal(withJson.body.apiVersion, 'example.com/v1');
+  }
+  const posted = await server.request('POST', GADGETS, { raw: Buffer.from([0x6b, 0x38, 0x73, 0x00]), headers: { 'content-type': PROTOBUF } });
+  assert.equal(posted.status, 415, posted.text);
+  assert.equal(posted.body.reason, 'UnsupportedMediaType');
+});
