@@ -7,7 +7,7 @@
  * are not copied: they are views into the stored JSON the cache holds anyway.
  */
 import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
-import { withApiVersion, withResourceVersion } from '../registry/object-meta.ts';
+import { withResourceVersion } from '../registry/object-meta.ts';
 import { JSON_TYPE, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
@@ -77,7 +77,7 @@ export class EncodedRow {
 
 /** Encodes the fixed parts of a version's row from the object as a GET would return it. */
 function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
-  const value = plan.apiVersion === undefined ? object.value : withApiVersion(object.value, plan.apiVersion);
+  const value = object.valueAs(plan.apiVersion);
   const json = withResourceVersion(value, object.revision);
   const obj = JSON.parse(json);
   const cells: unknown[] = [];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JsonPath } from '../util/jsonpath.ts';
+import type { ApiObject } from './strategy.ts';
 
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
@@ -73,6 +74,13 @@ export interface KindDefinition extends BodyKind {
    * version, writes store them at that one. Undefined: always `version`.
    */
   storageVersion?: string;
+  /**
+   * A conversion between versions that is more than renaming the version (a
+   * custom resource's conversion webhook, SPEC 2.1): the object as version
+   * `apiVersion` serves it. Fails with a 500 StatusError. Undefined: a stored
+   * object is served at another version by renaming its apiVersion.
+   */
+  convert?: (object: ApiObject, apiVersion: string) => Promise<ApiObject>;
   /** Where a custom resource's scale subresource reads and writes replicas (subresources.scale). */
   scale?: ScalePaths;
   decode: Decoder;

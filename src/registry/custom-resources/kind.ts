@@ -14,6 +14,8 @@ import { validateEmbeddedResources } from '../schema/objectmeta.ts';
 import { newStructural, type Structural } from '../schema/structural.ts';
 import { validateValue } from '../schema/value-validation.ts';
 import { validateScaleSpec, validateScaleStatus } from './scale.ts';
+import { ConversionError, webhookConverter, type ReviewPoster } from './conversion-webhook.ts';
+import { internalError } from '../../api/status-error.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -39,13 +41,14 @@ export function customSchemaName(group: string, version: string, plural: string)
  * A terminating definition still serves reads and deletes (its finalizer
  * deletes the objects through them), but no creates, as upstream's handler.
  */
-export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKind[] {
+export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPoster: (crd: ApiObject) => ReviewPoster): CustomKind[] {
   if (!isEstablished(crd)) return [];
   const verbs = crd.metadata.deletionTimestamp ? ALL_VERBS.filter((v) => v !== 'create') : ALL_VERBS;
   const spec = crd.spec ?? {};
   const names = crd.status?.acceptedNames ?? {};
   const group: string = spec.group;
   const storage = (spec.versions ?? []).find((v: any) => v.storage)?.name ?? '';
+  const convert = spec.conversion?.strategy === 'Webhook' ? conversionOf(spec.conversion.webhook?.conversionReviewVersions ?? [], reviewPoster(crd)) : undefined;
   return (spec.versions ?? [])
     .filter((v: any) => v.served)
     .map((version: any): CustomKind => {
@@ -80,10 +83,24 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         storageVersionHash: storageVersionHash(group, storage, names.kind),
         storageVersion: storage,
         ...(scale ? { scale } : {}),
+        ...(convert ? { convert } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
       return { kind, strategy: customResourceStrategy(hasStatus, structural, scale), structure: structureOf(schema) };
     });
+}
+
+/** The webhook's conversion, failing as upstream's storage does: a 500 with the converter's words. */
+function conversionOf(reviewVersions: string[], post: ReviewPoster): KindDefinition['convert'] {
+  const converter = webhookConverter(reviewVersions, post);
+  return async (object, apiVersion) => {
+    try {
+      return await converter(object, apiVersion);
+    } catch (err) {
+      if (err instanceof ConversionError) throw internalError(err);
+      throw err;
+    }
+  };
 }
 
 function scalePaths(scale: any): ScalePaths | undefined {

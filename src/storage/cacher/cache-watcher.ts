@@ -23,6 +23,13 @@ export interface CacheWatcherOptions {
   bookmarkHead?: string;
   /** The apiVersion objects are sent with (a custom kind read through another version than it is stored at); as stored when undefined. */
   apiVersion?: string;
+  /**
+   * Makes objects ready to be sent at `apiVersion` (a conversion webhook's
+   * forms, CachedObject.keepConverted) before their events are written; its
+   * answer is a Status that ends the watch with an ERROR event, or undefined.
+   * Events then wait for it, in order.
+   */
+  prepare?: (objects: Array<CachedObject | undefined>) => Promise<unknown>;
   onClose: (watcher: CacheWatcher) => void;
 }
 
@@ -97,6 +104,8 @@ export class CacheWatcher {
   private closed = false;
   /** Events at or before this revision were sent (or predate the watch). */
   private sentRevision: number;
+  /** What is written once `prepare` settles, in order. */
+  private prepared: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly out: Writable,
@@ -130,14 +139,28 @@ export class CacheWatcher {
     if (this.closed || event.revision <= this.sentRevision) return;
     this.sentRevision = event.revision;
     const type = this.typeFor(event);
-    if (type) this.enqueue(event.line(type, this.options.apiVersion));
+    if (type) this.whenPrepared([event.object, event.prev], () => this.enqueue(event.line(type, this.options.apiVersion)));
+  }
+
+  /** Runs `write` once `prepare` made the objects ready (at once without it); a failure ends the watch. */
+  private whenPrepared(objects: Array<CachedObject | undefined>, write: () => void): void {
+    const { prepare } = this.options;
+    if (!prepare) return write();
+    this.prepared = this.prepared.then(async () => {
+      if (this.closed) return;
+      const failure = await prepare(objects);
+      if (this.closed) return;
+      if (failure === undefined) write();
+      else this.fail(failure);
+    });
   }
 
   /** Synthetic ADDED events for the current state (SPEC 4.6 "Get State and Start at ..."). */
   sendInitial(objects: readonly CachedObject[]): void {
-    for (const object of objects) {
-      if (!this.selection.matches || this.selection.matches(object.parsed())) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
-    }
+    const selected = objects.filter((object) => !this.selection.matches || this.selection.matches(object.parsed()));
+    this.whenPrepared(selected, () => {
+      for (const object of selected) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
+    });
   }
 
   /** SPEC 2.4: a BOOKMARK with only apiVersion, kind and metadata.resourceVersion; all changes up to it were sent. */
@@ -145,7 +168,7 @@ export class CacheWatcher {
     if (this.closed || !this.options.bookmarkHead || revision < this.sentRevision) return;
     this.sentRevision = revision;
     const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
-    this.enqueue(`{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`);
+    this.whenPrepared([], () => this.enqueue(`{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`));
   }
 
   /** A terminal ERROR event carrying a Status (FACTS 2), then the stream ends. */

@@ -15,7 +15,7 @@
  */
 import * as errors from '../../api/status-error.ts';
 import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
-import { CacheWatcher, type WatchSelection } from './cache-watcher.ts';
+import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
@@ -43,6 +43,8 @@ export interface WatchRequest {
   bookmarkHead?: string;
   /** The version the watcher's objects are served as, when it may differ from the stored one (CacheWatcherOptions). */
   apiVersion?: string;
+  /** CacheWatcherOptions.prepare. */
+  prepare?: CacheWatcherOptions['prepare'];
   out: import('node:stream').Writable;
 }
 
@@ -300,6 +302,7 @@ export class Cacher {
       maxBufferedBytes: this.options.maxWatcherBufferedBytes,
       bookmarkHead: request.bookmarkHead,
       apiVersion: request.apiVersion,
+      prepare: request.prepare,
       onClose: (w) => cache.watchers.delete(w),
     });
     if (request.initialEvents) {

@@ -33,6 +33,8 @@ export class CachedObject {
    * Table row, SPEC 4.7): made there on first use, it goes with the version.
    */
   derived: unknown;
+  /** This version as other versions of its kind serve it, where a conversion webhook made them (stored JSON, no resourceVersion). */
+  private converted: Map<string, string> | undefined;
 
   constructor(
     readonly key: string,
@@ -47,7 +49,23 @@ export class CachedObject {
    * kind serves it (withApiVersion).
    */
   json(apiVersion?: string): string {
-    return withResourceVersion(apiVersion === undefined ? this.value : withApiVersion(this.value, apiVersion), this.revision);
+    return withResourceVersion(this.valueAs(apiVersion), this.revision);
+  }
+
+  /** The stored JSON as version `apiVersion` serves it: converted by its webhook when kept (keepConverted), else renamed (withApiVersion). */
+  valueAs(apiVersion: string | undefined): string {
+    if (apiVersion === undefined) return this.value;
+    return this.converted?.get(apiVersion) ?? withApiVersion(this.value, apiVersion);
+  }
+
+  /** Whether this version holds its form at `apiVersion` (kept by keepConverted). */
+  hasConverted(apiVersion: string): boolean {
+    return this.converted?.has(apiVersion) ?? false;
+  }
+
+  /** Keeps the webhook's form of this version at `apiVersion`: it is good while the version lives. */
+  keepConverted(apiVersion: string, value: string): void {
+    (this.converted ??= new Map()).set(apiVersion, value);
   }
 
   /**
@@ -58,7 +76,7 @@ export class CachedObject {
    */
   body(apiVersion?: string): Buffer {
     // Another version's body is made for the request: the kept one is the stored form.
-    if (apiVersion !== undefined && withApiVersion(this.value, apiVersion) !== this.value) return Buffer.from(this.json(apiVersion));
+    if (apiVersion !== undefined && this.valueAs(apiVersion) !== this.value) return Buffer.from(this.json(apiVersion));
     if (this.encodedBody) return this.encodedBody;
     const body = Buffer.from(this.json());
     this.encodedBody = body;
@@ -111,7 +129,7 @@ export class CacheEvent {
     let line = this.lines.get(key);
     if (line === undefined) {
       const source = asType === 'DELETED' && this.type === 'MODIFIED' ? this.prev! : this.object;
-      const value = apiVersion === undefined ? source.value : withApiVersion(source.value, apiVersion);
+      const value = source.valueAs(apiVersion);
       // Encoded once: every watcher writes this same Buffer, no per-watcher copy or UTF-8 pass.
       line = Buffer.from(`{"type":"${asType}","object":${withResourceVersion(value, this.revision)}}\n`);
       this.lines.set(key, line);
