@@ -5,9 +5,13 @@
  * validated as upstream validates the object's scale paths.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { assertFailure, expectWrite } from './helpers/api.ts';
 import { createServedCrd, exampleCrd } from './helpers/crd.ts';
+import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const RACKS = '/apis/example.com/v1/namespaces/default/racks';
@@ -154,4 +158,24 @@ test('bad requests: other methods, missing objects, another body kind, unknown f
   await createServedCrd(server, shelves, ['/apis/example.com/v1/namespaces/default/shelves']);
   await expectWrite(server, 'POST', '/apis/example.com/v1/namespaces/default/shelves', { apiVersion: 'example.com/v1', kind: 'Shelf', metadata: { name: 's' }, spec: { replicas: 1 } });
   assertFailure(await server.request('GET', '/apis/example.com/v1/namespaces/default/shelves/s/scale'), 404, 'NotFound');
+});
+
+describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
+  let home: string;
+  before(() => {
+    home = mkdtempSync(join(tmpdir(), 'orch-crd-scale-'));
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  test('kubectl scale finds the subresource through discovery and sets the replicas', async () => {
+    await createRack('k1', { replicas: 1 });
+    const scaled = await runKubectl(server.orchconfig, home, ['scale', 'racks', 'k1', '-n', 'default', '--replicas=4']);
+    assert.equal(scaled.code, 0, scaled.stderr);
+    assert.match(scaled.stdout, /rack.example.com\/k1 scaled/);
+    assert.equal((await server.request('GET', `${RACKS}/k1`)).body.spec.replicas, 4);
+    const stale = await runKubectl(server.orchconfig, home, ['scale', 'racks', 'k1', '-n', 'default', '--replicas=2', '--current-replicas=3']);
+    assert.notEqual(stale.code, 0);
+    assert.match(stale.stderr, /Expected replicas to be 3, was 4/);
+    assert.equal((await server.request('GET', `${RACKS}/k1`)).body.spec.replicas, 4);
+  });
 });

@@ -139,7 +139,10 @@ export class CacheWatcher {
     if (this.closed || event.revision <= this.sentRevision) return;
     this.sentRevision = event.revision;
     const type = this.typeFor(event);
-    if (type) this.whenPrepared([event.object, event.prev], () => this.enqueue(event.line(type, this.options.apiVersion)));
+    if (!type) return;
+    // The common case writes at once, without a closure per event and watcher.
+    if (!this.options.prepare) this.enqueue(event.line(type, this.options.apiVersion));
+    else this.whenPrepared([event.object, event.prev], () => this.enqueue(event.line(type, this.options.apiVersion)));
   }
 
   /** Runs `write` once `prepare` made the objects ready (at once without it); a failure ends the watch. */
