@@ -22,7 +22,7 @@ const BETA = '/apis/example.com/v1beta1/namespaces/default/gizmos';
 const V1 = '/apis/example.com/v1/namespaces/default/gizmos';
 const GVK = 'example.com/v1, Kind=Gizmo';
 
-type Mode = 'convert' | 'wrongUid' | 'failure' | 'failureNoMessage' | 'twoObjects' | 'rename' | 'wrongVersion' | 'badLabel' | 'http500';
+type Mode = 'convert' | 'garbage' | 'noResponse' | 'wrongReviewKind' | 'wrongUid' | 'failure' | 'failureNoMessage' | 'twoObjects' | 'rename' | 'wrongVersion' | 'badLabel' | 'http500';
 let mode: Mode = 'convert';
 const reviews: any[] = [];
 
@@ -54,6 +54,12 @@ function answer(review: any): { code: number; body: string } {
       return { code: 200, body: response({ convertedObjects: [{ ...converted[0], metadata: { ...converted[0].metadata, labels: { 'bad key!': 'x' } } }] }) };
     case 'http500':
       return { code: 500, body: 'boom' };
+    case 'garbage':
+      return { code: 200, body: 'not json' };
+    case 'noResponse':
+      return { code: 200, body: JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview' }) };
+    case 'wrongReviewKind':
+      return { code: 200, body: JSON.stringify({ apiVersion: 'v1', kind: 'Status', response: {} }) };
     default:
       return { code: 200, body: response({}) };
   }
@@ -182,6 +188,9 @@ test('a malformed answer fails the read with a 500 in upstream words', async () 
     ['wrongVersion', `Internal error occurred: conversion webhook for ${GVK} returned invalid object at index 0: invalid groupVersion (expected example.com/v1beta1, received example.com/v2)`],
     ['badLabel', new RegExp(`^Internal error occurred: conversion webhook for ${GVK} returned invalid metadata: metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`)],
     ['http500', `Internal error occurred: conversion webhook for ${GVK} failed: an error on the server ("boom") has prevented the request from succeeding`],
+    ['garbage', `Internal error occurred: conversion webhook for ${GVK} failed: couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u')`],
+    ['noResponse', `Internal error occurred: conversion webhook for ${GVK} failed: no response provided`],
+    ['wrongReviewKind', `Internal error occurred: conversion webhook for ${GVK} failed: expected webhook response of apiextensions.orch.io/v1, Kind=ConversionReview, got /v1, Kind=Status`],
   ];
   for (const [failing, message] of cases) {
     mode = failing;

@@ -11,7 +11,7 @@ import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ApiServer } from './api-server.ts';
-import { WebhookClient } from '../auth/webhook-client.ts';
+import { decodeError, WebhookClient } from '../auth/webhook-client.ts';
 import type { ReviewPoster } from '../registry/custom-resources/conversion-webhook.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 
@@ -33,7 +33,13 @@ export function conversionReviewPoster(crd: ApiObject): ReviewPoster {
   }
   const caPem = typeof config.caBundle === 'string' && config.caBundle.trim() !== '' ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
   const client = new WebhookClient({ server: config.url, caPem }, CONVERSION_TIMEOUT_MS, ONE_TRY);
-  return (review) => client.post(review);
+  return async (review) => {
+    const res = await client.post(review);
+    // client-go's decoder reads the answer's kind first: a body that is not a JSON object fails there.
+    const undecodable = decodeError(res, 'v1.ConversionReview');
+    if (undecodable) throw undecodable;
+    return res;
+  };
 }
 
 export const CRD_GROUP = 'apiextensions.orch.io';
