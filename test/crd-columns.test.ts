@@ -11,7 +11,8 @@ import { after, before, test } from 'node:test';
 import { expectWrite } from './helpers/api.ts';
 import { createServedCrd, exampleCrd } from './helpers/crd.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { findResults, goPrint, parseJsonPath } from '../src/util/jsonpath.ts';
+import { goPrint } from '../src/util/go-print.ts';
+import { findResults, parseJsonPath } from '../src/util/jsonpath.ts';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.orch.io';
 const GADGETS = '/apis/example.com/v1/namespaces/default/gadgets';

@@ -5,7 +5,7 @@
  * value of another type, or none, is a null cell; a string column prints any
  * value as Go's fmt does; a date column is the age of an RFC 3339 timestamp.
  */
-import { goPrint } from '../util/jsonpath.ts';
+import { goPrint } from '../util/go-print.ts';
 import { humanDuration, type TimedFormatter } from './table-time.ts';
 
 type Formatter = (value: unknown, obj: any) => unknown;

@@ -13,7 +13,7 @@ import type { ApiObject } from '../strategy.ts';
 import { validateLabels } from '../validation/label-selector.ts';
 import { validateAnnotations } from '../validation/object-meta.ts';
 import { aggregateText } from '../validation/field-errors.ts';
-import { goPrint, goTypeName } from '../../util/jsonpath.ts';
+import { goPrint, goTypeName } from '../../util/go-print.ts';
 
 /** The ConversionReview group, renamed from apiextensions.k8s.io. */
 const REVIEW_GROUP = 'apiextensions.orch.io';

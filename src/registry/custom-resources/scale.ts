@@ -6,7 +6,7 @@
  * labelSelectorPath, and spec.replicas written back at specReplicasPath.
  * Paths are `.a.b` field paths (CRD validation makes sure of it).
  */
-import { goPrint, goTypeName } from '../../util/jsonpath.ts';
+import { goPrint, goTypeName } from '../../util/go-print.ts';
 import type { ScalePaths } from '../kind.ts';
 import type { ApiObject } from '../strategy.ts';
 import { invalid, type FieldError } from '../validation/field-errors.ts';
