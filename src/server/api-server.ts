@@ -107,10 +107,13 @@ export class ApiServer {
       const cached = cache.get(key);
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
     };
-    const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, storage, admission, cachedLookup);
+    const mainStrategy = hasStatus ? withStatusReset(strategy) : strategy;
+    const store = new GenericStore(kind, mainStrategy, storage, admission, cachedLookup);
     const subresources = new Map<string, GenericStore>();
     for (const sub of kind.subresources) {
-      const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
+      // A scale write is a write of the object itself (upstream's ScaleREST updates through the main store), admitted as the scale subresource.
+      const subStrategy =
+        sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name));
     }
     return { kind, store, subresources, computed: new Map() };
@@ -326,9 +329,10 @@ export class ApiServer {
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;
-    if (info.subresource === 'scale' && kind.scale && route.store) {
+    const scaleStore = info.subresource === 'scale' && kind.scale ? route.subresources.get('scale') : undefined;
+    if (scaleStore) {
       if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
-      return this.serveScale({ req, res, info, query, user, store: route.store, storage: this.options.storage, cacher: this.options.cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal });
+      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage: this.options.storage, cacher: this.options.cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal });
     }
     if (info.subresource) {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
