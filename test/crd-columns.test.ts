@@ -163,3 +163,17 @@ test('protobuf alone is not acceptable for custom resources (406); with JSON off
   assert.equal(posted.status, 415, posted.text);
   assert.equal(posted.body.reason, 'UnsupportedMediaType');
 });
+
+test('a column whose JSONPath does not parse ends the columns there, as upstream falls back', async () => {
+  const PARTIALS = '/apis/example.com/v1/partials';
+  const partialColumns = [
+    { name: 'A', type: 'string', jsonPath: '.spec.a' },
+    { name: 'Bad', type: 'string', jsonPath: '.spec[' },
+    { name: 'C', type: 'string', jsonPath: '.spec.c' },
+  ];
+  await createServedCrd(server, crd('partials', 'Partial', 'Cluster', partialColumns), [PARTIALS]);
+  await expectWrite(server, 'POST', PARTIALS, { apiVersion: 'example.com/v1', kind: 'Partial', metadata: { name: 'p' }, spec: { a: 'x', c: 'z' } });
+  const res = await server.request('GET', PARTIALS, { headers: { accept: TABLE } });
+  assert.deepEqual(res.body.columnDefinitions.map((c: any) => c.name), ['Name', 'A']);
+  assert.deepEqual(res.body.rows[0].cells, ['p', 'x']);
+});
