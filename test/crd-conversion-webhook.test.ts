@@ -219,3 +219,18 @@ test('an unreachable webhook fails reads with the transport error', async () => 
   const res = await server.request('GET', `${BETA}/g4`);
   assertFailure(res, 500, 'InternalError', `Internal error occurred: conversion webhook for ${GVK} failed: Post "https://127.0.0.1:${webhookPort}/convert?timeout=30s": dial tcp 127.0.0.1:${webhookPort}: connect: connection refused`);
 });
+
+test('a webhook named by a Service reference cannot be reached: this server runs no Services', async () => {
+  const REMOTE_V1 = '/apis/example.com/v1/remotes';
+  const REMOTE_BETA = '/apis/example.com/v1beta1/remotes';
+  const crd = exampleCrd('remotes', 'Remote', 'Cluster', [
+    { name: 'v1beta1', served: true, storage: false, schema: schemaWith('size') },
+    { name: 'v1', served: true, storage: true, schema: schemaWith('count') },
+  ]);
+  const conversion = { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'orch-system', name: 'converter', path: '/convert' } }, conversionReviewVersions: ['v1'] } };
+  await createServedCrd(server, { ...crd, spec: { ...crd.spec, conversion } }, [REMOTE_V1, REMOTE_BETA]);
+  await expectWrite(server, 'POST', REMOTE_V1, { apiVersion: 'example.com/v1', kind: 'Remote', metadata: { name: 'r' }, spec: { count: 1 } });
+  const res = await server.request('GET', `${REMOTE_BETA}/r`);
+  assertFailure(res, 500, 'InternalError', 'Internal error occurred: conversion webhook for example.com/v1, Kind=Remote failed: service orch-system/converter cannot be reached: this server resolves no Services');
+  assert.equal((await server.request('GET', `${REMOTE_V1}/r`)).status, 200, 'the storage version needs no conversion');
+});

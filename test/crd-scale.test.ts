@@ -160,6 +160,27 @@ test('bad requests: other methods, missing objects, another body kind, unknown f
   assertFailure(await server.request('GET', '/apis/example.com/v1/namespaces/default/shelves/s/scale'), 404, 'NotFound');
 });
 
+test('a cluster-scoped kind: the Scale has no namespace; malformed bodies and patches are 400s', async () => {
+  const POSTS = '/apis/example.com/v1/posts';
+  await createServedCrd(server, exampleCrd('posts', 'Post', 'Cluster', [rackVersion]), [POSTS]);
+  await expectWrite(server, 'POST', POSTS, { apiVersion: 'example.com/v1', kind: 'Post', metadata: { name: 'p1' }, spec: { replicas: 2 } });
+  const scale = await server.request('GET', `${POSTS}/p1/scale`);
+  assert.equal(scale.status, 200, scale.text);
+  assert.deepEqual([scale.body.metadata.name, scale.body.metadata.namespace, scale.body.spec.replicas], ['p1', undefined, 2]);
+  const list = await server.request('GET', '/apis/example.com/v1');
+  assert.equal(list.body.resources.find((r: any) => r.name === 'posts/scale').namespaced, false);
+
+  const notJson = await server.request('PUT', `${POSTS}/p1/scale`, { raw: '{"spec":', headers: { 'content-type': 'application/json' } });
+  assertFailure(notJson, 400, 'BadRequest', /^Scale in version "v1" cannot be handled as a Scale: /);
+  const badPatch = await server.request('PATCH', `${POSTS}/p1/scale`, { raw: '[{"op":"bogus","path":"/spec/replicas","value":1}]', headers: { 'content-type': 'application/json-patch+json' } });
+  assert.ok(badPatch.status === 400 || badPatch.status === 422, badPatch.text);
+  const missingPath = await server.request('PATCH', `${POSTS}/p1/scale`, { body: [{ op: 'remove', path: '/spec/nothing' }], headers: { 'content-type': 'application/json-patch+json' } });
+  assertFailure(missingPath, 422, 'Invalid');
+  const arrayMerge = await server.request('PATCH', `${POSTS}/p1/scale`, { body: [1], headers: MERGE });
+  assertFailure(arrayMerge, 400, 'BadRequest');
+  assert.equal((await server.request('GET', `${POSTS}/p1`)).body.spec.replicas, 2, 'nothing was written');
+});
+
 describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
   let home: string;
   before(() => {
