@@ -30,7 +30,11 @@ export class TablePlan {
   /** The version rows show objects as, when they may be stored at another (readApiVersion). */
   readonly apiVersion: string | undefined;
 
+  /** The resource the plan's kind serves, whatever its version: plans of one resource may share an object. */
+  readonly kindKey: string;
+
   constructor(kind: KindDefinition) {
+    this.kindKey = `${kind.group}/${kind.plural}`;
     this.apiVersion = readApiVersion(kind);
     this.columns = tableColumns(kind);
     this.timedColumns = this.columns.map(timedFormatterOf);
@@ -108,10 +112,17 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
 function rowOf(plan: TablePlan, object: CachedObject): EncodedRow {
   const slot = object.derived;
   if (slot instanceof EncodedRow && slot.plan === plan) return slot;
+  if (slot instanceof Map && slot.has(plan)) return slot.get(plan);
   const row = encodeRow(plan, object);
-  object.derived = row;
+  // One row per plan: a custom kind read as Tables through several versions keeps each version's row.
+  if (slot instanceof EncodedRow && slot.plan.kindKey === plan.kindKey) object.derived = new Map([[slot.plan, slot], [plan, row]]);
+  else if (slot instanceof Map && slot.size < MAX_PLANS_PER_OBJECT) slot.set(plan, row);
+  else object.derived = row;
   return row;
 }
+
+/** Rows one object version keeps for different plans (served versions of one custom kind). */
+const MAX_PLANS_PER_OBJECT = 4;
 
 /** The metadata with its resourceVersion, as `withResourceVersion` puts it first. */
 function metadataOf(object: CachedObject, tail: string): string {
