@@ -88,8 +88,8 @@ before(async () => {
 
   server = await startTestServer(['--authorization-mode=AlwaysAllow']);
   const crd = exampleCrd('gizmos', 'Gizmo', 'Namespaced', [
-    { name: 'v1beta1', served: true, storage: false, schema: schemaWith('size') },
-    { name: 'v1', served: true, storage: true, schema: schemaWith('count') },
+    { name: 'v1beta1', served: true, storage: false, schema: schemaWith('size'), selectableFields: [{ jsonPath: '.spec.size' }] },
+    { name: 'v1', served: true, storage: true, schema: schemaWith('count'), selectableFields: [{ jsonPath: '.spec.count' }] },
   ]);
   const conversion = {
     strategy: 'Webhook',
@@ -154,6 +154,30 @@ test('reads through v1beta1 are converted by the webhook, once per object versio
     await server.request('GET', `${V1}/g1`);
   }
   assert.equal(reviews.length, warmed, 'no webhook call once each process holds the converted form');
+});
+
+test('selectors read the objects as the version serves them: labels and selectable fields of the converted objects', async () => {
+  mode = 'convert';
+  await expectWrite(server, 'POST', V1, { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g5' }, spec: { count: 7 } });
+  const names = async (path: string) => {
+    const res = await server.request('GET', path);
+    assert.equal(res.status, 200, res.text);
+    return res.body.items.map((i: any) => i.metadata.name);
+  };
+  // The webhook labels what it converts: g5 is stored without the label, and served at v1beta1 with it.
+  assert.deepEqual(await names(`${BETA}?labelSelector=converted%3Dyes`), ['g1', 'g5']);
+  assert.deepEqual(await names(`${V1}?labelSelector=converted%3Dyes`), ['g1']);
+  assert.deepEqual(await names(`${BETA}?fieldSelector=spec.size%3D7`), ['g5']);
+  assert.deepEqual(await names(`${BETA}?fieldSelector=spec.size%3D7&limit=1`), ['g5']);
+  assert.deepEqual(await names(`${V1}?fieldSelector=spec.count%3D7`), ['g5']);
+  const watch = openWatch(server, `${BETA}?watch=1&fieldSelector=spec.size%3D7`);
+  const [added] = await watch.waitFor(1);
+  assert.deepEqual([added.type, added.object.metadata.name, added.object.spec], ['ADDED', 'g5', { size: 7 }]);
+  await expectWrite(server, 'DELETE', `${V1}/g5`);
+  const [, deleted] = await watch.waitFor(2);
+  assert.deepEqual([deleted.type, deleted.object.metadata.name], ['DELETED', 'g5']);
+  assert.equal(watch.events.length, 2, 'g1 never matched');
+  watch.close();
 });
 
 test('a v1beta1 watch sees changes made through v1 as the webhook converts them', async () => {

@@ -119,10 +119,13 @@ async function readChunk(
     const compacted = await cacher.compactedRevision();
     if (revision < compacted) throw expiredFor(new CompactedError(revision, compacted), plan.continueToken);
   }
+  const filter = list.filter;
+  // A webhook's kind is selected by its converted objects; converted first, so the state is checked after.
+  if (filter && ctx.store.kind.convert) await convertForServing(ctx.store.kind, cache.list(prefix));
   if (cache.holdsStateAt(revision, cacher.currentRevision())) {
     const startKey = plan.continueToken ? prefix + plan.continueToken.start : prefix;
-    const filter = list.filter;
-    const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsed())));
+    const asVersion = readApiVersion(ctx.store.kind);
+    const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsedAs(asVersion))));
     // What makes an unfiltered chunk's body: every reader asking for the same one can share it.
     return { ...page, revision, sharedKey: filter ? undefined : `${startKey}\0${plan.limit ?? ''}\0${revision}` };
   }
@@ -173,7 +176,9 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     // The whole collection as one shared, already-encoded body (not for a webhook's kind: its items are converted below, as of now).
     if (!filter && !ctx.table && compactJson && !kind.convert) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
     const cached = cache.list(list.prefix);
-    items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
+    // A webhook's kind is selected by its converted objects: selectable fields are the served version's.
+    if (filter) await convertForServing(kind, cached);
+    items = filter ? cached.filter((o) => filter(o.parsedAs(asVersion))) : cached;
     if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
   } else {
     const chunk = await readChunk(ctx, list);

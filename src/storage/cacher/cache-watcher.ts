@@ -29,7 +29,7 @@ export interface CacheWatcherOptions {
    * answer is a Status that ends the watch with an ERROR event, or undefined.
    * Events then wait for it, in order.
    */
-  prepare?: (objects: Array<CachedObject | undefined>) => Promise<unknown>;
+  prepare?: (objects: ReadonlyArray<CachedObject | undefined>) => Promise<unknown>;
   onClose: (watcher: CacheWatcher) => void;
 }
 
@@ -118,7 +118,7 @@ export class CacheWatcher {
 
   private selected(object: CachedObject | undefined): boolean {
     if (!object || !object.key.startsWith(this.selection.keyPrefix)) return false;
-    return !this.selection.matches || this.selection.matches(object.parsed());
+    return !this.selection.matches || this.selection.matches(object.parsedAs(this.options.apiVersion));
   }
 
   /** The type this watcher sees for an event, or undefined when it is not selected (FACTS 2). */
@@ -138,15 +138,23 @@ export class CacheWatcher {
   offer(event: CacheEvent): void {
     if (this.closed || event.revision <= this.sentRevision) return;
     this.sentRevision = event.revision;
-    const type = this.typeFor(event);
-    if (!type) return;
     // The common case writes at once, without a closure per event and watcher.
-    if (!this.options.prepare) this.enqueue(event.line(type, this.options.apiVersion));
-    else this.whenPrepared([event.object, event.prev], () => this.enqueue(event.line(type, this.options.apiVersion)));
+    if (!this.options.prepare) {
+      const type = this.typeFor(event);
+      if (type) this.enqueue(event.line(type, this.options.apiVersion));
+      return;
+    }
+    // Selectors read the converted objects (selectable fields are the served version's).
+    // Without selectors only the object is sent; with them, its previous state may be too (an object leaving the selection).
+    const candidates = event.object.key.startsWith(this.selection.keyPrefix) ? (this.selection.matches ? [event.object, event.prev] : [event.object]) : [];
+    this.whenPrepared(candidates, () => {
+      const type = this.typeFor(event);
+      if (type) this.enqueue(event.line(type, this.options.apiVersion));
+    });
   }
 
   /** Runs `write` once `prepare` made the objects ready (at once without it); a failure ends the watch. */
-  private whenPrepared(objects: Array<CachedObject | undefined>, write: () => void): void {
+  private whenPrepared(objects: ReadonlyArray<CachedObject | undefined>, write: () => void): void {
     const { prepare } = this.options;
     if (!prepare) return write();
     this.prepared = this.prepared.then(async () => {
@@ -160,9 +168,10 @@ export class CacheWatcher {
 
   /** Synthetic ADDED events for the current state (SPEC 4.6 "Get State and Start at ..."). */
   sendInitial(objects: readonly CachedObject[]): void {
-    const selected = objects.filter((object) => !this.selection.matches || this.selection.matches(object.parsed()));
-    this.whenPrepared(selected, () => {
-      for (const object of selected) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
+    this.whenPrepared(objects, () => {
+      for (const object of objects) {
+        if (!this.selection.matches || this.selection.matches(object.parsedAs(this.options.apiVersion))) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
+      }
     });
   }
 

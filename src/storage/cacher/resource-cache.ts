@@ -33,8 +33,8 @@ export class CachedObject {
    * Table row, SPEC 4.7): made there on first use, it goes with the version.
    */
   derived: unknown;
-  /** This version as other versions of its kind serve it, where a conversion webhook made them (stored JSON, no resourceVersion). */
-  private converted: Map<string, string> | undefined;
+  /** This version as other versions of its kind serve it, where a conversion webhook made them (stored JSON, no resourceVersion; parsed for selectors on first use). */
+  private converted: Map<string, { value: string; parsed?: any }> | undefined;
 
   constructor(
     readonly key: string,
@@ -55,7 +55,14 @@ export class CachedObject {
   /** The stored JSON as version `apiVersion` serves it: converted by its webhook when kept (keepConverted), else renamed (withApiVersion). */
   valueAs(apiVersion: string | undefined): string {
     if (apiVersion === undefined) return this.value;
-    return this.converted?.get(apiVersion) ?? withApiVersion(this.value, apiVersion);
+    return this.converted?.get(apiVersion)?.value ?? withApiVersion(this.value, apiVersion);
+  }
+
+  /** The parsed form selectors read at `apiVersion`: the webhook's form when kept, else the stored one (a renamed version has the same fields). */
+  parsedAs(apiVersion: string | undefined): any {
+    const converted = apiVersion === undefined ? undefined : this.converted?.get(apiVersion);
+    if (!converted) return this.parsed();
+    return (converted.parsed ??= JSON.parse(converted.value));
   }
 
   /** Whether this version holds its form at `apiVersion` (kept by keepConverted). */
@@ -65,7 +72,7 @@ export class CachedObject {
 
   /** Keeps the webhook's form of this version at `apiVersion`: it is good while the version lives. */
   keepConverted(apiVersion: string, value: string): void {
-    (this.converted ??= new Map()).set(apiVersion, value);
+    (this.converted ??= new Map()).set(apiVersion, { value });
   }
 
   /**
