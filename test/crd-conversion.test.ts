@@ -90,11 +90,15 @@ test('an object created through v1beta1 is stored at v1 and read through either 
   betaWatch.close();
   v1Watch.close();
 
-  // A watch started afterwards gets the current state in its own version too.
+  // A watch started afterwards gets the current state in its own version too, and one resumed from the history its events.
   const late = openWatch(server, `${BETA}?watch=1`);
   const [initial] = await late.waitFor(1);
   assert.deepEqual([initial.type, initial.object.apiVersion], ['ADDED', 'example.com/v1beta1']);
   late.close();
+  const resumed = openWatch(server, `${BETA}?watch=1&resourceVersion=${created.metadata.resourceVersion}&allowWatchBookmarks=true`);
+  const [replayed] = await resumed.waitFor(1);
+  assert.deepEqual([replayed.type, replayed.object.apiVersion, replayed.object.spec.size], ['MODIFIED', 'example.com/v1beta1', 2]);
+  resumed.close();
 });
 
 test('an update through v1 of an object written through v1beta1 keeps it at v1; a no-op update writes nothing', async () => {
