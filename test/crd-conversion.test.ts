@@ -13,6 +13,7 @@ import { expectWrite } from './helpers/api.ts';
 import { createServedCrd, CRDS, exampleCrd } from './helpers/crd.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
+import { eventually } from './helpers/eventually.ts';
 
 const BETA = '/apis/example.com/v1beta1/namespaces/default/gizmos';
 const V1 = '/apis/example.com/v1/namespaces/default/gizmos';
@@ -149,6 +150,30 @@ test('lists, whole, in chunks and as Tables, answer the version they went throug
   assert.equal(single.body.rows[0].object.apiVersion, 'example.com/v1beta1');
 });
 
+test('when the storage version changes, storedVersions keeps both and objects of either storage version read through both versions', async () => {
+  await expectWrite(server, 'POST', V1, { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'old' }, spec: { size: 1 } });
+  const crd = (await server.request('GET', `${CRDS}/gizmos.example.com`)).body;
+  const versions = crd.spec.versions.map((v: any) => ({ ...v, storage: v.name === 'v1beta1' }));
+  const updated = await expectWrite(server, 'PUT', `${CRDS}/gizmos.example.com`, { ...crd, spec: { ...crd.spec, versions } });
+  assert.deepEqual(updated.status.storedVersions, ['v1', 'v1beta1']);
+  // Every process serves the new storage version once it writes new objects at it.
+  await eventually('new storage version', async () => {
+    const name = `new-${Date.now()}`;
+    await expectWrite(server, 'POST', V1, { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name }, spec: { size: 2 } });
+    return storedValue(name).apiVersion === 'example.com/v1beta1' ? name : undefined;
+  });
+  assert.equal(storedValue('old').apiVersion, 'example.com/v1', 'objects keep the version they were written at');
+  for (const [path, apiVersion] of [
+    [BETA, 'example.com/v1beta1'],
+    [V1, 'example.com/v1'],
+  ]) {
+    const list = await server.request('GET', path);
+    assert.ok(list.body.items.length >= 3);
+    assert.ok(list.body.items.every((i: any) => i.apiVersion === apiVersion), JSON.stringify(list.body.items.map((i: any) => i.apiVersion)));
+    assert.equal((await server.request('GET', `${path}/old`)).body.apiVersion, apiVersion);
+  }
+});
+
 test('a body naming the other version is refused; deletion through v1beta1 answers v1beta1', async () => {
   const wrong = await server.request('POST', BETA, { body: { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g3' } } });
   assert.equal(wrong.status, 400);
@@ -157,14 +182,15 @@ test('a body naming the other version is refused; deletion through v1beta1 answe
   const marked = await server.request('DELETE', `${BETA}/held`);
   assert.equal(marked.status, 200, marked.text);
   assert.deepEqual([marked.body.apiVersion, typeof marked.body.metadata.deletionTimestamp], ['example.com/v1beta1', 'string']);
-  assert.equal(storedValue('held').apiVersion, 'example.com/v1');
+  // Written through v1, kept at the storage version (v1beta1 since the previous test).
+  assert.equal(storedValue('held').apiVersion, 'example.com/v1beta1');
   const released = await server.request('PATCH', `${BETA}/held`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
   assert.equal(released.status, 200, released.text);
   assert.equal((await server.request('GET', `${V1}/held`)).status, 404);
   const collection = await server.request('DELETE', BETA);
   assert.equal(collection.status, 200, collection.text);
-  assert.deepEqual(collection.body.items.map((i: any) => [i.metadata.name, i.apiVersion]), [
-    ['g1', 'example.com/v1beta1'],
-    ['g2', 'example.com/v1beta1'],
-  ]);
+  const deletedNames = collection.body.items.map((i: any) => i.metadata.name);
+  assert.ok(deletedNames.includes('g1') && deletedNames.includes('old'), JSON.stringify(deletedNames));
+  assert.ok(collection.body.items.every((i: any) => i.apiVersion === 'example.com/v1beta1'));
+  assert.deepEqual((await server.request('GET', V1)).body.items, []);
 });
