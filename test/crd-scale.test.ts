@@ -45,6 +45,14 @@ test('discovery lists <plural>/scale as autoscaling/v1 Scale with get, patch and
   assert.deepEqual(scale, { name: 'racks/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   assert.deepEqual(list.body.resources.map((r: any) => r.name), ['racks', 'racks/status', 'racks/scale']);
   assert.equal((await server.request('GET', '/apis/autoscaling/v1')).status, 404);
+  const aggregated = await server.request('GET', '/apis', { headers: { accept: 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList' } });
+  const group = aggregated.body.items.find((g: any) => g.metadata.name === 'example.com');
+  const racks = group.versions.find((v: any) => v.version === 'v1').resources.find((r: any) => r.resource === 'racks');
+  assert.deepEqual(racks.subresources, [
+    { subresource: 'status', responseKind: { group: 'example.com', version: 'v1', kind: 'Rack' }, verbs: ['get', 'patch', 'update'] },
+    { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
+  ]);
+  assert.ok(!aggregated.body.items.some((g: any) => g.metadata.name === 'autoscaling'));
   const groups = await server.request('GET', '/apis');
   assert.ok(!groups.body.groups.some((g: any) => g.name === 'autoscaling'));
 });
