@@ -53,6 +53,9 @@ test('discovery lists <plural>/scale as autoscaling/v1 Scale with get, patch and
     { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
   ]);
   assert.ok(!aggregated.body.items.some((g: any) => g.metadata.name === 'autoscaling'));
+  const openapi = await server.request('GET', '/openapi/v3');
+  assert.equal(openapi.status, 200);
+  assert.ok(!Object.keys(openapi.body.paths).some((p) => p.startsWith('apis/autoscaling')), 'autoscaling/v1 publishes nothing');
   const groups = await server.request('GET', '/apis');
   assert.ok(!groups.body.groups.some((g: any) => g.name === 'autoscaling'));
 });
