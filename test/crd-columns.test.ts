@@ -2,14 +2,16 @@
  * Custom resources' Table columns (SPEC 2.5, 4.7; upstream tableconvertor):
  * Name, then the version's additionalPrinterColumns with their JSONPath cells
  * by type, or Age without any; priority columns carry their priority (what
- * `-o wide` shows). The kubectl on PATH asks for `g=meta.k8s.io` Tables, which
- * this server does not answer (SPEC 4.7 names meta.orch.io), so it prints
- * its own NAME/AGE: the columns are checked on the Table itself.
+ * `-o wide` shows), as the real kubectl prints them.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { expectWrite } from './helpers/api.ts';
 import { createServedCrd, exampleCrd } from './helpers/crd.ts';
+import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { goPrint } from '../src/util/go-print.ts';
 import { findResults, parseJsonPath } from '../src/util/jsonpath.ts';
@@ -176,4 +178,19 @@ test('a column whose JSONPath does not parse ends the columns there, as upstream
   const res = await server.request('GET', PARTIALS, { headers: { accept: TABLE } });
   assert.deepEqual(res.body.columnDefinitions.map((c: any) => c.name), ['Name', 'A']);
   assert.deepEqual(res.body.rows[0].cells, ['p', 'x']);
+});
+
+// Earlier tests change `full`'s replicas and conditions, so those cells are matched loosely.
+test('kubectl get prints the declared columns, and -o wide the priority ones too', { skip: !hasKubectl() && 'kubectl is not on PATH' }, async () => {
+  const home = mkdtempSync(join(tmpdir(), 'orch-kubectl-columns-'));
+  try {
+    const plain = await runKubectl(server.orchconfig, home, ['get', 'gadgets', 'full']);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /^NAME\s+REPLICAS\s+RATIO\s+ENABLED\s+READY\s+TAGS\s+STARTED\s+CREATED\nfull\s+\d+\s+0\.25\s+true\s+(True\s+)?\[a b\]\s+\d+y\d*d?\s+\d+s\n$/);
+    const wide = await runKubectl(server.orchconfig, home, ['get', 'gadgets', 'full', '-o', 'wide']);
+    assert.equal(wide.code, 0, wide.stderr);
+    assert.match(wide.stdout, /^NAME\s+REPLICAS\s+RATIO\s+ENABLED\s+READY\s+MODE\s+TAGS\s+SECOND\s+STARTED\s+CREATED\nfull\s+\d+\s+0\.25\s+true\s+(True\s+)?fast\s+\[a b\]\s+b\s+\d+y/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });

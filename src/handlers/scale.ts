@@ -48,7 +48,7 @@ export async function handleScaleGet(ctx: ResourceRequest, scaleKind: BodyKind):
   if (ctx.table) {
     // Upstream's Scale storage has no printer: the default Name / Created At Table.
     const printed = { group: scaleKind.group, kind: scaleKind.kind, printerColumns: [] };
-    return writeObject(ctx.res, 200, toTable(printed, [scale], { resourceVersion: scale.metadata.resourceVersion }, includeObjectOf(ctx), ctx.table.version, Date.now()), ctx.encode);
+    return writeObject(ctx.res, 200, toTable(printed, [scale], { resourceVersion: scale.metadata.resourceVersion }, includeObjectOf(ctx), ctx.table.apiVersion, Date.now()), ctx.encode);
   }
   writeObject(ctx.res, 200, scale, ctx.encode);
 }

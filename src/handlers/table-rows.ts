@@ -131,12 +131,12 @@ function metadataOf(object: CachedObject, tail: string): string {
 
 /**
  * Renders rows at one request time: `row(i)` is the JSON of the i-th object's
- * TableRow with `includeObject` (FACTS 5) for Table version `tableVersion`.
+ * TableRow with `includeObject` (FACTS 5) for the Table's `tableApiVersion`.
  * Every row is encoded here, before anything is written: an object that cannot
  * be shown fails the request with a Status, not halfway through the body.
  */
-export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableVersion: string, now: number): (i: number) => string {
-  const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.orch.io/${tableVersion}","metadata":`;
+export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableApiVersion: string, now: number): (i: number) => string {
+  const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(tableApiVersion)},"metadata":`;
   const { timed } = plan;
   const rows = objects.map((object) => rowOf(plan, object));
   return (i) => {
@@ -185,27 +185,27 @@ export interface TableSharing {
  */
 export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>, share?: TableSharing): void {
   const includeObject = includeObjectOf(ctx);
-  const tableVersion = ctx.table?.version ?? 'v1';
+  const tableApiVersion = ctx.table?.apiVersion ?? 'meta.orch.io/v1';
   const now = Date.now();
   if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
     const asVersion = readApiVersion(kind);
-    const table = toTable(kind, objects.map((o) => JSON.parse(o.json(asVersion))), listMetadata, includeObject, tableVersion, now);
+    const table = toTable(kind, objects.map((o) => JSON.parse(o.json(asVersion))), listMetadata, includeObject, tableApiVersion, now);
     return writeObject(ctx.res, 200, table, ctx.encode);
   }
   const plan = tablePlan(kind);
-  const head = `{"kind":"Table","apiVersion":"meta.orch.io/${tableVersion}","metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
+  const head = `{"kind":"Table","apiVersion":${JSON.stringify(tableApiVersion)},"metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
   if (share && sameWithinASecond(plan, objects)) {
     // Rendered at the start of this second: the same ages as at any instant of it.
     const second = Math.floor(now / 1000) * 1000;
     const body = share.cache.sharedBody(
-      `${share.key}\0Table/${tableVersion}\0${includeObject}`,
+      `${share.key}\0Table/${tableApiVersion}\0${includeObject}`,
       () => {
-        const row = rowRenderer(plan, objects, includeObject, tableVersion, second);
+        const row = rowRenderer(plan, objects, includeObject, tableApiVersion, second);
         return Buffer.from(`${head}${objects.map((_, i) => row(i)).join(',')}]}`);
       },
       plan.timed.length ? String(second) : '',
     );
     return writeJsonText(ctx.res, 200, body, ctx.encode);
   }
-  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, now), ']}');
+  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableApiVersion, now), ']}');
 }

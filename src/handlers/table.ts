@@ -146,14 +146,14 @@ export function toTable(
   objects: any[],
   listMetadata: Record<string, unknown>,
   includeObject: IncludeObject,
-  tableVersion: string,
+  tableApiVersion: string,
   now: number,
 ): unknown {
   const columns = tableColumns(kind);
   const rowConditions = rowConditionsOf(kind);
   return {
     kind: 'Table',
-    apiVersion: `meta.orch.io/${tableVersion}`,
+    apiVersion: tableApiVersion,
     metadata: listMetadata,
     columnDefinitions: columnDefinitions(columns),
     rows: objects.map((obj) => {
@@ -161,7 +161,7 @@ export function toTable(
       const conditions = rowConditions?.(obj);
       if (conditions) row.conditions = conditions;
       if (includeObject === 'Object') row.object = obj;
-      else if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: `meta.orch.io/${tableVersion}`, metadata: obj.metadata };
+      else if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: tableApiVersion, metadata: obj.metadata };
       return row;
     }),
   };

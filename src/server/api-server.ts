@@ -396,15 +396,23 @@ function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
   return false;
 }
 
+/**
+ * The groups a Table may be asked in: SPEC 4.7's meta.orch.io, and kubectl's
+ * meta.k8s.io, which every kubectl sends for `get` (a compatibility extension:
+ * the Table is the same, under the group the client named, so kubectl prints
+ * the server's columns instead of its own NAME/AGE fallback).
+ */
+const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
+
 /** SPEC 4.7: the first acceptable media range wins; none acceptable is 406. */
-function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { version: string } } {
+function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { apiVersion: string } } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
     const { type, subtype, params } = range;
     if (params.as) {
-      if (params.as === 'Table' && params.g === 'meta.orch.io' && (params.v === 'v1' || params.v === 'v1beta1') && (verb === 'get' || verb === 'list')) {
-        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { version: params.v } };
+      if (params.as === 'Table' && TABLE_GROUPS.has(params.g) && (params.v === 'v1' || params.v === 'v1beta1') && (verb === 'get' || verb === 'list')) {
+        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
       }
       continue;
     }
