@@ -4,10 +4,10 @@
  * generates them (SPEC 4.1, 4.2, 4.8), with the project's private x-orch-*
  * extensions removed.
  */
-import { readFileSync } from 'node:fs';
+import { OPENAPI_PARAMETERS } from '../src/server/openapi-parameters.ts';
 import { schemaNameOf, type ContractKind, type GroupVersionDocument, type OpenApiDocument, type Schema } from './contract.ts';
 
-const parameters: Record<string, any> = JSON.parse(readFileSync(new URL('./parameters.json', import.meta.url), 'utf8'));
+const parameters: Record<string, any> = OPENAPI_PARAMETERS;
 const MEDIA = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
 const LIST_MEDIA = [...MEDIA, 'application/json;stream=watch', 'application/vnd.orch.protobuf;stream=watch'];
 const PATCH_MEDIA = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
@@ -21,7 +21,7 @@ const DELETE_QUERY = ['dryRun', 'gracePeriodSeconds', 'orphanDependents', 'propa
 
 function param(name: string): any {
   const p = parameters[name];
-  if (!p) throw new Error(`parameters.json has no ${name}`);
+  if (!p) throw new Error(`openapi-parameters.ts has no ${name}`);
   return p;
 }
 
