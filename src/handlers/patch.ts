@@ -52,11 +52,11 @@ function sameIgnoringManagedFieldTimes(a: ApiObject, b: ApiObject): boolean {
  * before the first `;` (when not at the start), compared exactly, so neither
  * case nor spaces are forgiven; anything else is 415.
  */
-function patchMediaType(header: string | undefined): string {
+function patchMediaType(header: string | undefined, accepted: readonly string[]): string {
   let type = header ?? '';
   const semicolon = type.indexOf(';');
   if (semicolon > 0) type = type.slice(0, semicolon);
-  if (!PATCH_MEDIA_TYPES.includes(type)) throw errors.unsupportedMediaType(header ?? '', PATCH_MEDIA_TYPES);
+  if (!accepted.includes(type)) throw errors.unsupportedMediaType(header ?? '', [...accepted]);
   return type;
 }
 
@@ -109,7 +109,7 @@ function checkPatch(mediaType: string, patch: unknown, fieldValidation: FieldVal
 export async function handlePatch(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
   const { store, query } = ctx;
   const kind = store.kind;
-  const mediaType = patchMediaType(ctx.req.headers['content-type']);
+  const mediaType = patchMediaType(ctx.req.headers['content-type'], kind.patchTypes ?? PATCH_MEDIA_TYPES);
   const body = await readBody(ctx.req);
   const isApply = mediaType === APPLY;
   const dryRun = parseDryRun(query, 'PatchOptions');

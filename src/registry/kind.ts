@@ -57,6 +57,8 @@ export interface KindDefinition extends BodyKind {
   storageVersionHash: string;
   decode: Decoder;
   decodeList?: Decoder;
+  /** The PATCH media types accepted, when not all four (custom resources take no strategic merge patch: SPEC 4.5). */
+  patchTypes?: readonly string[];
 }
 
 /** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */

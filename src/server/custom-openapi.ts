@@ -20,7 +20,6 @@ const PARAMETERS: Record<string, JsonObject> = OPENAPI_PARAMETERS;
 export const META_PREFIX = 'io.orch.apimachinery.pkg.apis.meta.v1.';
 const SCALE = 'io.orch.api.autoscaling.v1.Scale';
 const MEDIA = ['application/json', 'application/yaml'];
-const PATCH_MEDIA = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const LIST_OPTIONS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'];
 const WRITE_OPTIONS = ['dryRun', 'fieldManager', 'fieldValidation'];
 /** The query parameters each action takes (upstream AddObjectParams of its options type). */
@@ -91,6 +90,8 @@ interface CustomVersion {
   namespaced: boolean;
   status: boolean;
   scale: boolean;
+  /** The PATCH media types the kind takes (no strategic merge for custom resources). */
+  patchTypes: readonly string[];
 }
 
 /** upstream generateBuilder's routes, in its order. */
@@ -167,7 +168,7 @@ function pathItems(v: CustomVersion): { v3: JsonObject; v2: JsonObject } {
     for (const route of list) {
       const { id, tag } = operationIdAndTag(route, v);
       const codes: Array<[number, string]> = [[200, 'OK'], ...(EXTRA_RESPONSES[route.action] ?? [])];
-      const consumes = route.method === 'patch' ? PATCH_MEDIA : MEDIA;
+      const consumes = route.method === 'patch' ? v.patchTypes : MEDIA;
       const head = { description: route.description, operationId: id, tags: [tag] };
       const tail = { 'x-kubernetes-action': route.action, 'x-kubernetes-group-version-kind': gvk };
       const params = own(route);
@@ -231,6 +232,7 @@ export function customOpenApiParts(crd: ApiObject, served: readonly KindDefiniti
         namespaced: kind.namespaced,
         status: kind.subresources.some((s) => s.name === 'status'),
         scale: kind.subresources.some((s) => s.name === 'scale'),
+        patchTypes: kind.patchTypes ?? [],
       };
       const fields = Array.isArray(version.selectableFields) ? version.selectableFields : [];
       const selectable = fields.length > 0 ? { 'x-kubernetes-selectable-fields': fields.map((f: any) => ({ fieldPath: String(f.jsonPath).replace(/^\./, '') })) } : {};

@@ -14,6 +14,8 @@ import { newStructural, type Structural } from '../schema/structural.ts';
 import { validateValue } from '../schema/value-validation.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 
+/** upstream crdHandler's supported patch types, in its order (its 415 lists them so). */
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** What discovery and Table show when a version declares no printer columns: the name and its age. */
 const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
@@ -77,6 +79,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         printerColumns: DEFAULT_COLUMNS,
         storageVersionHash: storageVersionHash(group, storage, names.kind),
         decode: customObjectDecoder(structural, decodeObjectMeta),
+        patchTypes: PATCH_TYPES,
       };
       return { kind, strategy: customResourceStrategy(hasStatus, structural), structure: structureOf(schema) };
     });
