@@ -41,6 +41,8 @@ const cronTabSchema = {
         mode: { type: 'string', anyOf: [{ enum: ['a'] }, { enum: ['b'] }] },
         template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
         extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { kept: { type: 'string' } } },
+        // A client's field name, never a prototype.
+        ['__proto__']: { type: 'string', description: 'a key like any other' },
       },
       'x-kubernetes-validations': [{ rule: 'self.replicas <= 10', message: 'too many' }],
     },
@@ -215,6 +217,8 @@ test('the document holds the kind (its schema, unfolded), its list and the meta 
   assert.equal(spec.properties.ports['x-kubernetes-list-type'], 'map');
   assert.deepEqual(spec.properties.ports['x-kubernetes-list-map-keys'], ['name']);
   assert.deepEqual(spec['x-kubernetes-validations'], [{ rule: 'self.replicas <= 10', message: 'too many' }]);
+  assert.ok(Object.hasOwn(spec.properties, '__proto__'));
+  assert.deepEqual(spec.properties['__proto__'], { type: 'string', description: 'a key like any other' });
   // An embedded resource shows apiVersion, kind and metadata, and requires the first two.
   const template = spec.properties.template;
   assert.deepEqual(Object.keys(template.properties), ['apiVersion', 'kind', 'metadata']);
@@ -267,6 +271,7 @@ test('/openapi/v2 merges the definition: its paths and a v2 schema, with a new E
   assert.deepEqual(spec.properties.note, {});
   assert.deepEqual(spec.required, ['cronSpec']);
   assert.deepEqual(spec.properties.mode, { type: 'string' });
+  assert.ok(Object.hasOwn(spec.properties, '__proto__'));
   // A field that keeps unknown fields has no properties and no type in v2; nor gets embedded metadata.
   assert.deepEqual(spec.properties.extra, { 'x-kubernetes-preserve-unknown-fields': true });
   assert.deepEqual(spec.properties.template, { 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true });
@@ -286,6 +291,10 @@ test('a change of the definition changes the hash; the old address is redirected
   assert.equal(fresh.status, 200);
   assert.equal(fresh.headers['cache-control'], 'public, immutable');
   assert.equal(fresh.headers.etag, `"${url.split('hash=')[1]}"`);
+  // Only JSON is offered, as for the built-in documents.
+  const protobuf = await server.request('GET', url, { headers: { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' } });
+  assert.equal(protobuf.status, 406);
+  assert.equal(protobuf.body.reason, 'NotAcceptable');
   // Without a hash the document is served as is, not cached forever.
   const plain = await server.request('GET', `/openapi/v3/${GV}`);
   assert.equal(plain.status, 200);
