@@ -6,7 +6,8 @@
  * Replicas converge within one watch event of the definition's change. The
  * same pass publishes the served kinds' OpenAPI documents (custom-openapi.ts).
  */
-import type { Decoder } from '../registry/kind.ts';
+import type { Decoder, KindDefinition } from '../registry/kind.ts';
+import type { ApiObject } from '../registry/strategy.ts';
 import { customKinds } from '../registry/custom-resources/kind.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
@@ -16,6 +17,16 @@ import { customOpenApiParts, type CustomOpenApiPart } from './custom-openapi.ts'
 
 export const CRD_GROUP = 'apiextensions.orch.io';
 export const CRD_PLURAL = 'customresourcedefinitions';
+
+/** A definition's OpenAPI parts; a schema the documents cannot hold costs its documents, never its routes. */
+function openApiOf(crd: ApiObject, served: KindDefinition[]): CustomOpenApiPart[] {
+  try {
+    return customOpenApiParts(crd, served);
+  } catch (err) {
+    console.error(`custom resources: no OpenAPI for ${crd.metadata?.name}:`, (err as Error).message);
+    return [];
+  }
+}
 
 export class CustomResourceServing {
   /** What each definition serves now: its revision when served, the `group/version/plural` keys, and their OpenAPI. */
@@ -78,13 +89,17 @@ export class CustomResourceServing {
       const served = kinds.filter((custom) => this.server.serveCustomKind(custom)).map(({ kind }) => kind);
       const keys = served.map((kind) => `${kind.group}/${kind.version}/${kind.plural}`);
       for (const key of before?.keys ?? []) if (!keys.includes(key)) this.withdraw(key);
-      this.served.set(name, { revision: cached.revision, keys, openapi: customOpenApiParts(cached.parsed(), served) });
+      this.served.set(name, { revision: cached.revision, keys, openapi: openApiOf(cached.parsed(), served) });
       changed = true;
     }
     if (!changed) return;
     this.server.rebuildDiscovery();
-    this.server.publishCustomOpenApi([...this.served.values()].flatMap((s) => s.openapi));
     this.dropUnusedCaches();
+    try {
+      this.server.publishCustomOpenApi([...this.served.values()].flatMap((s) => s.openapi));
+    } catch (err) {
+      console.error('custom resources: OpenAPI documents not published:', (err as Error).message);
+    }
   }
 
   private withdraw(key: string): void {
