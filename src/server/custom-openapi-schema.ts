@@ -120,7 +120,8 @@ function addEmbeddedProperties(s: JsonObject, ref: (name: string) => string, v2:
   };
   props.kind = { ...TYPE_META_KIND, description: 'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds' };
   props.metadata = { $ref: ref('ObjectMeta'), description: OBJECT_META_DESCRIPTION };
-  const required = Array.isArray(s.required) ? s.required : [];
+  // A new list: the one copied from the definition is the cached definition's own.
+  const required = Array.isArray(s.required) ? [...s.required] : [];
   for (const field of ['kind', 'apiVersion']) if (!required.includes(field)) required.push(field);
   s.required = required;
 }
