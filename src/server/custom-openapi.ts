@@ -17,7 +17,7 @@ import { LIST_META_DESCRIPTION, publishedKindSchema, TYPE_META_API_VERSION, TYPE
 
 /** Query and path parameters as kube-apiserver documents them (shared with codegen/published-openapi.ts). */
 const PARAMETERS: Record<string, JsonObject> = OPENAPI_PARAMETERS;
-export const META_PREFIX = 'io.orch.apimachinery.pkg.apis.meta.v1.';
+const META_PREFIX = 'io.orch.apimachinery.pkg.apis.meta.v1.';
 const SCALE = 'io.orch.api.autoscaling.v1.Scale';
 const MEDIA = ['application/json', 'application/yaml'];
 const LIST_OPTIONS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'];

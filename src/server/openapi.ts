@@ -11,7 +11,7 @@ import type { GeneratedApi } from '../registry/kind.ts';
 import type { JsonObject } from '../registry/json-value.ts';
 import { notAcceptable } from '../api/status-error.ts';
 import { parseAccept } from './respond.ts';
-import { META_PREFIX, type CustomOpenApiPart } from './custom-openapi.ts';
+import type { CustomOpenApiPart } from './custom-openapi.ts';
 
 interface PublishedDocument {
   body: Buffer;
@@ -55,8 +55,8 @@ export class OpenApiPublisher {
   private v2: PublishedDocument | undefined;
   /** Group/versions only custom resources serve, by index key (`apis/<group>/<version>`). */
   private custom = new Map<string, PublishedDocument>();
-  /** The meta.v1 schemas of the built-in documents, which custom documents reference. */
-  private metaSchemas: JsonObject | undefined;
+  /** The built-in documents' schemas, which custom documents reference. */
+  private schemaPool: JsonObject | undefined;
   private index: Buffer | undefined;
 
   constructor(private readonly api: GeneratedApi) {}
@@ -78,16 +78,17 @@ export class OpenApiPublisher {
     return JSON.parse(this.api.readPublishedOpenApi(this.api.openapiV3Paths[path]).toString('utf8'));
   }
 
-  private meta(): JsonObject {
-    if (!this.metaSchemas) {
+  /** Every built-in schema by name (meta.v1's, and any other a custom route names, as autoscaling's Scale). */
+  private builtinSchemas(): JsonObject {
+    if (!this.schemaPool) {
       const pool: JsonObject = {};
       for (const path of Object.keys(this.api.openapiV3Paths)) {
         const schemas = (this.builtinV3(path).components as any)?.schemas ?? {};
-        for (const name of Object.keys(schemas)) if (name.startsWith(META_PREFIX)) pool[name] = schemas[name];
+        for (const name of Object.keys(schemas)) pool[name] ??= schemas[name];
       }
-      this.metaSchemas = pool;
+      this.schemaPool = pool;
     }
-    return this.metaSchemas;
+    return this.schemaPool;
   }
 
   /**
@@ -112,7 +113,7 @@ export class OpenApiPublisher {
         for (const [path, item] of Object.entries(part.v3.paths)) paths[path] ??= item;
         for (const [name, schema] of Object.entries(part.v3.schemas)) schemas[name] ??= schema;
       }
-      const pool = this.meta();
+      const pool = this.builtinSchemas();
       for (const name of referencedSchemas([paths, schemas], pool, schemaPrefix)) schemas[name] ??= pool[name];
       base.paths = sorted(paths);
       base.components = { ...base.components, schemas: sorted(schemas) };
