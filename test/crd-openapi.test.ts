@@ -339,6 +339,40 @@ test('several definitions of one group/version share one document', async () => 
   });
 });
 
+test('a definition in a built-in group/version joins its document; one naming a built-in resource is not published', async () => {
+  const NETWORKING = 'apis/networking.orch.io/v1';
+  const builtIn = await documentOf(NETWORKING);
+  const crd = (plural: string, kind: string) => ({
+    apiVersion: 'apiextensions.orch.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.networking.orch.io`, annotations: { 'api-approved.orch.io': 'https://example.com/approvals/1' } },
+    spec: {
+      group: 'networking.orch.io',
+      scope: 'Namespaced',
+      names: { plural, kind },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } } }],
+    },
+  });
+  // The built-in resource stays the built-in's (upstream delegates to custom resources last): nothing of this one is published.
+  await expectWrite(server, 'POST', CRDS, crd('networkpolicies', 'NetworkPolicy'));
+  await expectWrite(server, 'POST', CRDS, crd('gizmos', 'Gizmo'));
+  const { url, doc } = await documentOf(NETWORKING, (u) => u !== undefined && u !== builtIn.url);
+  const root = '/apis/networking.orch.io/v1/namespaces/{namespace}';
+  assert.ok(doc.paths[`${root}/gizmos/{name}`]);
+  assert.equal(doc.paths[`${root}/gizmos/{name}`].get.operationId, 'readNetworkingV1NamespacedGizmo');
+  assert.ok(doc.paths[`${root}/networkpolicies/{name}`], 'the built-in paths stay');
+  assert.deepEqual(doc.paths[`${root}/networkpolicies/{name}`], builtIn.doc.paths[`${root}/networkpolicies/{name}`]);
+  assert.ok(doc.components.schemas['io.orch.networking.v1.Gizmo']);
+  assert.ok(doc.components.schemas['io.orch.api.networking.v1.NetworkPolicy']);
+  assert.equal(doc.components.schemas['io.orch.networking.v1.NetworkPolicy'], undefined);
+  assert.equal((await server.request('GET', '/apis/networking.orch.io/v1/namespaces/default/networkpolicies')).body.kind, 'NetworkPolicyList');
+
+  for (const plural of ['networkpolicies', 'gizmos']) assert.equal((await server.request('DELETE', `${CRDS}/${plural}.networking.orch.io`)).status, 200);
+  const restored = await documentOf(NETWORKING, (u) => u === builtIn.url);
+  assert.notEqual(restored.url, url);
+  assert.deepEqual(restored.doc, builtIn.doc);
+});
+
 test('a version no longer served leaves the index; a deleted definition leaves both documents', async () => {
   await replaceCrd((crd) => {
     // Same schema and fields as v1 (upstream then hoists them to the spec, so selectableFields validate).
