@@ -83,11 +83,11 @@ async function index(): Promise<Record<string, string>> {
 }
 
 /** Waits until the index's address for `gv` satisfies `ready`, and returns the document there. */
-async function documentOf(gv: string, ready: (url: string | undefined) => boolean = (u) => u !== undefined): Promise<{ url: string; doc: any }> {
+async function documentOf(gv: string, ready: (url: string | undefined) => boolean = (u) => u !== undefined, timeoutMs = 5_000): Promise<{ url: string; doc: any }> {
   const url = await eventually(`${gv} in /openapi/v3`, async () => {
     const found = (await index())[gv];
     return ready(found) && found ? found : undefined;
-  }, 5_000, 50);
+  }, timeoutMs, 50);
   // Each process of the pool publishes on its own watch event: another may still hold the previous hash for a moment.
   const doc = await eventually(`${url} served`, async () => {
     const res = await server.request('GET', url);
@@ -122,7 +122,12 @@ test('an Established definition gets its group/version document within a second,
   const builtIn = await index();
   assert.equal(builtIn[GV], undefined);
   await expectWrite(server, 'POST', CRDS, cronTabCrd());
-  const { url, doc } = await documentOf(GV);
+  await eventually('Established', async () => {
+    const crd = (await server.request('GET', `${CRDS}/crontabs.stable.example.com`)).body;
+    return crd.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  }, 10_000, 20);
+  // Published within a second of the definition's change, by the reconcile that routes it.
+  const { url, doc } = await documentOf(GV, undefined, 1_000);
   firstUrl = url;
   assert.match(url, /^\/openapi\/v3\/apis\/stable\.example\.com\/v1\?hash=[0-9A-F]{128}$/);
   assert.equal(doc.openapi, '3.0.0');
