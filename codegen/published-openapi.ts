@@ -4,10 +4,10 @@
  * generates them (SPEC 4.1, 4.2, 4.8), with the project's private x-orch-*
  * extensions removed.
  */
-import { readFileSync } from 'node:fs';
+import { OPENAPI_PARAMETERS } from '../src/server/openapi-parameters.ts';
 import { schemaNameOf, type ContractKind, type GroupVersionDocument, type OpenApiDocument, type Schema } from './contract.ts';
 
-const parameters: Record<string, any> = JSON.parse(readFileSync(new URL('./parameters.json', import.meta.url), 'utf8'));
+const parameters: Record<string, any> = OPENAPI_PARAMETERS;
 const MEDIA = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
 const LIST_MEDIA = [...MEDIA, 'application/json;stream=watch', 'application/vnd.orch.protobuf;stream=watch'];
 const PATCH_MEDIA = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
@@ -21,7 +21,7 @@ const DELETE_QUERY = ['dryRun', 'gracePeriodSeconds', 'orphanDependents', 'propa
 
 function param(name: string): any {
   const p = parameters[name];
-  if (!p) throw new Error(`parameters.json has no ${name}`);
+  if (!p) throw new Error(`openapi-parameters.ts has no ${name}`);
   return p;
 }
 
@@ -171,7 +171,7 @@ function kindPaths(k: ContractKind, doc: OpenApiDocument): Record<string, any> {
 }
 
 /** Removes the project's private extensions; `x-kubernetes-*` stay because kubectl and generators read them. */
-function stripPrivate(node: any): any {
+export function stripPrivate(node: any): any {
   if (Array.isArray(node)) return node.map(stripPrivate);
   if (!node || typeof node !== 'object') return node;
   return Object.fromEntries(Object.entries(node).filter(([k]) => !k.startsWith('x-orch-')).map(([k, v]) => [k, stripPrivate(v)]));
@@ -199,7 +199,7 @@ export function publishedV3(gv: GroupVersionDocument): OpenApiDocument {
 }
 
 /** Converts one schema from OpenAPI 3 to Swagger 2 (refs to definitions; allOf wrappers kept). */
-function toV2Schema(node: any): any {
+export function toV2Schema(node: any): any {
   if (Array.isArray(node)) return node.map(toV2Schema);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, any> = {};

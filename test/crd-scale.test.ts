@@ -101,15 +101,15 @@ test('PUT scale writes spec replicas into the object, answers the new Scale and 
   assert.equal((await server.request('GET', `${RACKS}/r1`)).body.spec.replicas, 6);
 });
 
-test('PATCH scale: merge, JSON and strategic merge patches of the Scale; apply is refused', async () => {
+test('PATCH scale: merge and JSON patches of the Scale; strategic merge (as on the resource) and apply are refused', async () => {
   const merged = await server.request('PATCH', `${RACKS}/r1/scale`, { body: { spec: { replicas: 7 } }, headers: MERGE });
   assert.equal(merged.status, 200, merged.text);
   assert.equal(merged.body.spec.replicas, 7);
   const jsonPatch = await server.request('PATCH', `${RACKS}/r1/scale`, { body: [{ op: 'replace', path: '/spec/replicas', value: 8 }], headers: { 'content-type': 'application/json-patch+json' } });
   assert.equal(jsonPatch.body.spec.replicas, 8);
   const strategic = await server.request('PATCH', `${RACKS}/r1/scale`, { body: { spec: { replicas: 1 } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
-  assert.equal(strategic.body.spec.replicas, 1);
-  assert.equal((await server.request('GET', `${RACKS}/r1`)).body.spec.replicas, 1);
+  assertFailure(strategic, 415, 'UnsupportedMediaType');
+  assert.equal((await server.request('GET', `${RACKS}/r1`)).body.spec.replicas, 8);
   const apply = await server.request('PATCH', `${RACKS}/r1/scale?fieldManager=a`, { raw: 'apiVersion: autoscaling/v1\nkind: Scale\nspec: {replicas: 2}\n', headers: { 'content-type': 'application/apply-patch+yaml' } });
   assertFailure(apply, 415, 'UnsupportedMediaType');
   const renamed = await server.request('PATCH', `${RACKS}/r1/scale`, { body: { metadata: { name: 'other' } }, headers: MERGE });
@@ -210,4 +210,26 @@ describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
     assert.match(stale.stderr, /Expected replicas to be 3, was 4/);
     assert.equal((await server.request('GET', `${RACKS}/k1`)).body.spec.replicas, 4);
   });
+});
+
+test('the OpenAPI documents describe the scale routes with a Scale schema they hold themselves', async () => {
+  const index = await server.request('GET', '/openapi/v3');
+  const doc = (await server.request('GET', index.body.paths['apis/example.com/v1'].serverRelativeURL)).body;
+  const scalePath = doc.paths['/apis/example.com/v1/namespaces/{namespace}/racks/{name}/scale'];
+  assert.ok(scalePath?.get, 'the scale route is published');
+  const v2 = (await server.request('GET', '/openapi/v2')).body;
+  for (const [what, document, prefix, pool] of [
+    ['v3', doc, '#/components/schemas/', doc.components.schemas],
+    ['v2', v2, '#/definitions/', v2.definitions],
+  ] as const) {
+    const refs = new Set<string>();
+    JSON.stringify(document, (key, value) => {
+      if (key === '$ref' && typeof value === 'string') refs.add(value);
+      return value;
+    });
+    const dangling = [...refs].filter((ref) => !ref.startsWith(prefix) || !pool[ref.slice(prefix.length)]);
+    assert.deepEqual(dangling, [], `${what}: every reference resolves`);
+    assert.ok(pool['io.orch.api.autoscaling.v1.Scale'], what);
+    assert.equal(pool['io.orch.api.autoscaling.v1.ScaleSpec']?.properties?.replicas?.type, 'integer', what);
+  }
 });

@@ -127,30 +127,38 @@ export class CrdNamesController {
     this.queue.stop();
   }
 
-  private async sync(name: string): Promise<void> {
-    const crd = this.cache().get(this.status.key(undefined, name))?.parsed();
-    if (!crd) return;
+  /**
+   * The definition with its names and conditions brought up to date, or
+   * undefined when nothing changes. Computed from the object being written
+   * (not a cached copy), so a replica with a stale view never undoes
+   * another's Established (upstream gets this from UpdateStatus's
+   * resourceVersion precondition and a retry).
+   */
+  private nextStatus(crd: ApiObject): ApiObject | undefined {
     const { names, namesAccepted, established } = namesAndConditions(crd, this.all());
     const namesChanged = JSON.stringify(names) !== JSON.stringify(crd.status?.acceptedNames ?? {}) || !sameCondition(namesAccepted, findCondition(crd, 'NamesAccepted'));
     const establish = !namesChanged && namesAccepted.status === 'True' && findCondition(crd, 'Established')?.status !== 'True';
-    if (!namesChanged && !establish) return;
+    if (!namesChanged && !establish) return undefined;
+    const next = structuredClone(crd);
+    if (namesChanged) {
+      next.status = { ...(next.status ?? {}), acceptedNames: names };
+      setCondition(next, namesAccepted);
+      setCondition(next, established);
+    } else {
+      // upstream's establishing controller: names accepted, now served.
+      setCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
+    }
+    return next;
+  }
+
+  private async sync(name: string): Promise<void> {
+    const crd = this.cache().get(this.status.key(undefined, name))?.parsed();
+    if (!crd || !this.nextStatus(crd)) return;
     try {
       await this.status.update(
         undefined,
         name,
-        (current) => {
-          if (!current || current.metadata.uid !== crd.metadata.uid) return current!;
-          const next = structuredClone(current);
-          if (namesChanged) {
-            next.status = { ...(next.status ?? {}), acceptedNames: names };
-            setCondition(next, namesAccepted);
-            setCondition(next, established);
-          } else {
-            // upstream's establishing controller: names accepted, now served.
-            setCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
-          }
-          return next;
-        },
+        (current) => (current && current.metadata.uid === crd.metadata.uid ? (this.nextStatus(current) ?? current) : current!),
         { dryRun: false },
       );
     } catch (err) {

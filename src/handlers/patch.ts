@@ -52,11 +52,11 @@ function sameIgnoringManagedFieldTimes(a: ApiObject, b: ApiObject): boolean {
  * before the first `;` (when not at the start), compared exactly, so neither
  * case nor spaces are forgiven; anything else is 415.
  */
-function patchMediaType(header: string | undefined): string {
+function patchMediaType(header: string | undefined, accepted: readonly string[]): string {
   let type = header ?? '';
   const semicolon = type.indexOf(';');
   if (semicolon > 0) type = type.slice(0, semicolon);
-  if (!PATCH_MEDIA_TYPES.includes(type)) throw errors.unsupportedMediaType(header ?? '', PATCH_MEDIA_TYPES);
+  if (!accepted.includes(type)) throw errors.unsupportedMediaType(header ?? '', [...accepted]);
   return type;
 }
 
@@ -108,12 +108,13 @@ function checkPatch(mediaType: string, patch: unknown, fieldValidation: FieldVal
 
 /**
  * A PATCH request's options and document, checked in upstream's order (AS
- * handlers/patch.go): media type, body, options, then the document against
+ * handlers/patch.go): media type (among those the kind takes: custom kinds
+ * take no strategic merge, SPEC 4.5), body, options, then the document against
  * the patch type (`apiVersion`: what an apply configuration must name).
  */
 export async function readPatchRequest(ctx: ResourceRequest, apiVersion: string) {
   const { query } = ctx;
-  const mediaType = patchMediaType(ctx.req.headers['content-type']);
+  const mediaType = patchMediaType(ctx.req.headers['content-type'], ctx.store.kind.patchTypes ?? PATCH_MEDIA_TYPES);
   const body = await readBody(ctx.req);
   const isApply = mediaType === APPLY;
   const dryRun = parseDryRun(query, 'PatchOptions');

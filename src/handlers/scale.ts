@@ -114,14 +114,16 @@ export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<
 }
 
 /**
- * PATCH: a JSON, merge or strategic merge patch of the current Scale. Server-side
- * apply of a Scale is refused (415): it needs the managed fields of the
- * replicas mapped between the Scale and the object, which this server does not do.
+ * PATCH: a JSON or merge patch of the current Scale (the custom kind's patch
+ * types, as upstream's scale scope copies its resource's; no strategic merge).
+ * Server-side apply of a Scale is refused (415): it needs the managed fields
+ * of the replicas mapped between the Scale and the object, which this server
+ * does not do.
  */
 export async function handleScalePatch(ctx: ResourceRequest, structure: Record<string, any>, scaleKind: BodyKind): Promise<void> {
   pathsOf(ctx.store.kind);
   const request = await readPatchRequest(ctx, apiVersionOf(scaleKind));
-  if (request.isApply) throw errors.unsupportedMediaType(request.mediaType, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+  if (request.isApply) throw errors.unsupportedMediaType(request.mediaType, ['application/json-patch+json', 'application/merge-patch+json']);
   await writeScale(ctx, structure, request.manager, request.dryRun, (old) => {
     const patched = applyPatch(request.mediaType, old, request.patch, request.fieldValidation, structure, scaleKind.schemaName);
     const decoded = decodeValue(scaleKind, patched, request.fieldValidation);

@@ -85,6 +85,8 @@ export interface KindDefinition extends BodyKind {
   scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;
+  /** The PATCH media types accepted, when not all four (custom resources take no strategic merge patch: SPEC 4.5). */
+  patchTypes?: readonly string[];
 }
 
 /** A custom resource version's subresources.scale (CustomResourceSubresourceScale, SPEC 2.1). */

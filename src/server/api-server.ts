@@ -29,6 +29,7 @@ import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
+import type { CustomOpenApiPart } from './custom-openapi.ts';
 import { impersonate } from '../auth/impersonation.ts';
 import { connectionVerdict } from './connection-guard.ts';
 import { resolveRequestInfo, type RequestInfo, type RequestInfoOptions } from './request-info.ts';
@@ -159,6 +160,11 @@ export class ApiServer {
   /** Publishes the served custom kinds in discovery, once a batch of changes is done. */
   rebuildDiscovery(): void {
     this.discovery = buildDiscovery([...this.options.api.kinds, ...this.customKinds.values()], this.options.serverAddress);
+  }
+
+  /** Publishes the served custom kinds' OpenAPI paths and schemas (SPEC 4.1), once a batch of changes is done. */
+  publishCustomOpenApi(parts: readonly CustomOpenApiPart[]): void {
+    this.openapi.publishCustom(parts);
   }
 
   /** Every resource's main store, for controllers. */

@@ -3,17 +3,19 @@
  * follows the definitions in its own watch cache and, for each Established
  * one, routes its served versions, lists them in discovery and caches their
  * objects; a definition deleted or no longer Established stops being served.
- * Replicas converge within one watch event of the definition's change.
+ * Replicas converge within one watch event of the definition's change. The
+ * same pass publishes the served kinds' OpenAPI documents (custom-openapi.ts).
  */
-import type { Decoder } from '../registry/kind.ts';
+import type { Decoder, KindDefinition } from '../registry/kind.ts';
+import type { ApiObject } from '../registry/strategy.ts';
 import { customKinds } from '../registry/custom-resources/kind.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ApiServer } from './api-server.ts';
+import { customOpenApiParts, type CustomOpenApiPart } from './custom-openapi.ts';
 import { decodeError, WebhookClient } from '../auth/webhook-client.ts';
 import type { ReviewPoster } from '../registry/custom-resources/conversion-webhook.ts';
-import type { ApiObject } from '../registry/strategy.ts';
 
 /** Upstream's conversion webhook client: one call of at most 30 seconds, not retried. */
 const CONVERSION_TIMEOUT_MS = 30_000;
@@ -45,9 +47,19 @@ export function conversionReviewPoster(crd: ApiObject): ReviewPoster {
 export const CRD_GROUP = 'apiextensions.orch.io';
 export const CRD_PLURAL = 'customresourcedefinitions';
 
+/** A definition's OpenAPI parts; a schema the documents cannot hold costs its documents, never its routes. */
+function openApiOf(crd: ApiObject, served: KindDefinition[]): CustomOpenApiPart[] {
+  try {
+    return customOpenApiParts(crd, served);
+  } catch (err) {
+    console.error(`custom resources: no OpenAPI for ${crd.metadata?.name}:`, (err as Error).message);
+    return [];
+  }
+}
+
 export class CustomResourceServing {
-  /** What each definition serves now: its revision when served, and the `group/version/plural` keys. */
-  private readonly served = new Map<string, { revision: number; keys: string[] }>();
+  /** What each definition serves now: its revision when served, the `group/version/plural` keys, and their OpenAPI. */
+  private readonly served = new Map<string, { revision: number; keys: string[]; openapi: CustomOpenApiPart[] }>();
   /** Reconciles run one at a time, in the order the definitions changed. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -103,14 +115,20 @@ export class CustomResourceServing {
       const kinds = customKinds(cached.parsed(), this.decodeObjectMeta, conversionReviewPoster);
       for (const custom of kinds) await this.cacher.addResource(resourcePrefix(custom.kind.group, custom.kind.plural));
       if (this.stopped) return;
-      const keys = kinds.filter((custom) => this.server.serveCustomKind(custom)).map(({ kind }) => `${kind.group}/${kind.version}/${kind.plural}`);
+      const served = kinds.filter((custom) => this.server.serveCustomKind(custom)).map(({ kind }) => kind);
+      const keys = served.map((kind) => `${kind.group}/${kind.version}/${kind.plural}`);
       for (const key of before?.keys ?? []) if (!keys.includes(key)) this.withdraw(key);
-      this.served.set(name, { revision: cached.revision, keys });
+      this.served.set(name, { revision: cached.revision, keys, openapi: openApiOf(cached.parsed(), served) });
       changed = true;
     }
     if (!changed) return;
     this.server.rebuildDiscovery();
     this.dropUnusedCaches();
+    try {
+      this.server.publishCustomOpenApi([...this.served.values()].flatMap((s) => s.openapi));
+    } catch (err) {
+      console.error('custom resources: OpenAPI documents not published:', (err as Error).message);
+    }
   }
 
   private withdraw(key: string): void {

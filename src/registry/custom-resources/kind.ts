@@ -18,6 +18,8 @@ import { ConversionError, webhookConverter, type ReviewPoster } from './conversi
 import { internalError } from '../../api/status-error.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 
+/** upstream crdHandler's supported patch types, in its order (its 415 lists them so). */
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** A custom kind together with what only custom kinds carry. */
 export interface CustomKind {
@@ -85,6 +87,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPos
         ...(scale ? { scale } : {}),
         ...(convert ? { convert } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
+        patchTypes: PATCH_TYPES,
       };
       return { kind, strategy: customResourceStrategy(hasStatus, structural, scale), structure: structureOf(schema) };
     });

@@ -1,4 +1,10 @@
-{
+/**
+ * The query and path parameters of the published OpenAPI documents, with
+ * kube-apiserver 1.31 descriptions (SPEC 4.3; upstream metav1 options types
+ * SwaggerDoc). Shared by codegen/published-openapi.ts (built-in kinds) and
+ * custom-openapi.ts (custom resources).
+ */
+export const OPENAPI_PARAMETERS: Record<string, Record<string, unknown>> = {
   "allowWatchBookmarks": {
     "description": "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored.",
     "in": "query",
@@ -181,4 +187,4 @@
       "uniqueItems": true
     }
   }
-}
+};
