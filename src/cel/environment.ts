@@ -32,8 +32,14 @@ import { urlsLibrary } from './urls.ts';
 export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary, quantityLibrary, authzLibrary];
 
 export interface EnvironmentDeclarations {
-  /** Object types: name -> field -> type, in cel-js notation (`string`, `list<string>`, `map<string, list<string>>`, another object type). */
-  types?: Record<string, Record<string, string>>;
+  /**
+   * Object types: name -> field -> type, in cel-js notation (`string`,
+   * `list<string>`, `map<string, list<string>>`, another object type), or the
+   * fields with the class of the type's values (a Map from field name to value),
+   * for callers that build the values themselves. A type's fields may name
+   * only types declared before it.
+   */
+  types?: Record<string, Record<string, string> | { fields: Record<string, string>; ctor: new (...args: any[]) => Map<string, unknown> }>;
   /** The variables expressions may read, with their types. */
   variables: Record<string, string>;
   /** Libraries beyond BASE_LIBRARIES. */
@@ -55,6 +61,8 @@ export class CelEvaluationError extends Error {
   constructor(
     message: string,
     readonly costExceeded = false,
+    /** What the evaluation had spent when it stopped (SPEC 8 units). */
+    readonly cost = 0,
   ) {
     super(message);
   }
@@ -76,6 +84,8 @@ export class CompiledExpression {
     readonly resultType: string,
     /** Every field name the expression selects (`a.b`, `a.?b`), for callers that build only what is read. */
     readonly selectedFields: ReadonlySet<string>,
+    /** Every identifier the expression names (variables, and iteration variables of its macros). */
+    readonly identifiers: ReadonlySet<string>,
     private readonly run: (activation: Record<string, unknown>) => unknown,
     private readonly slot: Instrumentation['slot'],
   ) {}
@@ -131,8 +141,8 @@ export class CompiledExpression {
       throw new CelEvaluationError(meter.halted.message);
     }
     if (!failed && !meter.exceeded) return { result: { value, cost: meter.spent } };
-    if (failure instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true);
-    throw new CelEvaluationError(celGoMessage(failure as Error));
+    if (failure instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true, meter.spent);
+    throw new CelEvaluationError(celGoMessage(failure as Error), false, meter.spent);
   }
 }
 
@@ -146,7 +156,10 @@ export class CelEnvironment {
 
   constructor(declarations: EnvironmentDeclarations) {
     this.env = new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
-    for (const [name, fields] of Object.entries(declarations.types ?? {})) this.env.registerType(name, { fields });
+    for (const [name, decl] of Object.entries(declarations.types ?? {})) {
+      const typed = typeof decl.ctor === 'function' ? (decl as { fields: Record<string, string>; ctor: new (...args: any[]) => Map<string, unknown> }) : undefined;
+      this.env.registerType(name, typed ? { fields: typed.fields, ctor: typed.ctor } : { fields: decl as Record<string, string> });
+    }
     const builtins = builtinSignatures();
     for (const library of [...BASE_LIBRARIES, ...(declarations.libraries ?? [])]) {
       // No fields: a library's opaque value exposes none of its properties to expressions.
@@ -193,12 +206,14 @@ export class CelEnvironment {
       throw new CelCompileError(expression, `must evaluate to ${options.resultType} but got ${resultType}`);
     }
     const selected = new Set<string>();
+    const identifiers = new Set<string>();
     forEachNode(root, (node) => {
       if ((node.op === '.' || node.op === '.?') && typeof node.args[1] === 'string') selected.add(node.args[1]);
+      if (node.op === 'id' && typeof node.args === 'string') identifiers.add(node.args);
     });
     const slot: Instrumentation['slot'] = {};
     instrument(root, { slot, costs: this.costs, replacements: this.replacements });
-    return new CompiledExpression(expression, resultType, selected, (activation) => program(activation), slot);
+    return new CompiledExpression(expression, resultType, selected, identifiers, (activation) => program(activation), slot);
   }
 
   /** cel-go's literal validators: a literal argument the function could never use is a compile error. */

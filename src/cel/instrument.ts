@@ -10,6 +10,7 @@
  */
 import { CostMeter, LIST_CREATE_BASE, MAP_CREATE_BASE, operatorCost, SELECT_AND_IDENT } from './cost.ts';
 import type { CallCost } from './library.ts';
+import { celEquals } from './values.ts';
 
 type Fn = (...args: any[]) => any;
 
@@ -79,6 +80,8 @@ export interface Instrumentation {
   /** Implementations that replace base-library overloads, by signature. */
   replacements: Map<string, Fn>;
 }
+
+const isAggregate = (v: unknown): boolean => Array.isArray(v) || v instanceof Map;
 
 const BINARY = new Set(['==', '!=', '<', '<=', '>', '>=', 'in', '+', '-', '*', '/', '%']);
 
@@ -173,7 +176,13 @@ export function instrument(root: AstNode, how: Instrumentation): void {
       default:
         if (BINARY.has(node.op) && node.handle) {
           const original = node.handle;
-          node.handle = (l: unknown, r: unknown, a: unknown, b: unknown) => (charge(operatorCost(node.op, l, r)), original(l, r, a, b));
+          const equality = node.op === '==' ? true : node.op === '!=' ? false : undefined;
+          node.handle = (l: unknown, r: unknown, a: unknown, b: unknown) => {
+            charge(operatorCost(node.op, l, r));
+            // Lists and maps compare as cel-go's Equal does, through their elements (a set or map list ignoring order, values.ts).
+            if (equality !== undefined && isAggregate(l) && isAggregate(r)) return celEquals(l, r) === equality;
+            return original(l, r, a, b);
+          };
         }
     }
   });

@@ -92,6 +92,75 @@ export function compareValues(a: unknown, b: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * How a list compares when it is the left operand of `==` (upstream apiserver
+ * pkg/cel/common/values.go unstructuredSetList, unstructuredMapList): a set
+ * equals a list of the same elements in any order, a map list one whose items
+ * with the same key values are equal. Other lists compare element-wise.
+ */
+export type ListSemantics = { type: 'set' } | { type: 'map'; keys: readonly string[] };
+
+const LIST_SEMANTICS = Symbol('listSemantics');
+
+/** Marks `list` (a fresh array) with its list type; it stays an ordinary array to every library function. */
+export function withListSemantics<T extends unknown[]>(list: T, semantics: ListSemantics): T {
+  Object.defineProperty(list, LIST_SEMANTICS, { value: semantics });
+  return list;
+}
+
+const listSemantics = (list: unknown[]): ListSemantics | undefined => (list as unknown as Record<symbol, ListSemantics | undefined>)[LIST_SEMANTICS];
+
+/** A scalar's identity for hashing (type-tagged, so `1` and `"1"` differ); undefined for anything else. */
+function scalarKey(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return `s${v}`;
+    case 'bigint':
+      return `i${v}`;
+    case 'number':
+      return `d${v}`;
+    case 'boolean':
+      return `b${v}`;
+    default:
+      return v === undefined ? 'u' : v === null ? 'n' : undefined;
+  }
+}
+
+/** Equality ignoring order, by hashed keys where the keys are scalars (linear), by search otherwise. */
+function unorderedEquals(a: unknown[], b: unknown[], keyOf: (item: unknown) => unknown[]): boolean {
+  const index = new Map<string, unknown>();
+  let hashable = true;
+  for (const item of a) {
+    const parts = keyOf(item).map(scalarKey);
+    if (parts.some((p) => p === undefined)) {
+      hashable = false;
+      break;
+    }
+    index.set(parts.join('\0'), item);
+  }
+  return b.every((item) => {
+    if (hashable) {
+      const parts = keyOf(item).map(scalarKey);
+      if (parts.every((p) => p !== undefined)) {
+        const match = index.get(parts.join('\0'));
+        return match !== undefined && celEquals(match, item);
+      }
+    }
+    const key = keyOf(item);
+    const match = a.find((u) => keyOf(u).every((v, i) => celEquals(v, key[i])));
+    return match !== undefined && celEquals(match, item);
+  });
+}
+
+function listEquals(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  const semantics = listSemantics(a);
+  if (!semantics) return a.every((v, i) => celEquals(v, b[i]));
+  if (semantics.type === 'set') return unorderedEquals(a, b, (item) => [item]);
+  const keys = semantics.keys;
+  return unorderedEquals(a, b, (item) => keys.map((k) => (item instanceof Map ? item.get(k) : undefined)));
+}
+
 /** cel-go's Equal. */
 export function celEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -100,7 +169,7 @@ export function celEquals(a: unknown, b: unknown): boolean {
   if (x !== undefined && y !== undefined) return compareNumbers(x, y) === 0;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (isEquatable(a)) return a.constructor === b.constructor && a.equals(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => celEquals(v, b[i]));
+  if (Array.isArray(a) && Array.isArray(b)) return listEquals(a, b);
   if (a instanceof Map && b instanceof Map) {
     if (a.size !== b.size) return false;
     for (const [k, v] of a) if (!b.has(k) || !celEquals(v, b.get(k))) return false;

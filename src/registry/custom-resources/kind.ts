@@ -12,7 +12,8 @@ import { customObjectDecoder } from './decode.ts';
 import { validateEmbeddedResources } from '../schema/objectmeta.ts';
 import { newStructural, type Structural } from '../schema/structural.ts';
 import { validateValue } from '../schema/value-validation.ts';
-import type { FieldError } from '../validation/field-errors.ts';
+import { invalid, type FieldError } from '../validation/field-errors.ts';
+import { newRuleValidator, type RuleValidator } from '../schema/cel-validate.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** What discovery and Table show when a version declares no printer columns: the name and its age. */
@@ -78,7 +79,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         storageVersionHash: storageVersionHash(group, storage, names.kind),
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
-      return { kind, strategy: customResourceStrategy(hasStatus, structural), structure: structureOf(schema) };
+      return { kind, strategy: customResourceStrategy(hasStatus, structural, newRuleValidator(structural, true)), structure: structureOf(schema) };
     });
 }
 
@@ -86,6 +87,22 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
 function withoutMetadata(obj: ApiObject): string {
   const { metadata: _metadata, ...rest } = obj;
   return JSON.stringify(rest);
+}
+
+/** Upstream hasBlockingErr: errors after which the rules are not run, as the values may not have their types. */
+const BLOCKING: ReadonlySet<string> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/**
+ * The x-kubernetes-validations rules after the schema's errors (upstream
+ * customResourceStrategy.Validate/ValidateUpdate, and the status strategy's):
+ * not run over an object with a blocking error, which says so instead.
+ */
+function withValidationRules(errs: FieldError[], rules: RuleValidator | undefined, obj: ApiObject, old: ApiObject | undefined): FieldError[] {
+  if (!rules) return errs;
+  if (errs.some((e) => BLOCKING.has(e.type))) {
+    return [...errs, invalid('', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
+  }
+  return [...errs, ...rules.validate('', obj, old)];
 }
 
 /** Upstream customResourceValidator: the schema's value rules, then embedded resources' apiVersion, kind and metadata. */
@@ -99,11 +116,11 @@ function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] 
  * alone (the store's withStatusReset does the update side); every write is
  * validated against the version's schema.
  */
-function customResourceStrategy(hasStatus: boolean, schema: Structural): Strategy {
+function customResourceStrategy(hasStatus: boolean, schema: Structural, rules: RuleValidator | undefined): Strategy {
   return {
     genericObjectMeta: true,
-    validate: (obj) => validateCustomObject(obj, schema),
-    validateUpdate: (obj) => validateCustomObject(obj, schema),
+    validate: (obj) => withValidationRules(validateCustomObject(obj, schema), rules, obj, undefined),
+    validateUpdate: (obj, old) => withValidationRules(validateCustomObject(obj, schema), rules, obj, old),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;

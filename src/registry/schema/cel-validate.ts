@@ -1,0 +1,280 @@
+/**
+ * Runtime evaluation of x-kubernetes-validations rules (SPEC 2.11, 8; upstream
+ * apiextensions-apiserver pkg/apiserver/schema/cel/validation.go `Validator`).
+ * `newRuleValidator` compiles every rule of a version's schema once, into a
+ * tree that mirrors the schema where rules are; `validate` runs the rules at
+ * every node of an object with `self` bound to the node's value and, on
+ * update, `oldSelf` to the correlated old value (object properties by name,
+ * map entries by key, list-type=map items by their keys), each expression
+ * under the per-call limit and all of them under the object's budget.
+ */
+import { CelEvaluationError, type CompiledExpression } from '../../cel/environment.ts';
+import { PER_CALL_LIMIT } from '../../cel/cost.ts';
+import { cel } from '../../util/lazy-packages.ts';
+import { child, duplicate, forbidden, goQuote, index, invalid, required, type FieldError } from '../validation/field-errors.ts';
+import { escapeName } from './cel-escaping.ts';
+import { compileRules, type CompiledRule } from './cel-compile.ts';
+import { schemaDeclType, type DeclType } from './cel-types.ts';
+import { toCelValue } from './cel-values.ts';
+import { emptyExtensions, emptyGeneric, type NestedValueValidation, type Structural, type ValidationRule } from './structural.ts';
+
+/** Upstream celconfig.RuntimeCELCostBudget: what all the rules of one object may spend. */
+export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+/** Upstream celconfig.MaxEvaluatedMessageExpressionSizeBytes. */
+const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES = 5 * 1024;
+
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+/** One node of the tree: the node's compiled rules and the validators of its children that have rules. */
+export class RuleValidator {
+  items?: RuleValidator;
+  additionalProperties?: RuleValidator;
+  properties = new Map<string, RuleValidator>();
+  allOf: RuleValidator[] = [];
+  rules: CompiledRule[] = [];
+  compilationError?: string;
+
+  constructor(
+    readonly schema: Structural,
+    readonly declType: DeclType | undefined,
+  ) {}
+
+  /** Upstream Validator.Validate: the rules' errors for `obj` (and `oldObj` on update) under `budget`. */
+  validate(fldPath: string, obj: unknown, oldObj: unknown, budget = RUNTIME_CEL_COST_BUDGET): FieldError[] {
+    const errs: FieldError[] = [];
+    validateNode(this, fldPath, obj, oldObj ?? undefined, { remaining: budget }, errs);
+    return errs;
+  }
+}
+
+/** Upstream hasXValidations: whether any node of `s` has rules. Bounded by the schema's depth. */
+export function hasValidationRules(s: Structural | undefined): boolean {
+  if (!s) return false;
+  if (s.xValidations.length > 0) return true;
+  if (hasValidationRules(s.items) || hasValidationRules(s.additionalProperties?.structural)) return true;
+  return Object.values(s.properties ?? {}).some(hasValidationRules);
+}
+
+/** Upstream NewValidator: undefined when the schema has no rules at all. */
+export function newRuleValidator(s: Structural, isResourceRoot: boolean): RuleValidator | undefined {
+  if (!hasValidationRules(s)) return undefined;
+  return buildValidator(s, s, schemaDeclType(s, isResourceRoot));
+}
+
+/** Upstream nestedToStructural: an allOf entry read as a schema, for its rules. */
+function nestedToStructural(nested: NestedValueValidation): Structural {
+  const s: Structural = {
+    ...nested.forbiddenGenerics,
+    extensions: nested.forbiddenExtensions,
+    xValidations: nested.xValidations,
+    valueValidation: nested.valueValidation,
+  };
+  if (nested.items) s.items = nestedToStructural(nested.items);
+  if (nested.properties) s.properties = Object.fromEntries(Object.entries(nested.properties).map(([k, v]) => [k, nestedToStructural(v)]));
+  if (nested.additionalProperties) s.additionalProperties = { structural: nestedToStructural(nested.additionalProperties), bool: true };
+  return s;
+}
+
+/** Upstream validator(): rules from `validationSchema`, structure and types from `nodeSchema`. */
+function buildValidator(validationSchema: Structural, nodeSchema: Structural, declType: DeclType | undefined): RuleValidator | undefined {
+  const v = new RuleValidator(nodeSchema, declType);
+  const compiled = compileRules(nodeSchema, declType, validationSchema.xValidations);
+  if ('error' in compiled) v.compilationError = compiled.error;
+  else v.rules = compiled.results;
+  const elemType = declType?.kind === 'list' || declType?.kind === 'map' ? declType.elem : undefined;
+  if (validationSchema.items && nodeSchema.items) v.items = buildValidator(validationSchema.items, nodeSchema.items, elemType);
+  for (const [k, validationProperty] of Object.entries(validationSchema.properties ?? {})) {
+    const nodeProperty = nodeSchema.properties?.[k];
+    if (!nodeProperty) continue;
+    let fieldType: DeclType | undefined;
+    const escaped = escapeName(k);
+    if (escaped !== undefined) {
+      fieldType = declType?.kind === 'object' ? declType.fields.get(escaped)?.type : undefined;
+      if (!fieldType) continue;
+    } else {
+      fieldType = schemaDeclType(nodeProperty, nodeProperty.extensions.xEmbeddedResource);
+      if (!fieldType) continue;
+    }
+    const p = buildValidator(validationProperty, nodeProperty, fieldType);
+    if (p) v.properties.set(k, p);
+  }
+  const validationAp = validationSchema.additionalProperties?.structural;
+  const nodeAp = nodeSchema.additionalProperties?.structural;
+  if (validationAp && nodeAp) v.additionalProperties = buildValidator(validationAp, nodeAp, elemType);
+  for (const nested of validationSchema.valueValidation?.allOf ?? []) {
+    const allOf = buildValidator(nestedToStructural(nested), nodeSchema, declType);
+    if (allOf) v.allOf.push(allOf);
+  }
+  const used = v.rules.length > 0 || v.compilationError !== undefined || v.items || v.additionalProperties || v.properties.size > 0 || v.allOf.length > 0;
+  return used ? v : undefined;
+}
+
+interface Budget {
+  remaining: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Upstream validate(): the node's rules, its allOf entries, then its children. Depth is bounded by the tree's, which is the schema's. */
+function validateNode(v: RuleValidator, fldPath: string, obj: unknown, oldObj: unknown, budget: Budget, errs: FieldError[]): void {
+  if (obj === null || obj === undefined) return;
+  validateExpressions(v, fldPath, obj, oldObj, budget, errs);
+  if (budget.remaining < 0) return;
+  for (const allOf of v.allOf) {
+    validateNode(allOf, fldPath, obj, oldObj, budget, errs);
+    if (budget.remaining < 0) return;
+  }
+  if (Array.isArray(obj)) validateArray(v, fldPath, obj, Array.isArray(oldObj) ? oldObj : undefined, budget, errs);
+  else if (isObject(obj)) validateMap(v, fldPath, obj, isObject(oldObj) ? oldObj : undefined, budget, errs);
+}
+
+/** Upstream MapIsCorrelatable: granular and atomic maps correlate by key (every map type there is). */
+const mapIsCorrelatable = (mapType: string | undefined) => mapType === undefined || mapType === 'granular' || mapType === 'atomic';
+
+function validateMap(v: RuleValidator, fldPath: string, obj: Record<string, unknown>, oldObj: Record<string, unknown> | undefined, budget: Budget, errs: FieldError[]): void {
+  const correlatable = mapIsCorrelatable(v.schema.extensions.xMapType);
+  const oldValue = (k: string) => (correlatable && oldObj && Object.hasOwn(oldObj, k) ? oldObj[k] : undefined);
+  if (v.additionalProperties) {
+    for (const k of Object.keys(obj)) {
+      validateNode(v.additionalProperties, index(fldPath, k), obj[k], oldValue(k), budget, errs);
+      if (budget.remaining < 0) return;
+    }
+  }
+  if (v.properties.size > 0) {
+    for (const k of Object.keys(obj)) {
+      const sub = v.properties.get(k);
+      if (!sub) continue;
+      validateNode(sub, child(fldPath, k), obj[k], oldValue(k), budget, errs);
+      if (budget.remaining < 0) return;
+    }
+  }
+}
+
+/** Upstream validateArray with makeMapList: old items correlate to new ones by their list-map keys, in list-type=map lists only. */
+function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj: unknown[] | undefined, budget: Budget, errs: FieldError[]): void {
+  if (!v.items) return;
+  const keys = v.schema.extensions.xListType === 'map' ? (v.schema.extensions.xListMapKeys ?? []) : undefined;
+  const keyOf = (item: unknown) => (isObject(item) ? JSON.stringify(keys!.map((k) => (Object.hasOwn(item, k) ? item[k] : null))) : undefined);
+  const oldByKey = new Map<string, unknown>();
+  if (keys && oldObj) {
+    for (const item of oldObj) {
+      const key = keyOf(item);
+      if (key !== undefined && !oldByKey.has(key)) oldByKey.set(key, item);
+    }
+  }
+  for (let i = 0; i < obj.length; i++) {
+    const key = keys ? keyOf(obj[i]) : undefined;
+    validateNode(v.items, index(fldPath, i), obj[i], key === undefined ? undefined : oldByKey.get(key), budget, errs);
+    if (budget.remaining < 0) return;
+  }
+}
+
+/** Upstream ruleErrorString: the message, else the rule. */
+const ruleErrorString = (rule: ValidationRule) => (rule.message ? rule.message.trim() : rule.rule.trim());
+/** Upstream ruleMessageOrDefault. */
+const ruleMessageOrDefault = (rule: ValidationRule) => (rule.message ? rule.message.trim() : `failed rule: ${ruleErrorString(rule)}`);
+
+/** Upstream fieldErrorForReason. */
+function fieldErrorForReason(path: string, value: unknown, detail: string, reason: string | undefined): FieldError {
+  switch (reason) {
+    case 'FieldValueForbidden':
+      return forbidden(path, detail);
+    case 'FieldValueRequired':
+      return required(path, detail);
+    case 'FieldValueDuplicate':
+      return duplicate(path, value);
+    default:
+      return invalid(path, value, detail);
+  }
+}
+
+function evaluate(program: CompiledExpression, activation: Record<string, unknown>): { value?: unknown; cost: number; error?: CelEvaluationError } {
+  try {
+    const { value, cost } = program.evaluate(activation, PER_CALL_LIMIT);
+    return { value, cost };
+  } catch (err) {
+    if (!(err instanceof CelEvaluationError)) throw err;
+    // A run stopped by the per-call limit spent more than the limit, as cel-go's tracker reports.
+    return { error: err, cost: err.costExceeded ? Math.max(err.cost, PER_CALL_LIMIT + 1) : err.cost };
+  }
+}
+
+/** Upstream validateExpressions: the node's own rules. */
+function validateExpressions(v: RuleValidator, fldPath: string, obj: unknown, oldObj: unknown, budget: Budget, errs: FieldError[]): void {
+  const type = v.schema.type;
+  if (v.compilationError !== undefined) {
+    errs.push(invalid(fldPath, type, `rule compiler initialization error: ${v.compilationError}`));
+    return;
+  }
+  if (v.rules.length === 0 || !v.declType) return;
+  if (budget.remaining <= 0) {
+    errs.push(invalid(fldPath, type, OUT_OF_BUDGET));
+    budget.remaining = -1;
+    return;
+  }
+  const self = toCelValue(obj, v.declType);
+  const hasOld = oldObj !== null && oldObj !== undefined;
+  const oldSelf = hasOld ? toCelValue(oldObj, v.declType) : undefined;
+  const Optional = cel().Optional;
+  const activation: Record<string, unknown> = hasOld ? { self, oldSelf } : { self };
+  const optionalActivation: Record<string, unknown> = { self, oldSelf: hasOld ? Optional.of(oldSelf) : Optional.none() };
+  for (const compiled of v.rules) {
+    const rule = compiled.rule;
+    if (compiled.error) {
+      errs.push(invalid(fldPath, type, `rule compile error: ${compiled.error.detail}`));
+      continue;
+    }
+    if (!compiled.program) continue;
+    const optionalOldSelf = rule.optionalOldSelf === true;
+    // A transition rule runs only where there is an old value, unless it takes oldSelf as optional.
+    if (compiled.usesOldSelf && !hasOld && !optionalOldSelf) continue;
+    const { value, cost, error } = evaluate(compiled.program, optionalOldSelf ? optionalActivation : activation);
+    if (cost > budget.remaining) {
+      errs.push(invalid(fldPath, type, OUT_OF_BUDGET));
+      budget.remaining = -1;
+      return;
+    }
+    budget.remaining -= cost;
+    if (error) {
+      if (/^(no such overload|found no matching overload)/.test(error.message)) {
+        errs.push(invalid(fldPath, type, `'${error.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`));
+      } else if (error.costExceeded) {
+        errs.push(invalid(fldPath, type, `'${error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`));
+        budget.remaining = -1;
+        return;
+      } else {
+        errs.push(invalid(fldPath, type, `${error.message} evaluating rule: ${ruleErrorString(rule)}`));
+      }
+      continue;
+    }
+    if (value === true) continue;
+    const path = compiled.normalizedFieldPath ? child(fldPath, compiled.normalizedFieldPath) : fldPath;
+    if (!compiled.messageExpression) {
+      errs.push(fieldErrorForReason(path, type, ruleMessageOrDefault(rule), rule.reason));
+      continue;
+    }
+    const message = evaluateMessageExpression(compiled.messageExpression, activation, budget);
+    if (message.fatal) {
+      errs.push(invalid(path, type, message.fatal));
+      budget.remaining = -1;
+      return;
+    }
+    errs.push(fieldErrorForReason(path, type, message.text ?? ruleMessageOrDefault(rule), rule.reason));
+  }
+}
+
+/**
+ * Upstream evalMessageExpression: the trimmed message, nothing when it fails
+ * or is unusable (the rule's message stands in), or a fatal error when the
+ * budget runs out.
+ */
+function evaluateMessageExpression(program: CompiledExpression, activation: Record<string, unknown>, budget: Budget): { text?: string; fatal?: string } {
+  const { value, cost, error } = evaluate(program, activation);
+  if (cost > budget.remaining) return { fatal: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (error?.costExceeded) return { fatal: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(program.expression)}` };
+  budget.remaining -= cost;
+  if (error || typeof value !== 'string') return {};
+  const text = value.trim();
+  if (Buffer.byteLength(text) > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES || /\n/.test(text) || text.length === 0) return {};
+  return { text };
+}
