@@ -138,3 +138,76 @@ function caseTests(cases: typeof CASES): void {
 
 describe('each library function in a rule', () => caseTests(LIBRARY));
 describe('schema types in expressions', () => caseTests(TYPES));
+
+const V = 'spec.validation.openAPIV3Schema.properties[spec]';
+const ruleRepr = (rule: string, extra: { messageExpression?: string; optionalOldSelf?: boolean } = {}) =>
+  `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:${JSON.stringify(extra.messageExpression ?? '')}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(${extra.optionalOldSelf === undefined ? 'nil' : '0xc000000000'})}`;
+
+/** A definition named `<plural>.example.com` whose spec has `spec` as schema. */
+function definition(plural: string, spec: Schema): object {
+  const kind = plural[0].toUpperCase() + plural.slice(1, -1);
+  return {
+    apiVersion: 'apiextensions.orch.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural, kind },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } }, subresources: { status: {} } }],
+    },
+  };
+}
+
+describe('rules compiled when the definition is written', () => {
+  const rejected: Array<[string, Schema, Array<[string, string, string | RegExp]>]> = [
+    [
+      'a field the schema does not have',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.nope > 1' }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].rule`, `Invalid value: ${ruleRepr('self.nope > 1')}: compilation failed: ERROR: <input>:1:6: undefined field 'nope'\n | self.nope > 1\n | .....^`]],
+    ],
+    [
+      'a syntax error',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.a >' }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].rule`, /^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a >".*: compilation failed: ERROR: <input>:1:\d+: Syntax error: /]],
+    ],
+    [
+      'a result that is not a bool',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.a + 1' }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].rule`, `Invalid value: ${ruleRepr('self.a + 1')}: cel expression must evaluate to a bool`]],
+    ],
+    [
+      'a messageExpression that is not a string',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.a > 1', messageExpression: 'self.a' }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].messageExpression`, `Invalid value: ${ruleRepr('self.a > 1', { messageExpression: 'self.a' })}: messageExpression must evaluate to a string`]],
+    ],
+    [
+      'a messageExpression that does not compile',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.a > 1', messageExpression: 'self.b' }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].messageExpression`, `Invalid value: ${ruleRepr('self.a > 1', { messageExpression: 'self.b' })}: messageExpression compilation failed: ERROR: <input>:1:6: undefined field 'b'\n | self.b\n | .....^`]],
+    ],
+    [
+      'oldSelf under the items of an atomic list',
+      obj({ list: list(int({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] })) }),
+      [['FieldValueInvalid', `${V}.properties[list].items.x-kubernetes-validations[0].rule`, `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${V}.properties[list]`]],
+    ],
+    [
+      'optionalOldSelf on a rule without oldSelf',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.a > 1', optionalOldSelf: true }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].optionalOldSelf`, 'Invalid value: true: may not be set if oldSelf is not used in rule']],
+    ],
+  ];
+  rejected.forEach(([name, spec, causes], i) => {
+    test(name, async () => {
+      const res = await server.request('POST', CRDS, { body: definition(`rejects${i}s`, spec) });
+      assertFailure(res, 422, 'Invalid');
+      const actual = res.body.details.causes.map((c: any) => [c.reason, c.field, c.message]);
+      assert.equal(actual.length, causes.length, res.text);
+      causes.forEach(([reason, field, message], j) => {
+        assert.deepEqual(actual[j].slice(0, 2), [reason, field]);
+        if (typeof message === 'string') assert.equal(actual[j][2], message);
+        else assert.match(actual[j][2], message);
+      });
+    });
+  });
+});

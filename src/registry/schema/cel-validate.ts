@@ -129,7 +129,7 @@ function validateNode(v: RuleValidator, fldPath: string, obj: unknown, oldObj: u
 }
 
 /** Upstream MapIsCorrelatable: granular and atomic maps correlate by key (every map type there is). */
-const mapIsCorrelatable = (mapType: string | undefined) => mapType === undefined || mapType === 'granular' || mapType === 'atomic';
+export const mapIsCorrelatable = (mapType: string | undefined) => mapType === undefined || mapType === 'granular' || mapType === 'atomic';
 
 function validateMap(v: RuleValidator, fldPath: string, obj: Record<string, unknown>, oldObj: Record<string, unknown> | undefined, budget: Budget, errs: FieldError[]): void {
   const correlatable = mapIsCorrelatable(v.schema.extensions.xMapType);
