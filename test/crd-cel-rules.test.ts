@@ -211,3 +211,191 @@ describe('rules compiled when the definition is written', () => {
     });
   });
 });
+
+const TRANSITIONS = '/apis/example.com/v1/namespaces/default/transitions';
+const mapList = (items: Schema, extra: Schema = {}) => list(items, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], ...extra });
+const entry = (extra: Schema = {}) => obj({ name: str(), value: int() }, { required: ['name'], ...extra });
+const TRANSITIONS_SPEC = obj({
+  immutable: str({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] }),
+  firstOnly: str({ 'x-kubernetes-validations': [{ rule: "oldSelf.hasValue() ? oldSelf.value() == self : self == 'first'", optionalOldSelf: true, message: 'starts as first and never changes' }] }),
+  entries: mapList(entry({ 'x-kubernetes-validations': [{ rule: 'self.value >= oldSelf.value', message: 'value may not decrease' }] })),
+  sameEntries: mapList(entry(), { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'entries are immutable' }] }),
+  sameSet: list(str(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'set is immutable' }] }),
+  sameObject: obj({ a: int(), b: list(int()) }, { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'object is immutable' }] }),
+  mx: int({ 'x-kubernetes-validations': [{ rule: 'self < 10', messageExpression: "'value ' + string(self) + ' is too big'" }] }),
+  mxFails: int({ 'x-kubernetes-validations': [{ rule: 'self < 10', message: 'fallback message', messageExpression: "'abc'.substring(5)" }] }),
+  mxEmpty: int({ 'x-kubernetes-validations': [{ rule: 'self < 10', messageExpression: "' '" }] }),
+  forbidden: int({ 'x-kubernetes-validations': [{ rule: 'self < 10', reason: 'FieldValueForbidden' }] }),
+  required: int({ 'x-kubernetes-validations': [{ rule: 'self < 10', reason: 'FieldValueRequired', message: 'must be small' }] }),
+  duplicate: int({ 'x-kubernetes-validations': [{ rule: 'self < 10', reason: 'FieldValueDuplicate' }] }),
+  fieldPath: obj(
+    { a: int(), 'b.c': { type: 'object', additionalProperties: int() } },
+    { 'x-kubernetes-validations': [{ rule: 'self.a < 10', fieldPath: '.a' }, { rule: 'self.b__dot__c.all(k, self.b__dot__c[k] < 10)', fieldPath: "['b.c']" }] },
+  ),
+  evaluationError: str({ 'x-kubernetes-validations': [{ rule: 'int(self) > 0' }] }),
+});
+
+const transition = (name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'example.com/v1', kind: 'Transition', metadata: { name }, spec, ...extra });
+const causes = (res: { body: any }) => res.body.details.causes.map((c: any) => [c.reason, c.field, c.message]);
+
+describe('transition rules, messages, reasons and field paths', () => {
+  before(async () => {
+    const crd: any = definition('transitions', TRANSITIONS_SPEC);
+    const root = crd.spec.versions[0].schema.openAPIV3Schema;
+    root['x-kubernetes-validations'] = [{ rule: "self.metadata.name != 'forbidden'", message: 'name is forbidden' }];
+    root.properties.status = obj({ count: int({ 'x-kubernetes-validations': [{ rule: 'self >= 0', message: 'count must not be negative' }] }) });
+    const res = await server.request('POST', CRDS, { body: crd });
+    assert.equal(res.status, 201, res.text);
+    await eventually('served', async () => ((await server.request('GET', TRANSITIONS)).status === 200 ? true : undefined));
+  });
+
+  /** Creates `name` with `spec`, then updates it to `next`; returns the update's response. */
+  async function update(name: string, spec: Record<string, unknown>, next: Record<string, unknown>) {
+    const created = await server.request('POST', TRANSITIONS, { body: transition(name, spec) });
+    assert.equal(created.status, 201, created.text);
+    return server.request('PUT', `${TRANSITIONS}/${name}`, { body: { ...created.body, spec: next } });
+  }
+
+  test('self == oldSelf keeps a field immutable; the rule does not run on create', async () => {
+    const res = await update('imm', { immutable: 'a' }, { immutable: 'b' });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [['FieldValueInvalid', 'spec.immutable', 'Invalid value: "string": immutable']]);
+    assert.equal((await update('imm2', { immutable: 'a' }, { immutable: 'a', mx: 1 })).status, 200);
+    // A field added by the update has no old value: the transition rule does not run.
+    assert.equal((await update('imm3', {}, { immutable: 'b' })).status, 200);
+  });
+
+  test('optionalOldSelf runs the rule on create too, with oldSelf absent', async () => {
+    const bad = await server.request('POST', TRANSITIONS, { body: transition('opt1', { firstOnly: 'other' }) });
+    assertFailure(bad, 422, 'Invalid');
+    assert.deepEqual(causes(bad), [['FieldValueInvalid', 'spec.firstOnly', 'Invalid value: "string": starts as first and never changes']]);
+    const res = await update('opt2', { firstOnly: 'first' }, { firstOnly: 'second' });
+    assert.deepEqual(causes(res), [['FieldValueInvalid', 'spec.firstOnly', 'Invalid value: "string": starts as first and never changes']]);
+    assert.equal((await update('opt3', { firstOnly: 'first' }, { firstOnly: 'first', mx: 2 })).status, 200);
+  });
+
+  test('items of a map list correlate by key, wherever they move; new keys have no old value', async () => {
+    const spec = { entries: [{ name: 'a', value: 5 }, { name: 'b', value: 1 }] };
+    const moved = await update('ent1', spec, { entries: [{ name: 'c', value: 0 }, { name: 'b', value: 2 }, { name: 'a', value: 5 }] });
+    assert.equal(moved.status, 200, moved.text);
+    const decreased = await update('ent2', spec, { entries: [{ name: 'b', value: 1 }, { name: 'a', value: 4 }] });
+    assertFailure(decreased, 422, 'Invalid');
+    assert.deepEqual(causes(decreased), [['FieldValueInvalid', 'spec.entries[1]', 'Invalid value: "object": value may not decrease']]);
+  });
+
+  test('map lists and sets equal their old value in any order; objects compare by content', async () => {
+    const spec = { sameEntries: [{ name: 'a', value: 1 }, { name: 'b', value: 2 }], sameSet: ['x', 'y'], sameObject: { a: 1, b: [1, 2] } };
+    const reordered = await update('same1', spec, { sameEntries: [{ name: 'b', value: 2 }, { name: 'a', value: 1 }], sameSet: ['y', 'x'], sameObject: { b: [1, 2], a: 1 } });
+    assert.equal(reordered.status, 200, reordered.text);
+    const changed = await update('same2', spec, { sameEntries: [{ name: 'b', value: 1 }, { name: 'a', value: 2 }], sameSet: ['y', 'z'], sameObject: { a: 1, b: [2, 1] } });
+    assertFailure(changed, 422, 'Invalid');
+    // Upstream visits properties in Go's map order: compare as sets.
+    assert.deepEqual(causes(changed).sort(), [
+      ['FieldValueInvalid', 'spec.sameEntries', 'Invalid value: "array": entries are immutable'],
+      ['FieldValueInvalid', 'spec.sameObject', 'Invalid value: "object": object is immutable'],
+      ['FieldValueInvalid', 'spec.sameSet', 'Invalid value: "array": set is immutable'],
+    ]);
+  });
+
+  test('messageExpression gives the message; a failing or empty one falls back', async () => {
+    const res = await server.request('POST', TRANSITIONS, { body: transition('mx', { mx: 12, mxFails: 12, mxEmpty: 12 }) });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [
+      ['FieldValueInvalid', 'spec.mx', 'Invalid value: "integer": value 12 is too big'],
+      ['FieldValueInvalid', 'spec.mxFails', 'Invalid value: "integer": fallback message'],
+      ['FieldValueInvalid', 'spec.mxEmpty', 'Invalid value: "integer": failed rule: self < 10'],
+    ]);
+  });
+
+  test('reason sets the cause type', async () => {
+    const res = await server.request('POST', TRANSITIONS, { body: transition('reasons', { forbidden: 10, required: 10, duplicate: 10 }) });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [
+      ['FieldValueForbidden', 'spec.forbidden', 'Forbidden: failed rule: self < 10'],
+      ['FieldValueRequired', 'spec.required', 'Required value: must be small'],
+      ['FieldValueDuplicate', 'spec.duplicate', 'Duplicate value: "integer"'],
+    ]);
+  });
+
+  test('fieldPath places the cause below the node', async () => {
+    const res = await server.request('POST', TRANSITIONS, { body: transition('fp', { fieldPath: { a: 11, 'b.c': { x: 12 } } }) });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [
+      ['FieldValueInvalid', 'spec.fieldPath.a', 'Invalid value: "object": failed rule: self.a < 10'],
+      ['FieldValueInvalid', 'spec.fieldPath.b.c', 'Invalid value: "object": failed rule: self.b__dot__c.all(k, self.b__dot__c[k] < 10)'],
+    ]);
+  });
+
+  test('an evaluation error names the rule', async () => {
+    const res = await server.request('POST', TRANSITIONS, { body: transition('everr', { evaluationError: 'abc' }) });
+    assertFailure(res, 422, 'Invalid');
+    const [[reason, field, message]] = causes(res);
+    assert.deepEqual([reason, field], ['FieldValueInvalid', 'spec.evaluationError']);
+    assert.match(message, /^Invalid value: "string": .+ evaluating rule: int\(self\) > 0$/);
+  });
+
+  test('a rule at the root sees metadata.name', async () => {
+    const res = await server.request('POST', TRANSITIONS, { body: transition('forbidden', {}) });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [['FieldValueInvalid', '<nil>', 'Invalid value: "object": name is forbidden']]);
+  });
+
+  test('an object with a blocking schema error has its rules skipped, saying so', async () => {
+    const res = await server.request('POST', TRANSITIONS, { body: transition('forbidden', { mx: 'twelve', fieldPath: { a: 11 } }) });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [
+      ['FieldValueTypeInvalid', 'spec.mx', 'Invalid value: "string": spec.mx in body must be of type integer: "string"'],
+      ['FieldValueInvalid', '<nil>', 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'],
+    ]);
+  });
+
+  test('rules on status run on the status subresource', async () => {
+    const created = await server.request('POST', TRANSITIONS, { body: transition('st', {}) });
+    assert.equal(created.status, 201, created.text);
+    const bad = await server.request('PUT', `${TRANSITIONS}/st/status`, { body: { ...created.body, status: { count: -1 } } });
+    assertFailure(bad, 422, 'Invalid');
+    assert.deepEqual(causes(bad), [['FieldValueInvalid', 'status.count', 'Invalid value: "integer": count must not be negative']]);
+    const ok = await server.request('PUT', `${TRANSITIONS}/st/status`, { body: { ...created.body, status: { count: 1 } } });
+    assert.equal(ok.status, 200, ok.text);
+  });
+});
+
+describe('the runtime cost limits', () => {
+  const BUDGETS = '/apis/example.com/v1/namespaces/default/budgets';
+  const pairsRule = 'self.all(x, self.all(y, x == y || x != y))';
+  const itemRule = 'self.v.all(x, self.v.all(y, x >= 0 || y >= 0))';
+  before(async () => {
+    const spec = obj({
+      pairs: list(int(), { maxItems: 700, 'x-kubernetes-validations': [{ rule: pairsRule }] }),
+      many: list(obj({ v: list(int(), { maxItems: 200 }) }, { 'x-kubernetes-validations': [{ rule: itemRule }] }), { maxItems: 100 }),
+    });
+    const res = await server.request('POST', CRDS, { body: definition('budgets', spec) });
+    assert.equal(res.status, 201, res.text);
+    await eventually('served', async () => ((await server.request('GET', BUDGETS)).status === 200 ? true : undefined));
+  });
+  const budget = (name: string, spec: Record<string, unknown>) => server.request('POST', BUDGETS, { body: { apiVersion: 'example.com/v1', kind: 'Budget', metadata: { name }, spec } });
+  const ints = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  test('one expression past the per-call limit is stopped, naming the rule', async () => {
+    assert.equal((await budget('small', { pairs: ints(100) })).status, 201);
+    const started = Date.now();
+    const res = await budget('pairs', { pairs: ints(700) });
+    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [
+      ['FieldValueInvalid', 'spec.pairs', `Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${pairsRule}`],
+    ]);
+  });
+
+  test('all the rules of an object past the object budget stop with upstream error', async () => {
+    assert.equal((await budget('few', { many: Array.from({ length: 5 }, () => ({ v: ints(200) })) })).status, 201);
+    const started = Date.now();
+    const res = await budget('many', { many: Array.from({ length: 100 }, () => ({ v: ints(200) })) });
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+    assertFailure(res, 422, 'Invalid');
+    const all = causes(res);
+    assert.equal(all.length, 1, res.text);
+    assert.match(all[0][1], /^spec\.many\[\d+\]$/);
+    assert.equal(all[0][2], 'Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
+  });
+});

@@ -13,7 +13,7 @@ import { validateEmbeddedResources } from '../schema/objectmeta.ts';
 import { newStructural, type Structural } from '../schema/structural.ts';
 import { validateValue } from '../schema/value-validation.ts';
 import { invalid, type FieldError } from '../validation/field-errors.ts';
-import { newRuleValidator, type RuleValidator } from '../schema/cel-validate.ts';
+import { newRuleValidator, shownPath, type RuleValidator } from '../schema/cel-validate.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** What discovery and Table show when a version declares no printer columns: the name and its age. */
@@ -100,7 +100,7 @@ const BLOCKING: ReadonlySet<string> = new Set(['FieldValueNotSupported', 'FieldV
 function withValidationRules(errs: FieldError[], rules: RuleValidator | undefined, obj: ApiObject, old: ApiObject | undefined): FieldError[] {
   if (!rules) return errs;
   if (errs.some((e) => BLOCKING.has(e.type))) {
-    return [...errs, invalid('', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
+    return [...errs, invalid(shownPath(''), 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
   }
   return [...errs, ...rules.validate('', obj, old)];
 }

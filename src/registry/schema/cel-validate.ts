@@ -169,6 +169,9 @@ function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj
   }
 }
 
+/** How upstream's field.Path renders: the root path (nil) as `<nil>`. */
+export const shownPath = (path: string): string => (path === '' ? '<nil>' : path);
+
 /** Upstream ruleErrorString: the message, else the rule. */
 const ruleErrorString = (rule: ValidationRule) => (rule.message ? rule.message.trim() : rule.rule.trim());
 /** Upstream ruleMessageOrDefault. */
@@ -200,8 +203,9 @@ function evaluate(program: CompiledExpression, activation: Record<string, unknow
 }
 
 /** Upstream validateExpressions: the node's own rules. */
-function validateExpressions(v: RuleValidator, fldPath: string, obj: unknown, oldObj: unknown, budget: Budget, errs: FieldError[]): void {
+function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldObj: unknown, budget: Budget, errs: FieldError[]): void {
   const type = v.schema.type;
+  const fldPath = shownPath(path);
   if (v.compilationError !== undefined) {
     errs.push(invalid(fldPath, type, `rule compiler initialization error: ${v.compilationError}`));
     return;
@@ -248,18 +252,18 @@ function validateExpressions(v: RuleValidator, fldPath: string, obj: unknown, ol
       continue;
     }
     if (value === true) continue;
-    const path = compiled.normalizedFieldPath ? child(fldPath, compiled.normalizedFieldPath) : fldPath;
+    const errPath = compiled.normalizedFieldPath ? child(path, compiled.normalizedFieldPath) : fldPath;
     if (!compiled.messageExpression) {
-      errs.push(fieldErrorForReason(path, type, ruleMessageOrDefault(rule), rule.reason));
+      errs.push(fieldErrorForReason(errPath, type, ruleMessageOrDefault(rule), rule.reason));
       continue;
     }
     const message = evaluateMessageExpression(compiled.messageExpression, activation, budget);
     if (message.fatal) {
-      errs.push(invalid(path, type, message.fatal));
+      errs.push(invalid(errPath, type, message.fatal));
       budget.remaining = -1;
       return;
     }
-    errs.push(fieldErrorForReason(path, type, message.text ?? ruleMessageOrDefault(rule), rule.reason));
+    errs.push(fieldErrorForReason(errPath, type, message.text ?? ruleMessageOrDefault(rule), rule.reason));
   }
 }
 
