@@ -197,6 +197,23 @@ describe('rules compiled when the definition is written', () => {
       [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].optionalOldSelf`, 'Invalid value: true: may not be set if oldSelf is not used in rule']],
     ],
   ];
+  test('defaults must pass the rules of their node', async () => {
+    const spec = obj({
+      bad: int({ default: 20, 'x-kubernetes-validations': [{ rule: 'self < 10' }] }),
+      good: int({ default: 5, 'x-kubernetes-validations': [{ rule: 'self < 10' }, { rule: 'self == oldSelf' }] }),
+      nested: obj({ a: int() }, { default: { a: 1 }, 'x-kubernetes-validations': [{ rule: 'self.a > 1', fieldPath: '.a', message: 'a must be above 1' }] }),
+    });
+    const res = await server.request('POST', CRDS, { body: definition('defaults', spec) });
+    assertFailure(res, 422, 'Invalid');
+    assert.deepEqual(causes(res), [
+      ['FieldValueInvalid', `${V}.properties[bad].default`, 'Invalid value: "integer": failed rule: self < 10'],
+      ['FieldValueInvalid', `${V}.properties[nested].default.a`, 'Invalid value: "object": a must be above 1'],
+    ]);
+    const fixed = definition('defaults', { ...spec, properties: { ...(spec.properties as object), bad: int({ default: 2, 'x-kubernetes-validations': [{ rule: 'self < 10' }] }), nested: obj({ a: int() }) } });
+    const ok = await server.request('POST', CRDS, { body: fixed });
+    assert.equal(ok.status, 201, ok.text);
+  });
+
   rejected.forEach(([name, spec, causes], i) => {
     test(name, async () => {
       const res = await server.request('POST', CRDS, { body: definition(`rejects${i}s`, spec) });

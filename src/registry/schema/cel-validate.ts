@@ -39,10 +39,13 @@ export class RuleValidator {
     readonly declType: DeclType | undefined,
   ) {}
 
-  /** Upstream Validator.Validate: the rules' errors for `obj` (and `oldObj` on update) under `budget`. */
-  validate(fldPath: string, obj: unknown, oldObj: unknown, budget = RUNTIME_CEL_COST_BUDGET): FieldError[] {
+  /**
+   * Upstream Validator.Validate: the rules' errors for `obj` (and `oldObj` on
+   * update); what they spend is taken from `budget`, below 0 once it ran out.
+   */
+  validate(fldPath: string, obj: unknown, oldObj: unknown, budget: Budget = { remaining: RUNTIME_CEL_COST_BUDGET }): FieldError[] {
     const errs: FieldError[] = [];
-    validateNode(this, fldPath, obj, oldObj ?? undefined, { remaining: budget }, errs);
+    validateNode(this, fldPath, obj, oldObj ?? undefined, budget, errs);
     return errs;
   }
 }
@@ -109,7 +112,8 @@ function buildValidator(validationSchema: Structural, nodeSchema: Structural, de
   return used ? v : undefined;
 }
 
-interface Budget {
+/** What is left of a cost budget (SPEC 8 units). */
+export interface Budget {
   remaining: number;
 }
 
