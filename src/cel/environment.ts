@@ -14,7 +14,7 @@ import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT } from './cost.ts';
 import { inRound, Round, settle, type Outcome, type PendingCall } from './deferred.ts';
 import { celGoMessage, celGoTypeName, compileIssue, errorOffset } from './errors.ts';
 import { forEachNode, instrument, resolveQualifiedNames, type AstNode, type Instrumentation } from './instrument.ts';
-import type { CallCost, CelLibrary } from './library.ts';
+import type { CallCost, CallEstimate, CelLibrary } from './library.ts';
 import { listsLibrary } from './lists.ts';
 import { quantityLibrary } from './quantity.ts';
 import { regexLibrary } from './regex-library.ts';
@@ -77,6 +77,13 @@ export interface EvaluationResult {
 /** How many rounds evaluateAsync runs at most (deferred.ts); the cost budget usually stops it sooner (an authorization check costs 350000). */
 export const MAX_ROUNDS = 32;
 
+/** What the static cost estimator (estimate.ts) reads of a compiled expression. */
+export interface CheckedExpression {
+  root: AstNode;
+  /** Call estimators by function name, from the environment's libraries (CelLibrary.estimates). */
+  estimates: Readonly<Record<string, CallEstimate>>;
+}
+
 export class CompiledExpression {
   constructor(
     readonly expression: string,
@@ -88,6 +95,8 @@ export class CompiledExpression {
     readonly identifiers: ReadonlySet<string>,
     private readonly run: (activation: Record<string, unknown>) => unknown,
     private readonly slot: Instrumentation['slot'],
+    /** The checked tree and the environment's call estimators, for the static cost estimator (estimate.ts). */
+    readonly checked: CheckedExpression,
   ) {}
 
   /**
@@ -149,6 +158,7 @@ export class CompiledExpression {
 export class CelEnvironment {
   private readonly env: Environment;
   private readonly costs: Record<string, CallCost> = {};
+  private readonly estimates: Record<string, CallEstimate> = {};
   private readonly replacements = new Map<string, (...args: any[]) => unknown>();
   private readonly literalArguments: NonNullable<CelLibrary['literalArguments']> = {};
   /** Variables whose names are qualified (`authorizer.requestResource`). */
@@ -172,6 +182,7 @@ export class CelEnvironment {
       }
       for (const op of library.operators ?? []) this.env.registerOperator(op.signature, op.impl);
       Object.assign(this.costs, library.costs);
+      Object.assign(this.estimates, library.estimates);
       Object.assign(this.literalArguments, library.literalArguments);
     }
     // After the libraries, whose opaque types a variable may have (`authorizer`).
@@ -213,7 +224,7 @@ export class CelEnvironment {
     });
     const slot: Instrumentation['slot'] = {};
     instrument(root, { slot, costs: this.costs, replacements: this.replacements });
-    return new CompiledExpression(expression, resultType, selected, identifiers, (activation) => program(activation), slot);
+    return new CompiledExpression(expression, resultType, selected, identifiers, (activation) => program(activation), slot, { root, estimates: this.estimates });
   }
 
   /** cel-go's literal validators: a literal argument the function could never use is a compile error. */

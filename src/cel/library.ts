@@ -4,6 +4,7 @@
  * upstream's cost estimator counts it. Libraries are plain data, so a later
  * one (lists, URLs, the authorizer, quantities) is added by listing it.
  */
+import type { CostEstimate, SizeEstimate } from './estimate-math.ts';
 
 /** One overload. */
 export interface CelFunction {
@@ -25,6 +26,34 @@ export interface CelFunction {
 /** A call's cost from its argument values (receiver first), as cel-go's CallCost computes it. */
 export type CallCost = (args: readonly unknown[]) => number;
 
+/**
+ * A call's static estimate (cel-go checker.CallEstimate, SPEC 8): the call's
+ * own cost, without its arguments' (the estimator adds those), and the size
+ * of its result when the call builds a string, bytes or list.
+ */
+export type CallEstimate = (call: EstimatedCall) => { cost: CostEstimate; resultSize?: SizeEstimate } | undefined;
+
+/** What a call estimator sees of a call (cel-go's target and argument AstNodes). */
+export interface EstimatedCall {
+  /** The receiver, for a member call. */
+  target?: EstimatedNode;
+  args: readonly EstimatedNode[];
+}
+
+/** cel-go checker.AstNode: a node's size as the estimator knows it, its element, its literal value. */
+export interface EstimatedNode {
+  /** The checked type's name, as cel-js writes it (`list<string>`). */
+  type: string;
+  /** The node's size when known: computed from the expression (cel-go ComputedSize), else from the caller's hints (EstimateSize). */
+  knownSize(): SizeEstimate | undefined;
+  /** Kubernetes' sizeEstimate: the known size, else unknown. */
+  size(): SizeEstimate;
+  /** A list's element (Kubernetes' listElementNode), or undefined for another type. */
+  element(): EstimatedNode | undefined;
+  /** The node's value when it is a literal. */
+  literal?: unknown;
+}
+
 /** An opaque type a library brings (cel-go's ObjectType without fields): values are instances of `ctor`. */
 export interface CelType {
   /** The type's name as cel-go prints it (`kubernetes.URL`). */
@@ -41,6 +70,8 @@ export interface CelLibrary {
   operators?: Array<{ signature: string; impl: (...args: any[]) => unknown }>;
   /** Runtime cost by function name; a function without one costs 1, as in cel-go. */
   costs?: Record<string, CallCost>;
+  /** Static estimates by function name (Kubernetes' EstimateCallCost); a function without one is cel-go's standard estimate. */
+  estimates?: Record<string, CallEstimate>;
   /**
    * Checks of literal arguments at compile time, by function name (cel-go's
    * ValidateRegexLiterals): the check throws when the literal is unusable, and
