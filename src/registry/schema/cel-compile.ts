@@ -7,6 +7,7 @@
  * upstream's details (`compilation failed: ERROR: <input>:1:6: ...`).
  */
 import { CelCompileError, CelEnvironment, type CompiledExpression } from '../../cel/environment.ts';
+import { estimateCost, type SizeHints } from '../../cel/estimate.ts';
 import type { CelLibrary } from '../../cel/library.ts';
 import { celEquals } from '../../cel/values.ts';
 import { MAX_REQUEST_SIZE_BYTES, typeDeclarations, type DeclType, type TypeDeclarations } from './cel-types.ts';
@@ -29,10 +30,13 @@ export interface CompiledRule {
   program?: CompiledExpression;
   error?: RuleError;
   usesOldSelf: boolean;
+  /** The rule's estimated cost at most, for one evaluation (SPEC 8). */
+  maxCost: number;
   /** The largest number of times the rule can run in one object: the request size over the node's smallest serialized size. */
   maxCardinality: number;
   messageExpression?: CompiledExpression;
   messageExpressionError?: RuleError;
+  messageExpressionMaxCost: number;
   /** The rule's fieldPath as a field path (`spec.field`), '' when it has none. */
   normalizedFieldPath: string;
 }
@@ -42,9 +46,11 @@ class NodeEnvironments {
   private plain?: CelEnvironment;
   private optional?: CelEnvironment;
   readonly declarations: TypeDeclarations;
+  readonly sizes: SizeHints;
   private readonly equality: CelLibrary;
 
   constructor(declType: DeclType) {
+    this.sizes = sizeHints(declType);
     // Upstream names the type selfType<nanoseconds>; a counter is as unique and reproducible.
     this.declarations = typeDeclarations(declType, `selfType${++typeNameCounter}`);
     // Objects compare field by field (upstream's unstructuredMap Equal), so each object type has `==`.
@@ -70,6 +76,39 @@ class NodeEnvironments {
 }
 
 let typeNameCounter = 0;
+
+/**
+ * Upstream sizeEstimator.EstimateSize: a variable's path (the variable, then
+ * field names, '@items', '@values', '@keys') walked down the node's type; the
+ * size is from none to the type's largest number of elements.
+ */
+function sizeHints(root: DeclType): SizeHints {
+  return {
+    size(path) {
+      if (path.length === 0) return undefined;
+      let t: DeclType = root;
+      for (const step of path.slice(1)) {
+        let next: DeclType | undefined;
+        if (step === '@items' || step === '@values') next = t.kind === 'list' || t.kind === 'map' ? t.elem : undefined;
+        // A map's keys are strings of no declared bound (upstream's StringType: MaxElements 0).
+        else if (step === '@keys') return t.kind === 'map' ? { min: 0, max: 0 } : undefined;
+        else next = t.kind === 'object' ? t.fields.get(step)?.type : undefined;
+        if (!next) return undefined;
+        t = next;
+      }
+      return { min: 0, max: t.maxElements };
+    },
+  };
+}
+
+/** The estimate's upper bound, or upstream's internal error. */
+function maxCostOf(program: CompiledExpression, sizes: SizeHints, what: string): { max: number } | { error: RuleError } {
+  try {
+    return { max: estimateCost(program, sizes).max };
+  } catch (err) {
+    return { error: { type: 'internal', detail: `${what}: ${(err as Error).message}` } };
+  }
+}
 
 /** Upstream maxCardinality: how many values of `minSize` bytes fit in one request, with a comma between each. */
 export function maxCardinality(minSize: number): number {
@@ -102,7 +141,7 @@ export function compileRules(s: Structural, declType: DeclType | undefined, rule
 }
 
 function compileRule(s: Structural, rule: ValidationRule, envs: NodeEnvironments, cardinality: number): CompiledRule {
-  const result: CompiledRule = { rule, usesOldSelf: false, maxCardinality: cardinality, normalizedFieldPath: '' };
+  const result: CompiledRule = { rule, usesOldSelf: false, maxCost: 0, maxCardinality: cardinality, messageExpressionMaxCost: 0, normalizedFieldPath: '' };
   if (rule.rule.trim().length === 0) return result;
   let program: CompiledExpression;
   let env: CelEnvironment;
@@ -123,12 +162,23 @@ function compileRule(s: Structural, rule: ValidationRule, envs: NodeEnvironments
     return result;
   }
   result.usesOldSelf = program.identifiers.has(OLD_SCOPED_VAR_NAME);
+  const cost = maxCostOf(program, envs.sizes, 'cost estimation failed');
+  if ('error' in cost) {
+    result.error = cost.error;
+    return result;
+  }
+  result.maxCost = cost.max;
   result.program = program;
   if (rule.messageExpression) {
     try {
       const message = env.compile(rule.messageExpression);
-      if (message.resultType !== 'string') result.messageExpressionError = { type: 'invalid', detail: 'messageExpression must evaluate to a string' };
-      else result.messageExpression = message;
+      const messageCost = message.resultType === 'string' ? maxCostOf(message, envs.sizes, 'cost estimation failed for messageExpression') : undefined;
+      if (!messageCost) result.messageExpressionError = { type: 'invalid', detail: 'messageExpression must evaluate to a string' };
+      else if ('error' in messageCost) result.messageExpressionError = messageCost.error;
+      else {
+        result.messageExpression = message;
+        result.messageExpressionMaxCost = messageCost.max;
+      }
     } catch (err) {
       result.messageExpressionError = compileError(err, MESSAGE_PREFIXES);
     }

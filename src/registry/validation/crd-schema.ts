@@ -17,7 +17,7 @@ import { key, validateStructural } from '../schema/structural-validation.ts';
 import { validFieldPath } from '../schema/field-path.ts';
 import { isZeroField, SCHEMA_FIELDS, schemaRepr } from './crd-internal.ts';
 import { validateDefaults } from './crd-defaults.ts';
-import { CelSchemaContext, ruleCompilationErrors } from './crd-cel.ts';
+import { CelSchemaContext, ruleCompilationErrors, totalCostErrors } from './crd-cel.ts';
 import { mapIsCorrelatable } from '../schema/cel-validate.ts';
 
 export interface SchemaOptions {
@@ -89,6 +89,7 @@ export function validateCRDValidation(validation: { openAPIV3Schema?: JSONSchema
   const celErrs: FieldError[] = [];
   errs.push(...validateOpenAPISchema(schema, schemaPath, ssv, true, opts, cel, celErrs), ...celErrs);
   if (errs.length === 0) errs.push(...initErrs);
+  if (cel) errs.push(...totalCostErrors(cel, schemaPath));
   return errs;
 }
 
