@@ -168,6 +168,11 @@ describe('rules compiled when the definition is written', () => {
       [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].rule`, `Invalid value: ${ruleRepr('self.nope > 1')}: compilation failed: ERROR: <input>:1:6: undefined field 'nope'\n | self.nope > 1\n | .....^`]],
     ],
     [
+      'has() of a field the schema does not have',
+      obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'has(self.nope)' }] }),
+      [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].rule`, `Invalid value: ${ruleRepr('has(self.nope)')}: compilation failed: ERROR: <input>:1:10: undefined field 'nope'\n | has(self.nope)\n | .........^`]],
+    ],
+    [
       'a syntax error',
       obj({ a: int() }, { 'x-kubernetes-validations': [{ rule: 'self.a >' }] }),
       [['FieldValueInvalid', `${V}.x-kubernetes-validations[0].rule`, /^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a >".*: compilation failed: ERROR: <input>:1:\d+: Syntax error: /]],

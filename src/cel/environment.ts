@@ -208,6 +208,7 @@ export class CelEnvironment {
       throw failed(err);
     }
     if (this.qualifiedVariables.size) resolveQualifiedNames(program.ast as unknown as AstNode, this.qualifiedVariables);
+    checkPresenceTests(program.ast as unknown as AstNode);
     const checked = program.check();
     if (!checked.valid) throw failed(checked.error);
     const root = program.ast as unknown as AstNode;
@@ -244,6 +245,27 @@ export class CelEnvironment {
       }
     });
   }
+}
+
+/**
+ * cel-go type-checks the selection a `has()` tests (`has(self.nope)` on an
+ * object type without `nope` is `undefined field 'nope'`); cel-js checks only
+ * the variable it starts from, so each presence test also checks its
+ * selection, after the macro's own check.
+ */
+function checkPresenceTests(root: AstNode): void {
+  forEachNode(root, (node) => {
+    const macro = node.meta.macro;
+    if (node.op !== 'call' || node.args[0] !== 'has' || typeof macro?.typeCheck !== 'function') return;
+    const typeCheck = macro.typeCheck;
+    macro.typeCheck = (checker: { check(n: unknown, ctx: unknown): unknown }, m: { args: unknown[] }, ctx: unknown) => {
+      const type = typeCheck(checker, m, ctx);
+      const selection = m.args[0] as AstNode;
+      // A map or dyn operand checks whatever the key; an object type must have the field.
+      if (selection?.op === '.') checker.check(selection, ctx);
+      return type;
+    };
+  });
 }
 
 let builtins: ReadonlySet<string> | undefined;
