@@ -457,3 +457,38 @@ describe('the runtime cost limits', () => {
     assert.equal(all[0][2], 'Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
   });
 });
+
+describe('ratcheting (CRDValidationRatcheting, on in 1.31)', () => {
+  const RATCHETS = '/apis/example.com/v1/namespaces/default/ratchets';
+  const withRule = (rule: string) =>
+    definition('ratchets', obj({ size: int({ 'x-kubernetes-validations': [{ rule }] }), sizes: list(int({ 'x-kubernetes-validations': [{ rule }] })), note: str() }));
+
+  test('a failing rule on a value the update leaves alone warns; on a changed value it fails', async () => {
+    const created = await server.request('POST', CRDS, { body: withRule('self < 100') });
+    assert.equal(created.status, 201, created.text);
+    await eventually('served', async () => ((await server.request('GET', RATCHETS)).status === 200 ? true : undefined));
+    const object = await server.request('POST', RATCHETS, { body: { apiVersion: 'example.com/v1', kind: 'Ratchet', metadata: { name: 'r' }, spec: { size: 50, sizes: [1, 50] } } });
+    assert.equal(object.status, 201, object.text);
+    // The rule tightens: the stored object no longer passes it.
+    const crd = (await server.request('GET', `${CRDS}/ratchets.example.com`)).body;
+    crd.spec.versions[0].schema.openAPIV3Schema = (withRule('self < 10') as any).spec.versions[0].schema.openAPIV3Schema;
+    assert.equal((await server.request('PUT', `${CRDS}/ratchets.example.com`, { body: crd })).status, 200);
+    await eventually('tightened', async () => {
+      const res = await server.request('POST', RATCHETS, { body: { apiVersion: 'example.com/v1', kind: 'Ratchet', metadata: { name: 'probe' }, spec: { size: 50 } } });
+      return res.status === 422 ? true : undefined;
+    });
+    const current = (await server.request('GET', `${RATCHETS}/r`)).body;
+    const untouched = await server.request('PUT', `${RATCHETS}/r`, { body: { ...current, spec: { ...current.spec, note: 'x' } } });
+    assert.equal(untouched.status, 200, untouched.text);
+    assert.equal(
+      untouched.headers.warning,
+      '299 - "spec.size: Invalid value: \\"integer\\": failed rule: self < 10", 299 - "spec.sizes[1]: Invalid value: \\"integer\\": failed rule: self < 10"',
+    );
+    const changed = await server.request('PUT', `${RATCHETS}/r`, { body: { ...untouched.body, spec: { ...untouched.body.spec, size: 60, sizes: [50, 1] } } });
+    assertFailure(changed, 422, 'Invalid');
+    assert.deepEqual(causes(changed), [
+      ['FieldValueInvalid', 'spec.size', 'Invalid value: "integer": failed rule: self < 10'],
+      ['FieldValueInvalid', 'spec.sizes[0]', 'Invalid value: "integer": failed rule: self < 10'],
+    ]);
+  });
+});

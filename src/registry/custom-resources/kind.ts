@@ -97,12 +97,12 @@ const BLOCKING: ReadonlySet<string> = new Set(['FieldValueNotSupported', 'FieldV
  * customResourceStrategy.Validate/ValidateUpdate, and the status strategy's):
  * not run over an object with a blocking error, which says so instead.
  */
-function withValidationRules(errs: FieldError[], rules: RuleValidator | undefined, obj: ApiObject, old: ApiObject | undefined): FieldError[] {
+function withValidationRules(errs: FieldError[], rules: RuleValidator | undefined, obj: ApiObject, old: ApiObject | undefined, ratchet?: (warning: string) => void): FieldError[] {
   if (!rules) return errs;
   if (errs.some((e) => BLOCKING.has(e.type))) {
     return [...errs, invalid(shownPath(''), 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
   }
-  return [...errs, ...rules.validate('', obj, old)];
+  return [...errs, ...rules.validate('', obj, old, undefined, { ratchet })];
 }
 
 /** Upstream customResourceValidator: the schema's value rules, then embedded resources' apiVersion, kind and metadata. */
@@ -120,7 +120,9 @@ function customResourceStrategy(hasStatus: boolean, schema: Structural, rules: R
   return {
     genericObjectMeta: true,
     validate: (obj) => withValidationRules(validateCustomObject(obj, schema), rules, obj, undefined),
-    validateUpdate: (obj, old) => withValidationRules(validateCustomObject(obj, schema), rules, obj, old),
+    // Ratcheting on the resource's updates; upstream's status strategy validates without it.
+    validateUpdate: (obj, old, warn) => withValidationRules(validateCustomObject(obj, schema), rules, obj, old, warn ?? (() => {})),
+    validateStatusUpdate: (obj, old) => withValidationRules(validateCustomObject(obj, schema), rules, obj, old),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;

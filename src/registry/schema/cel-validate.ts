@@ -11,7 +11,7 @@
 import { CelEvaluationError, type CompiledExpression } from '../../cel/environment.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { cel } from '../../util/lazy-packages.ts';
-import { child, duplicate, forbidden, goQuote, index, invalid, required, type FieldError } from '../validation/field-errors.ts';
+import { child, duplicate, fieldErrorText, forbidden, goQuote, index, invalid, required, type FieldError } from '../validation/field-errors.ts';
 import { escapeName } from './cel-escaping.ts';
 import { compileRules, type CompiledRule } from './cel-compile.ts';
 import { schemaDeclType, type DeclType } from './cel-types.ts';
@@ -43,10 +43,10 @@ export class RuleValidator {
    * Upstream Validator.Validate: the rules' errors for `obj` (and `oldObj` on
    * update); what they spend is taken from `budget`, below 0 once it ran out.
    */
-  validate(fldPath: string, obj: unknown, oldObj: unknown, budget: Budget = { remaining: RUNTIME_CEL_COST_BUDGET }): FieldError[] {
-    const errs: FieldError[] = [];
-    validateNode(this, fldPath, obj, oldObj ?? undefined, budget, errs);
-    return errs;
+  validate(fldPath: string, obj: unknown, oldObj: unknown, budget: Budget = { remaining: RUNTIME_CEL_COST_BUDGET }, options: { ratchet?: (warning: string) => void } = {}): FieldError[] {
+    const walk: Walk = { budget, errs: [], ratchet: oldObj === undefined || oldObj === null ? undefined : options.ratchet };
+    validateNode(this, fldPath, obj, oldObj ?? undefined, walk, NEVER_UNCHANGED);
+    return walk.errs;
   }
 }
 
@@ -112,6 +112,45 @@ function buildValidator(validationSchema: Structural, nodeSchema: Structural, de
   return used ? v : undefined;
 }
 
+/**
+ * One validation's state: the budget, the errors, and with ratcheting (upstream
+ * WithRatcheting, CRDValidationRatcheting) where the failures of rules that do
+ * not use oldSelf go when their value did not change: warnings.
+ */
+interface Walk {
+  budget: Budget;
+  errs: FieldError[];
+  ratchet?: (warning: string) => void;
+}
+
+/** Whether the node's value equals its correlated old value (upstream CorrelatedObject.CachedDeepEqual), computed on first need. */
+type Unchanged = () => boolean;
+const NEVER_UNCHANGED: Unchanged = () => false;
+
+function unchangedAt(obj: unknown, oldObj: unknown, parent: Unchanged): Unchanged {
+  // A node without a correlated old value takes its nearest correlated ancestor's answer (upstream nearestParentCorrelation).
+  if (oldObj === undefined) return parent;
+  let result: boolean | undefined;
+  return () => (result ??= jsonEqual(obj, oldObj));
+}
+
+/** Deep equality of decoded JSON; iterative, as values may be deep. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  const stack: Array<[unknown, unknown]> = [[a, b]];
+  while (stack.length) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null || Array.isArray(x) !== Array.isArray(y)) return false;
+    const kx = Object.keys(x);
+    if (kx.length !== Object.keys(y).length) return false;
+    for (const k of kx) {
+      if (!Object.hasOwn(y, k)) return false;
+      stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
+    }
+  }
+  return true;
+}
+
 /** What is left of a cost budget (SPEC 8 units). */
 export interface Budget {
   remaining: number;
@@ -120,42 +159,43 @@ export interface Budget {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Upstream validate(): the node's rules, its allOf entries, then its children. Depth is bounded by the tree's, which is the schema's. */
-function validateNode(v: RuleValidator, fldPath: string, obj: unknown, oldObj: unknown, budget: Budget, errs: FieldError[]): void {
+function validateNode(v: RuleValidator, fldPath: string, obj: unknown, oldObj: unknown, walk: Walk, parentUnchanged: Unchanged): void {
   if (obj === null || obj === undefined) return;
-  validateExpressions(v, fldPath, obj, oldObj, budget, errs);
-  if (budget.remaining < 0) return;
+  const unchanged = unchangedAt(obj, oldObj, parentUnchanged);
+  validateExpressions(v, fldPath, obj, oldObj, walk, unchanged);
+  if (walk.budget.remaining < 0) return;
   for (const allOf of v.allOf) {
-    validateNode(allOf, fldPath, obj, oldObj, budget, errs);
-    if (budget.remaining < 0) return;
+    validateNode(allOf, fldPath, obj, oldObj, walk, parentUnchanged);
+    if (walk.budget.remaining < 0) return;
   }
-  if (Array.isArray(obj)) validateArray(v, fldPath, obj, Array.isArray(oldObj) ? oldObj : undefined, budget, errs);
-  else if (isObject(obj)) validateMap(v, fldPath, obj, isObject(oldObj) ? oldObj : undefined, budget, errs);
+  if (Array.isArray(obj)) validateArray(v, fldPath, obj, Array.isArray(oldObj) ? oldObj : undefined, walk, unchanged);
+  else if (isObject(obj)) validateMap(v, fldPath, obj, isObject(oldObj) ? oldObj : undefined, walk, unchanged);
 }
 
 /** Upstream MapIsCorrelatable: granular and atomic maps correlate by key (every map type there is). */
 export const mapIsCorrelatable = (mapType: string | undefined) => mapType === undefined || mapType === 'granular' || mapType === 'atomic';
 
-function validateMap(v: RuleValidator, fldPath: string, obj: Record<string, unknown>, oldObj: Record<string, unknown> | undefined, budget: Budget, errs: FieldError[]): void {
+function validateMap(v: RuleValidator, fldPath: string, obj: Record<string, unknown>, oldObj: Record<string, unknown> | undefined, walk: Walk, unchanged: Unchanged): void {
   const correlatable = mapIsCorrelatable(v.schema.extensions.xMapType);
   const oldValue = (k: string) => (correlatable && oldObj && Object.hasOwn(oldObj, k) ? oldObj[k] : undefined);
   if (v.additionalProperties) {
     for (const k of Object.keys(obj)) {
-      validateNode(v.additionalProperties, index(fldPath, k), obj[k], oldValue(k), budget, errs);
-      if (budget.remaining < 0) return;
+      validateNode(v.additionalProperties, index(fldPath, k), obj[k], oldValue(k), walk, unchanged);
+      if (walk.budget.remaining < 0) return;
     }
   }
   if (v.properties.size > 0) {
     for (const k of Object.keys(obj)) {
       const sub = v.properties.get(k);
       if (!sub) continue;
-      validateNode(sub, child(fldPath, k), obj[k], oldValue(k), budget, errs);
-      if (budget.remaining < 0) return;
+      validateNode(sub, child(fldPath, k), obj[k], oldValue(k), walk, unchanged);
+      if (walk.budget.remaining < 0) return;
     }
   }
 }
 
 /** Upstream validateArray with makeMapList: old items correlate to new ones by their list-map keys, in list-type=map lists only. */
-function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj: unknown[] | undefined, budget: Budget, errs: FieldError[]): void {
+function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj: unknown[] | undefined, walk: Walk, unchanged: Unchanged): void {
   if (!v.items) return;
   const keys = v.schema.extensions.xListType === 'map' ? (v.schema.extensions.xListMapKeys ?? []) : undefined;
   const keyOf = (item: unknown) => (isObject(item) ? JSON.stringify(keys!.map((k) => (Object.hasOwn(item, k) ? item[k] : null))) : undefined);
@@ -168,8 +208,8 @@ function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj
   }
   for (let i = 0; i < obj.length; i++) {
     const key = keys ? keyOf(obj[i]) : undefined;
-    validateNode(v.items, index(fldPath, i), obj[i], key === undefined ? undefined : oldByKey.get(key), budget, errs);
-    if (budget.remaining < 0) return;
+    validateNode(v.items, index(fldPath, i), obj[i], key === undefined ? undefined : oldByKey.get(key), walk, unchanged);
+    if (walk.budget.remaining < 0) return;
   }
 }
 
@@ -207,7 +247,8 @@ function evaluate(program: CompiledExpression, activation: Record<string, unknow
 }
 
 /** Upstream validateExpressions: the node's own rules. */
-function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldObj: unknown, budget: Budget, errs: FieldError[]): void {
+function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldObj: unknown, walk: Walk, unchanged: Unchanged): void {
+  const { budget, errs } = walk;
   const type = v.schema.type;
   const fldPath = shownPath(path);
   if (v.compilationError !== undefined) {
@@ -257,17 +298,20 @@ function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldOb
     }
     if (value === true) continue;
     const errPath = compiled.normalizedFieldPath ? child(path, compiled.normalizedFieldPath) : fldPath;
+    // Upstream ratcheting: a rule without oldSelf failing on a value that did not change warns instead.
+    const ratchet = walk.ratchet && !compiled.usesOldSelf && unchanged() ? walk.ratchet : undefined;
+    const report = (e: FieldError) => (ratchet ? ratchet(fieldErrorText(e)) : errs.push(e));
     if (!compiled.messageExpression) {
-      errs.push(fieldErrorForReason(errPath, type, ruleMessageOrDefault(rule), rule.reason));
+      report(fieldErrorForReason(errPath, type, ruleMessageOrDefault(rule), rule.reason));
       continue;
     }
     const message = evaluateMessageExpression(compiled.messageExpression, activation, budget);
     if (message.fatal) {
-      errs.push(invalid(errPath, type, message.fatal));
+      report(invalid(errPath, type, message.fatal));
       budget.remaining = -1;
       return;
     }
-    errs.push(fieldErrorForReason(errPath, type, message.text ?? ruleMessageOrDefault(rule), rule.reason));
+    report(fieldErrorForReason(errPath, type, message.text ?? ruleMessageOrDefault(rule), rule.reason));
   }
 }
 
