@@ -64,6 +64,15 @@ export async function generate(contractDir: string): Promise<Map<string, string>
   }));
   // Kinds that are only ever a subresource's body (serviceaccounts/token: TokenRequest), with their decoders.
   const bodyKinds = new Map<string, { decoder: string | undefined; data: object }>();
+  // A group-version that serves no resource holds only bodies (autoscaling/v1 Scale, of custom resources' scale subresource).
+  for (const gv of groupVersions.filter((g) => g.kinds.length === 0)) {
+    for (const [schemaName, schema] of Object.entries(gv.document.components.schemas)) {
+      for (const gvk of schema['x-kubernetes-group-version-kind'] ?? []) {
+        if (gvk.group !== gv.group || gvk.version !== gv.version) continue;
+        bodyKinds.set(schemaName, { decoder: decoders.names.get(schemaName), data: { group: gv.group, version: gv.version, kind: gvk.kind, schemaName } });
+      }
+    }
+  }
   for (const k of groupVersions.flatMap((gv) => gv.kinds)) {
     for (const sub of k.resource.subresources) {
       if (sub.group === undefined || !sub.version || !sub.kind) continue;
@@ -75,7 +84,8 @@ export async function generate(contractDir: string): Promise<Map<string, string>
   }
   files.set('kinds.ts', template('kinds.ts.hbs')({ header: HEADER, kinds, bodyKinds: [...bodyKinds.values()] }));
 
-  const v3docs = groupVersions.map((gv) => ({ gv, doc: publishedV3(gv) }));
+  // Only group-versions that serve resources are published (upstream publishes what it routes).
+  const v3docs = groupVersions.filter((gv) => gv.kinds.length > 0).map((gv) => ({ gv, doc: publishedV3(gv) }));
   const v3paths: Record<string, string> = {};
   for (const { gv, doc } of v3docs) {
     const path = gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`;

@@ -325,6 +325,7 @@ const COORD = 'io.k8s.api.coordination.v1.';
 const AUTHZ = 'io.k8s.api.authorization.v1.';
 const RBAC = 'io.k8s.api.rbac.v1.';
 const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+const AUTOSCALING = 'io.k8s.api.autoscaling.v1.';
 
 interface DocSpec {
   file: string;
@@ -344,6 +345,7 @@ const UPSTREAM_FILES = [
   'apis__authorization.k8s.io__v1_openapi.json',
   'apis__rbac.authorization.k8s.io__v1_openapi.json',
   'apis__apiextensions.k8s.io__v1_openapi.json',
+  'apis__autoscaling__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -426,6 +428,15 @@ const DOCS: DocSpec[] = [
     upstream: ['apis__apiextensions.k8s.io__v1_openapi.json'],
     owns: (n) => n.startsWith(APIEXT),
     roots: [APIEXT + 'CustomResourceDefinition', APIEXT + 'CustomResourceDefinitionList'],
+  },
+  {
+    file: 'apis__autoscaling__v1.json',
+    title: 'orch autoscaling/v1',
+    description:
+      'Scale, the body of the scale subresource of custom resources (SPEC 2.1): only ever a subresource body, so autoscaling/v1 serves no resources and is not published. No paths are emitted.',
+    upstream: ['apis__autoscaling__v1_openapi.json'],
+    owns: (n) => n.startsWith(AUTOSCALING),
+    roots: [AUTOSCALING + 'Scale'],
   },
   {
     file: 'apis__networking.orch.io__v1.json',

@@ -221,4 +221,15 @@ describe('Table output', () => {
     assert.equal(fallback.body.kind, 'NetworkPolicyList');
     assertFailure(await table(NPS, TABLE.replace('v=v1', 'v=v9')), 406, 'NotAcceptable');
   });
+
+  test("kubectl's own Table request (g=meta.k8s.io) gets the same Table in the group it named; other groups are 406", async () => {
+    const kubectlAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+    const res = await table(`${NPS}?includeObject=Metadata`, kubectlAccept);
+    assert.equal(res.body.kind, 'Table');
+    assert.equal(res.body.apiVersion, 'meta.k8s.io/v1');
+    assert.equal(res.body.rows[0].object.apiVersion, 'meta.k8s.io/v1');
+    const orch = await table(`${NPS}?includeObject=Metadata`);
+    assert.deepEqual({ ...res.body, apiVersion: undefined, rows: undefined }, { ...orch.body, apiVersion: undefined, rows: undefined });
+    assertFailure(await table(NPS, 'application/json;as=Table;v=v1;g=meta.example.io'), 406, 'NotAcceptable');
+  });
 });

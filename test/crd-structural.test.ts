@@ -68,6 +68,8 @@ describe('structural schema model', () => {
     assert.deepEqual(errs.map((e) => [e.type, e.field, e.message]), [
       ['FieldValueInvalid', 'obj.spec.count', 'Invalid value: 9: spec.count in body should be less than or equal to 5'],
       ['FieldValueTooLong', 'obj.spec.labels.a', 'Too long: must have at most 3 bytes'],
+      // An int-or-string node is of type integer,string itself (upstream ConvertJSONSchemaPropsWithPostProcess), then its anyOf runs.
+      ['FieldValueTypeInvalid', 'obj.spec.port', 'Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'],
       ['FieldValueInvalid', 'obj', 'Invalid value: "": "spec.port" must validate at least one schema (anyOf)'],
       ['FieldValueTypeInvalid', 'obj.spec.port', 'Invalid value: "boolean": spec.port in body must be of type integer: "boolean"'],
       ['FieldValueNotSupported', 'obj.spec.size', 'Unsupported value: "L": supported values: "S", "M"'],

@@ -237,15 +237,14 @@ describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 
-  // kubectl asks for meta.k8s.io Tables; this server serves meta.orch.io ones (SPEC 2.5, FACTS 0), so kubectl
-  // prints its generic NAME/AGE columns. printNode's columns are tested through the Table above.
+  // kubectl asks for meta.k8s.io Tables, answered as meta.orch.io ones are: it prints printNode's columns.
   test('get nodes and the short name, cordon, delete', async () => {
     const kubectl = (...args: string[]) => runKubectl(server.orchconfig, home, args);
     for (const args of [['get', 'nodes'], ['get', 'no', 'worker-2']]) {
       const out = await kubectl(...args);
       assert.equal(out.code, 0, out.stderr);
-      assert.match(out.stdout, /^NAME\s+AGE\n/, args.join(' '));
-      assert.match(out.stdout, /worker-2\s+\d+s\n/);
+      assert.match(out.stdout, /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\n/, args.join(' '));
+      assert.match(out.stdout, /worker-2\s+Unknown\s+<none>\s+\d+s\s*\n/);
     }
     const cordon = await kubectl('cordon', 'worker-2');
     assert.equal(cordon.code, 0, cordon.stderr);

@@ -494,18 +494,20 @@ describe('kubectl', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 
-  // kubectl asks for meta.k8s.io Tables; this server serves them as meta.orch.io (SPEC 2.5, FACTS 0), so
-  // kubectl falls back to JSON and prints its generic NAME/AGE columns. The printer columns are tested
-  // through the Table above.
+  // kubectl asks for meta.k8s.io Tables, which the server answers as it answers meta.orch.io ones, so
+  // kubectl prints the pod printer's columns (and the wide ones with -o wide).
   test('run, get pods (-o wide, --field-selector), delete', async () => {
     const run = await kubectl('run', 'web', '--image=nginx:1.25', '--port=80', '--labels=app=web');
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /pod\/web created/);
-    for (const args of [['get', 'pods'], ['get', 'pods', '-o', 'wide'], ['get', 'pods', '--field-selector=status.phase=Pending,spec.nodeName=']]) {
+    for (const args of [['get', 'pods'], ['get', 'pods', '--field-selector=status.phase=Pending,spec.nodeName=']]) {
       const list = await kubectl(...args);
       assert.equal(list.code, 0, list.stderr);
-      assert.match(list.stdout, /^NAME\s+AGE\nweb\s+\d+s\n$/, args.join(' '));
+      assert.match(list.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nweb\s+0\/1\s+Pending\s+0\s+\d+s\n$/, args.join(' '));
     }
+    const wide = await kubectl('get', 'pods', '-o', 'wide');
+    assert.equal(wide.code, 0, wide.stderr);
+    assert.match(wide.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES\nweb\s+0\/1\s+Pending\s+0\s+\d+s\s+<none>\s+<none>\s+<none>\s+<none>\n$/);
     const none = await kubectl('get', 'pods', '--field-selector=status.phase=Running');
     assert.equal(none.code, 0, none.stderr);
     assert.match(none.stderr, /No resources found in pods-kubectl namespace/);

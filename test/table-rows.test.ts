@@ -251,7 +251,7 @@ describe('rows rendered at a given time', () => {
     const kind = kinds.find((k) => k.kind === kindName && k.group === group)!;
     const plan = tablePlan(kind);
     for (const include of ['None', 'Metadata', 'Object'] as const) {
-      for (const version of ['v1', 'v1beta1']) {
+      for (const version of ['meta.orch.io/v1', 'meta.orch.io/v1beta1', 'meta.k8s.io/v1']) {
         const table: any = toTable(kind, objects.map((o) => JSON.parse(o.json())), {}, include, version, now);
         assert.equal(plan.columnDefinitions, JSON.stringify(table.columnDefinitions));
         const row = rowRenderer(plan, objects, include, version, now);

@@ -29,10 +29,12 @@
  * the request's own resource, as upstream's admission CEL declares it
  * (`requestResourceCheck`).
  */
-import { actualSize, traversal } from './cost.ts';
+import { actualSize } from './cost.ts';
 import { awaited } from './deferred.ts';
+import { add, byFactor, fixed, type CostEstimate, type SizeEstimate } from './estimate-math.ts';
+import { nominalEstimate, traverse } from './estimate-standard.ts';
 import type { CelLibrary } from './library.ts';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision as AuthorizationDecision, SelectorAttribute } from '../auth/authorization/authorizer.ts';
+import { selectorAttribute, type AuthorizationAttributes, type AuthorizationResult, type Authorizer, type Decision as AuthorizationDecision } from '../auth/authorization/authorizer.ts';
 import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceaccount/tokens.ts';
 import type { UserInfo } from '../auth/user.ts';
 import { parseFieldSelector } from '../registry/selectors/field-selector.ts';
@@ -172,15 +174,6 @@ function serviceAccount(authz: CelAuthorizer, namespace: string, name: string): 
   return new CelAuthorizer({ name: serviceAccountUsername(namespace, name), groups: serviceAccountGroups(namespace) }, authz.authorizer);
 }
 
-/** As request info gives a selector to authorizers: its requirements (none: nothing), or its parse error. */
-function selectorAttribute<R>(text: string, parse: (text: string) => R[]): SelectorAttribute<R> | undefined {
-  try {
-    const requirements = parse(text);
-    return requirements.length ? { requirements } : undefined;
-  } catch (err) {
-    return { requirements: [], error: (err as Error).message };
-  }
-}
 
 /** Which chain an evaluation asked, so that two chains' answers are never confused. */
 const chainIds = new WeakMap<Authorizer, number>();
@@ -239,10 +232,15 @@ function checkResource(check: ResourceCheck, verb: string): CelDecision {
 
 const nominal = () => 1;
 
-/** upstream selectorCostEstimate at the selector's actual length: a parse, plus a list of up to one requirement per two characters. */
-export function selectorCost(length: number): number {
-  return SELECTOR_LIST_BASE + traversal(length) + Math.ceil(Math.ceil(length * 0.5) * SELECTOR_REQUIREMENT_COST);
+/** upstream selectorCostEstimate: a parse, plus a list of up to one requirement per two characters. */
+export function selectorEstimate(length: SizeEstimate): CostEstimate {
+  return add(add(fixed(SELECTOR_LIST_BASE), traverse(length)), byFactor(byFactor(length, 0.5), SELECTOR_REQUIREMENT_COST));
 }
+
+/** The runtime cost: selectorCostEstimate at the selector's actual length. */
+export const selectorCost = (length: number): number => selectorEstimate(fixed(length)).max;
+
+const BUILDERS_AND_ACCESSORS = ['serviceAccount', 'path', 'group', 'resource', 'subresource', 'namespace', 'name', 'allowed', 'reason', 'error', 'errored'];
 
 const A = AUTHORIZER_TYPE;
 const P = PATH_CHECK_TYPE;
@@ -284,7 +282,11 @@ export const authzLibrary: CelLibrary = {
   })),
   costs: {
     check: () => CHECK_COST,
-    ...Object.fromEntries(['serviceAccount', 'path', 'group', 'resource', 'subresource', 'namespace', 'name', 'allowed', 'reason', 'error', 'errored'].map((f) => [f, nominal])),
+    ...Object.fromEntries(BUILDERS_AND_ACCESSORS.map((f) => [f, nominal])),
+  },
+  estimates: {
+    check: () => ({ cost: fixed(CHECK_COST) }),
+    ...Object.fromEntries(BUILDERS_AND_ACCESSORS.map((f) => [f, nominalEstimate])),
   },
 };
 
@@ -298,5 +300,9 @@ export const authzSelectorsLibrary: CelLibrary = {
   costs: {
     fieldSelector: (args) => selectorCost(actualSize(args[1])),
     labelSelector: (args) => selectorCost(actualSize(args[1])),
+  },
+  estimates: {
+    fieldSelector: ({ args }) => (args.length === 1 ? { cost: selectorEstimate(args[0].size()) } : undefined),
+    labelSelector: ({ args }) => (args.length === 1 ? { cost: selectorEstimate(args[0].size()) } : undefined),
   },
 };

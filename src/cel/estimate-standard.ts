@@ -8,17 +8,18 @@
  */
 import { REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR } from './cost.ts';
 import { add, byFactor, fixed, multiply, union, unknownSize, UNBOUNDED, type CostEstimate, type SizeEstimate } from './estimate-math.ts';
-import type { EstimatedCall, EstimatedNode } from './library.ts';
+import type { CallEstimate, EstimatedCall, EstimatedNode } from './library.ts';
 
 /** cel-go isScalar: the types whose values all have size 1. */
-export const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
+const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
 
-export interface Estimate {
-  cost: CostEstimate;
-  resultSize?: SizeEstimate;
-}
+/** A call's own estimate: what CelLibrary.estimates answers. */
+export type Estimate = NonNullable<ReturnType<CallEstimate>>;
 
 const O1: Estimate = { cost: fixed(1) };
+
+/** A library function of nominal cost (Kubernetes' accessors and builders): 1. */
+export const nominalEstimate: CallEstimate = () => O1;
 
 /** cel-go coster.sizeEstimate: known, else 1 for scalars, else unknown. */
 export const sizeOf = (node: EstimatedNode): SizeEstimate => node.knownSize() ?? (SCALARS.has(node.type) ? fixed(1) : unknownSize());
@@ -29,7 +30,7 @@ const isList = (n: EstimatedNode) => n.type.startsWith('list<') || n.type === 'l
 const isDyn = (n: EstimatedNode) => n.type === 'dyn';
 
 /** One traversal of a string: 0.1 per code point (StringTraversalCostFactor). */
-const traverse = (size: SizeEstimate): CostEstimate => byFactor(size, STRING_TRAVERSAL_FACTOR);
+export const traverse = (size: SizeEstimate): CostEstimate => byFactor(size, STRING_TRAVERSAL_FACTOR);
 
 /** cel-go's equality and string/bytes ordering: a traversal of the shorter side, at least 1 unless both may be empty. */
 function comparison(left: EstimatedNode, right: EstimatedNode): Estimate {
@@ -101,20 +102,22 @@ export function standardEstimate(name: string, call: EstimatedCall, isOperator: 
       if (target && args.length === 1) return { cost: regexCost(sizeOf(target), sizeOf(args[0])) };
       break;
     case 'bytes':
-      if (args.length === 1 && isString(args[0])) {
-        // Each code point is up to 4 bytes.
-        const size = sizeOf(args[0]);
-        return { cost: traverse(size), resultSize: { min: size.min, max: size.max >= UNBOUNDED ? UNBOUNDED : size.max * 4 } };
-      }
-      break;
     case 'string':
-      if (args.length === 1 && isBytes(args[0])) {
-        const size = sizeOf(args[0]);
-        return { cost: traverse(size), resultSize: { min: Math.floor(size.min / 4), max: size.max } };
-      }
-      break;
+      if (args.length === 1) return conversion(name, args[0]);
   }
   return O1;
+}
+
+/** string(bytes) and bytes(string) traverse their argument; the other conversions are O(1); a dyn argument may be either. */
+function conversion(name: string, arg: EstimatedNode): Estimate {
+  const size = sizeOf(arg);
+  const traversing: Estimate =
+    name === 'bytes'
+      ? // Each code point is up to 4 bytes.
+        { cost: traverse(size), resultSize: { min: size.min, max: size.max >= UNBOUNDED ? UNBOUNDED : size.max * 4 } }
+      : { cost: traverse(size), resultSize: { min: Math.floor(size.min / 4), max: size.max } };
+  if (isDyn(arg)) return unionOf([traversing, O1]);
+  return (name === 'bytes' ? isString(arg) : isBytes(arg)) ? traversing : O1;
 }
 
 /**

@@ -83,6 +83,9 @@ export interface Instrumentation {
 
 const isAggregate = (v: unknown): boolean => Array.isArray(v) || v instanceof Map;
 
+/** `-` before a number literal: one negative literal in cel-go's grammar (`literal: sign=MINUS? NUM_INT`), a negation in cel-js's. */
+export const isNegativeLiteral = (node: AstNode): boolean => node.op === '-_' && node.args?.op === 'value' && (typeof node.args.args === 'number' || typeof node.args.args === 'bigint');
+
 const BINARY = new Set(['==', '!=', '<', '<=', '>', '>=', 'in', '+', '-', '*', '/', '%']);
 
 /** The per-iteration charges of a quantifier expansion, as cel-go evaluates its loop condition, step and result. */
@@ -165,6 +168,8 @@ export function instrument(root: AstNode, how: Instrumentation): void {
       }
       case '!_':
       case '-_': {
+        // cel-go's grammar reads `-1` as one literal, which costs nothing.
+        if (isNegativeLiteral(node)) return;
         const original = node.handle!;
         node.handle = (value: unknown, a: unknown, b: unknown) => (charge(1), original(value, a, b));
         return;

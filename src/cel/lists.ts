@@ -7,7 +7,9 @@
  * (SPEC 8, cost.go: traversalCost of the list).
  */
 import { traversalCost } from './cost.ts';
-import type { CelFunction, CelLibrary } from './library.ts';
+import { add, fixed, multiply } from './estimate-math.ts';
+import { traverse } from './estimate-standard.ts';
+import type { CallEstimate, CelFunction, CelLibrary } from './library.ts';
 import { celEquals, compareValues, duration, durationNanos, uint } from './values.ts';
 
 const COMPARABLE = ['int', 'uint', 'double', 'bool', 'string', 'bytes', 'google.protobuf.Duration', 'google.protobuf.Timestamp'];
@@ -69,6 +71,20 @@ function lastIndexOf(list: unknown[], item: unknown): bigint {
   return -1n;
 }
 
+/**
+ * Kubernetes' estimate of one traversal (EstimateCallCost for isSorted, sum,
+ * min, max, indexOf, lastIndexOf): 1 per element, plus a traversal of each
+ * element that is a string or bytes; of a string receiver (indexOf,
+ * lastIndexOf of the strings library), one traversal.
+ */
+const traversalEstimate: CallEstimate = ({ target }) => {
+  if (!target) return undefined;
+  const element = target.element();
+  if (!element) return { cost: traverse(target.size()) };
+  const perElement = element.type === 'string' || element.type === 'bytes' ? add(fixed(1), traverse(element.size())) : fixed(1);
+  return { cost: multiply(target.size(), perElement) };
+};
+
 const perType = (types: string[], make: (t: string) => CelFunction): CelFunction[] => types.map(make);
 
 export const listsLibrary: CelLibrary = {
@@ -90,4 +106,6 @@ export const listsLibrary: CelLibrary = {
     indexOf: (args) => traversalCost(args[0]),
     lastIndexOf: (args) => traversalCost(args[0]),
   },
+  // indexOf and lastIndexOf of strings too: Kubernetes' estimator tells them apart by the receiver only.
+  estimates: Object.fromEntries(['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf'].map((name) => [name, traversalEstimate])),
 };

@@ -13,7 +13,8 @@
  * `quantity` and `isQuantity` one traversal of the text, the rest 1.
  */
 import { actualSize, traversal } from './cost.ts';
-import type { CelLibrary } from './library.ts';
+import { nominalEstimate, traverse } from './estimate-standard.ts';
+import type { CallEstimate, CelLibrary } from './library.ts';
 import { compareQuantities, parseQuantity, type Quantity } from '../registry/validation/quantity.ts';
 
 const MAX_INT64 = 2n ** 63n - 1n;
@@ -150,6 +151,9 @@ const compare = (a: CelQuantity, b: CelQuantity): number => compareQuantities(a.
 
 const Q = 'kubernetes.Quantity';
 
+/** Kubernetes' estimate of a parse: one traversal of the text. */
+const parseEstimate: CallEstimate = ({ args }) => (args.length >= 1 ? { cost: traverse(args[0].size()) } : undefined);
+
 export const quantityLibrary: CelLibrary = {
   name: 'kubernetes.quantity',
   types: [{ name: Q, ctor: CelQuantity }],
@@ -172,5 +176,10 @@ export const quantityLibrary: CelLibrary = {
   costs: {
     quantity: (args) => traversal(actualSize(args[0])),
     isQuantity: (args) => traversal(actualSize(args[0])),
+  },
+  estimates: {
+    quantity: parseEstimate,
+    isQuantity: parseEstimate,
+    ...Object.fromEntries(['sign', 'asInteger', 'isInteger', 'asApproximateFloat', 'isGreaterThan', 'isLessThan', 'compareTo', 'add', 'sub'].map((name) => [name, nominalEstimate])),
   },
 };

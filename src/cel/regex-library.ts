@@ -8,7 +8,8 @@
  * pattern length factor.
  */
 import { actualSize, REGEX_STRING_LENGTH_FACTOR, traversal } from './cost.ts';
-import type { CelLibrary } from './library.ts';
+import { regexCost as regexEstimate } from './estimate-standard.ts';
+import type { CallEstimate, CelLibrary } from './library.ts';
 import { compileRe2, findAllRe2 } from './regex.ts';
 
 function findAll(text: string, pattern: string, limit = -1n): string[] {
@@ -26,6 +27,13 @@ const find = (text: string, pattern: string): string => findAll(text, pattern, 1
 
 const regexCost = (args: readonly unknown[]) => traversal(1 + actualSize(args[0])) * traversal(actualSize(args[1]), REGEX_STRING_LENGTH_FACTOR);
 
+/** Kubernetes' estimate: cel-go's regex cost; at worst every code point is a match of its own. */
+const findEstimate: CallEstimate = ({ target, args }) => {
+  if (!target || args.length < 1) return undefined;
+  const input = target.size();
+  return { cost: regexEstimate(input, args[0].size()), resultSize: { min: 0, max: input.max } };
+};
+
 const programCheck = { index: 1, check: (pattern: string) => void compileRe2(pattern), detail: (err: Error) => `program instantiation failed: ${err.message}` };
 
 export const regexLibrary: CelLibrary = {
@@ -36,5 +44,6 @@ export const regexLibrary: CelLibrary = {
     { signature: 'string.findAll(string, int): list<string>', impl: findAll },
   ],
   costs: { find: regexCost, findAll: regexCost },
+  estimates: { find: findEstimate, findAll: findEstimate },
   literalArguments: { find: programCheck, findAll: programCheck },
 };

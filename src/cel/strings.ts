@@ -7,7 +7,9 @@
  * estimator's (pkg/cel/library/cost.go).
  */
 import { actualSize, traversal, traversalCost } from './cost.ts';
-import type { CelLibrary } from './library.ts';
+import { add, byFactor, multiply, UNBOUNDED, type SizeEstimate } from './estimate-math.ts';
+import { traverse } from './estimate-standard.ts';
+import type { CallEstimate, CelLibrary } from './library.ts';
 
 /** Longest string a function builds: Go would build any size; one JS string this large stalls the process. */
 export const MAX_BUILT_STRING = 8 * 1024 * 1024;
@@ -100,6 +102,58 @@ function joinedSize(args: readonly unknown[]): number {
   return list.reduce((sum: number, item) => sum + actualSize(item), 0) + Math.max(0, list.length - 1) * separator;
 }
 
+/** Kubernetes' estimate of a function that traverses its receiver once and returns a string no longer than it. */
+const receiverTraversal: CallEstimate = ({ target }) => {
+  if (!target) return undefined;
+  const size = target.size();
+  return { cost: traverse(size), resultSize: size };
+};
+
+const less1 = (n: number) => (n === 0 ? 0 : n >= UNBOUNDED ? UNBOUNDED : n - 1);
+const plus1 = (n: number) => (n >= UNBOUNDED ? n : n + 1);
+const ceilDivide = (n: number, d: number) => (n >= UNBOUNDED ? UNBOUNDED : Math.ceil(n / d));
+
+/**
+ * Kubernetes' estimate of replace: a traversal and the construction of the
+ * result, whose size is bounded by replacing as many of the shortest
+ * matches as fit with the longest replacement (the most), and the longest
+ * matches with the shortest replacement (the least).
+ */
+const replaceEstimate: CallEstimate = ({ target, args }) => {
+  if (!target || args.length < 2) return undefined;
+  const size = target.size();
+  const old = args[0].size();
+  const replacement = args[1].size();
+  const count: SizeEstimate = { min: 0, max: 0 };
+  const retained: SizeEstimate = { min: 0, max: 0 };
+  if (old.min === 0) [count.max, retained.max] = [plus1(size.max), size.max];
+  else if (replacement.max <= old.min) retained.max = size.max;
+  else count.max = ceilDivide(size.max, old.min);
+  if (old.max === 0) [count.min, retained.min] = [plus1(size.min), size.min];
+  else if (old.max <= replacement.min) retained.min = size.min;
+  else count.min = ceilDivide(size.min, old.max);
+  return { cost: byFactor(size, 0.2), resultSize: add(multiply(count, replacement), retained) };
+};
+
+/** Kubernetes' estimate of split: at most one element per code point, or the literal limit (a negative one is Go's uint64 of it: unbounded). */
+const splitEstimate: CallEstimate = ({ target, args }) => {
+  if (!target) return undefined;
+  const size = target.size();
+  const limit = args[1]?.literal;
+  const max = typeof limit === 'bigint' ? (limit < 0n ? UNBOUNDED : Math.min(Number(limit), UNBOUNDED)) : size.max;
+  return { cost: byFactor(size, 0.2), resultSize: { min: 0, max } };
+};
+
+/** Kubernetes' estimate of join: a traversal of the result, every element at its largest, with a separator between each two. */
+const joinEstimate: CallEstimate = ({ target, args }) => {
+  if (!target) return undefined;
+  const count = target.size();
+  const element = target.element();
+  let size: SizeEstimate = element ? multiply(count, element.size()) : { min: 0, max: 0 };
+  if (args.length > 0) size = add(size, multiply(args[0].size(), { min: less1(count.min), max: less1(count.max) }));
+  return { cost: traverse(size), resultSize: size };
+};
+
 export const stringsLibrary: CelLibrary = {
   name: 'strings',
   functions: [
@@ -130,5 +184,15 @@ export const stringsLibrary: CelLibrary = {
     replace: (args) => traversal(actualSize(args[0]), 0.2),
     split: (args) => traversal(actualSize(args[0]), 0.2),
     join: (args) => traversal(joinedSize(args), 0.2),
+  },
+  // charAt has none in Kubernetes' estimator: cel-go's 1. indexOf and lastIndexOf: the lists library's.
+  estimates: {
+    lowerAscii: receiverTraversal,
+    upperAscii: receiverTraversal,
+    substring: receiverTraversal,
+    trim: receiverTraversal,
+    replace: replaceEstimate,
+    split: splitEstimate,
+    join: joinEstimate,
   },
 };

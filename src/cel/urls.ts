@@ -9,6 +9,7 @@
  */
 import { actualSize, traversal } from './cost.ts';
 import { escapedPath, type GoUrl, parseRequestUri, parseUrl, queryValues, splitHostPort, urlString } from './go-url.ts';
+import { nominalEstimate, traverse } from './estimate-standard.ts';
 import type { CelLibrary } from './library.ts';
 
 /** A `kubernetes.URL` value. */
@@ -69,5 +70,10 @@ export const urlsLibrary: CelLibrary = {
   operators: [{ signature: `${URL_TYPE} == ${URL_TYPE}`, impl: (a: CelUrl, b: CelUrl) => a.equals(b) }],
   costs: {
     url: (args) => traversal(actualSize(args[0])),
+  },
+  // isURL has none in Kubernetes' estimator: cel-go's 1.
+  estimates: {
+    url: ({ args }) => (args.length === 1 ? { cost: traverse(args[0].size()) } : undefined),
+    ...Object.fromEntries(['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map((name) => [name, nominalEstimate])),
   },
 };

@@ -769,6 +769,68 @@ function decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus(v, p, c, s
   return out;
 }
 
+function decode_io_orch_api_autoscaling_v1_Scale(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scale", "v1.Scale");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Scale"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Scale"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Scale"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_autoscaling_v1_ScaleSpec(x, p ? p + ".spec" : "spec", c, "Scale"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_autoscaling_v1_ScaleStatus(x, p ? p + ".status" : "status", c, "Scale"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Scale");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_autoscaling_v1_ScaleSpec({}, p ? p + ".spec" : "spec", c, "Scale");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_autoscaling_v1_ScaleStatus({}, p ? p + ".status" : "status", c, "Scale");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_ScaleSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleSpec", "v1.ScaleSpec");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ScaleSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.replicas = f0;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_ScaleStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleStatus", "v1.ScaleStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ScaleStatus"); break;
+      case "selector": if (x !== null) f1 = string(x, p ? p + ".selector" : "selector", c, "ScaleStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".replicas" : "replicas", c, "ScaleStatus");
+  const out = {};
+  if (f0 !== undefined) out.replicas = f0;
+  if (f1 !== undefined) out.selector = f1;
+  return out;
+}
+
 function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lease", "v1.Lease");
@@ -7143,6 +7205,9 @@ export {
   decode_io_orch_api_authorization_v1_SubjectAccessReviewSpec,
   decode_io_orch_api_authorization_v1_SubjectAccessReviewStatus,
   decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus,
+  decode_io_orch_api_autoscaling_v1_Scale,
+  decode_io_orch_api_autoscaling_v1_ScaleSpec,
+  decode_io_orch_api_autoscaling_v1_ScaleStatus,
   decode_io_orch_api_coordination_v1_Lease,
   decode_io_orch_api_coordination_v1_LeaseList,
   decode_io_orch_api_coordination_v1_LeaseSpec,

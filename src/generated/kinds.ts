@@ -1716,6 +1716,24 @@ export const kinds = [
 export const bodyKinds = [
   {
     ...{
+      "group": "autoscaling",
+      "version": "v1",
+      "kind": "Scale",
+      "schemaName": "io.orch.api.autoscaling.v1.Scale"
+    },
+    decode: decoders.decode_io_orch_api_autoscaling_v1_Scale,
+  },
+  {
+    ...{
+      "group": "autoscaling",
+      "version": "v1",
+      "kind": "DeleteOptions",
+      "schemaName": "io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"
+    },
+    decode: decoders.decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
+  },
+  {
+    ...{
       "group": "authentication.orch.io",
       "version": "v1",
       "kind": "TokenRequest",

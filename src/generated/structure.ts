@@ -435,6 +435,42 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.autoscaling.v1.Scale": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.autoscaling.v1.ScaleSpec",
+      "status": "io.orch.api.autoscaling.v1.ScaleStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.ScaleSpec": {
+    "kind": "struct",
+    "fields": {
+      "replicas": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.ScaleStatus": {
+    "kind": "struct",
+    "fields": {
+      "replicas": {
+        "kind": "scalar"
+      },
+      "selector": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.coordination.v1.Lease": {
     "kind": "struct",
     "fields": {

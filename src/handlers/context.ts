@@ -22,8 +22,8 @@ export interface ResourceRequest {
   /** Namespace for namespaced kinds, undefined for cluster-scoped ones. */
   namespace: string | undefined;
   encode: EncodeOptions;
-  /** Whether the client accepts Table (SPEC 2.5, 4.7) and which group-version it asked for. */
-  table?: { version: string };
+  /** Whether the client accepts Table (SPEC 2.5, 4.7), and the group-version it asked for (`meta.orch.io/v1`, ...). */
+  table?: { apiVersion: string };
   /** The request's deadline (--request-timeout); undefined for long-running requests. Writes carry it to storage. */
   signal?: AbortSignal;
 }

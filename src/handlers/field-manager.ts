@@ -27,7 +27,7 @@ function withoutManagedFields(obj: ApiObject): string {
  * managedFields directly (they keep the stored ones), and a write that changes
  * nothing else leaves them, timestamps included, as they were.
  */
-export function fieldTracker(manager: string, apiVersion: string, structure: Record<string, any>, schemaName: string) {
+export function fieldTracker(manager: string, apiVersion: string, structure: Record<string, any>, schemaName: string, subresource?: string) {
   return (obj: ApiObject, old: ApiObject | null): void => {
     const previous = old?.metadata.managedFields ?? [];
     const reset = resetManagedFieldsRequested(obj);
@@ -38,7 +38,7 @@ export function fieldTracker(manager: string, apiVersion: string, structure: Rec
       return;
     }
     const time = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const managed = recordUpdate(base, old, obj, manager, apiVersion, time, structure, schemaName);
+    const managed = recordUpdate(base, old, obj, manager, apiVersion, time, structure, schemaName, { subresource });
     if (managed.length) obj.metadata.managedFields = managed;
     else delete obj.metadata.managedFields;
   };

@@ -106,9 +106,13 @@ function checkPatch(mediaType: string, patch: unknown, fieldValidation: FieldVal
   return intent;
 }
 
-export async function handlePatch(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
-  const { store, query } = ctx;
-  const kind = store.kind;
+/**
+ * A PATCH request's options and document, checked in upstream's order (AS
+ * handlers/patch.go): media type, body, options, then the document against
+ * the patch type (`apiVersion`: what an apply configuration must name).
+ */
+export async function readPatchRequest(ctx: ResourceRequest, apiVersion: string) {
+  const { query } = ctx;
   const mediaType = patchMediaType(ctx.req.headers['content-type']);
   const body = await readBody(ctx.req);
   const isApply = mediaType === APPLY;
@@ -122,8 +126,6 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
   const invalid = invalidOptions('PatchOptions', problems);
   if (invalid) throw invalid;
   const manager = managerFor(requestedManager, ctx.req);
-  const apiVersion = apiVersionOf(kind);
-
   let parsed: unknown;
   try {
     parsed = await parseDocument(body, mediaType, ctx.signal);
@@ -132,6 +134,25 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
     throw err;
   }
   const patch = checkPatch(mediaType, parsed, fieldValidation, apiVersion);
+  return { mediaType, isApply, dryRun, fieldValidation, manager, force, patch };
+}
+
+/** A JSON, merge or strategic merge patch applied to an object's JSON form; failures are upstream's Status errors. */
+export function applyPatch(mediaType: string, current: unknown, patch: unknown, fieldValidation: FieldValidation, structure: Record<string, any>, schemaName: string): unknown {
+  try {
+    if (mediaType === JSON_PATCH) return applyJsonPatch(current, patch, { typed: fieldValidation !== 'Ignore' });
+    if (mediaType === MERGE_PATCH) return applyMergePatch(current, patch);
+    return applyStrategicMergePatch(current, patch, structure, schemaName);
+  } catch (err) {
+    throw patchFailure(err);
+  }
+}
+
+export async function handlePatch(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
+  const { store } = ctx;
+  const kind = store.kind;
+  const apiVersion = apiVersionOf(kind);
+  const { mediaType, isApply, dryRun, fieldValidation, manager, force, patch } = await readPatchRequest(ctx, apiVersion);
   // Every attempt of the store's loop decodes again; each warning is kept once.
   const warnings = new Set<string>();
   const decode = (value: unknown, defaults = true): ApiObject => {
@@ -169,14 +190,7 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
   } else {
     computeNew = (current) => {
       if (!current) throw errors.notFound(store.groupResource, ctx.info.name);
-      let patched: unknown;
-      try {
-        if (mediaType === JSON_PATCH) patched = applyJsonPatch(current, patch, { typed: fieldValidation !== 'Ignore' });
-        else if (mediaType === MERGE_PATCH) patched = applyMergePatch(current, patch);
-        else patched = applyStrategicMergePatch(current, patch, structure, schemaName);
-      } catch (err) {
-        throw patchFailure(err);
-      }
+      const patched = applyPatch(mediaType, current, patch, fieldValidation, structure, schemaName);
       // SPEC 4.5 item 7: a `[{}]` left by the patch resets managedFields (fieldTracker sees it).
       const object = decode(patched);
       checkName(object, ctx.info.name);

@@ -6,7 +6,7 @@
  * spliced in, streamed to the socket rather than built into one response.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion, type KindDefinition } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
@@ -18,6 +18,7 @@ import { encodeContinueToken } from './continue-token.ts';
 import { parseInt64 } from './options.ts';
 import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
 import { writeTable } from './table-rows.ts';
+import { convertForServing } from './conversion.ts';
 
 /**
  * SPEC 4.6 get, from the watch cache: unset = most recent (the cache once it has
@@ -25,14 +26,22 @@ import { writeTable } from './table-rows.ts';
  * than (the cache once it has reached that version).
  */
 export async function handleGet(ctx: ResourceRequest): Promise<void> {
+  const { store } = ctx;
+  const cached = await getCached(ctx);
+  if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
+  writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
+}
+
+/** The object a get names, at the state its resourceVersion asks for (SPEC 4.6); 404 when there is none. */
+export async function getCached(ctx: ResourceRequest): Promise<CachedObject> {
   const { cacher, store } = ctx;
   const rv = ctx.query.get('resourceVersion');
   if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
   else if (rv !== '0') await cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
   const cached = cacheOf(ctx).get(store.key(ctx.namespace, ctx.info.name));
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
-  if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
-  writeJsonText(ctx.res, 200, cached.body(), ctx.encode);
+  await convertForServing(store.kind, [cached]);
+  return cached;
 }
 
 function cacheOf(ctx: ResourceRequest): ResourceCache {
@@ -110,10 +119,13 @@ async function readChunk(
     const compacted = await cacher.compactedRevision();
     if (revision < compacted) throw expiredFor(new CompactedError(revision, compacted), plan.continueToken);
   }
+  const filter = list.filter;
+  // A webhook's kind is selected by its converted objects; converted first, so the state is checked after.
+  if (filter && ctx.store.kind.convert) await convertForServing(ctx.store.kind, cache.list(prefix));
   if (cache.holdsStateAt(revision, cacher.currentRevision())) {
     const startKey = plan.continueToken ? prefix + plan.continueToken.start : prefix;
-    const filter = list.filter;
-    const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsed())));
+    const asVersion = readApiVersion(ctx.store.kind);
+    const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsedAs(asVersion))));
     // What makes an unfiltered chunk's body: every reader asking for the same one can share it.
     return { ...page, revision, sharedKey: filter ? undefined : `${startKey}\0${plan.limit ?? ''}\0${revision}` };
   }
@@ -151,6 +163,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   const list = parseListQuery(ctx);
   const { plan, filter } = list;
   const kind = ctx.store.kind;
+  const asVersion = readApiVersion(kind);
   const compactJson = !ctx.encode.pretty && ctx.encode.mediaType === JSON_TYPE;
   const cache = cacheOf(ctx);
   let items: readonly CachedObject[];
@@ -160,10 +173,12 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   if (servedFromCache(plan)) {
     const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
     metadata = { resourceVersion: String(revision) };
-    // The whole collection as one shared, already-encoded body.
-    if (!filter && !ctx.table && compactJson) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix), ']}');
+    // The whole collection as one shared, already-encoded body (not for a webhook's kind: its items are converted below, as of now).
+    if (!filter && !ctx.table && compactJson && !kind.convert) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
     const cached = cache.list(list.prefix);
-    items = filter ? cached.filter((o) => filter(o.parsed())) : cached;
+    // A webhook's kind is selected by its converted objects: selectable fields are the served version's.
+    if (filter) await convertForServing(kind, cached);
+    items = filter ? cached.filter((o) => filter(o.parsedAs(asVersion))) : cached;
     if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
   } else {
     const chunk = await readChunk(ctx, list);
@@ -171,16 +186,17 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     metadata = listMetadata(chunk, list);
     if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
   }
+  await convertForServing(kind, items);
   if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (!compactJson) {
-    return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json())) }, ctx.encode);
+    return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json(asVersion))) }, ctx.encode);
   }
   const opening = listOpening(kind, metadata);
   // Only a chunk the cache holds gets here with a key (the whole list returned its listBody above):
   // encoded once for every reader of it.
   if (sharedKey !== undefined) {
     const chunkItems = items;
-    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => Buffer.from(`${opening}${chunkItems.map((i) => i.json()).join(',')}]}`)), ctx.encode);
+    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => Buffer.from(`${opening}${chunkItems.map((i) => i.json(asVersion)).join(',')}]}`)), ctx.encode);
   }
-  writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(), ']}');
+  writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(asVersion), ']}');
 }

@@ -6,7 +6,8 @@
  * requests only render the timed cells and join. The object and its metadata
  * are not copied: they are views into the stored JSON the cache holds anyway.
  */
-import type { KindDefinition } from '../registry/kind.ts';
+import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
+import { withResourceVersion } from '../registry/object-meta.ts';
 import { JSON_TYPE, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
@@ -26,8 +27,15 @@ export class TablePlan {
   readonly rowConditions;
   /** `[{"name":...},...]`, the same for every Table of the kind. */
   readonly columnDefinitions: string;
+  /** The version rows show objects as, when they may be stored at another (readApiVersion). */
+  readonly apiVersion: string | undefined;
+
+  /** The resource the plan's kind serves, whatever its version: plans of one resource may share an object. */
+  readonly kindKey: string;
 
   constructor(kind: KindDefinition) {
+    this.kindKey = `${kind.group}/${kind.plural}`;
+    this.apiVersion = readApiVersion(kind);
     this.columns = tableColumns(kind);
     this.timedColumns = this.columns.map(timedFormatterOf);
     this.timed = this.timedColumns.filter((f): f is TimedFormatter => f !== undefined);
@@ -73,7 +81,8 @@ export class EncodedRow {
 
 /** Encodes the fixed parts of a version's row from the object as a GET would return it. */
 function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
-  const json = object.json();
+  const value = object.valueAs(plan.apiVersion);
+  const json = withResourceVersion(value, object.revision);
   const obj = JSON.parse(json);
   const cells: unknown[] = [];
   // Joined rather than concatenated: a kept string is then flat, not a tree of its pieces.
@@ -93,8 +102,8 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
   // The stored text serves as the row's object only where it is exactly what encoding the parsed object gives.
   const at = json.indexOf(METADATA_OPEN) + METADATA_OPEN.length - 1;
   if (metadata !== undefined && json.startsWith(metadata, at) && JSON.stringify(obj) === json) {
-    const end = at + metadata.length - (json.length - object.value.length);
-    return new EncodedRow(plan, cells, encodedConditions, object.value.slice(at + 1, end), undefined);
+    const end = at + metadata.length - (json.length - value.length);
+    return new EncodedRow(plan, cells, encodedConditions, value.slice(at + 1, end), undefined);
   }
   return new EncodedRow(plan, cells, encodedConditions, undefined, { object: JSON.stringify(obj), metadata });
 }
@@ -103,10 +112,17 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
 function rowOf(plan: TablePlan, object: CachedObject): EncodedRow {
   const slot = object.derived;
   if (slot instanceof EncodedRow && slot.plan === plan) return slot;
+  if (slot instanceof Map && slot.has(plan)) return slot.get(plan);
   const row = encodeRow(plan, object);
-  object.derived = row;
+  // One row per plan: a custom kind read as Tables through several versions keeps each version's row.
+  if (slot instanceof EncodedRow && slot.plan.kindKey === plan.kindKey) object.derived = new Map([[slot.plan, slot], [plan, row]]);
+  else if (slot instanceof Map && slot.size < MAX_PLANS_PER_OBJECT) slot.set(plan, row);
+  else object.derived = row;
   return row;
 }
+
+/** Rows one object version keeps for different plans (served versions of one custom kind). */
+const MAX_PLANS_PER_OBJECT = 4;
 
 /** The metadata with its resourceVersion, as `withResourceVersion` puts it first. */
 function metadataOf(object: CachedObject, tail: string): string {
@@ -115,12 +131,12 @@ function metadataOf(object: CachedObject, tail: string): string {
 
 /**
  * Renders rows at one request time: `row(i)` is the JSON of the i-th object's
- * TableRow with `includeObject` (FACTS 5) for Table version `tableVersion`.
+ * TableRow with `includeObject` (FACTS 5) for the Table's `tableApiVersion`.
  * Every row is encoded here, before anything is written: an object that cannot
  * be shown fails the request with a Status, not halfway through the body.
  */
-export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableVersion: string, now: number): (i: number) => string {
-  const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.orch.io/${tableVersion}","metadata":`;
+export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], includeObject: IncludeObject, tableApiVersion: string, now: number): (i: number) => string {
+  const partialOpen = `,"object":{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(tableApiVersion)},"metadata":`;
   const { timed } = plan;
   const rows = objects.map((object) => rowOf(plan, object));
   return (i) => {
@@ -130,7 +146,7 @@ export function rowRenderer(plan: TablePlan, objects: readonly CachedObject[], i
     let text = '{"cells":[' + cells[0];
     for (let c = 1; c < cells.length; c += 2) text += encodeCell(timed[c >> 1].render(cells[c], now)) + cells[c + 1];
     text += ']' + row.conditions;
-    if (includeObject === 'Object') text += ',"object":' + (reencoded ? reencoded.object : object.json());
+    if (includeObject === 'Object') text += ',"object":' + (reencoded ? reencoded.object : object.json(plan.apiVersion));
     else if (includeObject === 'Metadata') text += partialOpen + (reencoded ? reencoded.metadata : metadataOf(object, row.metadataTail!)) + '}';
     return text + '}';
   };
@@ -147,7 +163,8 @@ function sameWithinASecond(plan: TablePlan, objects: readonly CachedObject[]): b
     const { cells } = rowOf(plan, object);
     for (let c = 1; c < cells.length; c += 2) {
       const kept = cells[c];
-      if (kept !== undefined && !(typeof kept === 'number' && (Number.isNaN(kept) || kept % 1000 === 0))) return false;
+      // A kept string or null is a cell that does not change with time.
+      if (kept !== undefined && kept !== null && typeof kept !== 'string' && !(typeof kept === 'number' && (Number.isNaN(kept) || kept % 1000 === 0))) return false;
     }
     return true;
   });
@@ -168,26 +185,27 @@ export interface TableSharing {
  */
 export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>, share?: TableSharing): void {
   const includeObject = includeObjectOf(ctx);
-  const tableVersion = ctx.table?.version ?? 'v1';
+  const tableApiVersion = ctx.table?.apiVersion ?? 'meta.orch.io/v1';
   const now = Date.now();
   if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
-    const table = toTable(kind, objects.map((o) => JSON.parse(o.json())), listMetadata, includeObject, tableVersion, now);
+    const asVersion = readApiVersion(kind);
+    const table = toTable(kind, objects.map((o) => JSON.parse(o.json(asVersion))), listMetadata, includeObject, tableApiVersion, now);
     return writeObject(ctx.res, 200, table, ctx.encode);
   }
   const plan = tablePlan(kind);
-  const head = `{"kind":"Table","apiVersion":"meta.orch.io/${tableVersion}","metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
+  const head = `{"kind":"Table","apiVersion":${JSON.stringify(tableApiVersion)},"metadata":${JSON.stringify(listMetadata)},"columnDefinitions":${plan.columnDefinitions},"rows":[`;
   if (share && sameWithinASecond(plan, objects)) {
     // Rendered at the start of this second: the same ages as at any instant of it.
     const second = Math.floor(now / 1000) * 1000;
     const body = share.cache.sharedBody(
-      `${share.key}\0Table/${tableVersion}\0${includeObject}`,
+      `${share.key}\0Table/${tableApiVersion}\0${includeObject}`,
       () => {
-        const row = rowRenderer(plan, objects, includeObject, tableVersion, second);
+        const row = rowRenderer(plan, objects, includeObject, tableApiVersion, second);
         return Buffer.from(`${head}${objects.map((_, i) => row(i)).join(',')}]}`);
       },
       plan.timed.length ? String(second) : '',
     );
     return writeJsonText(ctx.res, 200, body, ctx.encode);
   }
-  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableVersion, now), ']}');
+  writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableApiVersion, now), ']}');
 }

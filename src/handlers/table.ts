@@ -3,21 +3,18 @@
  * printer columns, or the default Name / Created At pair.
  */
 import * as errors from '../api/status-error.ts';
-import type { KindDefinition, PrinterColumnDefinition } from '../registry/kind.ts';
+import { METADATA_DESCRIPTIONS, NAME_COLUMN, type KindDefinition, type PrinterColumnDefinition } from '../registry/kind.ts';
 import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import type { ResourceRequest } from './context.ts';
 import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
 import { nodeFormatters } from './node-printer.ts';
 import { ageFormatter, type TimedFormatter } from './table-time.ts';
-
-const NAME_DESCRIPTION =
-  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
-const CREATED_DESCRIPTION =
-  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
+import { findResults, JsonPathError } from '../util/jsonpath.ts';
 
 const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
-  { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0, path: ['metadata', 'name'] },
-  { name: 'Created At', type: 'date', format: '', description: CREATED_DESCRIPTION, priority: 0, path: ['metadata', 'creationTimestamp'] },
+  NAME_COLUMN,
+  { name: 'Created At', type: 'date', format: '', description: METADATA_DESCRIPTIONS.creationTimestamp, priority: 0, path: ['metadata', 'creationTimestamp'] },
 ];
 
 function count(value: unknown): number {
@@ -48,6 +45,7 @@ const FORMATTERS: Record<string, Formatter> = {
   subjectUsers: (value) => subjectsOf(value, 'User'),
   subjectGroups: (value) => subjectsOf(value, 'Group'),
   subjectServiceAccounts: (value) => subjectsOf(value, 'ServiceAccount'),
+  ...customResourceFormatters,
 };
 
 function subjectsOf(subjects: unknown, kind: string): string {
@@ -64,6 +62,7 @@ const TIMED_FORMATTERS: Record<string, TimedFormatter> = {
   eventFirstSeen: ageFormatter((_v, obj) => obj.firstTimestamp ?? obj.eventTime),
   eventLastSeen: ageFormatter((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
   podRestarts,
+  crdDate: customDate,
 };
 
 /** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */
@@ -72,12 +71,12 @@ const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {
 };
 
 /** The kind's printer columns (SPEC 4.7), or the default Name / Created At pair. */
-export function tableColumns(kind: KindDefinition): readonly PrinterColumnDefinition[] {
+export function tableColumns(kind: Pick<KindDefinition, 'printerColumns'>): readonly PrinterColumnDefinition[] {
   return kind.printerColumns.length ? kind.printerColumns : DEFAULT_COLUMNS;
 }
 
 /** The row conditions of the kind's printer, if it sets any. */
-export function rowConditionsOf(kind: KindDefinition): ((obj: any) => unknown[] | undefined) | undefined {
+export function rowConditionsOf(kind: Pick<KindDefinition, 'group' | 'kind'>): ((obj: any) => unknown[] | undefined) | undefined {
   return ROW_CONDITIONS[`${kind.group}/${kind.kind}`];
 }
 
@@ -86,8 +85,19 @@ export function timedFormatterOf(column: PrinterColumnDefinition): TimedFormatte
   return column.formatter ? TIMED_FORMATTERS[column.formatter] : undefined;
 }
 
-/** The value at the column's path. */
+/**
+ * The value at the column's path; for a JSONPath column, the first value it
+ * finds, or undefined when it finds none or fails (upstream tableconvertor).
+ */
 export function columnValue(column: PrinterColumnDefinition, obj: any): unknown {
+  if (column.compiledJsonPath) {
+    try {
+      return findResults(column.compiledJsonPath, obj)[0]?.[0];
+    } catch (err) {
+      if (err instanceof JsonPathError) return undefined;
+      throw err;
+    }
+  }
   let value: any = obj;
   for (const segment of column.path) value = value?.[segment];
   return value;
@@ -132,18 +142,18 @@ export function includeObjectOf(ctx: ResourceRequest): IncludeObject {
  * rows encoded once per object version (table-rows.ts), with the same bytes.
  */
 export function toTable(
-  kind: KindDefinition,
+  kind: Pick<KindDefinition, 'printerColumns' | 'group' | 'kind'>,
   objects: any[],
   listMetadata: Record<string, unknown>,
   includeObject: IncludeObject,
-  tableVersion: string,
+  tableApiVersion: string,
   now: number,
 ): unknown {
   const columns = tableColumns(kind);
   const rowConditions = rowConditionsOf(kind);
   return {
     kind: 'Table',
-    apiVersion: `meta.orch.io/${tableVersion}`,
+    apiVersion: tableApiVersion,
     metadata: listMetadata,
     columnDefinitions: columnDefinitions(columns),
     rows: objects.map((obj) => {
@@ -151,7 +161,7 @@ export function toTable(
       const conditions = rowConditions?.(obj);
       if (conditions) row.conditions = conditions;
       if (includeObject === 'Object') row.object = obj;
-      else if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: `meta.orch.io/${tableVersion}`, metadata: obj.metadata };
+      else if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: tableApiVersion, metadata: obj.metadata };
       return row;
     }),
   };

@@ -4,7 +4,7 @@
  * streaming lists (sendInitialEvents) and timeoutSeconds.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion } from '../registry/kind.ts';
 import { compileFilter } from '../registry/list-filter.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
@@ -12,6 +12,8 @@ import type { ResourceRequest } from './context.ts';
 import { invalidOptions, parseBoolean, parseInt64 } from './options.ts';
 import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
 import { setLongTimeout } from '../util/timers.ts';
+import { toStatusError } from '../server/respond.ts';
+import { convertForServing } from './conversion.ts';
 
 export interface WatchSettings {
   /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, off by default). */
@@ -77,6 +79,8 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
       initialEvents,
       initialEventsEndBookmark: !!sendInitialEvents && options.allowBookmarks,
       bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
+      apiVersion: readApiVersion(kind),
+      prepare: kind.convert ? (objects) => convertForServing(kind, objects).then(() => undefined, (err) => toStatusError(err).toStatus()) : undefined,
       out: res,
     },
     TOO_LARGE_WAIT_MS,

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { JsonPath } from '../util/jsonpath.ts';
+import type { ApiObject } from './strategy.ts';
 
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
@@ -18,6 +20,12 @@ export interface DecodeContext {
 
 export type Decoder = (value: unknown, path: string, context: DecodeContext, struct?: string) => any;
 
+/** Upstream swaggerMetadataDescriptions: the descriptions of the Name and creation-time Table columns. */
+export const METADATA_DESCRIPTIONS = {
+  name: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  creationTimestamp: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+};
+
 export interface PrinterColumnDefinition {
   name: string;
   type: string;
@@ -26,7 +34,12 @@ export interface PrinterColumnDefinition {
   priority: number;
   path: readonly string[];
   formatter?: string;
+  /** A custom resource's column: its value is the first the JSONPath finds (then `path` is unused). */
+  compiledJsonPath?: JsonPath;
 }
+
+/** The Name column every Table starts with (upstream tableconvertor, and the default Table). */
+export const NAME_COLUMN: PrinterColumnDefinition = { name: 'Name', type: 'string', format: 'name', description: METADATA_DESCRIPTIONS.name, priority: 0, path: ['metadata', 'name'] };
 
 export interface KindDefinition extends BodyKind {
   group: string;
@@ -55,8 +68,30 @@ export interface KindDefinition extends BodyKind {
   printerColumns: readonly PrinterColumnDefinition[];
   /** '' when the kind is not stored. */
   storageVersionHash: string;
+  /**
+   * The version objects are written at, when it may be another than `version`
+   * (a custom resource's storage version, SPEC 2.1): reads rewrite them to this
+   * version, writes store them at that one. Undefined: always `version`.
+   */
+  storageVersion?: string;
+  /**
+   * A conversion between versions that is more than renaming the version (a
+   * custom resource's conversion webhook, SPEC 2.1): the object as version
+   * `apiVersion` serves it. Fails with a 500 StatusError. Undefined: a stored
+   * object is served at another version by renaming its apiVersion.
+   */
+  convert?: (object: ApiObject, apiVersion: string) => Promise<ApiObject>;
+  /** Where a custom resource's scale subresource reads and writes replicas (subresources.scale). */
+  scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;
+}
+
+/** A custom resource version's subresources.scale (CustomResourceSubresourceScale, SPEC 2.1). */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
 }
 
 /** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */
@@ -88,4 +123,9 @@ export function storageVersionHash(group: string, version: string, kind: string)
 
 export function apiVersionOf(kind: { group: string; version: string }): string {
   return kind.group ? `${kind.group}/${kind.version}` : kind.version;
+}
+
+/** The apiVersion reads of the kind rewrite stored objects to, for a kind whose objects may be stored at another version. */
+export function readApiVersion(kind: KindDefinition): string | undefined {
+  return kind.storageVersion === undefined ? undefined : apiVersionOf(kind);
 }

@@ -78,6 +78,28 @@ export function withResourceVersion(stored: string, revision: number): string {
   return `${stored.slice(0, insertAt)}"resourceVersion":"${revision}"${separator}${stored.slice(insertAt)}`;
 }
 
+const API_VERSION_OPEN = '{"apiVersion":"';
+
+/**
+ * Stored JSON as another version of the same kind serves it, when the
+ * conversion only renames the version (SPEC 2.1; upstream
+ * apiextensions-apiserver nopConverter, strategy None): the leading apiVersion
+ * is replaced, the rest is served as stored. The same string when it already
+ * names `apiVersion`.
+ */
+export function withApiVersion(stored: string, apiVersion: string): string {
+  if (stored.startsWith(API_VERSION_OPEN)) {
+    const end = stored.indexOf('"', API_VERSION_OPEN.length);
+    const current = stored.slice(API_VERSION_OPEN.length, end);
+    if (end > 0 && !current.includes('\\')) {
+      return current === apiVersion ? stored : `${API_VERSION_OPEN}${apiVersion}${stored.slice(end)}`;
+    }
+  }
+  // Not written by a store (which puts apiVersion first): rebuilt with apiVersion leading.
+  const { apiVersion: _stored, ...rest } = JSON.parse(stored);
+  return JSON.stringify({ apiVersion, ...rest });
+}
+
 export function parseStored(stored: string, revision: number): ApiObject {
   const obj = JSON.parse(stored) as ApiObject;
   obj.metadata.resourceVersion = String(revision);

@@ -119,6 +119,8 @@ const CANONICALIZE: DecodeContext = {
 export class GenericStore {
   readonly groupResource: errors.GroupResource;
   readonly apiVersion: string;
+  /** The apiVersion objects are written at (KindDefinition.storageVersion); reads answer `apiVersion`. */
+  private readonly storedApiVersion: string;
   /** Reads of single objects from storage, never the cache (start-up steps, authenticators, controllers). */
   readonly reader: ObjectReader;
 
@@ -135,6 +137,26 @@ export class GenericStore {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.reader = objectReader(storage, kind);
     this.apiVersion = apiVersionOf(kind);
+    this.storedApiVersion = kind.storageVersion === undefined ? this.apiVersion : apiVersionOf({ group: kind.group, version: kind.storageVersion });
+  }
+
+  /**
+   * A stored object as this endpoint serves it (SPEC 2.1): converted by the
+   * kind's webhook, or, with conversion strategy None, renamed.
+   */
+  private async parseServed(value: string, revision: number): Promise<ApiObject> {
+    const obj = parseStored(value, revision);
+    if (obj.apiVersion === this.apiVersion) return obj;
+    if (this.kind.convert) return this.kind.convert(obj, this.apiVersion);
+    obj.apiVersion = this.apiVersion;
+    return obj;
+  }
+
+  /** The JSON written to storage: the object at the storage version (converted by the kind's webhook, or renamed). */
+  private async encodeStored(obj: ApiObject): Promise<string> {
+    if (obj.apiVersion === this.storedApiVersion) return serializeForStorage(obj);
+    if (this.kind.convert) return serializeForStorage(await this.kind.convert(obj, this.storedApiVersion));
+    return serializeForStorage({ ...obj, apiVersion: this.storedApiVersion });
   }
 
   private admissionAttributes(
@@ -199,7 +221,7 @@ export class GenericStore {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
           return obj;
         }
-        const revision = await this.storage.create(key, serializeForStorage(obj), options);
+        const revision = await this.storage.create(key, await this.encodeStored(obj), options);
         stored.resourceVersion = String(revision);
         return obj;
       } catch (err) {
@@ -236,7 +258,7 @@ export class GenericStore {
           throw err;
         }
       }
-      const old = parseStored(current.value, current.modRevision);
+      const old = await this.parseServed(current.value, current.modRevision);
       const obj = computeNew(structuredClone(old));
       this.prepareIdentity(obj, namespace);
       this.checkName(obj, name);
@@ -267,8 +289,9 @@ export class GenericStore {
       await this.admission.validate(admission);
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.
       const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
-      const value = serializeForStorage(this.canonicalize(obj));
-      if (!finishesDeletion && value === serializeForStorage(old)) {
+      // Compared as served: the same object at another version is no change (nor a webhook call).
+      const served = serializeForStorage(this.canonicalize(obj));
+      if (!finishesDeletion && served === serializeForStorage(old)) {
         if (!verified) continue;
         return { object: old, created: false };
       }
@@ -276,7 +299,7 @@ export class GenericStore {
       try {
         const revision = finishesDeletion
           ? await this.storage.delete(key, current.modRevision, options)
-          : await this.storage.update(key, value, current.modRevision, options);
+          : await this.storage.update(key, await this.encodeStored(obj), current.modRevision, options);
         obj.metadata.resourceVersion = String(revision);
         return { object: obj, created: false };
       } catch (err) {
@@ -300,7 +323,7 @@ export class GenericStore {
     for (;;) {
       const { current, verified } = await reader.next();
       if (!current) throw errors.notFound(this.groupResource, name);
-      const obj = parseStored(current.value, current.modRevision);
+      const obj = await this.parseServed(current.value, current.modRevision);
       if (!verified && options.preconditions) continue;
       this.checkPreconditions(obj, options.preconditions);
       const admission = this.admissionAttributes('DELETE', namespace, name, obj, null, options);
@@ -312,7 +335,7 @@ export class GenericStore {
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
           const marked = this.markDeleting(obj, policyFinalizer, grace ?? 0);
           if (!marked) return { object: obj, deleted: false };
-          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, serializeForStorage(obj), current.modRevision, options));
+          if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.update(key, await this.encodeStored(obj), current.modRevision, options));
           return { object: obj, deleted: false };
         }
         let revision = current.modRevision;
@@ -323,7 +346,7 @@ export class GenericStore {
           // during the grace period, so the object then goes at once, as when a
           // node confirms the stop of containers that never ran.
           this.markDeleting(obj, undefined, grace);
-          if (!options.dryRun) revision = await this.storage.update(key, serializeForStorage(obj), revision, options);
+          if (!options.dryRun) revision = await this.storage.update(key, await this.encodeStored(obj), revision, options);
         }
         if (!options.dryRun) obj.metadata.resourceVersion = String(await this.storage.delete(key, revision, options));
         return { object: obj, deleted: true };
@@ -344,7 +367,7 @@ export class GenericStore {
   async deleteListed(listed: KeyValue[], options: DeleteOptions): Promise<ApiObject[]> {
     const items: ApiObject[] = [];
     for (const kv of listed) {
-      const obj = parseStored(kv.value, kv.modRevision);
+      const obj = await this.parseServed(kv.value, kv.modRevision);
       items.push(obj);
       try {
         await this.delete(obj.metadata.namespace, obj.metadata.name, options);

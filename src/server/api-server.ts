@@ -25,6 +25,7 @@ import { resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
+import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
 import { OpenApiPublisher } from './openapi.ts';
@@ -106,10 +107,13 @@ export class ApiServer {
       const cached = cache.get(key);
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
     };
-    const store = new GenericStore(kind, hasStatus ? withStatusReset(strategy) : strategy, storage, admission, cachedLookup);
+    const mainStrategy = hasStatus ? withStatusReset(strategy) : strategy;
+    const store = new GenericStore(kind, mainStrategy, storage, admission, cachedLookup);
     const subresources = new Map<string, GenericStore>();
     for (const sub of kind.subresources) {
-      const subStrategy = sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : undefined;
+      // A scale write is a write of the object itself (upstream's ScaleREST updates through the main store), admitted as the scale subresource.
+      const subStrategy =
+        sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name));
     }
     return { kind, store, subresources, computed: new Map() };
@@ -287,6 +291,15 @@ export class ApiServer {
     writeText(res, 404, '404 page not found\n');
   }
 
+  /** A custom resource's scale subresource (SPEC 2.1): get, update and patch of its autoscaling/v1 Scale. */
+  private serveScale(ctx: ResourceRequest): Promise<void> {
+    const scaleKind = this.options.api.bodyKinds.find(isScale);
+    if (!scaleKind) throw errors.routeNotFound();
+    if (ctx.info.verb === 'get') return handleScaleGet(ctx, scaleKind);
+    if (ctx.info.verb === 'update') return handleScaleUpdate(ctx, this.structure, scaleKind);
+    return handleScalePatch(ctx, this.structure, scaleKind);
+  }
+
   private async serveResource(
     req: IncomingMessage,
     res: ServerResponse,
@@ -316,6 +329,11 @@ export class ApiServer {
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;
+    const scaleStore = info.subresource === 'scale' && kind.scale ? route.subresources.get('scale') : undefined;
+    if (scaleStore) {
+      if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
+      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage: this.options.storage, cacher: this.options.cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal });
+    }
     if (info.subresource) {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
       const subStore = route.subresources.get(info.subresource);
@@ -367,6 +385,9 @@ export class ApiServer {
   }
 }
 
+/** The body kind of the scale subresource (autoscaling/v1 Scale, a contract body kind). */
+const isScale = (b: BodyKind) => b.group === 'autoscaling' && b.version === 'v1' && b.kind === 'Scale';
+
 function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
   for (const range of parseAccept(req.headers.accept)) {
     if (range.params.as === 'APIGroupDiscoveryList' && range.params.g === 'apidiscovery.orch.io' && (range.params.v === 'v2' || range.params.v === 'v2beta1')) return true;
@@ -375,15 +396,23 @@ function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
   return false;
 }
 
+/**
+ * The groups a Table may be asked in: SPEC 4.7's meta.orch.io, and kubectl's
+ * meta.k8s.io, which every kubectl sends for `get` (a compatibility extension:
+ * the Table is the same, under the group the client named, so kubectl prints
+ * the server's columns instead of its own NAME/AGE fallback).
+ */
+const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
+
 /** SPEC 4.7: the first acceptable media range wins; none acceptable is 406. */
-function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { version: string } } {
+function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { apiVersion: string } } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
     const { type, subtype, params } = range;
     if (params.as) {
-      if (params.as === 'Table' && params.g === 'meta.orch.io' && (params.v === 'v1' || params.v === 'v1beta1') && (verb === 'get' || verb === 'list')) {
-        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { version: params.v } };
+      if (params.as === 'Table' && TABLE_GROUPS.has(params.g) && (params.v === 'v1' || params.v === 'v1beta1') && (verb === 'get' || verb === 'list')) {
+        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
       }
       continue;
     }

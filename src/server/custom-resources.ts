@@ -11,6 +11,36 @@ import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ApiServer } from './api-server.ts';
+import { decodeError, WebhookClient } from '../auth/webhook-client.ts';
+import type { ReviewPoster } from '../registry/custom-resources/conversion-webhook.ts';
+import type { ApiObject } from '../registry/strategy.ts';
+
+/** Upstream's conversion webhook client: one call of at most 30 seconds, not retried. */
+const CONVERSION_TIMEOUT_MS = 30_000;
+const ONE_TRY = { initialMs: 0, factor: 1, jitter: 0, steps: 1 };
+
+/**
+ * The POST of a definition's conversion reviews to `spec.conversion.webhook.clientConfig`
+ * (its url, trusting its caBundle). A service reference has no route here: this
+ * server runs no Services, so such a call fails.
+ */
+export function conversionReviewPoster(crd: ApiObject): ReviewPoster {
+  const config = crd.spec?.conversion?.webhook?.clientConfig ?? {};
+  if (typeof config.url !== 'string') {
+    return async () => {
+      throw new Error(`service ${config.service?.namespace ?? ''}/${config.service?.name ?? ''} cannot be reached: this server resolves no Services`);
+    };
+  }
+  const caPem = typeof config.caBundle === 'string' && config.caBundle.trim() !== '' ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
+  const client = new WebhookClient({ server: config.url, caPem }, CONVERSION_TIMEOUT_MS, ONE_TRY);
+  return async (review) => {
+    const res = await client.post(review);
+    // client-go's decoder reads the answer's kind first: a body that is not a JSON object fails there.
+    const undecodable = decodeError(res, 'v1.ConversionReview');
+    if (undecodable) throw undecodable;
+    return res;
+  };
+}
 
 export const CRD_GROUP = 'apiextensions.orch.io';
 export const CRD_PLURAL = 'customresourcedefinitions';
@@ -70,7 +100,7 @@ export class CustomResourceServing {
       const before = this.served.get(name);
       if (before?.revision === cached.revision) continue;
       // The new routes replace the old ones before any old one goes: a status update never makes the resource 404.
-      const kinds = customKinds(cached.parsed(), this.decodeObjectMeta);
+      const kinds = customKinds(cached.parsed(), this.decodeObjectMeta, conversionReviewPoster);
       for (const custom of kinds) await this.cacher.addResource(resourcePrefix(custom.kind.group, custom.kind.plural));
       if (this.stopped) return;
       const keys = kinds.filter((custom) => this.server.serveCustomKind(custom)).map(({ kind }) => `${kind.group}/${kind.version}/${kind.plural}`);

@@ -1,5 +1,5 @@
 import { queryBoolean } from '../api/query-values.ts';
-import type { SelectorAttribute } from '../auth/authorization/authorizer.ts';
+import { selectorAttribute, type SelectorAttribute } from '../auth/authorization/authorizer.ts';
 import { parseFieldSelector, requiresExactMatch, type FieldRequirement } from '../registry/selectors/field-selector.ts';
 import { parseLabelSelector, type LabelRequirement } from '../registry/selectors/label-selector.ts';
 import { isValidPathSegmentName } from '../registry/validation/names.ts';
@@ -46,14 +46,6 @@ export interface RequestInfoOptions {
 
 const VERBS_WITH_SELECTORS = new Set(['list', 'watch', 'deletecollection']);
 
-function selectorAttribute<R>(text: string, parse: (text: string) => R[]): SelectorAttribute<R> | undefined {
-  try {
-    const requirements = parse(text);
-    return requirements.length ? { requirements } : undefined;
-  } catch (err) {
-    return { requirements: [], error: (err as Error).message };
-  }
-}
 
 /** Subresources of a namespace that are not namespaced collections (upstream namespaceSubresources). */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);

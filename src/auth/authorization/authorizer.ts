@@ -20,6 +20,16 @@ export interface SelectorAttribute<R> {
   error?: string;
 }
 
+/** A selector's text as request info gives it to authorizers: its requirements (none: no attribute), or its parse error. */
+export function selectorAttribute<R>(text: string, parse: (text: string) => R[]): SelectorAttribute<R> | undefined {
+  try {
+    const requirements = parse(text);
+    return requirements.length ? { requirements } : undefined;
+  } catch (err) {
+    return { requirements: [], error: (err as Error).message };
+  }
+}
+
 /** The attributes of SPEC 5.1 item 2. */
 export interface AuthorizationAttributes {
   user: UserInfo;

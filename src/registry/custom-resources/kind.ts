@@ -5,23 +5,21 @@
  * decoded by its version's schema, with the generic custom-resource strategy.
  * Only an Established definition serves anything.
  */
-import { storageVersionHash, type Decoder, type KindDefinition, type PrinterColumnDefinition } from '../kind.ts';
+import { storageVersionHash, type Decoder, type KindDefinition, type ScalePaths } from '../kind.ts';
+import { customPrinterColumns } from './printer-columns.ts';
 import type { ApiObject, Strategy } from '../strategy.ts';
 import { structureOf, type StructureNode } from '../structure.ts';
 import { customObjectDecoder } from './decode.ts';
 import { validateEmbeddedResources } from '../schema/objectmeta.ts';
 import { newStructural, type Structural } from '../schema/structural.ts';
 import { validateValue } from '../schema/value-validation.ts';
+import { validateScaleSpec, validateScaleStatus } from './scale.ts';
+import { ConversionError, webhookConverter, type ReviewPoster } from './conversion-webhook.ts';
+import { internalError } from '../../api/status-error.ts';
 import { invalid, type FieldError } from '../validation/field-errors.ts';
 import { newRuleValidator, shownPath, type RuleValidator } from '../schema/cel-validate.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-/** What discovery and Table show when a version declares no printer columns: the name and its age. */
-const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0, path: ['metadata', 'name'] },
-  { name: 'Age', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata', priority: 0, path: ['metadata', 'creationTimestamp'], formatter: 'age' },
-];
-
 /** A custom kind together with what only custom kinds carry. */
 export interface CustomKind {
   kind: KindDefinition;
@@ -44,19 +42,26 @@ export function customSchemaName(group: string, version: string, plural: string)
  * A terminating definition still serves reads and deletes (its finalizer
  * deletes the objects through them), but no creates, as upstream's handler.
  */
-export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKind[] {
+export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPoster: (crd: ApiObject) => ReviewPoster): CustomKind[] {
   if (!isEstablished(crd)) return [];
   const verbs = crd.metadata.deletionTimestamp ? ALL_VERBS.filter((v) => v !== 'create') : ALL_VERBS;
   const spec = crd.spec ?? {};
   const names = crd.status?.acceptedNames ?? {};
   const group: string = spec.group;
   const storage = (spec.versions ?? []).find((v: any) => v.storage)?.name ?? '';
+  const convert = spec.conversion?.strategy === 'Webhook' ? conversionOf(spec.conversion.webhook?.conversionReviewVersions ?? [], reviewPoster(crd)) : undefined;
   return (spec.versions ?? [])
     .filter((v: any) => v.served)
     .map((version: any): CustomKind => {
       const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
       const structural = newStructural(schema);
-      const hasStatus = version.subresources?.status !== undefined;
+      const hasStatus = version.subresources?.status !== undefined && version.subresources?.status !== null;
+      const scale = scalePaths(version.subresources?.scale);
+      // Upstream's discovery order: status, then scale.
+      const subresources: KindDefinition['subresources'] = [
+        ...(hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'] }] : []),
+        ...(scale ? [{ name: 'scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1', kind: 'Scale' }] : []),
+      ];
       const kind: KindDefinition = {
         group,
         version: version.name,
@@ -70,17 +75,40 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder): CustomKi
         categories: names.categories ?? [],
         namespaced: spec.scope === 'Namespaced',
         verbs,
-        subresources: hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'] }] : [],
+        subresources,
         allowCreateOnUpdate: false,
         allowUnconditionalUpdate: false,
         nameValidation: 'DNSSubdomain',
         fieldSelectors: (version.selectableFields ?? []).map((f: any) => ({ name: String(f.jsonPath).slice(1), path: String(f.jsonPath).slice(1).split('.') })),
-        printerColumns: DEFAULT_COLUMNS,
+        printerColumns: customPrinterColumns(version.additionalPrinterColumns),
         storageVersionHash: storageVersionHash(group, storage, names.kind),
+        storageVersion: storage,
+        ...(scale ? { scale } : {}),
+        ...(convert ? { convert } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
-      return { kind, strategy: customResourceStrategy(hasStatus, structural, newRuleValidator(structural, true)), structure: structureOf(schema) };
+      return { kind, strategy: customResourceStrategy(hasStatus, structural, scale, newRuleValidator(structural, true)), structure: structureOf(schema) };
     });
+}
+
+/** The webhook's conversion, failing as upstream's storage does: a 500 with the converter's words. */
+function conversionOf(reviewVersions: string[], post: ReviewPoster): KindDefinition['convert'] {
+  const converter = webhookConverter(reviewVersions, post);
+  return async (object, apiVersion) => {
+    try {
+      return await converter(object, apiVersion);
+    } catch (err) {
+      if (err instanceof ConversionError) throw internalError(err);
+      throw err;
+    }
+  };
+}
+
+function scalePaths(scale: any): ScalePaths | undefined {
+  if (scale === null || typeof scale !== 'object') return undefined;
+  const paths: ScalePaths = { specReplicasPath: String(scale.specReplicasPath ?? ''), statusReplicasPath: String(scale.statusReplicasPath ?? '') };
+  if (typeof scale.labelSelectorPath === 'string') paths.labelSelectorPath = scale.labelSelectorPath;
+  return paths;
 }
 
 /** Everything but metadata, to tell a change that moves the generation. */
@@ -116,13 +144,15 @@ function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] 
  * alone (the store's withStatusReset does the update side); every write is
  * validated against the version's schema.
  */
-function customResourceStrategy(hasStatus: boolean, schema: Structural, rules: RuleValidator | undefined): Strategy {
+function customResourceStrategy(hasStatus: boolean, schema: Structural, scale: ScalePaths | undefined, rules: RuleValidator | undefined): Strategy {
+  const validateWhole = (obj: ApiObject) => [...validateCustomObject(obj, schema), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale)];
   return {
     genericObjectMeta: true,
-    validate: (obj) => withValidationRules(validateCustomObject(obj, schema), rules, obj, undefined),
+    validate: (obj) => withValidationRules(validateWhole(obj), rules, obj, undefined),
     // Ratcheting on the resource's updates; upstream's status strategy validates without it.
-    validateUpdate: (obj, old, warn) => withValidationRules(validateCustomObject(obj, schema), rules, obj, old, warn ?? (() => {})),
-    validateStatusUpdate: (obj, old) => withValidationRules(validateCustomObject(obj, schema), rules, obj, old),
+    validateUpdate: (obj, old, warn) => withValidationRules(validateWhole(obj), rules, obj, old, warn ?? (() => {})),
+    // Upstream ValidateStatusUpdate checks the scale status paths, not spec replicas.
+    validateStatusUpdate: (obj, old) => withValidationRules([...validateCustomObject(obj, schema), ...validateScaleStatus(obj, scale)], rules, obj, old),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;

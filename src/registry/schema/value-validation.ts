@@ -21,8 +21,17 @@ interface Node {
   additionalProperties?: { allows: boolean; schema?: Node };
 }
 
+/** Upstream ConvertJSONSchemaPropsWithPostProcess: an int-or-string node is of type integer or string. */
+function typesOf(s: Structural): string[] {
+  if (s.extensions.xIntOrString) return ['integer', 'string'];
+  return s.type ? [s.type] : [];
+}
+
+/** Each schema's validator is built once, as upstream builds it with the kind, not per write. */
+const validators = new WeakMap<Structural, Node>();
+
 function fromStructural(s: Structural): Node {
-  const n: Node = { type: s.type ? [s.type] : [], nullable: s.nullable, vv: s.valueValidation ?? { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false } };
+  const n: Node = { type: typesOf(s), nullable: s.nullable, vv: s.valueValidation ?? { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false } };
   if (s.items) n.items = fromStructural(s.items);
   if (s.properties) n.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, fromStructural(v)]));
   if (s.additionalProperties) n.additionalProperties = { allows: s.additionalProperties.bool, schema: s.additionalProperties.structural && fromStructural(s.additionalProperties.structural) };
@@ -234,5 +243,7 @@ function toFieldError(fldPath: string, e: OAError): FieldError {
  * schema (Structural.ToKubeOpenAPI): the value's violations as field errors under `fldPath`.
  */
 export function validateValue(fldPath: string, value: unknown, s: Structural): FieldError[] {
-  return validateNode(fromStructural(s), value, '').map((e) => toFieldError(fldPath, e));
+  let node = validators.get(s);
+  if (!node) validators.set(s, (node = fromStructural(s)));
+  return validateNode(node, value, '').map((e) => toFieldError(fldPath, e));
 }

@@ -21,6 +21,15 @@ export interface CacheWatcherOptions {
   maxBufferedBytes: number;
   /** `{"kind","apiVersion"}` JSON prefix for BOOKMARK objects, or undefined when bookmarks were not requested. */
   bookmarkHead?: string;
+  /** The apiVersion objects are sent with (a custom kind read through another version than it is stored at); as stored when undefined. */
+  apiVersion?: string;
+  /**
+   * Makes objects ready to be sent at `apiVersion` (a conversion webhook's
+   * forms, CachedObject.keepConverted) before their events are written; its
+   * answer is a Status that ends the watch with an ERROR event, or undefined.
+   * Events then wait for it, in order.
+   */
+  prepare?: (objects: ReadonlyArray<CachedObject | undefined>) => Promise<unknown>;
   onClose: (watcher: CacheWatcher) => void;
 }
 
@@ -95,6 +104,8 @@ export class CacheWatcher {
   private closed = false;
   /** Events at or before this revision were sent (or predate the watch). */
   private sentRevision: number;
+  /** What is written once `prepare` settles, in order. */
+  private prepared: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly out: Writable,
@@ -107,7 +118,7 @@ export class CacheWatcher {
 
   private selected(object: CachedObject | undefined): boolean {
     if (!object || !object.key.startsWith(this.selection.keyPrefix)) return false;
-    return !this.selection.matches || this.selection.matches(object.parsed());
+    return !this.selection.matches || this.selection.matches(object.parsedAs(this.options.apiVersion));
   }
 
   /** The type this watcher sees for an event, or undefined when it is not selected (FACTS 2). */
@@ -127,15 +138,41 @@ export class CacheWatcher {
   offer(event: CacheEvent): void {
     if (this.closed || event.revision <= this.sentRevision) return;
     this.sentRevision = event.revision;
-    const type = this.typeFor(event);
-    if (type) this.enqueue(event.line(type));
+    // The common case writes at once, without a closure per event and watcher.
+    if (!this.options.prepare) {
+      const type = this.typeFor(event);
+      if (type) this.enqueue(event.line(type, this.options.apiVersion));
+      return;
+    }
+    // Selectors read the converted objects (selectable fields are the served version's).
+    // Without selectors only the object is sent; with them, its previous state may be too (an object leaving the selection).
+    const candidates = event.object.key.startsWith(this.selection.keyPrefix) ? (this.selection.matches ? [event.object, event.prev] : [event.object]) : [];
+    this.whenPrepared(candidates, () => {
+      const type = this.typeFor(event);
+      if (type) this.enqueue(event.line(type, this.options.apiVersion));
+    });
+  }
+
+  /** Runs `write` once `prepare` made the objects ready (at once without it); a failure ends the watch. */
+  private whenPrepared(objects: ReadonlyArray<CachedObject | undefined>, write: () => void): void {
+    const { prepare } = this.options;
+    if (!prepare) return write();
+    this.prepared = this.prepared.then(async () => {
+      if (this.closed) return;
+      const failure = await prepare(objects);
+      if (this.closed) return;
+      if (failure === undefined) write();
+      else this.fail(failure);
+    });
   }
 
   /** Synthetic ADDED events for the current state (SPEC 4.6 "Get State and Start at ..."). */
   sendInitial(objects: readonly CachedObject[]): void {
-    for (const object of objects) {
-      if (!this.selection.matches || this.selection.matches(object.parsed())) this.enqueue(`{"type":"ADDED","object":${object.json()}}\n`);
-    }
+    this.whenPrepared(objects, () => {
+      for (const object of objects) {
+        if (!this.selection.matches || this.selection.matches(object.parsedAs(this.options.apiVersion))) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
+      }
+    });
   }
 
   /** SPEC 2.4: a BOOKMARK with only apiVersion, kind and metadata.resourceVersion; all changes up to it were sent. */
@@ -143,7 +180,7 @@ export class CacheWatcher {
     if (this.closed || !this.options.bookmarkHead || revision < this.sentRevision) return;
     this.sentRevision = revision;
     const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
-    this.enqueue(`{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`);
+    this.whenPrepared([], () => this.enqueue(`{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`));
   }
 
   /** A terminal ERROR event carrying a Status (FACTS 2), then the stream ends. */

@@ -15,7 +15,7 @@
  */
 import * as errors from '../../api/status-error.ts';
 import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
-import { CacheWatcher, type WatchSelection } from './cache-watcher.ts';
+import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
@@ -41,6 +41,10 @@ export interface WatchRequest {
   /** BOOKMARK with the initial-events-end annotation after the initial events (SPEC 4.4 item 4). */
   initialEventsEndBookmark: boolean;
   bookmarkHead?: string;
+  /** The version the watcher's objects are served as, when it may differ from the stored one (CacheWatcherOptions). */
+  apiVersion?: string;
+  /** CacheWatcherOptions.prepare. */
+  prepare?: CacheWatcherOptions['prepare'];
   out: import('node:stream').Writable;
 }
 
@@ -297,6 +301,8 @@ export class Cacher {
     const watcher = new CacheWatcher(request.out, request.selection, request.initialEvents ? this.revision : from, {
       maxBufferedBytes: this.options.maxWatcherBufferedBytes,
       bookmarkHead: request.bookmarkHead,
+      apiVersion: request.apiVersion,
+      prepare: request.prepare,
       onClose: (w) => cache.watchers.delete(w),
     });
     if (request.initialEvents) {

@@ -5,7 +5,7 @@
  * here. Each event is serialized at most once per form and shared by every
  * watcher (never copied per watcher).
  */
-import { withResourceVersion } from '../../registry/object-meta.ts';
+import { withApiVersion, withResourceVersion } from '../../registry/object-meta.ts';
 import type { StorageEvent, WatchEventType } from '../interface.ts';
 import type { CacheWatcher } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
@@ -33,6 +33,8 @@ export class CachedObject {
    * Table row, SPEC 4.7): made there on first use, it goes with the version.
    */
   derived: unknown;
+  /** This version as other versions of its kind serve it, where a conversion webhook made them (stored JSON, no resourceVersion; parsed for selectors on first use). */
+  private converted: Map<string, { value: string; parsed?: any }> | undefined;
 
   constructor(
     readonly key: string,
@@ -41,9 +43,36 @@ export class CachedObject {
     readonly revision: number,
   ) {}
 
-  /** JSON with metadata.resourceVersion spliced in; made per call, not kept, so the cache holds each object once. */
-  json(): string {
-    return withResourceVersion(this.value, this.revision);
+  /**
+   * JSON with metadata.resourceVersion spliced in; made per call, not kept, so
+   * the cache holds each object once. With `apiVersion`, as that version of the
+   * kind serves it (withApiVersion).
+   */
+  json(apiVersion?: string): string {
+    return withResourceVersion(this.valueAs(apiVersion), this.revision);
+  }
+
+  /** The stored JSON as version `apiVersion` serves it: converted by its webhook when kept (keepConverted), else renamed (withApiVersion). */
+  valueAs(apiVersion: string | undefined): string {
+    if (apiVersion === undefined) return this.value;
+    return this.converted?.get(apiVersion)?.value ?? withApiVersion(this.value, apiVersion);
+  }
+
+  /** The parsed form selectors read at `apiVersion`: the webhook's form when kept, else the stored one (a renamed version has the same fields). */
+  parsedAs(apiVersion: string | undefined): any {
+    const converted = apiVersion === undefined ? undefined : this.converted?.get(apiVersion);
+    if (!converted) return this.parsed();
+    return (converted.parsed ??= JSON.parse(converted.value));
+  }
+
+  /** Whether this version holds its form at `apiVersion` (kept by keepConverted). */
+  hasConverted(apiVersion: string): boolean {
+    return this.converted?.has(apiVersion) ?? false;
+  }
+
+  /** Keeps the webhook's form of this version at `apiVersion`: it is good while the version lives. */
+  keepConverted(apiVersion: string, value: string): void {
+    (this.converted ??= new Map()).set(apiVersion, { value });
   }
 
   /**
@@ -52,7 +81,9 @@ export class CachedObject {
    * cache's memory, and at 1,000,000 objects their growth set off full
    * collections of the whole heap (random GETs fell to 0.4x of 10,000's).
    */
-  body(): Buffer {
+  body(apiVersion?: string): Buffer {
+    // Another version's body is made for the request: the kept one is the stored form.
+    if (apiVersion !== undefined && this.valueAs(apiVersion) !== this.value) return Buffer.from(this.json(apiVersion));
     if (this.encodedBody) return this.encodedBody;
     const body = Buffer.from(this.json());
     this.encodedBody = body;
@@ -98,14 +129,17 @@ export class CacheEvent {
    * a filtered watcher sees; a DELETED for an object leaving a selection carries
    * the previous state at this event's revision (upstream cacher).
    */
-  line(asType: WatchEventType): Buffer {
+  line(asType: WatchEventType, apiVersion?: string): Buffer {
     this.lines ??= new Map();
-    let line = this.lines.get(asType);
+    // One line per type and served version: watchers of one version share it.
+    const key = apiVersion === undefined ? asType : `${asType}\0${apiVersion}`;
+    let line = this.lines.get(key);
     if (line === undefined) {
       const source = asType === 'DELETED' && this.type === 'MODIFIED' ? this.prev! : this.object;
+      const value = source.valueAs(apiVersion);
       // Encoded once: every watcher writes this same Buffer, no per-watcher copy or UTF-8 pass.
-      line = Buffer.from(`{"type":"${asType}","object":${withResourceVersion(source.value, this.revision)}}\n`);
-      this.lines.set(asType, line);
+      line = Buffer.from(`{"type":"${asType}","object":${withResourceVersion(value, this.revision)}}\n`);
+      this.lines.set(key, line);
     }
     return line;
   }
@@ -310,12 +344,16 @@ export class ResourceCache {
     return { items, lastKey, remaining };
   }
 
-  /** The items of `list(keyPrefix)` encoded once as `item,item,...`, shared by every reader until a change. */
-  listBody(keyPrefix: string): Buffer {
-    let body = this.listBodies.get(keyPrefix);
+  /**
+   * The items of `list(keyPrefix)` encoded once as `item,item,...` (as version
+   * `apiVersion` serves them, when given), shared by every reader until a change.
+   */
+  listBody(keyPrefix: string, apiVersion?: string): Buffer {
+    const key = apiVersion === undefined ? keyPrefix : `${keyPrefix}\0${apiVersion}`;
+    let body = this.listBodies.get(key);
     if (!body) {
-      body = Buffer.from(this.list(keyPrefix).map((o) => o.json()).join(','));
-      this.listBodies.set(keyPrefix, body);
+      body = Buffer.from(this.list(keyPrefix).map((o) => o.json(apiVersion)).join(','));
+      this.listBodies.set(key, body);
     }
     return body;
   }
