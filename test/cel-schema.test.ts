@@ -155,3 +155,28 @@ test('rules on nodes without a type: skipped below an object, an initialization 
     { type: 'FieldValueInvalid', field: '<nil>', message: 'Invalid value: "": rule compiler initialization error: failed to convert to declType for CEL validation rules' },
   ]);
 });
+
+test('adding to a set or map list merges, as upstream; an atomic list concatenates', () => {
+  const v = newRuleValidator(
+    newStructural({
+      type: 'object',
+      properties: {
+        set: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: "(self + ['a', 'z', 'z']) == ['z'] + self && (self + ['a', 'z', 'z']).size() == self.size() + 1" }] },
+        atomic: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: "(self + ['a']).size() == self.size() + 1" }] },
+        entries: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, v: { type: 'integer' } } },
+          'x-kubernetes-validations': [{ rule: 'self + self == self && (self + oldSelf).size() == 3 && (self + oldSelf).exists(e, e.k == "x" && e.v == 9)' }],
+        },
+      },
+    }),
+    true,
+  )!;
+  const obj = { set: ['a', 'b'], atomic: ['a'], entries: [{ k: 'x', v: 1 }, { k: 'y', v: 2 }] };
+  assert.deepEqual(v.validate('', obj, { ...obj, entries: [{ k: 'x', v: 9 }, { k: 'w', v: 3 }] }), []);
+  assert.deepEqual(v.validate('', obj, { ...obj, entries: [{ k: 'x', v: 1 }] }), [
+    { type: 'FieldValueInvalid', field: 'entries', message: 'Invalid value: "array": failed rule: self + self == self && (self + oldSelf).size() == 3 && (self + oldSelf).exists(e, e.k == "x" && e.v == 9)' },
+  ]);
+});

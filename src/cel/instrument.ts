@@ -10,7 +10,7 @@
  */
 import { CostMeter, LIST_CREATE_BASE, MAP_CREATE_BASE, operatorCost, SELECT_AND_IDENT } from './cost.ts';
 import type { CallCost } from './library.ts';
-import { celEquals } from './values.ts';
+import { celEquals, concatWithSemantics } from './values.ts';
 
 type Fn = (...args: any[]) => any;
 
@@ -186,6 +186,11 @@ export function instrument(root: AstNode, how: Instrumentation): void {
             charge(operatorCost(node.op, l, r));
             // Lists and maps compare as cel-go's Equal does, through their elements (a set or map list ignoring order, values.ts).
             if (equality !== undefined && isAggregate(l) && isAggregate(r)) return celEquals(l, r) === equality;
+            // A set or map list merges what is added to it (values.ts).
+            if (node.op === '+' && Array.isArray(l) && Array.isArray(r)) {
+              const merged = concatWithSemantics(l, r);
+              if (merged) return merged;
+            }
             return original(l, r, a, b);
           };
         }

@@ -126,39 +126,71 @@ function scalarKey(v: unknown): string | undefined {
   }
 }
 
-/** Equality ignoring order, by hashed keys where the keys are scalars (linear), by search otherwise. */
-function unorderedEquals(a: unknown[], b: unknown[], keyOf: (item: unknown) => unknown[]): boolean {
-  const index = new Map<string, unknown>();
+/**
+ * Where an item of `b` is in `a` by key: through hashed keys where the keys
+ * are scalars (linear), by search otherwise; -1 when it is not.
+ */
+function keyedIndex(a: readonly unknown[], keyOf: (item: unknown) => unknown[]): (item: unknown) => number {
+  const index = new Map<string, number>();
   let hashable = true;
-  for (const item of a) {
+  a.forEach((item, i) => {
     const parts = keyOf(item).map(scalarKey);
-    if (parts.some((p) => p === undefined)) {
-      hashable = false;
-      break;
-    }
-    index.set(parts.join('\0'), item);
-  }
-  return b.every((item) => {
-    if (hashable) {
-      const parts = keyOf(item).map(scalarKey);
-      if (parts.every((p) => p !== undefined)) {
-        const match = index.get(parts.join('\0'));
-        return match !== undefined && celEquals(match, item);
-      }
-    }
-    const key = keyOf(item);
-    const match = a.find((u) => keyOf(u).every((v, i) => celEquals(v, key[i])));
-    return match !== undefined && celEquals(match, item);
+    if (parts.some((p) => p === undefined)) hashable = false;
+    else if (!index.has(parts.join('\0'))) index.set(parts.join('\0'), i);
   });
+  return (item) => {
+    const parts = keyOf(item).map(scalarKey);
+    if (hashable && parts.every((p) => p !== undefined)) return index.get(parts.join('\0')) ?? -1;
+    const key = keyOf(item);
+    return a.findIndex((u) => keyOf(u).every((v, i) => celEquals(v, key[i])));
+  };
+}
+
+/** How a list's items are identified: the item itself in a set, its key fields in a map list. */
+function itemKey(semantics: ListSemantics): (item: unknown) => unknown[] {
+  if (semantics.type === 'set') return (item) => [item];
+  const keys = semantics.keys;
+  return (item) => keys.map((k) => (item instanceof Map ? item.get(k) : undefined));
 }
 
 function listEquals(a: unknown[], b: unknown[]): boolean {
   if (a.length !== b.length) return false;
   const semantics = listSemantics(a);
   if (!semantics) return a.every((v, i) => celEquals(v, b[i]));
-  if (semantics.type === 'set') return unorderedEquals(a, b, (item) => [item]);
-  const keys = semantics.keys;
-  return unorderedEquals(a, b, (item) => keys.map((k) => (item instanceof Map ? item.get(k) : undefined)));
+  const find = keyedIndex(a, itemKey(semantics));
+  return b.every((item) => {
+    const at = find(item);
+    return at >= 0 && celEquals(a[at], item);
+  });
+}
+
+/**
+ * `a + b` where `a` is a set or map list (upstream unstructuredSetList.Add,
+ * unstructuredMapList.Add): a set gains the items it lacks, a map list has
+ * items of known keys replaced and the others appended; the result keeps its
+ * list type. Undefined when `a` is an ordinary list.
+ */
+export function concatWithSemantics(a: unknown[], b: unknown[]): unknown[] | undefined {
+  const semantics = listSemantics(a);
+  if (!semantics) return undefined;
+  const out = [...a];
+  const find = keyedIndex(a, itemKey(semantics));
+  // A set adds each new item once (upstream keeps its set of seen values up to date).
+  const appended = new Set<string>();
+  for (const item of b) {
+    const at = find(item);
+    if (at >= 0) {
+      if (semantics.type === 'map') out[at] = item;
+      continue;
+    }
+    if (semantics.type === 'set') {
+      const key = scalarKey(item);
+      if (key !== undefined ? appended.has(key) : out.slice(a.length).some((x) => celEquals(x, item))) continue;
+      if (key !== undefined) appended.add(key);
+    }
+    out.push(item);
+  }
+  return withListSemantics(out, semantics);
 }
 
 /** cel-go's Equal. */
