@@ -180,3 +180,25 @@ test('adding to a set or map list merges, as upstream; an atomic list concatenat
     { type: 'FieldValueInvalid', field: 'entries', message: 'Invalid value: "array": failed rule: self + self == self && (self + oldSelf).size() == 3 && (self + oldSelf).exists(e, e.k == "x" && e.v == 9)' },
   ]);
 });
+
+test('an update that leaves a version schema unchanged does not check its rules per-expression cost again', async () => {
+  const { validateCRDUpdate } = await import('../src/registry/validation/crd.ts');
+  const pairItem = { type: 'object', properties: { v: { type: 'array', maxItems: 200, items: { type: 'integer' } } }, 'x-kubernetes-validations': [{ rule: 'self.v.all(x, self.v.all(y, x >= 0 || y >= 0))' }] };
+  const crd = (description: string) => ({
+    apiVersion: 'apiextensions.orch.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'things.example.com', resourceVersion: '1' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'things', singular: 'thing', kind: 'Thing', listKind: 'ThingList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', description, properties: { items: { type: 'array', maxItems: 100, items: pairItem } } } } }],
+    },
+    status: { storedVersions: ['v1'] },
+  });
+  const ruleErrors = (errs: Array<{ field: string; message: string }>) => errs.filter((e) => e.field.includes('x-kubernetes-validations')).map((e) => `${e.field}: ${e.message}`);
+  assert.deepEqual(ruleErrors(validateCRDUpdate(crd('a') as any, crd('a') as any)), []);
+  assert.deepEqual(ruleErrors(validateCRDUpdate(crd('b') as any, crd('a') as any)), [
+    'spec.validation.openAPIV3Schema.properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 2.8x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+  ]);
+});

@@ -27,6 +27,15 @@ export interface SchemaOptions {
   requirePrunedDefaults: boolean;
   requireAtomicSetType: boolean;
   requireMapListKeysMapSetValidation: boolean;
+  /** Versions whose schema an update leaves as it was (upstream versionsWithUnchangedSchemas). */
+  versionsWithUnchangedSchemas?: ReadonlySet<string>;
+  /** The per-expression cost limit is not enforced (a version whose schema is unchanged); the schema's total is. */
+  suppressPerExpressionCost?: boolean;
+}
+
+/** Upstream suppressExpressionCostForUnchangedSchema. */
+export function suppressExpressionCostForUnchangedSchema<T extends SchemaOptions>(opts: T, version: string | undefined): T {
+  return version !== undefined && opts.versionsWithUnchangedSchemas?.has(version) ? { ...opts, suppressPerExpressionCost: true } : opts;
 }
 
 interface Ssv {
@@ -136,7 +145,7 @@ function validateOpenAPISchema(schema: JSONSchemaProps | undefined, path: string
   }
   errs.push(...listAndMapTypeErrors(schema, path, opts));
   errs.push(...validationRuleErrors(schema, path));
-  if (errs.length === 0 && cel) celErrs.push(...ruleCompilationErrors(schema, path, cel, ssv.uncorrelatable));
+  if (errs.length === 0 && cel) celErrs.push(...ruleCompilationErrors(schema, path, cel, ssv.uncorrelatable, opts.suppressPerExpressionCost === true));
   return errs;
 }
 
