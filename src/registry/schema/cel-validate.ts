@@ -8,20 +8,19 @@
  * map entries by key, list-type=map items by their keys), each expression
  * under the per-call limit and all of them under the object's budget.
  */
-import { CelEvaluationError, type CompiledExpression } from '../../cel/environment.ts';
-import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { cel } from '../../util/lazy-packages.ts';
-import { child, duplicate, fieldErrorText, forbidden, goQuote, index, invalid, required, type FieldError } from '../validation/field-errors.ts';
+import { child, fieldErrorText, index, invalid, type FieldError } from '../validation/field-errors.ts';
+import { evaluate, evaluateMessageExpression, fieldErrorForReason, ruleErrorString, ruleMessageOrDefault, shownPath, type Budget } from './cel-rule-results.ts';
 import { escapeName } from './cel-escaping.ts';
 import { compileRules, type CompiledRule } from './cel-compile.ts';
 import { schemaDeclType, type DeclType } from './cel-types.ts';
 import { toCelValue } from './cel-values.ts';
-import { emptyExtensions, emptyGeneric, type NestedValueValidation, type Structural, type ValidationRule } from './structural.ts';
+import type { NestedValueValidation, Structural } from './structural.ts';
+
+export { shownPath, type Budget } from './cel-rule-results.ts';
 
 /** Upstream celconfig.RuntimeCELCostBudget: what all the rules of one object may spend. */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
-/** Upstream celconfig.MaxEvaluatedMessageExpressionSizeBytes. */
-const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES = 5 * 1024;
 
 const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
@@ -151,11 +150,6 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** What is left of a cost budget (SPEC 8 units). */
-export interface Budget {
-  remaining: number;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Upstream validate(): the node's rules, its allOf entries, then its children. Depth is bounded by the tree's, which is the schema's. */
@@ -210,39 +204,6 @@ function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj
     const key = keys ? keyOf(obj[i]) : undefined;
     validateNode(v.items, index(fldPath, i), obj[i], key === undefined ? undefined : oldByKey.get(key), walk, unchanged);
     if (walk.budget.remaining < 0) return;
-  }
-}
-
-/** How upstream's field.Path renders: the root path (nil) as `<nil>`. */
-export const shownPath = (path: string): string => (path === '' ? '<nil>' : path);
-
-/** Upstream ruleErrorString: the message, else the rule. */
-const ruleErrorString = (rule: ValidationRule) => (rule.message ? rule.message.trim() : rule.rule.trim());
-/** Upstream ruleMessageOrDefault. */
-const ruleMessageOrDefault = (rule: ValidationRule) => (rule.message ? rule.message.trim() : `failed rule: ${ruleErrorString(rule)}`);
-
-/** Upstream fieldErrorForReason. */
-function fieldErrorForReason(path: string, value: unknown, detail: string, reason: string | undefined): FieldError {
-  switch (reason) {
-    case 'FieldValueForbidden':
-      return forbidden(path, detail);
-    case 'FieldValueRequired':
-      return required(path, detail);
-    case 'FieldValueDuplicate':
-      return duplicate(path, value);
-    default:
-      return invalid(path, value, detail);
-  }
-}
-
-function evaluate(program: CompiledExpression, activation: Record<string, unknown>): { value?: unknown; cost: number; error?: CelEvaluationError } {
-  try {
-    const { value, cost } = program.evaluate(activation, PER_CALL_LIMIT);
-    return { value, cost };
-  } catch (err) {
-    if (!(err instanceof CelEvaluationError)) throw err;
-    // A run stopped by the per-call limit spent more than the limit, as cel-go's tracker reports.
-    return { error: err, cost: err.costExceeded ? Math.max(err.cost, PER_CALL_LIMIT + 1) : err.cost };
   }
 }
 
@@ -313,20 +274,4 @@ function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldOb
     }
     report(fieldErrorForReason(errPath, type, message.text ?? ruleMessageOrDefault(rule), rule.reason));
   }
-}
-
-/**
- * Upstream evalMessageExpression: the trimmed message, nothing when it fails
- * or is unusable (the rule's message stands in), or a fatal error when the
- * budget runs out.
- */
-function evaluateMessageExpression(program: CompiledExpression, activation: Record<string, unknown>, budget: Budget): { text?: string; fatal?: string } {
-  const { value, cost, error } = evaluate(program, activation);
-  if (cost > budget.remaining) return { fatal: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
-  if (error?.costExceeded) return { fatal: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(program.expression)}` };
-  budget.remaining -= cost;
-  if (error || typeof value !== 'string') return {};
-  const text = value.trim();
-  if (Buffer.byteLength(text) > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES || /\n/.test(text) || text.length === 0) return {};
-  return { text };
 }
