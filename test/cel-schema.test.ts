@@ -202,3 +202,24 @@ test('an update that leaves a version schema unchanged does not check its rules 
     'spec.validation.openAPIV3Schema.properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 2.8x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
   ]);
 });
+
+test('embedded resources expose apiVersion, kind and metadata.name; nullable items are null; unknown fields are not there', () => {
+  const v = newRuleValidator(
+    newStructural({
+      type: 'object',
+      properties: {
+        embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: "self.kind == 'Pod' && self.metadata.name.startsWith('p')" }] },
+        maybe: { type: 'array', items: { type: 'string', nullable: true }, 'x-kubernetes-validations': [{ rule: 'self.exists(x, x == null) && self.exists(x, x == "a")' }] },
+      },
+    }),
+    true,
+  )!;
+  assert.deepEqual(v.validate('', { embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pod' }, spec: { deep: 1 } }, maybe: ['a', null] }, undefined), []);
+  assert.deepEqual(v.validate('', { embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'other' } }, maybe: ['a'] }, undefined), [
+    { type: 'FieldValueInvalid', field: 'embedded', message: `Invalid value: "object": failed rule: self.kind == 'Pod' && self.metadata.name.startsWith('p')` },
+    { type: 'FieldValueInvalid', field: 'maybe', message: 'Invalid value: "array": failed rule: self.exists(x, x == null) && self.exists(x, x == "a")' },
+  ]);
+  // The embedded object's other fields are not declared: a rule naming one does not compile.
+  const compiled = newRuleValidator(newStructural({ type: 'object', properties: { e: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'has(self.spec)' }] } } }), true)!;
+  assert.match(compiled.validate('', { e: { kind: 'Pod' } }, undefined)[0].message, /^Invalid value: "object": rule compile error: compilation failed: ERROR: <input>:1:10: undefined field 'spec'/);
+});
