@@ -223,3 +223,28 @@ test('embedded resources expose apiVersion, kind and metadata.name; nullable ite
   const compiled = newRuleValidator(newStructural({ type: 'object', properties: { e: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'has(self.spec)' }] } } }), true)!;
   assert.match(compiled.validate('', { e: { kind: 'Pod' } }, undefined)[0].message, /^Invalid value: "object": rule compile error: compilation failed: ERROR: <input>:1:10: undefined field 'spec'/);
 });
+
+test('evaluation errors in cel-go words, each naming its rule (or its message)', () => {
+  const v = newRuleValidator(
+    newStructural({
+      type: 'object',
+      properties: {
+        o: {
+          type: 'object',
+          properties: { a: { type: 'integer' }, l: { type: 'array', items: { type: 'integer' } }, m: { type: 'object', additionalProperties: { type: 'string' } } },
+          'x-kubernetes-validations': [{ rule: 'self.a == 1' }, { rule: 'self.l[5] == 1' }, { rule: "self.m['zz'] == 'a'" }, { rule: '1 / (self.l[0] - self.l[0]) == 1', message: 'no division' }],
+        },
+      },
+    }),
+    true,
+  )!;
+  assert.deepEqual(
+    v.validate('', { o: { l: [1], m: {} } }, undefined).map((e) => e.message),
+    [
+      'Invalid value: "object": no such key: a evaluating rule: self.a == 1',
+      'Invalid value: "object": index out of bounds: 5 evaluating rule: self.l[5] == 1',
+      `Invalid value: "object": no such key: zz evaluating rule: self.m['zz'] == 'a'`,
+      'Invalid value: "object": division by zero evaluating rule: no division',
+    ],
+  );
+});
