@@ -17,7 +17,7 @@ import { validateScaleSpec, validateScaleStatus } from './scale.ts';
 import { ConversionError, webhookConverter, type ReviewPoster } from './conversion-webhook.ts';
 import { internalError } from '../../api/status-error.ts';
 import { invalid, type FieldError } from '../validation/field-errors.ts';
-import { newRuleValidator, shownPath, type RuleValidator } from '../schema/cel-validate.ts';
+import { resourceRuleValidator, shownPath, type RuleValidator } from '../schema/cel-validate.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** A custom kind together with what only custom kinds carry. */
@@ -87,7 +87,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPos
         ...(convert ? { convert } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
       };
-      return { kind, strategy: customResourceStrategy(hasStatus, structural, scale, newRuleValidator(structural, true)), structure: structureOf(schema) };
+      return { kind, strategy: customResourceStrategy(hasStatus, structural, scale, resourceRuleValidator(schema, structural)), structure: structureOf(schema) };
     });
 }
 

@@ -9,6 +9,7 @@
  * under the per-call limit and all of them under the object's budget.
  */
 import { cel } from '../../util/lazy-packages.ts';
+import { ExpiringCache } from '../../util/expiring-cache.ts';
 import { child, fieldErrorText, index, invalid, type FieldError } from '../validation/field-errors.ts';
 import { evaluate, evaluateMessageExpression, fieldErrorForReason, ruleErrorString, ruleMessageOrDefault, shownPath, type Budget } from './cel-rule-results.ts';
 import { escapeName } from './cel-escaping.ts';
@@ -61,6 +62,24 @@ export function hasValidationRules(s: Structural | undefined): boolean {
 export function newRuleValidator(s: Structural, isResourceRoot: boolean): RuleValidator | undefined {
   if (!hasValidationRules(s)) return undefined;
   return buildValidator(s, s, schemaDeclType(s, isResourceRoot));
+}
+
+/** Compiled rule trees by schema text: a definition's status updates and a process's every reconcile reuse them. */
+const compiledSchemas = new ExpiringCache<string, { validator: RuleValidator | undefined }>(64);
+const COMPILED_SCHEMA_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * newRuleValidator for the root of a custom resource whose schema is `schema`
+ * (decoded JSON, `s` its structural form), reused while the schema's text is
+ * the same: compiling costs some milliseconds a node.
+ */
+export function resourceRuleValidator(schema: unknown, s: Structural): RuleValidator | undefined {
+  const key = JSON.stringify(schema);
+  const cached = compiledSchemas.get(key);
+  if (cached) return cached.validator;
+  const validator = newRuleValidator(s, true);
+  compiledSchemas.set(key, { validator }, COMPILED_SCHEMA_TTL_MS);
+  return validator;
 }
 
 /** Upstream nestedToStructural: an allOf entry read as a schema, for its rules. */
