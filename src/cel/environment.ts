@@ -32,8 +32,14 @@ import { urlsLibrary } from './urls.ts';
 export const BASE_LIBRARIES: readonly CelLibrary[] = [standardLibrary, stringsLibrary, listsLibrary, regexLibrary, urlsLibrary, quantityLibrary, authzLibrary];
 
 export interface EnvironmentDeclarations {
-  /** Object types: name -> field -> type, in cel-js notation (`string`, `list<string>`, `map<string, list<string>>`, another object type). */
-  types?: Record<string, Record<string, string>>;
+  /**
+   * Object types: name -> field -> type, in cel-js notation (`string`,
+   * `list<string>`, `map<string, list<string>>`, another object type), or the
+   * fields with the class of the type's values (a Map from field name to value),
+   * for callers that build the values themselves. A type's fields may name
+   * only types declared before it.
+   */
+  types?: Record<string, Record<string, string> | { fields: Record<string, string>; ctor: new (...args: any[]) => Map<string, unknown> }>;
   /** The variables expressions may read, with their types. */
   variables: Record<string, string>;
   /** Libraries beyond BASE_LIBRARIES. */
@@ -55,6 +61,8 @@ export class CelEvaluationError extends Error {
   constructor(
     message: string,
     readonly costExceeded = false,
+    /** What the evaluation had spent when it stopped (SPEC 8 units). */
+    readonly cost = 0,
   ) {
     super(message);
   }
@@ -83,6 +91,8 @@ export class CompiledExpression {
     readonly resultType: string,
     /** Every field name the expression selects (`a.b`, `a.?b`), for callers that build only what is read. */
     readonly selectedFields: ReadonlySet<string>,
+    /** Every identifier the expression names (variables, and iteration variables of its macros). */
+    readonly identifiers: ReadonlySet<string>,
     private readonly run: (activation: Record<string, unknown>) => unknown,
     private readonly slot: Instrumentation['slot'],
     /** The checked tree and the environment's call estimators, for the static cost estimator (estimate.ts). */
@@ -140,8 +150,8 @@ export class CompiledExpression {
       throw new CelEvaluationError(meter.halted.message);
     }
     if (!failed && !meter.exceeded) return { result: { value, cost: meter.spent } };
-    if (failure instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true);
-    throw new CelEvaluationError(celGoMessage(failure as Error));
+    if (failure instanceof CostLimitExceeded || meter.exceeded) throw new CelEvaluationError(new CostLimitExceeded().message, true, meter.spent);
+    throw new CelEvaluationError(celGoMessage(failure as Error), false, meter.spent);
   }
 }
 
@@ -156,7 +166,10 @@ export class CelEnvironment {
 
   constructor(declarations: EnvironmentDeclarations) {
     this.env = new (cel().Environment)({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
-    for (const [name, fields] of Object.entries(declarations.types ?? {})) this.env.registerType(name, { fields });
+    for (const [name, decl] of Object.entries(declarations.types ?? {})) {
+      const typed = typeof decl.ctor === 'function' ? (decl as { fields: Record<string, string>; ctor: new (...args: any[]) => Map<string, unknown> }) : undefined;
+      this.env.registerType(name, typed ? { fields: typed.fields, ctor: typed.ctor } : { fields: decl as Record<string, string> });
+    }
     const builtins = builtinSignatures();
     for (const library of [...BASE_LIBRARIES, ...(declarations.libraries ?? [])]) {
       // No fields: a library's opaque value exposes none of its properties to expressions.
@@ -195,6 +208,7 @@ export class CelEnvironment {
       throw failed(err);
     }
     if (this.qualifiedVariables.size) resolveQualifiedNames(program.ast as unknown as AstNode, this.qualifiedVariables);
+    checkPresenceTests(program.ast as unknown as AstNode);
     const checked = program.check();
     if (!checked.valid) throw failed(checked.error);
     const root = program.ast as unknown as AstNode;
@@ -204,12 +218,14 @@ export class CelEnvironment {
       throw new CelCompileError(expression, `must evaluate to ${options.resultType} but got ${resultType}`);
     }
     const selected = new Set<string>();
+    const identifiers = new Set<string>();
     forEachNode(root, (node) => {
       if ((node.op === '.' || node.op === '.?') && typeof node.args[1] === 'string') selected.add(node.args[1]);
+      if (node.op === 'id' && typeof node.args === 'string') identifiers.add(node.args);
     });
     const slot: Instrumentation['slot'] = {};
     instrument(root, { slot, costs: this.costs, replacements: this.replacements });
-    return new CompiledExpression(expression, resultType, selected, (activation) => program(activation), slot, { root, estimates: this.estimates });
+    return new CompiledExpression(expression, resultType, selected, identifiers, (activation) => program(activation), slot, { root, estimates: this.estimates });
   }
 
   /** cel-go's literal validators: a literal argument the function could never use is a compile error. */
@@ -229,6 +245,27 @@ export class CelEnvironment {
       }
     });
   }
+}
+
+/**
+ * cel-go type-checks the selection a `has()` tests (`has(self.nope)` on an
+ * object type without `nope` is `undefined field 'nope'`); cel-js checks only
+ * the variable it starts from, so each presence test also checks its
+ * selection, after the macro's own check.
+ */
+function checkPresenceTests(root: AstNode): void {
+  forEachNode(root, (node) => {
+    const macro = node.meta.macro;
+    if (node.op !== 'call' || node.args[0] !== 'has' || typeof macro?.typeCheck !== 'function') return;
+    const typeCheck = macro.typeCheck;
+    macro.typeCheck = (checker: { check(n: unknown, ctx: unknown): unknown }, m: { args: unknown[] }, ctx: unknown) => {
+      const type = typeCheck(checker, m, ctx);
+      const selection = m.args[0] as AstNode;
+      // A map or dyn operand checks whatever the key; an object type must have the field.
+      if (selection?.op === '.') checker.check(selection, ctx);
+      return type;
+    };
+  });
 }
 
 let builtins: ReadonlySet<string> | undefined;

@@ -48,6 +48,11 @@ export function celGoMessage(error: CelJsError): string {
       if (unary) return `found no matching overload for '${unary[1]}_' applied to '(${celGoTypeName(unary[2])})'`;
       return summary;
     }
+    case 'index_out_of_bounds': {
+      // cel-go's list Get: `index out of bounds: <index>`.
+      const index = quoted(/index out of bounds, index (-?\d+)/);
+      return index ? `index out of bounds: ${index[1]}` : summary;
+    }
     case 'optional_value_missing':
       return 'optional.none() dereference';
     default:

@@ -10,6 +10,7 @@
  */
 import { CostMeter, LIST_CREATE_BASE, MAP_CREATE_BASE, operatorCost, SELECT_AND_IDENT } from './cost.ts';
 import type { CallCost } from './library.ts';
+import { celEquals, concatWithSemantics } from './values.ts';
 
 type Fn = (...args: any[]) => any;
 
@@ -79,6 +80,8 @@ export interface Instrumentation {
   /** Implementations that replace base-library overloads, by signature. */
   replacements: Map<string, Fn>;
 }
+
+const isAggregate = (v: unknown): boolean => Array.isArray(v) || v instanceof Map;
 
 /** `-` before a number literal: one negative literal in cel-go's grammar (`literal: sign=MINUS? NUM_INT`), a negation in cel-js's. */
 export const isNegativeLiteral = (node: AstNode): boolean => node.op === '-_' && node.args?.op === 'value' && (typeof node.args.args === 'number' || typeof node.args.args === 'bigint');
@@ -178,7 +181,18 @@ export function instrument(root: AstNode, how: Instrumentation): void {
       default:
         if (BINARY.has(node.op) && node.handle) {
           const original = node.handle;
-          node.handle = (l: unknown, r: unknown, a: unknown, b: unknown) => (charge(operatorCost(node.op, l, r)), original(l, r, a, b));
+          const equality = node.op === '==' ? true : node.op === '!=' ? false : undefined;
+          node.handle = (l: unknown, r: unknown, a: unknown, b: unknown) => {
+            charge(operatorCost(node.op, l, r));
+            // Lists and maps compare as cel-go's Equal does, through their elements (a set or map list ignoring order, values.ts).
+            if (equality !== undefined && isAggregate(l) && isAggregate(r)) return celEquals(l, r) === equality;
+            // A set or map list merges what is added to it (values.ts).
+            if (node.op === '+' && Array.isArray(l) && Array.isArray(r)) {
+              const merged = concatWithSemantics(l, r);
+              if (merged) return merged;
+            }
+            return original(l, r, a, b);
+          };
         }
     }
   });

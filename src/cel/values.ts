@@ -92,6 +92,107 @@ export function compareValues(a: unknown, b: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * How a list compares when it is the left operand of `==` (upstream apiserver
+ * pkg/cel/common/values.go unstructuredSetList, unstructuredMapList): a set
+ * equals a list of the same elements in any order, a map list one whose items
+ * with the same key values are equal. Other lists compare element-wise.
+ */
+export type ListSemantics = { type: 'set' } | { type: 'map'; keys: readonly string[] };
+
+const LIST_SEMANTICS = Symbol('listSemantics');
+
+/** Marks `list` (a fresh array) with its list type; it stays an ordinary array to every library function. */
+export function withListSemantics<T extends unknown[]>(list: T, semantics: ListSemantics): T {
+  Object.defineProperty(list, LIST_SEMANTICS, { value: semantics });
+  return list;
+}
+
+const listSemantics = (list: unknown[]): ListSemantics | undefined => (list as unknown as Record<symbol, ListSemantics | undefined>)[LIST_SEMANTICS];
+
+/** A scalar's identity for hashing (type-tagged, so `1` and `"1"` differ); undefined for anything else. */
+function scalarKey(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return `s${v}`;
+    case 'bigint':
+      return `i${v}`;
+    case 'number':
+      return `d${v}`;
+    case 'boolean':
+      return `b${v}`;
+    default:
+      return v === undefined ? 'u' : v === null ? 'n' : undefined;
+  }
+}
+
+/**
+ * Where an item of `b` is in `a` by key: through hashed keys where the keys
+ * are scalars (linear), by search otherwise; -1 when it is not.
+ */
+function keyedIndex(a: readonly unknown[], keyOf: (item: unknown) => unknown[]): (item: unknown) => number {
+  const index = new Map<string, number>();
+  let hashable = true;
+  a.forEach((item, i) => {
+    const parts = keyOf(item).map(scalarKey);
+    if (parts.some((p) => p === undefined)) hashable = false;
+    else if (!index.has(parts.join('\0'))) index.set(parts.join('\0'), i);
+  });
+  return (item) => {
+    const parts = keyOf(item).map(scalarKey);
+    if (hashable && parts.every((p) => p !== undefined)) return index.get(parts.join('\0')) ?? -1;
+    const key = keyOf(item);
+    return a.findIndex((u) => keyOf(u).every((v, i) => celEquals(v, key[i])));
+  };
+}
+
+/** How a list's items are identified: the item itself in a set, its key fields in a map list. */
+function itemKey(semantics: ListSemantics): (item: unknown) => unknown[] {
+  if (semantics.type === 'set') return (item) => [item];
+  const keys = semantics.keys;
+  return (item) => keys.map((k) => (item instanceof Map ? item.get(k) : undefined));
+}
+
+function listEquals(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  const semantics = listSemantics(a);
+  if (!semantics) return a.every((v, i) => celEquals(v, b[i]));
+  const find = keyedIndex(a, itemKey(semantics));
+  return b.every((item) => {
+    const at = find(item);
+    return at >= 0 && celEquals(a[at], item);
+  });
+}
+
+/**
+ * `a + b` where `a` is a set or map list (upstream unstructuredSetList.Add,
+ * unstructuredMapList.Add): a set gains the items it lacks, a map list has
+ * items of known keys replaced and the others appended; the result keeps its
+ * list type. Undefined when `a` is an ordinary list.
+ */
+export function concatWithSemantics(a: unknown[], b: unknown[]): unknown[] | undefined {
+  const semantics = listSemantics(a);
+  if (!semantics) return undefined;
+  const out = [...a];
+  const find = keyedIndex(a, itemKey(semantics));
+  // A set adds each new item once (upstream keeps its set of seen values up to date).
+  const appended = new Set<string>();
+  for (const item of b) {
+    const at = find(item);
+    if (at >= 0) {
+      if (semantics.type === 'map') out[at] = item;
+      continue;
+    }
+    if (semantics.type === 'set') {
+      const key = scalarKey(item);
+      if (key !== undefined ? appended.has(key) : out.slice(a.length).some((x) => celEquals(x, item))) continue;
+      if (key !== undefined) appended.add(key);
+    }
+    out.push(item);
+  }
+  return withListSemantics(out, semantics);
+}
+
 /** cel-go's Equal. */
 export function celEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -100,7 +201,7 @@ export function celEquals(a: unknown, b: unknown): boolean {
   if (x !== undefined && y !== undefined) return compareNumbers(x, y) === 0;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (isEquatable(a)) return a.constructor === b.constructor && a.equals(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => celEquals(v, b[i]));
+  if (Array.isArray(a) && Array.isArray(b)) return listEquals(a, b);
   if (a instanceof Map && b instanceof Map) {
     if (a.size !== b.size) return false;
     for (const [k, v] of a) if (!b.has(k) || !celEquals(v, b.get(k))) return false;

@@ -284,7 +284,7 @@ export class GenericStore {
       await this.admission.mutate(admission);
       this.throwIfInvalid(name, [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation, generic: this.strategy.genericObjectMeta }),
-        ...(this.strategy.validateUpdate?.(obj, old) ?? []),
+        ...(this.strategy.validateUpdate?.(obj, old, options.warn) ?? []),
       ]);
       await this.admission.validate(admission);
       // SPEC 3: the update that empties the finalizers of a deleting object removes it.

@@ -17,8 +17,8 @@ export interface Strategy {
   prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
   /** Kind-specific validation of a new object; ObjectMeta is checked by the store. */
   validate?(obj: ApiObject): FieldError[];
-  /** Kind-specific validation of an update; ObjectMeta is checked by the store. */
-  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Kind-specific validation of an update; ObjectMeta is checked by the store. `warn` takes warnings about a valid update. */
+  validateUpdate?(obj: ApiObject, old: ApiObject, warn?: (message: string) => void): FieldError[];
   /** Warnings for a valid new object, sent as Warning headers (upstream WarningsOnCreate). */
   warningsOnCreate?(obj: ApiObject): string[];
   /** Finalization beyond metadata.finalizers that keeps a deleted object (a namespace's spec.finalizers). */
@@ -34,7 +34,7 @@ export interface Strategy {
   /** DELETE answers with the deleted object instead of a Status (upstream Store.ReturnDeletedObject). */
   returnDeletedObject?: boolean;
   /** Validation of an update through the status subresource (upstream's status strategy); defaults to validateUpdate. */
-  validateStatusUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  validateStatusUpdate?(obj: ApiObject, old: ApiObject, warn?: (message: string) => void): FieldError[];
   /** Completes a status-subresource update once everything but status is the stored object's. */
   prepareForStatusUpdate?(obj: ApiObject, old: ApiObject): void;
   /**

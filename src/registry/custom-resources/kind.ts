@@ -16,7 +16,8 @@ import { validateValue } from '../schema/value-validation.ts';
 import { validateScaleSpec, validateScaleStatus } from './scale.ts';
 import { ConversionError, webhookConverter, type ReviewPoster } from './conversion-webhook.ts';
 import { internalError } from '../../api/status-error.ts';
-import type { FieldError } from '../validation/field-errors.ts';
+import { invalid, type FieldError } from '../validation/field-errors.ts';
+import { resourceRuleValidator, shownPath, type RuleValidator } from '../schema/cel-validate.ts';
 
 /** upstream crdHandler's supported patch types, in its order (its 415 lists them so). */
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
@@ -89,7 +90,7 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPos
         decode: customObjectDecoder(structural, decodeObjectMeta),
         patchTypes: PATCH_TYPES,
       };
-      return { kind, strategy: customResourceStrategy(hasStatus, structural, scale), structure: structureOf(schema) };
+      return { kind, strategy: customResourceStrategy(hasStatus, structural, scale, resourceRuleValidator(schema, structural)), structure: structureOf(schema) };
     });
 }
 
@@ -119,6 +120,22 @@ function withoutMetadata(obj: ApiObject): string {
   return JSON.stringify(rest);
 }
 
+/** Upstream hasBlockingErr: errors after which the rules are not run, as the values may not have their types. */
+const BLOCKING: ReadonlySet<string> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/**
+ * The x-kubernetes-validations rules after the schema's errors (upstream
+ * customResourceStrategy.Validate/ValidateUpdate, and the status strategy's):
+ * not run over an object with a blocking error, which says so instead.
+ */
+function withValidationRules(errs: FieldError[], rules: RuleValidator | undefined, obj: ApiObject, old: ApiObject | undefined, ratchet?: (warning: string) => void): FieldError[] {
+  if (!rules) return errs;
+  if (errs.some((e) => BLOCKING.has(e.type))) {
+    return [...errs, invalid(shownPath(''), 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
+  }
+  return [...errs, ...rules.validate('', obj, old, undefined, { ratchet })];
+}
+
 /** Upstream customResourceValidator: the schema's value rules, then embedded resources' apiVersion, kind and metadata. */
 function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] {
   return [...validateValue('', obj, schema), ...validateEmbeddedResources('', obj, schema, true)];
@@ -130,14 +147,15 @@ function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] 
  * alone (the store's withStatusReset does the update side); every write is
  * validated against the version's schema.
  */
-function customResourceStrategy(hasStatus: boolean, schema: Structural, scale: ScalePaths | undefined): Strategy {
+function customResourceStrategy(hasStatus: boolean, schema: Structural, scale: ScalePaths | undefined, rules: RuleValidator | undefined): Strategy {
   const validateWhole = (obj: ApiObject) => [...validateCustomObject(obj, schema), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale)];
   return {
     genericObjectMeta: true,
-    validate: validateWhole,
-    validateUpdate: validateWhole,
+    validate: (obj) => withValidationRules(validateWhole(obj), rules, obj, undefined),
+    // Ratcheting on the resource's updates; upstream's status strategy validates without it.
+    validateUpdate: (obj, old, warn) => withValidationRules(validateWhole(obj), rules, obj, old, warn ?? (() => {})),
     // Upstream ValidateStatusUpdate checks the scale status paths, not spec replicas.
-    validateStatusUpdate: (obj) => [...validateCustomObject(obj, schema), ...validateScaleStatus(obj, scale)],
+    validateStatusUpdate: (obj, old) => withValidationRules([...validateCustomObject(obj, schema), ...validateScaleStatus(obj, scale)], rules, obj, old),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;

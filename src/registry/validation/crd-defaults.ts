@@ -2,9 +2,10 @@
  * Default values in a CRD schema (SPEC 9.7; upstream apiextensions-apiserver
  * pkg/apiserver/schema/defaulting/validation.go `ValidateDefaults`): every
  * `default` must be pruned (no fields the schema does not specify), must give
- * valid apiVersion/kind/metadata where it lands in a resource's metadata, and
- * must validate against its own schema. Evaluating x-kubernetes-validations
- * rules against defaults is the expression language's step.
+ * valid apiVersion/kind/metadata where it lands in a resource's metadata,
+ * must validate against its own schema, and must pass the node's
+ * x-kubernetes-validations rules (with oldSelf the default itself, then
+ * without it), all of them under one runtime budget.
  */
 import { aggregateText, child, invalid, type FieldError } from './field-errors.ts';
 import { asResourceRoot, type Structural } from '../schema/structural.ts';
@@ -13,6 +14,7 @@ import { coerceError, validateEmbeddedResources } from '../schema/objectmeta.ts'
 import { validateValue } from '../schema/value-validation.ts';
 import { key } from '../schema/structural-validation.ts';
 import { jsonValue } from './crd-internal.ts';
+import { newRuleValidator, RUNTIME_CEL_COST_BUDGET, type Budget } from '../schema/cel-validate.ts';
 
 const META = new Set(['metadata', 'apiVersion', 'kind']);
 const TYPE_META = { apiVersion: 'validation/v1', kind: 'Validation' };
@@ -47,10 +49,29 @@ function surrounding(steps: Step[], value: unknown): { obj?: Record<string, unkn
 /** Upstream ValidateDefaults for the schema of a resource (the root is a resource root). */
 export function validateDefaults(path: string, ss: Structural, requirePrunedDefaults: boolean): FieldError[] {
   const s = asResourceRoot(ss);
-  return walk(path, s, s, false, [], requirePrunedDefaults);
+  return walk(path, s, s, false, [], requirePrunedDefaults, { remaining: RUNTIME_CEL_COST_BUDGET });
 }
 
-function walk(path: string, s: Structural, root: Structural, insideMeta: boolean, steps: Step[], requirePruned: boolean): FieldError[] {
+/**
+ * The rules of `s` over its default (upstream: once with the default as its
+ * own old value, so that transition rules run, then, if that passes, without).
+ */
+function ruleErrors(defPath: string, s: Structural, isResourceRoot: boolean, def: unknown, budget: Budget): FieldError[] {
+  const validator = newRuleValidator(s, isResourceRoot);
+  if (!validator) return [];
+  const withOld: Budget = { remaining: budget.remaining };
+  const errs = validator.validate(defPath, def, def, withOld);
+  let remaining = withOld.remaining;
+  if (errs.length === 0) {
+    const withoutOld: Budget = { remaining: budget.remaining };
+    errs.push(...validator.validate(defPath, def, undefined, withoutOld));
+    remaining = Math.min(remaining, withoutOld.remaining);
+  }
+  budget.remaining = remaining;
+  return errs;
+}
+
+function walk(path: string, s: Structural, root: Structural, insideMeta: boolean, steps: Step[], requirePruned: boolean, budget: Budget): FieldError[] {
   if (s.extensions.xEmbeddedResource) {
     insideMeta = false;
     root = s;
@@ -67,7 +88,10 @@ function walk(path: string, s: Structural, root: Structural, insideMeta: boolean
       const metaErrs = coerced ? [] : validateEmbeddedResources('', obj, root, true);
       if (coerced) errs.push(invalid(defPath, jsonValue(def), `must result in valid metadata: ${coerced.field}: ${coerced.message}`));
       else if (metaErrs.length > 0) errs.push(invalid(defPath, jsonValue(def), `must result in valid metadata: ${aggregateText(metaErrs)}`));
-      else errs.push(...validateValue(defPath, def, s));
+      else {
+        const valueErrs = validateValue(defPath, def, s);
+        errs.push(...(valueErrs.length > 0 ? valueErrs : ruleErrors(defPath, s, s === root, def, budget)));
+      }
     } else {
       if (requirePruned) {
         const pruned = structuredClone(def);
@@ -78,14 +102,19 @@ function walk(path: string, s: Structural, root: Structural, insideMeta: boolean
       const metaErrs = coerced ? [] : validateEmbeddedResources(defPath, def, s, s.extensions.xEmbeddedResource);
       if (coerced) errs.push(coerced);
       else if (metaErrs.length > 0) errs.push(...metaErrs);
-      else errs.push(...validateValue(defPath, def, s));
+      else {
+        const valueErrs = validateValue(defPath, def, s);
+        errs.push(...(valueErrs.length > 0 ? valueErrs : ruleErrors(defPath, s, s === root, def, budget)));
+      }
     }
+    if (budget.remaining < 0) return errs;
   }
   // additionalProperties are not followed: defaults are forbidden there.
-  if (s.items) errs.push(...walk(child(path, 'items'), s.items, root, insideMeta, [...steps, { index: true }], requirePruned));
+  if (s.items) errs.push(...walk(child(path, 'items'), s.items, root, insideMeta, [...steps, { index: true }], requirePruned, budget));
   for (const k of Object.keys(s.properties ?? {}).sort()) {
+    if (budget.remaining < 0) return errs;
     const subInsideMeta = insideMeta || (s.extensions.xEmbeddedResource && META.has(k));
-    errs.push(...walk(key(child(path, 'properties'), k), s.properties![k], root, subInsideMeta, [...steps, { key: k }], requirePruned));
+    errs.push(...walk(key(child(path, 'properties'), k), s.properties![k], root, subInsideMeta, [...steps, { key: k }], requirePruned, budget));
   }
   return errs;
 }

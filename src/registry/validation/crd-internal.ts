@@ -191,3 +191,11 @@ export function schemaRepr(s: Record<string, any>): GoRepr {
   });
   return goRepr(`apiextensions.JSONSchemaProps{${parts.join(', ')}}`);
 }
+
+/** Go `%#v` of an internal apiextensions.ValidationRule, as upstream prints a rule that does not compile. */
+export function validationRuleRepr(r: any): GoRepr {
+  return goRepr(
+    `apiextensions.ValidationRule{Rule:${goQuote(str(r?.rule))}, Message:${goQuote(str(r?.message))}, MessageExpression:${goQuote(str(r?.messageExpression))}, ` +
+      `Reason:${ptr('apiextensions.FieldValueErrorReason', typeof r?.reason === 'string')}, FieldPath:${goQuote(str(r?.fieldPath))}, OptionalOldSelf:${ptr('bool', typeof r?.optionalOldSelf === 'boolean')}}`,
+  );
+}

@@ -6,9 +6,9 @@
  * the OpenAPI v3 subset a CRD may use, list and map types, the root under a
  * status subresource, then the structural rules and the default values.
  *
- * x-kubernetes-validations rules are checked for shape only (rule, message,
- * messageExpression, reason, fieldPath); compiling them and estimating their
- * cost is the expression language's step.
+ * x-kubernetes-validations rules are checked for shape (rule, message,
+ * messageExpression, reason, fieldPath) here, then compiled where the schema
+ * has no errors (crd-cel.ts).
  */
 import { child, forbidden, goStringSlice, index, invalid, notSupported, required, type FieldError } from './field-errors.ts';
 import { additionalPropertiesOf, dependenciesOf, itemsOf, schemaList, schemaMap, type JSONSchemaProps } from '../schema/json-schema-props.ts';
@@ -17,6 +17,8 @@ import { key, validateStructural } from '../schema/structural-validation.ts';
 import { validFieldPath } from '../schema/field-path.ts';
 import { isZeroField, SCHEMA_FIELDS, schemaRepr } from './crd-internal.ts';
 import { validateDefaults } from './crd-defaults.ts';
+import { CelSchemaContext, ruleCompilationErrors, totalCostErrors } from './crd-cel.ts';
+import { mapIsCorrelatable } from '../schema/cel-validate.ts';
 
 export interface SchemaOptions {
   allowDefaults: boolean;
@@ -25,9 +27,20 @@ export interface SchemaOptions {
   requirePrunedDefaults: boolean;
   requireAtomicSetType: boolean;
   requireMapListKeysMapSetValidation: boolean;
+  /** Versions whose schema an update leaves as it was (upstream versionsWithUnchangedSchemas). */
+  versionsWithUnchangedSchemas?: ReadonlySet<string>;
+  /** The per-expression cost limit is not enforced (a version whose schema is unchanged); the schema's total is. */
+  suppressPerExpressionCost?: boolean;
+}
+
+/** Upstream suppressExpressionCostForUnchangedSchema. */
+export function suppressExpressionCostForUnchangedSchema<T extends SchemaOptions>(opts: T, version: string | undefined): T {
+  return version !== undefined && opts.versionsWithUnchangedSchemas?.has(version) ? { ...opts, suppressPerExpressionCost: true } : opts;
 }
 
 interface Ssv {
+  /** The path below which old values cannot be correlated (a list that is not a map list), where oldSelf is refused. */
+  uncorrelatable?: string;
   allowDefaults: boolean;
   disallowDefaultsReason: string;
   insideResourceMeta: boolean;
@@ -67,24 +80,35 @@ export function validateCRDValidation(validation: { openAPIV3Schema?: JSONSchema
   const ssv: Ssv = { allowDefaults: opts.allowDefaults, disallowDefaultsReason: '', insideResourceMeta: false, requireValidPropertyType: opts.requireValidPropertyType };
   const schemaPath = child(path, 'openAPIV3Schema');
   const initErrs: FieldError[] = [];
+  // Rules compile only over a valid structural schema with valid defaults (upstream: a nil CELSchemaContext otherwise).
+  let cel: CelSchemaContext | undefined;
   if (opts.requireStructuralSchema) {
     try {
       const ss = newStructural(schema);
       const structural = validateStructural(schemaPath, ss);
-      if (structural.length > 0) errs.push(...structural);
-      else errs.push(...validateDefaults(schemaPath, ss, opts.requirePrunedDefaults));
+      const defaults = structural.length > 0 ? [] : validateDefaults(schemaPath, ss, opts.requirePrunedDefaults);
+      errs.push(...structural, ...defaults);
+      if (structural.length === 0 && defaults.length === 0) cel = CelSchemaContext.root(schema);
     } catch (err) {
       if (!(err instanceof StructuralSchemaError)) throw err;
       initErrs.push(invalid(schemaPath, '', err.message));
     }
   }
-  errs.push(...validateOpenAPISchema(schema, schemaPath, ssv, true, opts));
+  // Schema errors first, then the rules' (upstream OpenAPISchemaErrorList.AllErrors).
+  const celErrs: FieldError[] = [];
+  errs.push(...validateOpenAPISchema(schema, schemaPath, ssv, true, opts, cel, celErrs), ...celErrs);
   if (errs.length === 0) errs.push(...initErrs);
+  if (cel) errs.push(...totalCostErrors(cel, schemaPath));
   return errs;
 }
 
-/** Upstream ValidateCustomResourceDefinitionOpenAPISchema without the CEL compilation. */
-function validateOpenAPISchema(schema: JSONSchemaProps | undefined, path: string, ssv: Ssv, isRoot: boolean, opts: SchemaOptions): FieldError[] {
+/**
+ * Upstream ValidateCustomResourceDefinitionOpenAPISchema: the schema errors of
+ * the node and its descendants are returned; the rules' errors (crd-cel.ts),
+ * checked only where the node and its descendants have no schema error, are
+ * collected in `celErrs`.
+ */
+function validateOpenAPISchema(schema: JSONSchemaProps | undefined, path: string, ssv: Ssv, isRoot: boolean, opts: SchemaOptions, cel: CelSchemaContext | undefined, celErrs: FieldError[]): FieldError[] {
   if (!schema) return [];
   const errs = standardErrors(schema, path, ssv);
   if (schema.uniqueItems === true) errs.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
@@ -93,33 +117,43 @@ function validateOpenAPISchema(schema: JSONSchemaProps | undefined, path: string
   if (ap) {
     if (properties.length > 0 && (!ap.allows || ap.schema)) errs.push(forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
     const sub = ssv.insideResourceMeta ? withForbiddenDefaults(ssv, 'inside additionalProperties applying to object metadata') : ssv;
-    errs.push(...validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, opts));
+    errs.push(...validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, opts, cel?.childAdditionalProperties(ap.schema), celErrs));
   }
   for (const [name, prop] of properties) {
     let sub = ssv;
+    if (!mapIsCorrelatable(typeof schema['x-kubernetes-map-type'] === 'string' ? schema['x-kubernetes-map-type'] : undefined)) sub = withUncorrelatable(sub, path);
     if ((isRoot || schema['x-kubernetes-embedded-resource'] === true) && META_FIELDS.has(name)) {
       sub = { ...sub, insideResourceMeta: true };
       if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
     }
-    errs.push(...validateOpenAPISchema(prop, key(child(path, 'properties'), name), sub, false, opts));
+    errs.push(...validateOpenAPISchema(prop, key(child(path, 'properties'), name), sub, false, opts, cel?.childProperty(prop, name), celErrs));
   }
-  if (schema.not && typeof schema.not === 'object') errs.push(...validateOpenAPISchema(schema.not, child(path, 'not'), ssv, false, opts));
+  if (schema.not && typeof schema.not === 'object') errs.push(...validateOpenAPISchema(schema.not, child(path, 'not'), ssv, false, opts, undefined, celErrs));
   for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
-    schemaList(schema[junctor]).forEach((x, i) => errs.push(...validateOpenAPISchema(x, index(child(path, junctor), i), ssv, false, opts)));
+    schemaList(schema[junctor]).forEach((x, i) => errs.push(...validateOpenAPISchema(x, index(child(path, junctor), i), ssv, false, opts, undefined, celErrs)));
   }
-  for (const [name, def] of schemaMap(schema.definitions)) errs.push(...validateOpenAPISchema(def, key(child(path, 'definitions'), name), ssv, false, opts));
+  for (const [name, def] of schemaMap(schema.definitions)) errs.push(...validateOpenAPISchema(def, key(child(path, 'definitions'), name), ssv, false, opts, undefined, celErrs));
   const items = itemsOf(schema);
   if (items) {
-    errs.push(...validateOpenAPISchema(items.schema, child(path, 'items'), ssv, false, opts));
-    (items.schemas ?? []).forEach((x, i) => errs.push(...validateOpenAPISchema(x, index(child(path, 'items'), i), ssv, false, opts)));
+    // Old items correlate to new ones in map lists only (sets are not correlated for rules).
+    const sub = schema['x-kubernetes-list-type'] === 'map' ? ssv : withUncorrelatable(ssv, path);
+    errs.push(...validateOpenAPISchema(items.schema, child(path, 'items'), sub, false, opts, cel?.childItems(items.schema), celErrs));
+    (items.schemas ?? []).forEach((x, i) => errs.push(...validateOpenAPISchema(x, index(child(path, 'items'), i), sub, false, opts, cel?.childItems(x), celErrs)));
   }
   for (const [name, dep] of Object.entries(dependenciesOf(schema) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    errs.push(...validateOpenAPISchema(dep.schema, key(child(path, 'dependencies'), name), ssv, false, opts));
+    errs.push(...validateOpenAPISchema(dep.schema, key(child(path, 'dependencies'), name), ssv, false, opts, undefined, celErrs));
   }
   errs.push(...listAndMapTypeErrors(schema, path, opts));
   errs.push(...validationRuleErrors(schema, path));
+  if (errs.length === 0 && cel) celErrs.push(...ruleCompilationErrors(schema, path, cel, ssv.uncorrelatable, opts.suppressPerExpressionCost === true));
   return errs;
 }
+
+/** Upstream withForbidOldSelfValidations: the highest such path is kept. */
+function withUncorrelatable(ssv: Ssv, path: string): Ssv {
+  return ssv.uncorrelatable !== undefined ? ssv : { ...ssv, uncorrelatable: path };
+}
+
 
 function withForbiddenDefaults(ssv: Ssv, reason: string): Ssv {
   return { ...ssv, allowDefaults: false, disallowDefaultsReason: reason };

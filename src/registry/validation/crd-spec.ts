@@ -12,7 +12,7 @@ import { notSupported } from './field-errors.ts';
 import { newStructural, StructuralSchemaError, type Structural } from '../schema/structural.ts';
 import { schemaHas, type JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { semanticEqual, versionsRepr, type InternalSpec, type InternalVersion } from './crd-internal.ts';
-import { validateCRDValidation, type SchemaOptions } from './crd-schema.ts';
+import { suppressExpressionCostForUnchangedSchema, validateCRDValidation, type SchemaOptions } from './crd-schema.ts';
 import { deprecationWarningErrors, validateColumn, validateConversion, validateNames, validateSelectableFields, validateSubresources } from './crd-spec-parts.ts';
 
 export interface SpecOptions extends SchemaOptions {
@@ -48,7 +48,7 @@ function versionErrors(spec: InternalSpec, version: InternalVersion, path: strin
   const errs: FieldError[] = [];
   for (const msg of deprecationWarningErrors(version.deprecated, version.deprecationWarning)) errs.push(invalid(child(path, 'deprecationWarning'), version.deprecationWarning ?? null, msg));
   const subresources = perVersion(spec.versions ?? [], (v) => !!v.subresources) ? version.subresources : spec.subresources;
-  errs.push(...validateCRDValidation(version.schema, hasStatus(subresources), opts, child(path, 'schema')));
+  errs.push(...validateCRDValidation(version.schema, hasStatus(subresources), suppressExpressionCostForUnchangedSchema(opts, version.name), child(path, 'schema')));
   errs.push(...validateSubresources(version.subresources, child(path, 'subresources')));
   (version.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, index(child(path, 'additionalPrinterColumns'), i))));
   if ((version.selectableFields?.length ?? 0) > 0) {
@@ -130,7 +130,7 @@ export function validateSpec(spec: InternalSpec, options: SpecOptions, path = 's
   for (const field of ['plural', 'singular', 'kind', 'listKind']) if (!names[field]) errs.push(required(child(child(path, 'names'), field)));
   errs.push(...validateNames(names, child(path, 'names')));
   const anyStatus = hasStatus(spec.subresources) || versions.some((v) => hasStatus(v.subresources));
-  errs.push(...validateCRDValidation(spec.validation, anyStatus, opts, child(path, 'validation')));
+  errs.push(...validateCRDValidation(spec.validation, anyStatus, suppressExpressionCostForUnchangedSchema(opts, spec.version), child(path, 'validation')));
   errs.push(...validateSubresources(spec.subresources, child(path, 'subresources')));
   (spec.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, index(child(path, 'additionalPrinterColumns'), i))));
   if ((spec.selectableFields?.length ?? 0) > 0) {

@@ -15,7 +15,7 @@ import { newStructural } from '../schema/structural.ts';
 import { validateStructural } from '../schema/structural-validation.ts';
 import { prune } from '../schema/prune.ts';
 import { itemsOf, schemaHas, type JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { toInternalSpec, type InternalSpec } from './crd-internal.ts';
+import { semanticEqual, toInternalSpec, type InternalSpec } from './crd-internal.ts';
 import { hasSchemaWith, validateSpec, validateSpecUpdate, type SpecOptions } from './crd-spec.ts';
 import { mapListKeysMapSetErrors } from './crd-schema.ts';
 import { caBundleError, hasValidConversionReviewVersionOrEmpty, validateNames } from './crd-spec-parts.ts';
@@ -166,6 +166,26 @@ function allowInvalidCABundle(old: ApiObject): boolean {
   return caBundleError(bundle) !== undefined;
 }
 
+/** Upstream GetSchemaForVersion: the top-level schema unless versions have their own; undefined when the version is not there. */
+function schemaForVersion(spec: InternalSpec, version: string): { schema: unknown } | undefined {
+  const versions = spec.versions ?? [];
+  if (!versions.some((v) => v.schema)) return { schema: spec.validation };
+  if (spec.validation) return undefined;
+  const found = versions.find((v) => v.name === version);
+  return found ? { schema: found.schema } : undefined;
+}
+
+/** Upstream findVersionsWithUnchangedSchemas: their rules' per-expression cost is not checked again. */
+function versionsWithUnchangedSchemas(spec: InternalSpec, oldSpec: InternalSpec): Set<string> {
+  const unchanged = new Set<string>();
+  for (const version of spec.versions ?? []) {
+    const now = schemaForVersion(spec, version.name);
+    const before = schemaForVersion(oldSpec, version.name);
+    if (now && before && semanticEqual(now.schema, before.schema)) unchanged.add(version.name);
+  }
+  return unchanged;
+}
+
 /** Upstream ValidateCustomResourceDefinitionUpdate with its ratcheting options. */
 export function validateCRDUpdate(crd: ApiObject, old: ApiObject): FieldError[] {
   const spec = toInternalSpec(crd.spec);
@@ -182,6 +202,7 @@ export function validateCRDUpdate(crd: ApiObject, old: ApiObject): FieldError[] 
     requireAtomicSetType: !hasSchemaWith(oldSpec, hasNonAtomicSetType),
     requireMapListKeysMapSetValidation: !hasSchemaWith(oldSpec, (s) => schemaHas(s, (x) => mapListKeysMapSetErrors(x, '').length > 0)),
     allowInvalidCABundle: allowInvalidCABundle(old),
+    versionsWithUnchangedSchemas: versionsWithUnchangedSchemas(spec, oldSpec),
   };
   return [
     ...validateSpecUpdate(spec, oldSpec, opts),
