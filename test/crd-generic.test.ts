@@ -179,3 +179,55 @@ test('deletecollection with a label selector deletes exactly the selection', asy
   assert.ok(!left.some((n) => ['g3', 'g4', 'g5', 'g6'].includes(n)), left.join(','));
   assert.ok(['g0', 'g1', 'g2'].every((n) => left.includes(n)), left.join(','));
 });
+
+/** A schema whose `spec` nests `levels` objects, each with one property `a`, ending in a string with a default. */
+function nestedSchema(levels: number): any {
+  let schema: any = { type: 'string', default: 'bottom' };
+  for (let i = 0; i < levels; i++) schema = { type: 'object', properties: { a: schema } };
+  return schema;
+}
+
+function deepCrd(plural: string, levels: number) {
+  return {
+    apiVersion: 'apiextensions.orch.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.deep.example.org` },
+    spec: {
+      group: 'deep.example.org',
+      scope: 'Namespaced',
+      names: { plural, kind: plural[0].toUpperCase() + plural.slice(1, -1) },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: nestedSchema(levels) } } } }],
+    },
+  };
+}
+
+test('a schema nested past the bound is refused with 422 before any walk; one within it is served, objects as deep as it defaulted', async () => {
+  // 600 schema levels are 1,200 JSON levels: decoded, then refused by validation before any recursive walk.
+  const deep = await server.request('POST', CRDS, { body: deepCrd('deeps', 600) });
+  assertFailure(deep, 422, 'Invalid');
+  assert.deepEqual(deep.body.details.causes.map((c: any) => [c.reason, c.field, c.message]), [
+    ['FieldValueForbidden', 'spec.versions[0].schema.openAPIV3Schema', 'Forbidden: must not nest objects and arrays more than 1000 levels deep'],
+  ]);
+  // 4,990 schema levels are within the body's 10,000 JSON levels, past what the self-referencing decoder can follow: 400, never 500.
+  // Written as text: JSON.stringify itself recurses.
+  const deeperText = JSON.stringify(deepCrd('deepers', 0)).replace(
+    JSON.stringify(nestedSchema(0)),
+    '{"type":"object","properties":{"a":'.repeat(4_990) + JSON.stringify(nestedSchema(0)) + '}}'.repeat(4_990),
+  );
+  const deeper = await server.request('POST', CRDS, { raw: deeperText, headers: { 'content-type': 'application/json' } });
+  assertFailure(deeper, 400, 'BadRequest', 'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: the object is nested too deeply to decode');
+  assert.equal((await server.request('GET', `${CRDS}/deepers.deep.example.org`)).status, 404);
+  await expectWrite(server, 'POST', CRDS, deepCrd('nesteds', 490));
+  const path = '/apis/deep.example.org/v1/namespaces/default/nesteds';
+  await eventually('served', async () => ((await server.request('GET', path)).status === 200 ? true : undefined));
+  let spec: any = {};
+  const top = spec;
+  // 489 objects below spec; the 490th level, the string, is left to its default.
+  for (let i = 0; i < 489; i++) spec = spec.a = {};
+  const created = await expectWrite(server, 'POST', path, { apiVersion: 'deep.example.org/v1', kind: 'Nested', metadata: { name: 'n' }, spec: top });
+  let node = created.spec;
+  for (let i = 0; i < 490; i++) node = node.a;
+  assert.equal(node, 'bottom', 'the default at the bottom was applied');
+  const openapi = await server.request('GET', '/openapi/v3');
+  assert.ok(openapi.body.paths['apis/deep.example.org/v1'], 'the deep definition is published');
+});

@@ -242,6 +242,8 @@ function unmarshalValue(v: unknown, goType: string): string {
 }
 
 /** `duplicates`: paths of keys the raw body repeated (SPEC 4.9), reported with the unknown fields. */
+const isStackOverflow = (err: unknown): boolean => err instanceof RangeError && /call stack/i.test(err.message);
+
 export function decodeValue(kind: BodyKind, value: unknown, fieldValidation: FieldValidation, duplicates: string[] = [], defaults = true): DecodedBody {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw cannotHandle(kind, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} into Go value of type struct`);
@@ -266,7 +268,15 @@ export function decodeValue(kind: BodyKind, value: unknown, fieldValidation: Fie
       throw cannotHandle(kind, message);
     },
   };
-  const object = kind.decode(raw, '', context) as ApiObject;
+  let object: ApiObject;
+  try {
+    object = kind.decode(raw, '', context) as ApiObject;
+  } catch (err) {
+    // The decoders of self-referencing schemas (a CRD's JSONSchemaProps) recurse once per level of the body, which
+    // may nest 10,000 levels: a body too deep for the stack is refused like any undecodable one, and nothing acted yet.
+    if (isStackOverflow(err)) throw cannotHandle(kind, 'the object is nested too deeply to decode');
+    throw err;
+  }
   if (defaults) object.metadata ??= {};
   const problems = [...duplicates.map((f) => `duplicate field "${f}"`), ...unknownFields.map((f) => `unknown field "${f}"`)];
   if (problems.length && fieldValidation === 'Strict') throw cannotHandle(kind, `strict decoding error: ${problems.join(', ')}`);

@@ -9,7 +9,8 @@
  * On update, checks that would reject what an older server accepted are relaxed
  * when the stored object already breaks them, as upstream's options do.
  */
-import { goRepr, goStringSlice, index, invalid, required, type FieldError } from './field-errors.ts';
+import { child, forbidden, goRepr, goStringSlice, index, invalid, required, type FieldError } from './field-errors.ts';
+import { nestingDepth } from '../json-value.ts';
 import { parseRequestUri } from '../../cel/go-url.ts';
 import { newStructural } from '../schema/structural.ts';
 import { validateStructural } from '../schema/structural-validation.ts';
@@ -102,8 +103,27 @@ function preserveUnknownFieldsErrors(crd: ApiObject, old: ApiObject | undefined)
 
 const statusErrors = (crd: ApiObject) => validateNames(crd.status?.acceptedNames ?? {}, 'status.acceptedNames');
 
+/**
+ * How deeply a version's schema may nest, in JSON objects and arrays (about
+ * half as many schema levels). Upstream has no such bound: Go's stacks grow,
+ * while the schema walks here (validation, the structural model, the
+ * expression types, OpenAPI, defaulting on every write) recurse on a fixed
+ * stack that a schema nested a few thousand levels deep would exhaust. Real
+ * schemas nest a few dozen levels.
+ */
+export const MAX_SCHEMA_NESTING = 1000;
+
+/** A schema nested past MAX_SCHEMA_NESTING: checked first, and alone, since every other check walks the schema. */
+function schemaNestingErrors(spec: any): FieldError[] {
+  const schemas: Array<[string, unknown]> = [['spec.validation.openAPIV3Schema', spec?.validation?.openAPIV3Schema]];
+  if (Array.isArray(spec?.versions)) spec.versions.forEach((v: any, i: number) => schemas.push([child(index('spec.versions', i), 'schema.openAPIV3Schema'), v?.schema?.openAPIV3Schema]));
+  return schemas.filter(([, s]) => nestingDepth(s) > MAX_SCHEMA_NESTING).map(([path]) => forbidden(path, `must not nest objects and arrays more than ${MAX_SCHEMA_NESTING} levels deep`));
+}
+
 /** Upstream ValidateCustomResourceDefinition. */
 export function validateCRD(crd: ApiObject): FieldError[] {
+  const tooDeep = schemaNestingErrors(crd.spec);
+  if (tooDeep.length) return [...nameErrors(crd), ...tooDeep];
   const spec = toInternalSpec(crd.spec);
   return [
     ...nameErrors(crd),
@@ -188,6 +208,8 @@ function versionsWithUnchangedSchemas(spec: InternalSpec, oldSpec: InternalSpec)
 
 /** Upstream ValidateCustomResourceDefinitionUpdate with its ratcheting options. */
 export function validateCRDUpdate(crd: ApiObject, old: ApiObject): FieldError[] {
+  const tooDeep = schemaNestingErrors(crd.spec);
+  if (tooDeep.length) return tooDeep;
   const spec = toInternalSpec(crd.spec);
   const oldSpec = toInternalSpec(old.spec);
   const allVersionsHaveSchema = !!oldSpec.validation?.openAPIV3Schema || (oldSpec.versions ?? []).every((v) => !!v.schema?.openAPIV3Schema);
