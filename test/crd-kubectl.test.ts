@@ -3,13 +3,17 @@
  * definition created with kubectl is listed by plural, short name and
  * category, a custom object is server-side applied and changed, explain reads
  * the schema from /openapi/v3, and once the definition is deleted the
- * resource type is gone. Skipped when kubectl is not on PATH.
+ * resource type is gone. On SQLite, and on two replicas sharing one etcd,
+ * where every write goes through one replica and every read through the
+ * other. Skipped when kubectl is not on PATH (and the etcd run when etcd is
+ * not installed).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { etcdAvailable, startEtcd, type TestEtcd } from './helpers/etcd.ts';
 import { eventually } from './helpers/eventually.ts';
 import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -65,28 +69,45 @@ spec:
 `;
 }
 
-describe('kubectl on custom resources', { skip: !hasKubectl() && 'kubectl is not on PATH' }, () => {
-  let server: TestServer;
+const SETUPS = [
+  { name: 'on SQLite', replicas: 1, etcd: false },
+  { name: 'on two replicas over one etcd', replicas: 2, etcd: true },
+] as const;
+
+for (const setup of SETUPS) describe(`kubectl on custom resources ${setup.name}`, { skip: (!hasKubectl() && 'kubectl is not on PATH') || (setup.etcd && !etcdAvailable() && 'etcd is not installed') }, () => {
+  let servers: TestServer[] = [];
+  let etcd: TestEtcd | undefined;
   let dir: string;
   let cacheRun = 0;
-  const kubectl = (...args: string[]) => runKubectl(server.orchconfig, dir, args);
+  /** Writes go through the first replica, */
+  const writer = (...args: string[]) => runKubectl(servers[0].orchconfig, dir, args);
+  /** reads through the last (the same one on SQLite). */
+  const kubectl = (...args: string[]) => runKubectl(servers[servers.length - 1].orchconfig, dir, args);
   /** A run with a discovery cache of its own, so it sees the server's current resources. */
-  const freshKubectl = (...args: string[]) => kubectl('--cache-dir', join(dir, `cache-${cacheRun++}`), ...args);
+  const fresh = (run: typeof kubectl) => (...args: string[]) => run('--cache-dir', join(dir, `cache-${cacheRun++}`), ...args);
+  const freshKubectl = fresh(kubectl);
+  const freshWriter = fresh(writer);
 
   before(async () => {
-    server = await startTestServer(['--authorization-mode=AlwaysAllow']);
+    const flags = ['--authorization-mode=AlwaysAllow'];
+    if (setup.etcd) {
+      etcd = await startEtcd();
+      flags.push('--storage-backend=etcd3', `--etcd-servers=${etcd.endpoint}`);
+    }
+    servers = await Promise.all(Array.from({ length: setup.replicas }, () => startTestServer(flags)));
     dir = mkdtempSync(join(tmpdir(), 'orch-crd-kubectl-'));
     writeFileSync(join(dir, 'crd.yaml'), CRD);
     writeFileSync(join(dir, 'crontab-1.yaml'), cronTab(1));
     writeFileSync(join(dir, 'crontab-2.yaml'), cronTab(2));
   });
   after(async () => {
-    await server?.close();
+    await Promise.all(servers.map((s) => s.close()));
+    await etcd?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   test('kubectl creates the definition; get by plural, short name and category', async () => {
-    const created = await kubectl('create', '-f', join(dir, 'crd.yaml'));
+    const created = await writer('create', '-f', join(dir, 'crd.yaml'));
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout.trim(), 'customresourcedefinition.apiextensions.orch.io/crontabs.stable.example.com created');
     const waited = await kubectl('wait', '--for=condition=Established', '--timeout=10s', 'crd/crontabs.stable.example.com');
@@ -97,13 +118,14 @@ describe('kubectl on custom resources', { skip: !hasKubectl() && 'kubectl is not
     });
     assert.equal(empty.stdout, '');
     assert.equal(empty.stderr.trim(), 'No resources found in default namespace.');
+    await eventually('crontabs listed by the writer', async () => ((await freshWriter('get', 'crontabs')).code === 0 ? true : undefined));
   });
 
   test('kubectl apply --server-side creates, then changes, the custom object', async () => {
-    const first = await freshKubectl('apply', '--server-side', '-f', join(dir, 'crontab-1.yaml'));
+    const first = await freshWriter('apply', '--server-side', '-f', join(dir, 'crontab-1.yaml'));
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stdout.trim(), 'crontab.stable.example.com/nightly serverside-applied');
-    const second = await kubectl('apply', '--server-side', '-f', join(dir, 'crontab-2.yaml'));
+    const second = await writer('apply', '--server-side', '-f', join(dir, 'crontab-2.yaml'));
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stdout.trim(), 'crontab.stable.example.com/nightly serverside-applied');
     const got = await kubectl('get', 'crontab', 'nightly', '-o', 'json', '--show-managed-fields');
@@ -150,7 +172,7 @@ describe('kubectl on custom resources', { skip: !hasKubectl() && 'kubectl is not
   });
 
   test('after kubectl delete crd, the resource type is gone', async () => {
-    const deleted = await kubectl('delete', 'crd', 'crontabs.stable.example.com');
+    const deleted = await writer('delete', 'crd', 'crontabs.stable.example.com');
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal(deleted.stdout.trim(), 'customresourcedefinition.apiextensions.orch.io "crontabs.stable.example.com" deleted');
     const gone = await eventually('crontabs gone', async () => {
@@ -158,7 +180,12 @@ describe('kubectl on custom resources', { skip: !hasKubectl() && 'kubectl is not
       return out.code !== 0 ? out : undefined;
     });
     assert.equal(gone.stderr.trim(), 'error: the server doesn\'t have a resource type "crontabs"');
-    const api = await server.request('GET', '/apis/stable.example.com/v1/namespaces/default/crontabs');
-    assert.equal(api.status, 404);
+    for (const server of servers) {
+      const api = await eventually('404 on every process', async () => {
+        for (let i = 0; i < 6; i++) if ((await server.request('GET', '/apis/stable.example.com/v1/namespaces/default/crontabs')).status !== 404) return undefined;
+        return true;
+      });
+      assert.equal(api, true);
+    }
   });
 });

@@ -143,7 +143,9 @@ for (const backend of ['sqlite', 'etcd3'] as const) {
 
     test('a flood of 4,000 requests, 200 at a time, half of them real reads, never stops /livez from answering', async () => {
       const small = corpus().filter((c) => !c.closes && c.bytes.length < 10_000);
-      const reads: HostileCase[] = ['/openapi/v2', `/api/v1/namespaces/${NS}/configmaps`, '/api/v1/namespaces', '/apis'].map((path) => ({
+      // One OpenAPI document among the reads, of one group: /openapi/v2 holds every kind's (840 KB, and more with
+      // each kind or definition added), which would make the answers' times measure the contract's size.
+      const reads: HostileCase[] = ['/openapi/v3/apis/networking.orch.io/v1', `/api/v1/namespaces/${NS}/configmaps`, '/api/v1/namespaces', '/apis'].map((path) => ({
         name: `GET ${path}`,
         bytes: rawRequest('GET', path, { token: TOKEN }),
         expect: [200],

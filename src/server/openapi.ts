@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { JsonObject } from '../registry/json-value.ts';
 import { notAcceptable } from '../api/status-error.ts';
-import { parseAccept } from './respond.ts';
+import { parseAccept, writeSharedBody } from './respond.ts';
 import type { CustomOpenApiPart } from './custom-openapi.ts';
 
 interface PublishedDocument {
@@ -161,8 +161,7 @@ export class OpenApiPublisher {
     if (!acceptsJson(req)) throw notAcceptable(['application/json']);
     if (path === '/openapi/v2') {
       this.v2 ??= published(this.api.readPublishedOpenApi('v2.json'));
-      res.writeHead(200, { 'Content-Type': 'application/json', ETag: `"${this.v2.hash}"` });
-      res.end(this.v2.body);
+      writeSharedBody(res, 200, { 'Content-Type': 'application/json', ETag: `"${this.v2.hash}"` }, this.v2.body);
       return true;
     }
     if (path === '/openapi/v3') {
@@ -189,8 +188,7 @@ export class OpenApiPublisher {
       headers['Cache-Control'] = 'public, immutable';
       headers.Expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString();
     }
-    res.writeHead(200, headers);
-    res.end(doc.body);
+    writeSharedBody(res, 200, headers, doc.body);
     return true;
   }
 }

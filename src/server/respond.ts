@@ -121,6 +121,18 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
   writeSlices(res, slicesOf(json));
 }
 
+/**
+ * Writes a body encoded once and shared by every reader (the OpenAPI
+ * documents) with its headers: a large one in slices that wait for drain, as
+ * writeJsonText does, so a crowd of readers never holds one ciphertext each.
+ */
+export function writeSharedBody(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
+  if (alreadyAnswered(res)) return;
+  res.writeHead(status, { ...headers, 'Content-Length': String(body.length) });
+  if (body.length <= STREAM_CHUNK) res.end(body);
+  else writeSlices(res, slicesOf(body));
+}
+
 /** Characters or bytes a streamed body hands the socket at a time. */
 const STREAM_CHUNK = 262_144;
 
