@@ -105,6 +105,11 @@ const INVALID: Array<[string, any, Cause[]]> = [
     ['FieldValueInvalid', 'spec.names.shortNames[0]', `Invalid value: "W": ${DNS1035}`],
     ['FieldValueInvalid', 'spec.names.listKind', 'Invalid value: "Widget": kind and listKind may not be the same'],
   ]],
+  // One version: its selectable fields move to the internal spec's top level, as upstream's v1 conversion moves them.
+  ['selectable fields of a version without a schema', crd({ versions: [{ name: 'v1', served: true, storage: true, selectableFields: [{ jsonPath: '.spec.size' }] }] }), [
+    ['FieldValueRequired', 'spec.versions[0].schema.openAPIV3Schema', 'Required value: schemas are required'],
+    ['FieldValueInvalid', 'spec.selectableFields', 'Invalid value: "": may only be set when validations.schema is included'],
+  ]],
   ['protected group needs approval', crd({ group: 'apps.orch.io' }, 'widgets.apps.orch.io'), [
     ['FieldValueRequired', 'metadata.annotations[api-approved.orch.io]', 'Required value: protected groups must have approval annotation "api-approved.orch.io", see https://github.com/kubernetes/enhancements/pull/1111'],
   ]],

@@ -53,7 +53,7 @@ function versionErrors(spec: InternalSpec, version: InternalVersion, path: strin
   (version.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, index(child(path, 'additionalPrinterColumns'), i))));
   if ((version.selectableFields?.length ?? 0) > 0) {
     const schema = version.schema?.openAPIV3Schema;
-    if (!schema) errs.push(invalid(child(path, 'selectableFields'), '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
+    if (!schema) errs.push(invalid(child(path, 'selectableFields'), '', 'may only be set when `version.schema.openAPIV3Schema` is not included'));
     else errs.push(...selectableFieldErrors(version.selectableFields!, schema, child(path, 'schema.openAPIV3Schema'), child(path, 'selectableFields')));
   }
   return errs;
@@ -134,7 +134,7 @@ export function validateSpec(spec: InternalSpec, options: SpecOptions, path = 's
   errs.push(...validateSubresources(spec.subresources, child(path, 'subresources')));
   (spec.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, index(child(path, 'additionalPrinterColumns'), i))));
   if ((spec.selectableFields?.length ?? 0) > 0) {
-    if (!spec.validation) errs.push(invalid(child(path, 'selectableFields'), '', 'selectableFields may only be set when validations.schema is included'));
+    if (!spec.validation) errs.push(invalid(child(path, 'selectableFields'), '', 'may only be set when validations.schema is included'));
     else errs.push(...selectableFieldErrors(spec.selectableFields!, spec.validation.openAPIV3Schema ?? {}, child(path, 'schema.openAPIV3Schema'), child(path, 'selectableFields')));
   }
   if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields) {
