@@ -40,7 +40,7 @@ export async function getCached(ctx: ResourceRequest): Promise<CachedObject> {
   else if (rv !== '0') await cacher.waitFor(parseResourceVersion(rv), TOO_LARGE_WAIT_MS);
   const cached = cacheOf(ctx).get(store.key(ctx.namespace, ctx.info.name));
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
-  await convertForServing(store.kind, [cached]);
+  if (store.kind.convert) await convertForServing(store.kind, [cached]);
   return cached;
 }
 
@@ -177,7 +177,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     if (!filter && !ctx.table && compactJson && !kind.convert) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
     const cached = cache.list(list.prefix);
     // A webhook's kind is selected by its converted objects: selectable fields are the served version's.
-    if (filter) await convertForServing(kind, cached);
+    if (filter && kind.convert) await convertForServing(kind, cached);
     items = filter ? cached.filter((o) => filter(o.parsedAs(asVersion))) : cached;
     if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
   } else {
@@ -186,7 +186,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     metadata = listMetadata(chunk, list);
     if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
   }
-  await convertForServing(kind, items);
+  if (kind.convert) await convertForServing(kind, items);
   if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (!compactJson) {
     return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json(asVersion))) }, ctx.encode);
