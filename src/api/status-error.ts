@@ -3,6 +3,7 @@
  * by one constructor here and turned into a `Status` body by `toStatus`; the
  * wire shape follows FACTS 1 (SPEC 7 leaves the error body "not shown").
  */
+import { OutcomeError } from '../util/outcome-error.ts';
 
 export interface StatusCause {
   reason?: string;
@@ -31,7 +32,7 @@ export interface Status {
 }
 
 /** A Status failure thrown through the request path and rendered once by the response writer. */
-export class StatusError extends Error {
+export class StatusError extends OutcomeError {
   constructor(
     readonly code: number,
     readonly reason: string,

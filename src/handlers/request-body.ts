@@ -12,6 +12,7 @@ import type { ApiObject } from '../registry/strategy.ts';
 import { jsonDepthError } from '../registry/validation/go-json.ts';
 import { findDuplicateFields } from './duplicate-fields.ts';
 import { parseYamlDocument, YamlDocumentError } from './yaml-document.ts';
+import { OutcomeError } from '../util/outcome-error.ts';
 
 /** Upstream's limit for a decoded request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -131,7 +132,7 @@ export function requestMediaType(req: IncomingMessage, accepted: string[] = OBJE
 }
 
 /** A body that is not a document of its media type; the message is Go's wording where it matters. */
-export class DocumentError extends Error {
+export class DocumentError extends OutcomeError {
   constructor(message: string) {
     super(message);
     this.name = 'DocumentError';

@@ -3,6 +3,7 @@
  * are opaque strings ordered bytewise; values are serialized objects without
  * their resourceVersion, which is the backend's global revision (SPEC 4.6).
  */
+import { OutcomeError } from '../util/outcome-error.ts';
 
 export interface KeyValue {
   key: string;
@@ -54,20 +55,20 @@ export interface Watch {
 }
 
 /** A revision older than the compacted revision was requested. */
-export class CompactedError extends Error {
+export class CompactedError extends OutcomeError {
   constructor(readonly requested: number, readonly compacted: number) {
     super(`required revision ${requested} has been compacted (compacted revision ${compacted})`);
   }
 }
 
 /** A compare-and-swap lost: the key changed or (dis)appeared since it was read. */
-export class CasFailedError extends Error {
+export class CasFailedError extends OutcomeError {
   constructor(readonly key: string, readonly current: KeyValue | null) {
     super(`compare-and-swap failed for ${key}`);
   }
 }
 
-export class KeyExistsError extends Error {
+export class KeyExistsError extends OutcomeError {
   constructor(readonly key: string) {
     super(`key ${key} already exists`);
   }
@@ -84,7 +85,7 @@ export interface WriteControl {
 }
 
 /** The request's deadline passed before its write reached the store; nothing was written. */
-export class DeadlineExceededError extends Error {
+export class DeadlineExceededError extends OutcomeError {
   constructor() {
     super('request did not complete within the allotted timeout');
   }

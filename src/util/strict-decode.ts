@@ -9,6 +9,7 @@
 import { yaml } from './lazy-packages.ts';
 import { goQuote } from '../registry/validation/field-errors.ts';
 import { DurationError, parseGoDuration } from './go-duration.ts';
+import { OutcomeError } from './outcome-error.ts';
 
 /** The shape of a Go struct field as JSON sees it. */
 export type Shape =
@@ -19,7 +20,7 @@ export type Shape =
   | { kind: 'list'; goType: string; of: Shape }
   | { kind: 'struct'; goType: string; fields: Record<string, Shape> };
 
-export class DecodeError extends Error {}
+export class DecodeError extends OutcomeError {}
 
 /** Go's name of a JSON value's kind in an UnmarshalTypeError. */
 function jsonKind(value: unknown): string {

@@ -2,6 +2,7 @@
  * Apply conflicts and manager naming (SPEC 4.5 rules 1, 3; FACTS 8.1, 8.3; AM
  * util/managedfields/internal/conflict.go and AS handlers/create.go `prefixFromUserAgent`).
  */
+import { OutcomeError } from '../../util/outcome-error.ts';
 
 /** One conflicting field: `manager` is the manager identifier (see `managerIdentifier`). */
 export interface ApplyConflict {
@@ -76,7 +77,7 @@ export function conflictCauses(conflicts: ApplyConflict[]): ConflictCause[] {
 }
 
 /** Thrown by `applyIntent` when the apply changes fields other managers own (SPEC 4.5 rule 3): HTTP 409, reason Conflict. */
-export class ApplyConflictError extends Error {
+export class ApplyConflictError extends OutcomeError {
   readonly conflicts: ApplyConflict[];
   readonly causes: ConflictCause[];
   constructor(conflicts: ApplyConflict[]) {
