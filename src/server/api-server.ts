@@ -361,13 +361,7 @@ export class ApiServer {
       return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
     }
     const { storage, cacher } = this.options;
-    const ctx: ResourceRequest = {
-      req, res, info, query, user, store, storage, cacher, namespace, encode, table: negotiated.table,
-      // Read only by writes: asking for it makes the AbortController.
-      get signal() {
-        return deadline?.signal;
-      },
-    };
+    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, deadline);
     switch (info.verb) {
       case 'get':
         return handleGet(ctx);
@@ -400,6 +394,33 @@ function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
     if (!range.params.as) return false;
   }
   return false;
+}
+
+/**
+ * One resource request's context, of one shape for every request (an object
+ * literal with a getter was a new shape per request at the hot path's call
+ * sites). The deadline's AbortController is made only when a write asks for
+ * `signal`.
+ */
+class ResourceRequestContext implements ResourceRequest {
+  constructor(
+    public req: IncomingMessage,
+    public res: ServerResponse,
+    public info: RequestInfo,
+    public query: URLSearchParams,
+    public user: UserInfo,
+    public store: GenericStore,
+    public storage: Storage,
+    public cacher: Cacher,
+    public namespace: string | undefined,
+    public encode: EncodeOptions,
+    public table: { apiVersion: string } | undefined,
+    private readonly deadline: Deadline | undefined,
+  ) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.deadline?.signal;
+  }
 }
 
 /**

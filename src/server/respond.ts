@@ -69,9 +69,12 @@ export function setWarnings(res: ServerResponse, warnings: readonly string[] | u
   if (values.length) res.setHeader('Warning', values);
 }
 
+/** Upstream's Cache-Control on every API response: a proxy must not serve one client's objects to another. */
+const NO_CACHE = 'no-cache, private';
+
 function baseHeaders(res: ServerResponse, options: EncodeOptions, contentType: string): void {
   res.setHeader('Content-Type', contentType);
-  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('Cache-Control', NO_CACHE);
   setWarnings(res, options.warnings);
   for (const [k, v] of Object.entries(options.headers ?? {})) res.setHeader(k, v);
 }
@@ -91,8 +94,22 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
   let text: string;
   if (options.mediaType === YAML_TYPE) text = yaml().stringify(body, { lineWidth: 0 });
   else text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
-  baseHeaders(res, options, options.mediaType);
-  endWhole(res, status, text);
+  sendWhole(res, status, options, options.mediaType, text);
+}
+
+/**
+ * A whole API answer. The common one, without warnings or extra headers, goes
+ * as one header array straight to writeHead: a setHeader per header (name
+ * check, lower-casing, a map entry) was a measurable part of a cached GET.
+ */
+function sendWhole(res: ServerResponse, status: number, options: EncodeOptions, contentType: string, body: string | Buffer): void {
+  if (options.headers !== undefined || options.warnings?.length) {
+    baseHeaders(res, options, contentType);
+    return endWhole(res, status, body);
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(status, ['Content-Type', contentType, 'Cache-Control', NO_CACHE, 'Content-Length', String(bytes.length)]);
+  res.end(bytes);
 }
 
 /**
@@ -113,8 +130,8 @@ function endWhole(res: ServerResponse, status: number, body: string | Buffer): v
 export function writeJsonText(res: ServerResponse, status: number, json: string | Buffer, options: EncodeOptions): void {
   if (alreadyAnswered(res)) return;
   if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json.toString()), options);
+  if (typeof json === 'string' || json.length <= STREAM_CHUNK) return sendWhole(res, status, options, JSON_TYPE, json);
   baseHeaders(res, options, JSON_TYPE);
-  if (typeof json === 'string' || json.length <= STREAM_CHUNK) return endWhole(res, status, json);
   // A large shared body (a Table, a chunk) in slices: whole, TLS would encrypt one copy per reader at once.
   res.setHeader('Content-Length', json.length);
   res.writeHead(status);
