@@ -5,6 +5,7 @@
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import { networkPolicy, NP_PATH } from './orch.ts';
+import { processTree } from './cpu-pin.ts';
 import { log, fmt } from './util.ts';
 import { createScript, getScript } from './wrk-scripts.ts';
 import { runWrk, wrkMeasurement } from './wrk.ts';
@@ -52,7 +53,15 @@ export const wrkSettings = (opts: Options, pinned = false): WrkSettings => ({
 /** Warm-up (discarded), then the measured run; `serverPid`'s process tree CPU use is recorded over the latter. */
 export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: number): Promise<Measurement> {
   const base = { url: t.url, threads: w.threads, connections: w.connections, cpu: w.clientCpu };
-  if (w.warmupS > 0) await runWrk({ ...base, script: t.script('warmup'), durationS: w.warmupS });
+  // The server's pool forks a worker once a load lasts (src/server/worker-pool.ts). That start is
+  // not part of any target's steady rate, so a warm-up that saw the process tree grow is repeated
+  // (at most twice more), and the measured run starts with the processes the load settled on.
+  for (let round = 0; w.warmupS > 0 && round < 3; round++) {
+    const processes = serverPid === undefined ? 0 : processTree(serverPid).length;
+    await runWrk({ ...base, script: t.script('warmup'), durationS: w.warmupS });
+    if (serverPid === undefined || processTree(serverPid).length === processes) break;
+    log(`  the server grew to ${processTree(serverPid).length} processes during the warm-up: warming up again`);
+  }
   const r = await runWrk({ ...base, script: t.script('measured'), durationS: w.durationS, serverPid });
   const m = wrkMeasurement(t.key, t.label, r.summary, t.expect);
   m.serverCores = r.serverCores;
