@@ -48,7 +48,9 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --only LIST            comma-separated subset of: ${PARTS.join(', ')} (default all)
   --quick                --duration 3 --warmup 1 --watch-phase 5 (each unless given)
   --duration N           seconds each target is measured, wrk or autocannon (default 8)
-  --warmup N             seconds of unmeasured load before each measurement (default 2; 0 disables)
+  --warmup N             seconds of each round of unmeasured load before a measurement (default 2;
+                         0 disables); wrk targets repeat rounds until the rate settles within
+                         10 % and the server's process tree stops growing, at most 4 rounds
   --connections N        connections of wrk and of the UPDATE target (default 50)
   --list-connections N   connections of the LIST targets: full, paged, Table (default 5; each
                          is also measured at one connection, and the full and Table lists

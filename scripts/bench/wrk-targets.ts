@@ -53,20 +53,41 @@ export const wrkSettings = (opts: Options, pinned = false): WrkSettings => ({
 /** Warm-up (discarded), then the measured run; `serverPid`'s process tree CPU use is recorded over the latter. */
 export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: number): Promise<Measurement> {
   const base = { url: t.url, threads: w.threads, connections: w.connections, cpu: w.clientCpu };
-  // The server's pool forks a worker once a load lasts (src/server/worker-pool.ts). That start is
-  // not part of any target's steady rate, so a warm-up that saw the process tree grow is repeated
-  // (at most twice more), and the measured run starts with the processes the load settled on.
-  for (let round = 0; w.warmupS > 0 && round < 3; round++) {
-    const processes = serverPid === undefined ? 0 : processTree(serverPid).length;
-    await runWrk({ ...base, script: t.script('warmup'), durationS: w.warmupS });
-    if (serverPid === undefined || processTree(serverPid).length === processes) break;
-    log(`  the server grew to ${processTree(serverPid).length} processes during the warm-up: warming up again`);
-  }
+  await warmUp(t, w, base, serverPid);
   const r = await runWrk({ ...base, script: t.script('measured'), durationS: w.durationS, serverPid });
   const m = wrkMeasurement(t.key, t.label, r.summary, t.expect);
   m.serverCores = r.serverCores;
   log(`  ${fmt(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms, errors ${m.errors}, bad status ${m.bad}${m.serverCores !== undefined ? `, server ${fmt(m.serverCores, 2)} cores` : ''}`);
   return m;
+}
+
+/** Warm-up rounds at most: the settling below is bounded. */
+const MAX_WARMUP_ROUNDS = 4;
+/** Two warm-up rounds whose rates differ by less than this count as the steady state. */
+const STEADY_RATE_CHANGE = 0.1;
+
+/**
+ * Warms a target up until it serves at its steady rate: rounds of the warm-up
+ * length until one ends with the server's process tree unchanged and a rate
+ * within 10 % of the round before (at most four). The server's pool forks a
+ * worker once a load lasts (src/server/worker-pool.ts); the worker's start and
+ * its first seconds of unoptimized code belong to no target's steady rate, and
+ * measured they made whichever target ran first look 30-60 % slower than the
+ * same GET run right after it. Every target, baselines included, settles the
+ * same way.
+ */
+async function warmUp(t: WrkTarget, w: WrkSettings, base: Omit<Parameters<typeof runWrk>[0], 'script' | 'durationS'>, serverPid: number | undefined): Promise<void> {
+  let previousRate: number | undefined;
+  for (let round = 1; w.warmupS > 0 && round <= MAX_WARMUP_ROUNDS; round++) {
+    const processes = serverPid === undefined ? 0 : processTree(serverPid).length;
+    const { summary } = await runWrk({ ...base, script: t.script('warmup'), durationS: w.warmupS });
+    const rate = summary.requests / (summary.durationUs / 1e6);
+    const grew = serverPid !== undefined && processTree(serverPid).length !== processes;
+    const steady = !grew && previousRate !== undefined && Math.abs(rate - previousRate) <= STEADY_RATE_CHANGE * previousRate;
+    if (steady) return;
+    if (round < MAX_WARMUP_ROUNDS) log(`  warm-up round ${round}: ${fmt(rate)} req/s${grew ? ', the server grew to ' + processTree(serverPid!).length + ' processes' : ''}; not settled yet`);
+    previousRate = rate;
+  }
 }
 
 export function baselineTargets(ports: { http: number; https: number }): WrkTarget[] {
