@@ -15,7 +15,7 @@ import { servingCertificate } from '../src/server/tls.ts';
 test('a CA and a serving certificate for the loopback names, reused on the next start', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'orch-pki-'));
   try {
-    const first = await servingCertificate({ pkiDir: dir, hosts: ['127.0.0.1', 'localhost', '::1', '10.1.2.3'] });
+    const first = await servingCertificate({ certDir: dir, hosts: ['127.0.0.1', 'localhost', '::1', '10.1.2.3'] });
     const ca = new X509Certificate(first.ca);
     const serving = new X509Certificate(first.cert);
     assert.equal(ca.ca, true);
@@ -32,9 +32,9 @@ test('a CA and a serving certificate for the loopback names, reused on the next 
     assert.ok(new Date(serving.validTo).getTime() > Date.now() + 365 * 24 * 3600 * 1000);
     assert.ok(serving.checkPrivateKey((await import('node:crypto')).createPrivateKey(first.key)));
 
-    const again = await servingCertificate({ pkiDir: dir, hosts: ['127.0.0.1', 'localhost', '::1', '10.1.2.3'] });
+    const again = await servingCertificate({ certDir: dir, hosts: ['127.0.0.1', 'localhost', '::1', '10.1.2.3'] });
     assert.equal(again.cert, first.cert, 'reused');
-    const moreHosts = await servingCertificate({ pkiDir: dir, hosts: ['127.0.0.1', 'example.test'] });
+    const moreHosts = await servingCertificate({ certDir: dir, hosts: ['127.0.0.1', 'example.test'] });
     assert.notEqual(moreHosts.cert, first.cert, 'remade for new hosts');
     assert.equal(moreHosts.ca, first.ca, 'by the same CA');
     assert.equal(new X509Certificate(moreHosts.cert).checkHost('example.test'), 'example.test');

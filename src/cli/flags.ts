@@ -7,6 +7,7 @@ import { parseGoDuration } from '../util/go-duration.ts';
 import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/controller-manager.ts';
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
+import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -16,6 +17,15 @@ export interface Flags {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   orchconfigCaFile?: string;
+  certDir?: string;
+  tlsMinVersion?: TlsMinVersion;
+  /** --tls-cipher-suites as given (Go's names). */
+  tlsCipherSuites: string[];
+  tlsSniCertKeys: NamedCertKey[];
+  /** Node's `ciphers` for --tls-cipher-suites and --tls-min-version; undefined: Node's defaults. */
+  tlsCiphers?: string;
+  /** The insecure suites --tls-cipher-suites names (warned about at start, as upstream does). */
+  insecureCipherSuites: string[];
   tokenAuthFile?: string;
   clientCaFile?: string;
   requestheaderClientCaFile?: string;
@@ -161,6 +171,20 @@ const SPECS: FlagSpec[] = [
   { name: 'bind-address', value: 'ip', help: 'The IP address on which to listen for the --secure-port port. (default 127.0.0.1)', apply: (f, v) => (f.bindAddress = v) },
   { name: 'data-dir', value: 'string', help: 'Directory for the SQLite store, generated certificates and admin.orchconfig. (default "data")', apply: (f, v) => (f.dataDir = v) },
   { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
+  { name: 'cert-dir', value: 'string', help: 'The directory where the TLS certs are located: apiserver.crt and apiserver.key there are served when both exist, else a CA and a serving certificate are made and kept there. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored. (default <data-dir>/pki)', apply: (f, v) => (f.certDir = v) },
+  { name: 'tls-min-version', value: 'string', help: `Minimum TLS version supported. Possible values: ${TLS_VERSION_NAMES.join(', ')} (default VersionTLS12)`, apply: (f, v) => (f.tlsMinVersion = parseTlsMinVersion(v)) },
+  {
+    name: 'tls-cipher-suites',
+    value: 'strings',
+    help: `Comma-separated list of cipher suites for the server (TLS 1.2 and below; TLS 1.3 suites are not configurable, as in Go). If omitted, the default suites are used. Preferred values: ${PREFERRED_CIPHER_NAMES.join(', ')}. Insecure values: ${INSECURE_CIPHER_NAMES.join(', ')}.`,
+    apply: (f, v) => f.tlsCipherSuites.push(...splitList(v)),
+  },
+  {
+    name: 'tls-sni-cert-key',
+    value: 'string',
+    help: 'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. The certificate is chosen by the name the client sends (SNI); clients that send none get --tls-cert-file. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".',
+    apply: (f, v) => f.tlsSniCertKeys.push(parseNamedCertKey(v)),
+  },
   { name: 'tls-private-key-file', value: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.', apply: (f, v) => (f.tlsPrivateKeyFile = v) },
   { name: 'orchconfig-ca-file', value: 'string', help: 'PEM bundle of the authority that verifies --tls-cert-file, written into the orchconfigs this server writes (admin.orchconfig, cluster-info) and into orch-root-ca.crt. Needed only when --tls-cert-file does not carry its CA after the leaf; the server refuses to start rather than write an orchconfig that does not verify it.', apply: (f, v) => (f.orchconfigCaFile = v) },
   { name: 'token-auth-file', value: 'string', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").', apply: (f, v) => (f.tokenAuthFile = v) },
@@ -283,6 +307,9 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     disableAdmissionPlugins: [],
     admissionPlugins: [],
     requestheaderAllowedNames: [],
+    tlsCipherSuites: [],
+    tlsSniCertKeys: [],
+    insecureCipherSuites: [],
     serviceAccountIssuers: [],
     authenticationTokenWebhookCacheTtlMs: 120_000,
     authenticationTokenWebhookVersion: 'v1beta1',
@@ -347,6 +374,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
   resolveAuthorization(flags);
   resolveAdmission(flags);
+  resolveCiphers(flags);
   return flags;
 }
 
@@ -375,6 +403,18 @@ function resolveAuthorization(flags: Flags): void {
   } catch (err) {
     throw new FlagError((err as Error).message);
   }
+}
+
+/** --tls-cipher-suites: every name one of Go's and available here (cliflag.TLSCipherSuites), shaped with --tls-min-version. */
+function resolveCiphers(flags: Flags): void {
+  let suites;
+  try {
+    suites = flags.tlsCipherSuites.length ? parseCipherSuites(flags.tlsCipherSuites) : undefined;
+  } catch (err) {
+    throw new FlagError(`invalid argument ${JSON.stringify(flags.tlsCipherSuites.join(','))} for "--tls-cipher-suites" flag: ${(err as Error).message}`);
+  }
+  flags.insecureCipherSuites = suites?.insecure ?? [];
+  flags.tlsCiphers = cipherOption(flags.tlsMinVersion, suites);
 }
 
 /** kube-apiserver's admission flags: every error at once, as upstream aggregates them. */

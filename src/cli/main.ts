@@ -28,6 +28,10 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     tlsCertFile: flags.tlsCertFile,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile,
     orchconfigCaFile: flags.orchconfigCaFile,
+    certDir: flags.certDir,
+    tlsMinVersion: flags.tlsMinVersion,
+    tlsCiphers: flags.tlsCiphers,
+    tlsSniCertKeys: flags.tlsSniCertKeys,
     tokenAuthFile: flags.tokenAuthFile,
     clientCaFile: flags.clientCaFile,
     requestHeader: flags.requestheaderClientCaFile
@@ -188,6 +192,7 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
+  for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);
   const running = await startServer({ ...startOptions(flags), storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });

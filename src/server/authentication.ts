@@ -3,12 +3,10 @@
  * proxy, client certificates, the bearer-token authenticators in upstream's
  * order, and when a request without credentials is anonymous.
  */
-import type { Server } from 'node:https';
 import { createAuthenticator, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { loadAuthenticationConfig } from '../auth/authentication/authentication-config.ts';
 import { CertificateBundle, clientCertificateAuthenticator } from '../auth/authentication/client-certificate.ts';
 import { requestHeaderAuthenticator } from '../auth/authentication/request-header.ts';
-import { setClampedInterval } from '../util/timers.ts';
 
 export interface AuthenticationOptions {
   clientCaFile?: string;
@@ -32,8 +30,10 @@ export interface Authentication {
   authenticate: ReturnType<typeof createAuthenticator>;
   /** What the TLS listener needs: request a client certificate, and the issuers to name. */
   tls: { requestCert: boolean; ca?: string };
-  /** Re-reads the CA files once a minute and hands changes to the listener; returns the stop. */
-  watchCaFiles(server: Server, serving: { cert: string; key: string }): () => void;
+  /** The client CA bundles as they are now (they change on reloadCaFiles). */
+  caText(): string | undefined;
+  /** Re-reads the CA files; returns whether any changed (the listener's contexts must then be rebuilt). */
+  reloadCaFiles(): boolean;
 }
 
 export function buildAuthentication(options: AuthenticationOptions, tokenAuthenticators: TokenAuthenticator[]): Authentication {
@@ -64,14 +64,8 @@ export function buildAuthentication(options: AuthenticationOptions, tokenAuthent
   return {
     authenticate,
     tls: { requestCert: bundles.length > 0, ca: caText() },
-    watchCaFiles(server, serving) {
-      if (bundles.length === 0) return () => {};
-      const timer = setClampedInterval(() => {
-        const changed = bundles.map((b) => b.reload()).some(Boolean);
-        if (changed) server.setSecureContext({ ...serving, ca: caText() });
-      }, 60_000);
-      return () => clearInterval(timer);
-    },
+    caText,
+    reloadCaFiles: () => bundles.map((b) => b.reload()).some(Boolean),
   };
 }
 

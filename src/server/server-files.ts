@@ -21,7 +21,7 @@ const DEFAULT_SERVICE_ACCOUNT_FLAGS: ServiceAccountFlags = {
   lookup: true,
 };
 
-export type ServerFileOptions = Pick<StartOptions, 'dataDir' | 'bindAddress' | 'serviceAccounts' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'orchconfigCaFile'>;
+export type ServerFileOptions = Pick<StartOptions, 'dataDir' | 'bindAddress' | 'serviceAccounts' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'orchconfigCaFile' | 'certDir'>;
 
 export async function prepareServerFiles(options: ServerFileOptions) {
   const dataDir = resolve(options.dataDir);
@@ -33,6 +33,6 @@ export async function prepareServerFiles(options: ServerFileOptions) {
   const wildcard = options.bindAddress === '0.0.0.0' || options.bindAddress === '::';
   const hosts = ['127.0.0.1', 'localhost', '::1', ...(options.bindAddress && !wildcard ? [options.bindAddress] : [])];
   const clientHost = wildcard ? '127.0.0.1' : options.bindAddress;
-  const tls = await servingCertificate({ pkiDir, hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile, caFile: options.orchconfigCaFile, clientHost });
+  const tls = await servingCertificate({ certDir: options.certDir ? resolve(options.certDir) : pkiDir, hosts, certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile, caFile: options.orchconfigCaFile, clientHost });
   return { dataDir, admin, pkiDir, serviceAccounts, tls, clientHost };
 }

@@ -13,6 +13,7 @@ import type { ApiServer } from './api-server.ts';
 import type { AuthenticationOptions } from './authentication.ts';
 import type { LeaderElectionSettings } from './controllers.ts';
 import type { ServiceAccountFlags } from './service-accounts.ts';
+import type { NamedCertKey, TlsMinVersion } from './tls-settings.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
@@ -23,6 +24,14 @@ export interface StartOptions {
   tlsPrivateKeyFile?: string;
   /** --orchconfig-ca-file: the CA written into the orchconfigs when --tls-cert-file carries none. */
   orchconfigCaFile?: string;
+  /** --cert-dir: where the serving certificate is made and kept (default <data-dir>/pki); apiserver.crt/.key there are served as given. */
+  certDir?: string;
+  /** --tls-min-version. */
+  tlsMinVersion?: TlsMinVersion;
+  /** --tls-cipher-suites as Node's `ciphers` (tls-settings.ts cipherOption, which --tls-min-version also shapes). */
+  tlsCiphers?: string;
+  /** --tls-sni-cert-key, in the order given. */
+  tlsSniCertKeys?: NamedCertKey[];
   tokenAuthFile?: string;
   /** --service-account-jwks-uri: the JWKS URI the discovery document names. */
   serviceAccountJwksUri?: string;

@@ -10,6 +10,7 @@ import { namespaceLifecycle, SYSTEM_NAMESPACES } from '../admission/namespace-li
 import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../auth/authentication/authenticator.ts';
 import { buildAuthentication } from './authentication.ts';
 import { prepareServerFiles } from './server-files.ts';
+import { ServingCertificates } from './serving-certificates.ts';
 import { issuerDiscoveryDocuments } from './issuer-discovery.ts';
 import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
@@ -54,7 +55,10 @@ import { controllerManager } from './controllers.ts';
 import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connection-guard.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { writeOrchconfig } from './orchconfig.ts';
-import { retryFor, sleep } from '../util/timers.ts';
+import { retryFor, setClampedInterval, sleep } from '../util/timers.ts';
+
+/** How often certificate and CA files are read again (upstream's dynamic content checks each minute too). */
+const CERTIFICATE_RELOAD_MS = 60_000;
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { dataDir, admin, serviceAccounts, tls, clientHost } = await prepareServerFiles(options);
@@ -195,10 +199,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const receiveTimeoutMs = requestTimeoutMs ? requestTimeoutMs + 5_000 : 300_000;
   // Go's ReadHeaderTimeout bounds the handshake and a request's head alike (and so may a short request timeout).
   const headersTimeoutMs = Math.min(HEADERS_TIMEOUT_MS, receiveTimeoutMs);
+  const sni = options.tlsSniCertKeys ?? [];
+  const serving = new ServingCertificates(
+    { cert: tls.cert, key: tls.key, files: tls.files, sni, minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers },
+    authentication.caText,
+  );
   const server = createServer(
     {
-      cert: tls.cert,
-      key: tls.key,
+      ...serving.options(),
+      ...(sni.length ? { SNICallback: serving.sniCallback } : {}),
       maxHeaderSize: MAX_HEADER_BYTES,
       // connectionVerdict answers a missing Host with a Status instead of Node's bare 400.
       requireHostHeader: false,
@@ -210,7 +219,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // Client certificates are asked for, never required; each authenticator verifies its own bundle.
       requestCert: authentication.tls.requestCert,
       rejectUnauthorized: false,
-      ca: authentication.tls.ca,
     },
     options.load
       ? (req, res) => {
@@ -223,7 +231,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Go counts header bytes, not headers: all of them are read, within MAX_HEADER_BYTES.
   server.maxHeadersCount = 0;
   guardConnections(server, headersTimeoutMs);
-  const stopWatchingCaFiles = authentication.watchCaFiles(server, { cert: tls.cert, key: tls.key });
+  // Renewed certificate and CA files are served without a restart, as upstream's dynamic serving content.
+  const certificateReload = setClampedInterval(() => {
+    const caChanged = authentication.reloadCaFiles();
+    if (serving.reload(caChanged)) server.setSecureContext(serving.options());
+  }, CERTIFICATE_RELOAD_MS);
+  certificateReload.unref();
   await (options.listen?.(server) ??
     new Promise<void>((resolveListen, rejectListen) => {
       server.once('error', rejectListen);
@@ -340,7 +353,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await sleep(options.shutdownDelayMs);
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
-      stopWatchingCaFiles();
+      clearInterval(certificateReload);
       authorization.stop();
       await controllers.stop();
       for (const controller of crdControllers) controller.stop();

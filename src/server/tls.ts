@@ -16,6 +16,8 @@ const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000;
 export interface ServingCertificate {
   cert: string;
   key: string;
+  /** The operator's files the pair was read from (reloaded when they change); undefined for a pair this server made. */
+  files?: { certFile: string; keyFile: string };
   /**
    * The PEM bundle clients must trust to verify `cert`: written into the
    * orchconfigs (admin, cluster-info), orch-root-ca.crt and token Secrets.
@@ -83,12 +85,17 @@ function createServing(caPem: string, caKeyPem: string, hosts: string[]): { cert
   return { certPem, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
 }
 
+/** The pair upstream reads from --cert-dir before making one (its PairName "apiserver"). */
+const CERT_DIR_PAIR = { cert: 'apiserver.crt', key: 'apiserver.key' };
+
 /**
- * Returns the serving certificate: the operator's files when given, else the
- * ones under `pkiDir`, made now if missing or not covering `hosts`.
+ * Returns the serving certificate: the operator's files when given, else
+ * `apiserver.crt` and `apiserver.key` in `certDir` when both are there (as
+ * upstream's --cert-dir), else the CA and serving pair this server keeps in
+ * `certDir`, made now if missing or not covering `hosts`.
  */
 export async function servingCertificate(options: {
-  pkiDir: string;
+  certDir: string;
   hosts: string[];
   certFile?: string;
   keyFile?: string;
@@ -97,12 +104,17 @@ export async function servingCertificate(options: {
   /** The address clients are told to use, which an operator's certificate must cover (default 127.0.0.1). */
   clientHost?: string;
 }): Promise<ServingCertificate> {
+  const operatorPair = (certFile: string, keyFile: string): ServingCertificate => {
+    const cert = readFileSync(certFile, 'utf8');
+    return { cert, key: readFileSync(keyFile, 'utf8'), ca: clientTrustBundle(cert, options.caFile, options.clientHost ?? '127.0.0.1'), files: { certFile, keyFile } };
+  };
   if (options.certFile || options.keyFile) {
     if (!options.certFile || !options.keyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
-    const cert = readFileSync(options.certFile, 'utf8');
-    return { cert, key: readFileSync(options.keyFile, 'utf8'), ca: clientTrustBundle(cert, options.caFile, options.clientHost ?? '127.0.0.1') };
+    return operatorPair(options.certFile, options.keyFile);
   }
-  const dir = options.pkiDir;
+  const dir = options.certDir;
+  const given = { certFile: join(dir, CERT_DIR_PAIR.cert), keyFile: join(dir, CERT_DIR_PAIR.key) };
+  if (existsSync(given.certFile) && existsSync(given.keyFile)) return operatorPair(given.certFile, given.keyFile);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = (name: string) => join(dir, name);
   if (!existsSync(file('ca.crt')) || !existsSync(file('ca.key'))) {
