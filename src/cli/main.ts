@@ -66,6 +66,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     shutdownDelayMs: flags.shutdownDelayMs,
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
+    eventTtlMs: flags.eventTtlMs,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     watchBufferLimitBytes: flags.watchBufferLimitBytes,
     featureGates: flags.featureGates,

@@ -20,6 +20,12 @@ export interface Controller {
 export interface ControllerFactory {
   readonly name: string;
   create(): Controller;
+  /**
+   * Work upstream's storage does by itself (events expiring by lease), not a
+   * kube-controller-manager controller: it runs while this replica leads,
+   * whatever --controllers says.
+   */
+  readonly storageDuty?: boolean;
 }
 
 /** Who leads: the manager runs its controllers between `onLead` and `onLoss`. */
@@ -110,7 +116,7 @@ export class ControllerManager {
   private startAll(): void {
     if (this.running.length) return;
     for (const factory of this.factories) {
-      if (!this.enabled(factory.name)) continue;
+      if (!factory.storageDuty && !this.enabled(factory.name)) continue;
       const controller = factory.create();
       this.running.push(controller);
       Promise.resolve()

@@ -13,6 +13,8 @@ import { LegacyTokenController } from '../controllers/legacy-token-controller.ts
 import { DEFAULT_SERVICE_ACCOUNT, NamespaceObjectController, rootCaPublisher } from '../controllers/namespace-object-controller.ts';
 import { NamespaceController } from '../controllers/namespace-controller.ts';
 import { TokenCleaner } from '../controllers/token-cleaner.ts';
+import { EventExpiry } from '../controllers/event-expiry.ts';
+import type { Storage } from '../storage/interface.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { ApiServer } from './api-server.ts';
 
@@ -28,6 +30,9 @@ export interface LeaderElectionSettings {
 export interface ControllerSettings {
   apiServer: ApiServer;
   cacher: Cacher;
+  storage: Storage;
+  /** --event-ttl; 0: events never expire. */
+  eventTtlMs: number;
   /** This server's URL and CA bundle, for cluster-info and orch-root-ca.crt. */
   url: string;
   caPem: string;
@@ -59,6 +64,7 @@ export function controllerManager(settings: ControllerSettings): ControllerManag
     { name: 'root-ca-certificate-publisher-controller', create: () => new NamespaceObjectController(rootCaPublisher(caPem), namespaces, configMaps, cacher) },
     { name: 'clusterrole-aggregation-controller', create: () => new ClusterRoleAggregationController(apiServer.store('rbac.authorization.orch.io', 'v1', 'clusterroles'), cacher) },
     { name: 'serviceaccount-token-controller', create: () => new LegacyTokenController(secrets, accounts, cacher, settings.signing, caPem) },
+    ...(settings.eventTtlMs > 0 ? [{ name: 'event-ttl', storageDuty: true, create: () => new EventExpiry(settings.storage, cacher, settings.eventTtlMs) }] : []),
   ];
   const election = settings.leaderElection;
   const leadership = election.enabled

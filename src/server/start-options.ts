@@ -59,6 +59,8 @@ export interface StartOptions {
   storage?: Storage;
   /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
   compactionIntervalMs?: number;
+  /** --event-ttl: events are deleted this long after their last write; 0 keeps them (default 1 h). */
+  eventTtlMs?: number;
   /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */
   watchHistoryMs?: number;
   /** Interval of BOOKMARK events (about a minute upstream). */

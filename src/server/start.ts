@@ -57,6 +57,9 @@ import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { writeOrchconfig } from './orchconfig.ts';
 import { retryFor, setClampedInterval, sleep } from '../util/timers.ts';
 
+/** kube-apiserver's --event-ttl default. */
+const DEFAULT_EVENT_TTL_MS = 3_600_000;
+
 /** How often certificate and CA files are read again (upstream's dynamic content checks each minute too). */
 const CERTIFICATE_RELOAD_MS = 60_000;
 
@@ -334,6 +337,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const controllers = controllerManager({
     apiServer,
     cacher,
+    storage,
+    eventTtlMs: options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
     url,
     caPem: tls.ca,
     signing: serviceAccounts.signing,
