@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpsRequest } from 'node:https';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { assertFailure } from './helpers/api.ts';
 
@@ -171,5 +172,44 @@ describe('graceful shutdown', () => {
     assert.equal(await exited, 0);
     assert.ok(Date.now() - signalled >= 1900, `exited after the delay (${Date.now() - signalled} ms)`);
     await assert.rejects(server.request('GET', '/readyz'), /ECONNREFUSED/);
+  });
+});
+
+describe('graceful shutdown with --shutdown-send-retry-after', () => {
+  let server: TestServer;
+  before(async () => (server = await startTestServer(['--workers=1', '--shutdown-delay-duration=500ms', '--shutdown-send-retry-after=true'])));
+  after(() => server?.close());
+
+  test('after the delay new requests get 429 with Retry-After and Connection: close, probes are served, and a request in flight finishes before the exit', async () => {
+    // A create whose body is still arriving is in flight: the shutdown must wait for it.
+    const body = JSON.stringify({ metadata: { name: 'in-flight' } });
+    const { hostname, port } = new URL(server.url);
+    const pending = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        { host: hostname, port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', ca: server.ca, agent: false, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': String(body.length) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 2_000);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = server.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 900));
+    const refused = await server.request('GET', '/api/v1/namespaces/default/configmaps');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers['retry-after'], '5');
+    assert.equal(refused.headers.connection, 'close');
+    assert.equal(refused.text, 'The apiserver is shutting down, please try again later.\n');
+    assert.equal((await server.request('GET', '/livez')).status, 200, 'probes are exempt');
+    assert.equal((await server.request('GET', '/readyz')).status, 500);
+    const created = await pending;
+    assert.equal(created.status, 201, created.text);
+    assert.equal(await exited, 0);
   });
 });

@@ -66,6 +66,7 @@ export interface Flags {
   admissionPlugins: AdmissionPluginName[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
+  shutdownSendRetryAfter: boolean;
   storageBackend: 'sqlite' | 'etcd3';
   etcdServers: string[];
   etcdPrefix: string;
@@ -253,6 +254,7 @@ const SPECS: FlagSpec[] = [
   { name: 'authorization-config', value: 'string', help: 'File with Authorization Configuration (apiserver.config.orch.io/v1beta1 AuthorizationConfiguration) to configure the authorizer chain; reloaded when it changes and every minute. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.', apply: (f, v) => (f.authorizationConfig = v) },
   { name: 'anonymous-auth', value: 'bool', help: 'Enables anonymous requests to the secure port. Anonymous requests are treated as user system:anonymous in group system:unauthenticated. Ignored with AlwaysAllow authorization, except for the health and version paths. (default true)', apply: (f, v) => (f.anonymousAuth = parseBool(v)) },
   { name: 'livez-grace-period', value: 'duration', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. (default 0s)', apply: (f, v) => (f.livezGracePeriodMs = parseDuration(v)) },
+  { name: 'shutdown-send-retry-after', value: 'bool', help: "If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a 'Retry-After' response header, in addition 'Connection: close' response header is set in order to tear down the TCP connection when idle.", apply: (f, v) => (f.shutdownSendRetryAfter = parseBool(v)) },
   { name: 'shutdown-delay-duration', value: 'duration', help: 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz returns failure. (default 0s)', apply: (f, v) => (f.shutdownDelayMs = parseDuration(v)) },
   { name: 'storage-backend', value: 'string', help: 'The storage backend for persistence. Options: sqlite (embedded, default), etcd3.', apply: (f, v) => (f.storageBackend = v as Flags['storageBackend']) },
   { name: 'etcd-compaction-interval', value: 'duration', help: 'The interval of compaction requests. Revisions older than one interval are compacted; continue tokens and watch history reach back at least this far. 0 disables. (default 5m0s)', apply: (f, v) => (f.compactionIntervalMs = parseDuration(v)) },
@@ -325,6 +327,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     requestheaderExtraHeadersPrefix: [],
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
     storageBackend: 'sqlite',
     etcdServers: [],
     etcdPrefix: '/registry',

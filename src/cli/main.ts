@@ -64,6 +64,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     anonymousAuth: flags.anonymousAuth,
     livezGracePeriodMs: flags.livezGracePeriodMs,
     shutdownDelayMs: flags.shutdownDelayMs,
+    shutdownSendRetryAfter: flags.shutdownSendRetryAfter,
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
     eventTtlMs: flags.eventTtlMs,

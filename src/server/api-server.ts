@@ -81,8 +81,11 @@ export class ApiServer {
   private readonly openapi: OpenApiPublisher;
   private readonly inflight: InflightLimiter;
   private readonly deadlines: Deadlines;
-  /** Counts requests in flight so a graceful shutdown can drain them. */
-  inFlight = 0;
+  /** Requests in flight that are not long-running: a graceful shutdown waits for them (upstream WithWaitGroup). */
+  private shortInFlight = 0;
+  private readonly drained: Array<() => void> = [];
+  /** Set once a shutdown with --shutdown-send-retry-after has begun: new requests get 429. */
+  private refusingNewRequests = false;
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
@@ -218,18 +221,20 @@ export class ApiServer {
    * authorization, then the resource or non-resource handler.
    */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    this.inFlight++;
-    res.once('close', () => this.inFlight--);
     const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE };
     let deadline: Deadline | undefined;
     let release = () => {};
+    let counted = false;
     try {
+      if (this.refusingNewRequests && !EXEMPT_FROM_RETRY_AFTER.test(req.url ?? '')) return refuseDuringShutdown(res);
       const refused = connectionVerdict(req);
       if (refused) throw refused;
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
       const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
       if (!isLongRunning(info)) {
+        this.shortInFlight++;
+        counted = true;
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
         deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
       }
@@ -250,8 +255,21 @@ export class ApiServer {
     } finally {
       release();
       deadline?.clear();
+      if (counted && --this.shortInFlight === 0) for (const resolve of this.drained.splice(0)) resolve();
     }
   };
+
+  /**
+   * --shutdown-send-retry-after (upstream WithRetryAfter): from now on every new
+   * request but the probes is answered 429 with Retry-After and its connection
+   * closed, so clients go to another replica; resolves once the requests in
+   * flight that are not long-running have finished.
+   */
+  refuseNewRequests(): Promise<void> {
+    this.refusingNewRequests = true;
+    if (this.shortInFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
 
   private async serveNonResource(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, encode: EncodeOptions): Promise<void> {
     const trimmed = path.length > 1 ? path.replace(/\/$/, '') : path;
@@ -394,6 +412,14 @@ function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
     if (!range.params.as) return false;
   }
   return false;
+}
+
+/** Probes and metrics keep being served while a shutdown refuses other requests (upstream's exempt path prefixes). */
+const EXEMPT_FROM_RETRY_AFTER = /^\/(readyz|livez|healthz|metrics)/;
+
+/** Upstream's answer to a request that arrives while the server shuts down: try another replica in 5 s. */
+function refuseDuringShutdown(res: ServerResponse): void {
+  writeText(res, 429, 'The apiserver is shutting down, please try again later.\n', { 'Retry-After': '5', Connection: 'close' });
 }
 
 /**

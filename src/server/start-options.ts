@@ -56,6 +56,8 @@ export interface StartOptions {
   admissionPlugins?: readonly string[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
+  /** --shutdown-send-retry-after: after the delay, new requests get 429 until those in flight have drained; then the listener closes. */
+  shutdownSendRetryAfter?: boolean;
   storage?: Storage;
   /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
   compactionIntervalMs?: number;

@@ -356,6 +356,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     (stopping ??= (async () => {
       shuttingDown = true;
       await sleep(options.shutdownDelayMs);
+      if (options.shutdownSendRetryAfter) await apiServer.refuseNewRequests();
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
       compactor.stop();
       clearInterval(certificateReload);
