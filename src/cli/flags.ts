@@ -73,6 +73,8 @@ export interface Flags {
   compactionIntervalMs: number;
   watchHistoryMs: number;
   eventTtlMs: number;
+  enableGarbageCollector: boolean;
+  deleteCollectionWorkers: number;
   bookmarkIntervalMs: number;
   watchBufferLimitBytes: number;
   featureGates: Record<string, boolean>;
@@ -258,6 +260,8 @@ const SPECS: FlagSpec[] = [
   { name: 'shutdown-delay-duration', value: 'duration', help: 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz returns failure. (default 0s)', apply: (f, v) => (f.shutdownDelayMs = parseDuration(v)) },
   { name: 'storage-backend', value: 'string', help: 'The storage backend for persistence. Options: sqlite (embedded, default), etcd3.', apply: (f, v) => (f.storageBackend = v as Flags['storageBackend']) },
   { name: 'etcd-compaction-interval', value: 'duration', help: 'The interval of compaction requests. Revisions older than one interval are compacted; continue tokens and watch history reach back at least this far. 0 disables. (default 5m0s)', apply: (f, v) => (f.compactionIntervalMs = parseDuration(v)) },
+  { name: 'enable-garbage-collector', value: 'bool', help: 'Enables the generic garbage collector: deletion propagation (propagationPolicy Orphan and Foreground) and the garbage-collector-controller. (default true)', apply: (f, v) => (f.enableGarbageCollector = parseBool(v)) },
+  { name: 'delete-collection-workers', value: 'int', help: 'Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup; 0 counts as 1. (default 1)', apply: (f, v) => (f.deleteCollectionWorkers = Math.max(1, parseNonNegativeInt(v))) },
   { name: 'event-ttl', value: 'duration', help: 'Amount of time to retain events: an event is deleted this long after its last write. 0 keeps events. (default 1h0m0s)', apply: (f, v) => (f.eventTtlMs = parseDuration(v)) },
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
@@ -334,6 +338,8 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     compactionIntervalMs: 5 * 60_000,
     watchHistoryMs: 5 * 60_000,
     eventTtlMs: 3_600_000,
+    enableGarbageCollector: true,
+    deleteCollectionWorkers: 1,
     bookmarkIntervalMs: 60_000,
     watchBufferLimitBytes: 8 * 1024 * 1024,
     featureGates: {},

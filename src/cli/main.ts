@@ -68,6 +68,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
     eventTtlMs: flags.eventTtlMs,
+    deletion: { garbageCollection: flags.enableGarbageCollector, collectionWorkers: flags.deleteCollectionWorkers },
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     watchBufferLimitBytes: flags.watchBufferLimitBytes,
     featureGates: flags.featureGates,

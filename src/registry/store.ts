@@ -83,6 +83,16 @@ export interface DeleteOptions extends WriteOptions {
 /** The finalizer each propagation policy adds (upstream metav1.FinalizerOrphanDependents / FinalizerDeleteDependents). */
 const POLICY_FINALIZERS: Partial<Record<PropagationPolicy, string>> = { Orphan: 'orphan', Foreground: 'foregroundDeletion' };
 
+/** Server-wide deletion settings: kube-apiserver's --enable-garbage-collector and --delete-collection-workers. */
+export interface DeletionSettings {
+  /** Off: a propagationPolicy adds no finalizer (upstream deletionFinalizersForGarbageCollection), as no collector would remove it. */
+  garbageCollection: boolean;
+  /** Deletes a deletecollection runs at once. */
+  collectionWorkers: number;
+}
+
+export const DEFAULT_DELETION: DeletionSettings = { garbageCollection: true, collectionWorkers: 1 };
+
 export interface ListRequest {
   namespace: string | undefined;
   filter?: ObjectFilter;
@@ -133,6 +143,7 @@ export class GenericStore {
     private readonly cachedLookup?: (key: string) => KeyValue | undefined,
     /** The subresource this store writes through ('' for the resource itself), for admission. */
     readonly subresource = '',
+    private readonly deletion: DeletionSettings = DEFAULT_DELETION,
   ) {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.reader = objectReader(storage, kind);
@@ -330,7 +341,7 @@ export class GenericStore {
       await this.admission.mutate(admission);
       await this.admission.validate(admission);
       try {
-        const policyFinalizer = options.propagationPolicy && POLICY_FINALIZERS[options.propagationPolicy];
+        const policyFinalizer = this.deletion.garbageCollection && options.propagationPolicy ? POLICY_FINALIZERS[options.propagationPolicy] : undefined;
         const grace = this.strategy.gracefulDeletePeriod?.(obj, options.gracePeriodSeconds);
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
           const marked = this.markDeleting(obj, policyFinalizer, grace ?? 0);
@@ -366,16 +377,24 @@ export class GenericStore {
    */
   async deleteListed(listed: KeyValue[], options: DeleteOptions): Promise<ApiObject[]> {
     const items: ApiObject[] = [];
-    for (const kv of listed) {
-      const obj = await this.parseServed(kv.value, kv.modRevision);
-      items.push(obj);
-      try {
-        await this.delete(obj.metadata.namespace, obj.metadata.name, options);
-      } catch (err) {
-        // Gone in between: someone else deleted it, which is what was asked.
-        if (!(err instanceof errors.StatusError && err.code === 404)) throw err;
+    for (const kv of listed) items.push(await this.parseServed(kv.value, kv.modRevision));
+    // --delete-collection-workers deletes at once, as upstream's workers do; the first
+    // failure stops new deletes and is the answer once the running ones end.
+    let next = 0;
+    let failure: { err: unknown } | undefined;
+    const worker = async () => {
+      while (!failure && next < items.length) {
+        const obj = items[next++]!;
+        try {
+          await this.delete(obj.metadata.namespace, obj.metadata.name, options);
+        } catch (err) {
+          // Gone in between: someone else deleted it, which is what was asked.
+          if (!(err instanceof errors.StatusError && err.code === 404)) failure ??= { err };
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deletion.collectionWorkers, items.length) }, worker));
+    if (failure) throw failure.err;
     return items;
   }
 

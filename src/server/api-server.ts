@@ -19,7 +19,7 @@ import type { ObjectReader } from '../registry/object-reader.ts';
 import { strategyFor } from '../registry/strategies/index.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
-import { GenericStore, type Admission } from '../registry/store.ts';
+import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
 import type { KeyValue, Storage } from '../storage/interface.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
@@ -56,6 +56,8 @@ export interface ApiServerOptions {
   serverAddress: string;
   /** Fixed documents served at non-resource paths (service-account issuer discovery). */
   staticDocuments?: Map<string, StaticDocument>;
+  /** --enable-garbage-collector and --delete-collection-workers. */
+  deletion?: DeletionSettings;
 }
 
 interface Route {
@@ -112,13 +114,14 @@ export class ApiServer {
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
     };
     const mainStrategy = hasStatus ? withStatusReset(strategy) : strategy;
-    const store = new GenericStore(kind, mainStrategy, storage, admission, cachedLookup);
+    const deletion = this.options.deletion ?? DEFAULT_DELETION;
+    const store = new GenericStore(kind, mainStrategy, storage, admission, cachedLookup, '', deletion);
     const subresources = new Map<string, GenericStore>();
     for (const sub of kind.subresources) {
       // A scale write is a write of the object itself (upstream's ScaleREST updates through the main store), admitted as the scale subresource.
       const subStrategy =
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
-      if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name));
+      if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
     return { kind, store, subresources, computed: new Map() };
   }

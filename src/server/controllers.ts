@@ -33,6 +33,8 @@ export interface ControllerSettings {
   storage: Storage;
   /** --event-ttl; 0: events never expire. */
   eventTtlMs: number;
+  /** --enable-garbage-collector: off, the garbage collector does not run (kube-controller-manager's flag of the same name). */
+  garbageCollection: boolean;
   /** This server's URL and CA bundle, for cluster-info and orch-root-ca.crt. */
   url: string;
   caPem: string;
@@ -47,7 +49,7 @@ export function controllerManager(settings: ControllerSettings): ControllerManag
   const store = (plural: string) => apiServer.store('', 'v1', plural);
   const [namespaces, configMaps, secrets, accounts] = ['namespaces', 'configmaps', 'secrets', 'serviceaccounts'].map(store);
   const controllers: ControllerFactory[] = [
-    { name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), cacher) },
+    ...(settings.garbageCollection ? [{ name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), cacher) }] : []),
     {
       name: 'namespace-controller',
       create: () =>

@@ -14,6 +14,7 @@ import type { AuthenticationOptions } from './authentication.ts';
 import type { LeaderElectionSettings } from './controllers.ts';
 import type { ServiceAccountFlags } from './service-accounts.ts';
 import type { NamedCertKey, TlsMinVersion } from './tls-settings.ts';
+import type { DeletionSettings } from '../registry/store.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
@@ -61,6 +62,8 @@ export interface StartOptions {
   storage?: Storage;
   /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
   compactionIntervalMs?: number;
+  /** --enable-garbage-collector and --delete-collection-workers (default on, 1). */
+  deletion?: DeletionSettings;
   /** --event-ttl: events are deleted this long after their last write; 0 keeps them (default 1 h). */
   eventTtlMs?: number;
   /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */

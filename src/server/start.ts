@@ -263,6 +263,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     admission,
     health,
     serverAddress: `${hostForUrl}:${port}`,
+    deletion: options.deletion,
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
   });
 
@@ -339,6 +340,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     cacher,
     storage,
     eventTtlMs: options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
+    garbageCollection: options.deletion?.garbageCollection ?? true,
     url,
     caPem: tls.ca,
     signing: serviceAccounts.signing,
