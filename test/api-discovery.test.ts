@@ -233,3 +233,23 @@ describe('Table output', () => {
     assertFailure(await table(NPS, 'application/json;as=Table;v=v1;g=meta.example.io'), 406, 'NotAcceptable');
   });
 });
+
+describe('the address discovery and issuer discovery name (--advertise-address, --external-hostname)', () => {
+  test('--external-hostname wins over --advertise-address; the port is added unless given; bad IPs are refused', async () => {
+    const advertised = await startTestServer(['--advertise-address=10.20.30.40']);
+    const named = await startTestServer(['--advertise-address=10.20.30.40', '--external-hostname=api.example:8443']);
+    try {
+      const cidrs = (res: { body: any }) => res.body.serverAddressByClientCIDRs;
+      assert.deepEqual(cidrs(await advertised.request('GET', '/api')), [{ clientCIDR: '0.0.0.0/0', serverAddress: `10.20.30.40:${advertised.port}` }]);
+      const group = (await advertised.request('GET', '/apis')).body.groups.find((g: any) => g.name === 'networking.orch.io');
+      assert.deepEqual(group.serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `10.20.30.40:${advertised.port}` }]);
+      assert.equal((await advertised.request('GET', '/.well-known/openid-configuration')).body.jwks_uri, `https://10.20.30.40:${advertised.port}/openid/v1/jwks`);
+      assert.deepEqual(cidrs(await named.request('GET', '/api')), [{ clientCIDR: '0.0.0.0/0', serverAddress: 'api.example:8443' }]);
+      assert.equal((await named.request('GET', '/.well-known/openid-configuration')).body.jwks_uri, 'https://api.example:8443/openid/v1/jwks');
+    } finally {
+      await Promise.all([advertised.close(), named.close()]);
+    }
+    const { parseFlags } = await import('../src/cli/flags.ts');
+    assert.throws(() => parseFlags(['--advertise-address=api.example']), /invalid argument "api.example" for "--advertise-address" flag: failed to parse IP/);
+  });
+});

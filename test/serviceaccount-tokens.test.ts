@@ -96,7 +96,8 @@ describe('service-account tokens', () => {
     assert.equal(discovery.headers['cache-control'], 'public, max-age=3600');
     assert.deepEqual(discovery.body, {
       issuer: ISSUER,
-      jwks_uri: `${ISSUER}/openid/v1/jwks`,
+      // Upstream's default: this server's external address, not the issuer's.
+      jwks_uri: `https://127.0.0.1:${server.port}/openid/v1/jwks`,
       response_types_supported: ['id_token'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ES384', 'RS256'],

@@ -3,6 +3,7 @@
  * is the same.
  */
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
 import { parseGoDuration } from '../util/go-duration.ts';
 import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/controller-manager.ts';
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
@@ -13,6 +14,8 @@ import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, typ
 export interface Flags {
   secureport: number;
   bindAddress: string;
+  advertiseAddress?: string;
+  externalHostname?: string;
   dataDir: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -175,6 +178,16 @@ const SPECS: FlagSpec[] = [
   { name: 'bind-address', value: 'ip', help: 'The IP address on which to listen for the --secure-port port. (default 127.0.0.1)', apply: (f, v) => (f.bindAddress = v) },
   { name: 'data-dir', value: 'string', help: 'Directory for the SQLite store, generated certificates and admin.orchconfig. (default "data")', apply: (f, v) => (f.dataDir = v) },
   { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
+  {
+    name: 'advertise-address',
+    value: 'ip',
+    help: 'The IP address on which to advertise the apiserver to members of the cluster (discovery serverAddressByClientCIDRs, the default jwks_uri). If blank, the --bind-address will be used. If --bind-address is unspecified, the host\'s default interface will be used.',
+    apply: (f, v) => {
+      if (isIP(v) === 0) throw new Error(`failed to parse IP: ${JSON.stringify(v)}`);
+      f.advertiseAddress = v;
+    },
+  },
+  { name: 'external-hostname', value: 'string', help: 'The hostname to use when generating externalized URLs for this server (discovery serverAddressByClientCIDRs, the service-account issuer\'s default jwks_uri). The port is --secure-port unless given.', apply: (f, v) => (f.externalHostname = v) },
   { name: 'cert-dir', value: 'string', help: 'The directory where the TLS certs are located: apiserver.crt and apiserver.key there are served when both exist, else a CA and a serving certificate are made and kept there. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored. (default <data-dir>/pki)', apply: (f, v) => (f.certDir = v) },
   { name: 'tls-min-version', value: 'string', help: `Minimum TLS version supported. Possible values: ${TLS_VERSION_NAMES.join(', ')} (default VersionTLS12)`, apply: (f, v) => (f.tlsMinVersion = parseTlsMinVersion(v)) },
   {

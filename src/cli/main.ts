@@ -25,6 +25,8 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     dataDir: flags.dataDir,
     port: flags.secureport,
     bindAddress: flags.bindAddress,
+    advertiseAddress: flags.advertiseAddress,
+    externalHostname: flags.externalHostname,
     tlsCertFile: flags.tlsCertFile,
     tlsPrivateKeyFile: flags.tlsPrivateKeyFile,
     orchconfigCaFile: flags.orchconfigCaFile,

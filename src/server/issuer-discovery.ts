@@ -15,7 +15,8 @@ export interface StaticDocument {
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';
 
-export async function issuerDiscoveryDocuments(issuer: string, jwksUri: string | undefined, keys: VerificationKey[]): Promise<Map<string, StaticDocument>> {
+/** `jwksUri`: --service-account-jwks-uri, or upstream's default https://<external address>/openid/v1/jwks. */
+export async function issuerDiscoveryDocuments(issuer: string, jwksUri: string, keys: VerificationKey[]): Promise<Map<string, StaticDocument>> {
   const documents = new Map<string, StaticDocument>();
   if (!/^https:\/\//.test(issuer)) return documents;
   const seen = new Set<string>();
@@ -27,7 +28,7 @@ export async function issuerDiscoveryDocuments(issuer: string, jwksUri: string |
   }
   const configuration = {
     issuer,
-    jwks_uri: jwksUri ?? `${issuer.replace(/\/$/, '')}${JWKS_PATH}`,
+    jwks_uri: jwksUri,
     response_types_supported: ['id_token'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...new Set(keys.flatMap((k) => k.algorithms))].sort(),

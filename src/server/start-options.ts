@@ -21,6 +21,9 @@ export interface StartOptions {
   dataDir: string;
   port: number;
   bindAddress: string;
+  /** --advertise-address and --external-hostname: the address clients are told (external-address.ts). */
+  advertiseAddress?: string;
+  externalHostname?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   /** --orchconfig-ca-file: the CA written into the orchconfigs when --tls-cert-file carries none. */

@@ -11,7 +11,8 @@ import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../
 import { buildAuthentication } from './authentication.ts';
 import { prepareServerFiles } from './server-files.ts';
 import { ServingCertificates } from './serving-certificates.ts';
-import { issuerDiscoveryDocuments } from './issuer-discovery.ts';
+import { issuerDiscoveryDocuments, JWKS_PATH } from './issuer-discovery.ts';
+import { externalAddress } from './external-address.ts';
 import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
@@ -247,6 +248,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }));
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = clientHost.includes(':') ? `[${clientHost}]` : clientHost;
+  const advertised = externalAddress(options, port);
   apiServer = new ApiServer({
     api: options.api,
     storage,
@@ -262,9 +264,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     requestInfo: { authorizeWithSelectors },
     admission,
     health,
-    serverAddress: `${hostForUrl}:${port}`,
+    serverAddress: advertised,
     deletion: options.deletion,
-    staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri, serviceAccounts.verification),
+    staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
   });
 
   // SPEC 2.1: kinds CustomResourceDefinitions define, served by every process once Established.
