@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 
 import { structure } from '../src/generated/structure.ts';
 import {
-  diffFieldSet, difference, equals, fieldSet, fieldSetOf, fromFieldsV1, intersection, isEmpty, pathString,
+  comparePathElements, diffFieldSet, difference, equals, fieldSet, fieldSetOf, fromFieldsV1, intersection, isEmpty, pathString,
   toFieldsV1, union,
 } from '../src/registry/apply/field-set.ts';
 import {
@@ -54,6 +54,13 @@ test('FACTS 8.2 worked example, POST/Update form, byte-exact (with finalizer and
   const mf2 = recordUpdate([], null, withMeta, 'curl', AV, T0, structure, NP);
   assert.equal(JSON.stringify(mf2[0].fieldsV1!['f:metadata']),
     '{"f:finalizers":{".":{},"v:\\"example.com/x\\"":{}},"f:labels":{".":{},"f:app":{}},"f:ownerReferences":{".":{},"k:{\\"uid\\":\\"abc\\"}":{}}}');
+});
+
+test('path elements sort fields by name, then keys, values and indexes (SMD PathElement.Compare)', () => {
+  const elements = ['i:10', 'v:"b"', 'f:spec', 'k:{"port":8}', 'i:2', 'v:1', 'f:apiVersion', 'k:{"port":80}', 'f:a.b', 'v:"a"', 'f:a'];
+  assert.deepEqual([...elements].sort(comparePathElements), [
+    'f:a', 'f:a.b', 'f:apiVersion', 'f:spec', 'k:{"port":8}', 'k:{"port":80}', 'v:1', 'v:"a"', 'v:"b"', 'i:2', 'i:10',
+  ]);
 });
 
 test('field sets: encoding order, "." rule, round trip, set operations', () => {

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { managerFromUserAgent, recordUpdate } from '../registry/apply/managed-fields.ts';
+import { nowTimestamp } from '../registry/object-meta.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 
 export function managerFor(requested: string | undefined, req: IncomingMessage): string {
@@ -37,7 +38,7 @@ export function fieldTracker(manager: string, apiVersion: string, structure: Rec
       else delete obj.metadata.managedFields;
       return;
     }
-    const time = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const time = nowTimestamp();
     const managed = recordUpdate(base, old, obj, manager, apiVersion, time, structure, schemaName, { subresource });
     if (managed.length) obj.metadata.managedFields = managed;
     else delete obj.metadata.managedFields;

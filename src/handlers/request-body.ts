@@ -215,7 +215,7 @@ export async function decodeObject(
     if (err instanceof DocumentError) throw cannotHandle(kind, err.message);
     throw err;
   }
-  const duplicates = fieldValidation !== 'Ignore' && mediaType === 'application/json' ? findDuplicateFields(body.toString('utf8')) : [];
+  const duplicates = fieldValidation !== 'Ignore' && mediaType === 'application/json' ? findDuplicateFields(body.toString('utf8'), value) : [];
   return decodeValue(kind, value, fieldValidation, duplicates);
 }
 

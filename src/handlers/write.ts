@@ -11,7 +11,7 @@ import { fieldTracker, managerFor } from './field-manager.ts';
 import { listMetadata, parseListQuery, readPage } from './read.ts';
 import { parseDryRun, parseFieldValidation, parseInt64, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
 import { checkName, decodeObject, DocumentError, limitWarnings, parseDocument, readBody, requestMediaType } from './request-body.ts';
-import { writeObject } from '../server/respond.ts';
+import { writeJsonText, writeObject } from '../server/respond.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 
 /** Upstream's order (AS handlers/create.go, update.go): body, options, media type, decoding. */
@@ -32,8 +32,10 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
 /** POST collection: 201 Created with the stored object. */
 export async function handleCreate(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
   const { object, options } = await decodeRequestObject(ctx, 'CreateOptions', structure);
-  const created = await ctx.store.create(ctx.namespace, object, options);
-  writeObject(ctx.res, 201, created, ctx.encode);
+  let stored: string | undefined;
+  const created = await ctx.store.create(ctx.namespace, object, { ...options, onStored: (json) => (stored = json) });
+  if (stored !== undefined) writeJsonText(ctx.res, 201, stored, ctx.encode);
+  else writeObject(ctx.res, 201, created, ctx.encode);
 }
 
 /** PUT single: the body replaces the object (200), or creates it where the kind allows (201). */

@@ -19,9 +19,16 @@ const LAST_TIMESTAMP_MS = 253402300799000;
 
 /** RFC 3339 with second precision, as upstream's metav1.Time; `offsetSeconds` later (a deletion's grace period). */
 export function nowTimestamp(offsetSeconds = 0): string {
-  const ms = Math.min(Date.now() + offsetSeconds * 1000, LAST_TIMESTAMP_MS);
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Math.min(Date.now() + offsetSeconds * 1000, LAST_TIMESTAMP_MS) / 1000);
+  // Every write of a busy second stamps the same text (creationTimestamp, managedFields' time).
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTimestamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastTimestamp;
 }
+let lastSecond = NaN;
+let lastTimestamp = '';
 
 /** Overwrites the fields a client may not choose on create (AS registry/rest/meta.go). */
 export function fillSystemFieldsForCreate(obj: ApiObject): void {

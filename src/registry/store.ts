@@ -15,6 +15,7 @@ import {
   nowTimestamp,
   parseStored,
   serializeForStorage,
+  withResourceVersion,
 } from './object-meta.ts';
 import { objectReader, type ObjectReader } from './object-reader.ts';
 import type { ApiObject, Strategy } from './strategy.ts';
@@ -68,6 +69,12 @@ export interface WriteOptions {
   user?: UserInfo;
   /** Receives the strategy's warnings about a valid write (upstream's warning recorder). */
   warn?: (message: string) => void;
+  /**
+   * Receives a created object's JSON as a GET of it serves it (the stored bytes with their
+   * resourceVersion), when the stored bytes are the served object: the create's answer then
+   * needs no second serialization.
+   */
+  onStored?: (json: string) => void;
 }
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
@@ -232,8 +239,10 @@ export class GenericStore {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
           return obj;
         }
-        const revision = await this.storage.create(key, await this.encodeStored(obj), options);
+        const text = await this.encodeStored(obj);
+        const revision = await this.storage.create(key, text, options);
         stored.resourceVersion = String(revision);
+        if (options.onStored && obj.apiVersion === this.storedApiVersion) options.onStored(withResourceVersion(text, revision));
         return obj;
       } catch (err) {
         if (!(err instanceof KeyExistsError)) throw err;

@@ -110,6 +110,7 @@ export function equals(a: FieldSet, b: FieldSet): boolean {
 }
 
 const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+const F = 'f'.charCodeAt(0);
 
 /** SMD value.Compare's total order: numbers, strings, booleans, lists, maps, null. */
 function compareValues(a: unknown, b: unknown): number {
@@ -125,10 +126,11 @@ function compareValues(a: unknown, b: unknown): number {
 
 /** Ordering of path elements (SMD PathElement.Compare): fields by name, then keys, values, indexes (FACTS 8.1). */
 export function comparePathElements(a: PathElement, b: PathElement): number {
+  // Fields, nearly every element sorted, compare as whole strings: both share the `f:` prefix.
+  if (a.charCodeAt(0) === F && b.charCodeAt(0) === F) return a === b ? 0 : a < b ? -1 : 1;
   const ta = a.slice(0, 1), tb = b.slice(0, 1);
   if (ta !== tb) return (RANK[ta] ?? 9) - (RANK[tb] ?? 9);
   const ra = a.slice(2), rb = b.slice(2);
-  if (ta === 'f') return ra === rb ? 0 : ra < rb ? -1 : 1;
   if (ta === 'i') return Number(ra) - Number(rb);
   if (ta === 'v') return compareValues(JSON.parse(ra), JSON.parse(rb));
   const ka = JSON.parse(ra) as Record<string, unknown>, kb = JSON.parse(rb) as Record<string, unknown>;
@@ -178,13 +180,16 @@ function toGoString(v: unknown): string {
 
 /** Encodes as fieldsV1 (FACTS 8.1): `{}` leaves, `.` for a node that is owned and has owned children. */
 export function toFieldsV1(s: FieldSet): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const keys = new Set<PathElement>([...s.members, ...[...s.children].filter(([, c]) => !isEmpty(c)).map(([pe]) => pe)]);
-  for (const pe of [...keys].sort(comparePathElements)) {
+  return writeFieldsV1(s, {});
+}
+
+function writeFieldsV1(s: FieldSet, out: Record<string, unknown>): Record<string, unknown> {
+  const keys = [...s.members];
+  for (const [pe, child] of s.children) if (!s.members.has(pe) && !isEmpty(child)) keys.push(pe);
+  for (const pe of keys.sort(comparePathElements)) {
     const child = s.children.get(pe);
-    if (child && !isEmpty(child)) {
-      out[pe] = s.members.has(pe) ? { '.': {}, ...toFieldsV1(child) } : toFieldsV1(child);
-    } else out[pe] = {};
+    if (child && !isEmpty(child)) out[pe] = writeFieldsV1(child, s.members.has(pe) ? { '.': {} } : {});
+    else out[pe] = {};
   }
   return out;
 }

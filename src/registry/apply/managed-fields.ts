@@ -95,9 +95,14 @@ function dropEmpty(managed: Managed): void {
 function updateManaged(managed: Managed, oldObj: unknown, newObj: unknown, info: ManagerInfo, time: string, structure: Structure, schemaName: string): void {
   const old = oldObj === null || oldObj === undefined ? zeroObject(structure, schemaName) : withoutManagedFields(oldObj);
   const c = compareObjects(old, withoutManagedFields(newObj), structure, schemaName);
-  const changed = union(c.added, c.modified);
+  // A create modifies nothing (its old object is the zero object): the added set is already the union.
+  const changed = isEmpty(c.modified) ? c.added : union(c.added, c.modified);
   // Updates never conflict: they take the changed fields from everyone; removed fields are owned by no one.
-  for (const m of managed.values()) m.set = difference(difference(m.set, changed), c.removed);
+  const removed = !isEmpty(c.removed);
+  for (const m of managed.values()) {
+    m.set = difference(m.set, changed);
+    if (removed) m.set = difference(m.set, c.removed);
+  }
   const current = stripMeta(changed);
   const id = managerIdentifier(info);
   if (!isEmpty(current)) {

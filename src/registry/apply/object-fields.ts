@@ -64,13 +64,16 @@ export function indexItems(node: StructureNode & { kind: 'list' }, list: unknown
 }
 
 /** Paths never tracked (FACTS 8.1; AM util/managedfields/internal/stripmeta.go). Removed exactly, not recursively. */
+let stripped: FieldSet | undefined;
+
 export function strippedPaths(): FieldSet {
-  // Built on demand: field-set.ts re-exports this module, so nothing may run at import time.
-  return fieldSet([
+  // Built on first use: field-set.ts re-exports this module, so nothing may run at import time.
+  // One set serves every call: the set operations never change their operands.
+  return (stripped ??= fieldSet([
     [fieldPE('apiVersion')], [fieldPE('kind')], [fieldPE('metadata')],
     ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']
       .map((f) => [fieldPE('metadata'), fieldPE(f)]),
-  ]);
+  ]));
 }
 
 export const stripMeta = (s: FieldSet): FieldSet => difference(s, strippedPaths());
@@ -140,19 +143,25 @@ export function compareObjects(oldObj: unknown, newObj: unknown, structure: Stru
       else if (!deepEqual(l, r)) insertPath(res.modified, path);
       return;
     }
+    // `path` is one array, extended and cut back around each child: insertPath copies what it keeps.
     if (node.kind === 'list') {
       const item = resolve(structure, node.items);
       const li = indexItems(node, l), ri = indexItems(node, r);
-      for (const [pe, rv] of ri) cmp(li.get(pe), rv, item, [...path, pe]);
-      for (const [pe, lv] of li) if (!ri.has(pe)) cmp(lv, undefined, item, [...path, pe]);
+      for (const [pe, rv] of ri) cmpChild(li.get(pe), rv, item, path, pe);
+      for (const [pe, lv] of li) if (!ri.has(pe)) cmpChild(lv, undefined, item, path, pe);
     } else {
-      const lo = isPlainObject(l) ? l : {}, ro = isPlainObject(r) ? r : {};
-      for (const k of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
-        cmp(Object.hasOwn(lo, k) ? lo[k] : undefined, Object.hasOwn(ro, k) ? ro[k] : undefined, childNode(structure, node, k), [...path, fieldPE(k)]);
-      }
+      const lo = isPlainObject(l) ? l : undefined, ro = isPlainObject(r) ? r : undefined;
+      // The keys of the old object, then the new object's own: the order of a Set of both.
+      if (lo) for (const k of Object.keys(lo)) cmpChild(lo[k], ro && Object.hasOwn(ro, k) ? ro[k] : undefined, childNode(structure, node, k), path, fieldPE(k));
+      if (ro) for (const k of Object.keys(ro)) if (!lo || !Object.hasOwn(lo, k)) cmpChild(undefined, ro[k], childNode(structure, node, k), path, fieldPE(k));
     }
     if (path.length && l === undefined) insertPath(res.added, path);
     else if (path.length && r === undefined) insertPath(res.removed, path);
+  };
+  const cmpChild = (l: unknown, r: unknown, node: StructureNode, path: PathElement[], pe: PathElement): void => {
+    path.push(pe);
+    cmp(l, r, node, path);
+    path.pop();
   };
   cmp(oldObj, newObj, resolve(structure, schemaName), []);
   return res;

@@ -18,6 +18,15 @@ export interface Row {
   old_value: string | null;
 }
 
+/**
+ * The one index is kine's `(name, prev_revision)`: unique, it is the
+ * compare-and-swap, and it also finds a key's rows newest first, since each row
+ * of a key points at the latest one before it, so a key's rows ascend in
+ * `prev_revision` as in `id` (compaction deletes whole prefixes of that chain).
+ * Ranges group on it; history, compaction and revision reads go by the rowid.
+ * Every index costs pages in every commit's WAL; files made before this schema
+ * lose `kine_name_id_index` on open (it doubled the index pages of each create).
+ */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kine (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -29,7 +38,7 @@ CREATE TABLE IF NOT EXISTS kine (
   value TEXT NOT NULL,
   old_value TEXT
 );
-CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id);
+DROP INDEX IF EXISTS kine_name_id_index;
 CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision);
 CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 `;
@@ -53,10 +62,12 @@ export class KineReader {
 
   constructor(readonly db: Database.Database) {
     this.stmt = {
-      latest: db.prepare(`${HEAD} WHERE name = ? ORDER BY id DESC LIMIT 1`),
-      atRevision: db.prepare(`${HEAD} WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
-      // Grouping walks the (name, id) index in name order, so a limited page stops early
-      // instead of grouping the whole remaining range first.
+      // Both walk the key's index entries from the newest (see SCHEMA); at a revision, the one
+      // row that may still follow it (prev_revision < revision < id) is skipped in the index.
+      latest: db.prepare(`${HEAD} WHERE name = ? ORDER BY prev_revision DESC LIMIT 1`),
+      atRevision: db.prepare(`${HEAD} WHERE name = ? AND prev_revision < ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1`),
+      // Grouping walks the (name, prev_revision) index, which holds each row's id, in name
+      // order, so a limited page stops early instead of grouping the whole remaining range first.
       listRange: db.prepare(
         `SELECT k.id, k.name, k.deleted, k.create_revision, k.prev_revision, k.value, k.old_value
          FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name) AS g
@@ -85,7 +96,7 @@ export class KineReader {
   }
 
   get(key: string, revision: number): KeyValue | null {
-    const row = (revision ? this.stmt.atRevision.get(key, revision) : this.stmt.latest.get(key)) as Row | undefined;
+    const row = (revision ? this.stmt.atRevision.get(key, revision, revision) : this.stmt.latest.get(key)) as Row | undefined;
     return row && !row.deleted ? toKeyValue(row) : null;
   }
 

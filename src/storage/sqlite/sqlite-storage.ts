@@ -96,7 +96,12 @@ export class SqliteStorage implements Storage {
       insert: this.db.prepare(
         `INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
-      setCreateRevision: this.db.prepare(`UPDATE kine SET create_revision = id WHERE id = ?`),
+      // A created row is its own create_revision. AUTOINCREMENT gives the row sqlite_sequence's
+      // seq + 1, so that is written in the INSERT itself rather than by an UPDATE after it.
+      insertCreated: this.db.prepare(
+        `INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value)
+         VALUES (?, 1, 0, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), 0) + 1, ?, ?, NULL)`,
+      ),
       setMeta: this.db.prepare(`INSERT INTO kine_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
       compactSuperseded: this.db.prepare(
         `DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE prev_revision != 0 AND id > ? AND id <= ?)`,
@@ -134,8 +139,7 @@ export class SqliteStorage implements Storage {
     return this.enqueue(control, () => {
       const latest = this.reader.latestRow(key);
       if (latest && !latest.deleted) throw new KeyExistsError(key);
-      const id = Number(this.stmt.insert.run(key, 1, 0, 0, latest?.id ?? 0, value, null).lastInsertRowid);
-      this.stmt.setCreateRevision.run(id);
+      const id = Number(this.stmt.insertCreated.run(key, latest?.id ?? 0, value).lastInsertRowid);
       return { type: 'ADDED', key, value, revision: id, createRevision: id };
     });
   }
