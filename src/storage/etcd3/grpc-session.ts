@@ -187,10 +187,10 @@ export class GrpcSession {
         if (settled) return;
         settled = true;
         if (timer) clearTimeout(timer);
-        if (err) {
-          if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
-          reject(err);
-        } else resolve(answer ?? Buffer.alloc(0));
+        if (!err) return resolve(answer ?? Buffer.alloc(0));
+        reject(err);
+        // A late or failed call is cancelled so etcd stops working on it; the session may be gone already.
+        if (!stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
       };
       const timer = timeoutMs
         ? setTimeout(() => finish(new GrpcError(GrpcCode.DEADLINE_EXCEEDED, `deadline of ${timeoutMs} ms exceeded`)), timeoutMs)
