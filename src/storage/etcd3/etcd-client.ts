@@ -32,6 +32,8 @@ export interface EtcdClientOptions {
   /** Deadline of every unary call. */
   callTimeoutMs: number;
   tls?: TlsFiles;
+  /** The sessions' keepalive PING interval (grpc-session.ts's default when absent). */
+  keepaliveMs?: number;
 }
 
 /** Consecutive failed calls that open an endpoint's circuit. */
@@ -66,7 +68,7 @@ export class EtcdClient {
   constructor(options: EtcdClientOptions) {
     if (options.servers.length === 0) throw new Error('etcd client: no servers');
     this.callTimeoutMs = options.callTimeoutMs;
-    const sessionOptions = { tls: options.tls, windowBytes: WINDOW_BYTES };
+    const sessionOptions = { tls: options.tls, windowBytes: WINDOW_BYTES, keepaliveMs: options.keepaliveMs };
     this.endpoints = options.servers.map((server) => ({
       session: new GrpcSession(server, sessionOptions),
       watchSession: new GrpcSession(server, sessionOptions),
