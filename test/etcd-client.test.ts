@@ -13,7 +13,7 @@ import { EtcdStorage } from '../src/storage/etcd3/etcd-storage.ts';
 import { FrameReader, frame, GrpcCode, GrpcError } from '../src/storage/etcd3/grpc-session.ts';
 import { WatchStream } from '../src/storage/etcd3/watch-stream.ts';
 import type { WatchEvent } from '../src/storage/etcd3/etcd-codec.ts';
-import { CompactedError } from '../src/storage/interface.ts';
+import { CompactedError, StorageUnavailableError } from '../src/storage/interface.ts';
 import { eventually } from './helpers/eventually.ts';
 import { etcdAvailable, freePort, startEtcd, type TestEtcd } from './helpers/etcd.ts';
 
@@ -164,6 +164,17 @@ describe('etcd client against a real etcd', { skip: !etcdAvailable() && 'etcd is
     } finally {
       await storage.close();
     }
+  });
+  test('a closed storage fails calls as unavailable and its watches end without retrying', async () => {
+    const storage = await EtcdStorage.connect({ servers: [etcd.endpoint], prefix: '/closing' });
+    const revision = await storage.create('/a', '1');
+    const events: string[] = [];
+    storage.watch('/', revision, (e) => events.push(e.key), (err) => assert.fail(String(err)));
+    await storage.close();
+    await assert.rejects(storage.get('/a'), StorageUnavailableError);
+    await client.put(key('/closing/c'), key('3'));
+    await sleep(500);
+    assert.deepEqual(events, []);
   });
 });
 

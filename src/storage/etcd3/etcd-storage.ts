@@ -71,7 +71,7 @@ function isCompactedError(err: unknown): boolean {
 function storageError(err: unknown): unknown {
   if (err instanceof GrpcError && err.code === GrpcCode.DEADLINE_EXCEEDED) return new StorageTimeoutError(`etcd did not answer in time: ${err.message}`);
   if (err instanceof BrokenCircuitError) return new StorageUnavailableError(err.message);
-  if (err instanceof GrpcError && err.code === GrpcCode.UNAVAILABLE) return new StorageUnavailableError(`etcd is unavailable: ${err.message}`);
+  if (err instanceof GrpcError && (err.code === GrpcCode.UNAVAILABLE || err.code === GrpcCode.CANCELLED)) return new StorageUnavailableError(`etcd is unavailable: ${err.message}`);
   return err;
 }
 

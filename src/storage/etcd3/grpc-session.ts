@@ -89,7 +89,12 @@ export function statusOf(headers: http2.IncomingHttpHeaders): GrpcError | null |
   const code = Number(status);
   if (code === GrpcCode.OK) return 'ok';
   const raw = headers['grpc-message'];
-  const message = typeof raw === 'string' ? decodeURIComponent(raw) : `gRPC status ${code}`;
+  let message = typeof raw === 'string' ? raw : `gRPC status ${code}`;
+  try {
+    message = decodeURIComponent(message);
+  } catch {
+    // Not percent-encoded after all: shown as sent.
+  }
   return new GrpcError(code, message);
 }
 
@@ -113,7 +118,7 @@ export class GrpcSession {
 
   /** The live session, a new one when there is none or the last one died. */
   private current(): http2.ClientHttp2Session {
-    if (this.closed) throw new GrpcError(GrpcCode.UNAVAILABLE, 'etcd client closed');
+    if (this.closed) throw new GrpcError(GrpcCode.CANCELLED, 'etcd client closed', true);
     const existing = this.session;
     if (existing && !existing.closed && !existing.destroyed) return existing;
     const window = this.options.windowBytes;
@@ -129,7 +134,8 @@ export class GrpcSession {
     };
     session.on('connect', () => {
       this.connected.add(session);
-      if (window) session.setLocalWindowSize(window);
+      // A session destroyed while connecting (closed, or dropped by keepalive) still reports its connect.
+      if (window && !session.destroyed && !session.closed) session.setLocalWindowSize(window);
     });
     // Stream errors carry the cause to each caller; the session's own is only an end.
     session.on('error', drop);
@@ -152,9 +158,14 @@ export class GrpcSession {
       }
       if (!this.connected.has(session)) return;
       outstanding = true;
-      session.ping((err) => {
-        if (!err) outstanding = false;
-      });
+      try {
+        session.ping((err) => {
+          if (!err) outstanding = false;
+        });
+      } catch {
+        // The session is closing: its end drops it, and nothing is left to ping.
+        clearInterval(timer);
+      }
     }, every);
     timer.unref();
     session.once('close', () => clearInterval(timer));
@@ -164,7 +175,8 @@ export class GrpcSession {
   open(path: string, timeoutMs?: number): { stream: http2.ClientHttp2Stream; sessionConnected: () => boolean } {
     const session = this.current();
     const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' };
-    if (timeoutMs) headers['grpc-timeout'] = `${Math.ceil(timeoutMs)}m`;
+    // The value has at most 8 digits: longer deadlines go in seconds.
+    if (timeoutMs) headers['grpc-timeout'] = timeoutMs < 1e8 ? `${Math.ceil(timeoutMs)}m` : `${Math.min(99_999_999, Math.ceil(timeoutMs / 1000))}S`;
     const stream = session.request(headers);
     return { stream, sessionConnected: () => this.connected.has(session) };
   }
@@ -219,9 +231,10 @@ export class GrpcSession {
     });
   }
 
+  /** Ends the session and whatever runs on it (the storage closes at shutdown, after its watches stopped). */
   close(): void {
     this.closed = true;
-    this.session?.close();
+    this.session?.destroy();
     this.session = undefined;
   }
 }

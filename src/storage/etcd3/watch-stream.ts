@@ -10,7 +10,7 @@
  */
 import http2 from 'node:http2';
 import { decodeWatchResponse, encodeWatchCreate, type WatchEvent } from './etcd-codec.ts';
-import { FrameReader, frame, statusOf, type GrpcSession } from './grpc-session.ts';
+import { FrameReader, GrpcCode, GrpcError, frame, statusOf, type GrpcSession } from './grpc-session.ts';
 
 /** Reconnect delays: exponential from the first, capped so a returning etcd is picked up within seconds. */
 const BACKOFF_INITIAL_MS = 100;
@@ -63,6 +63,8 @@ export class WatchStream {
     try {
       stream = this.options.session(this.failures).open('/etcdserverpb.Watch/Watch').stream;
     } catch (err) {
+      // A closed client opens nothing any more; the watch ends with it.
+      if (err instanceof GrpcError && err.code === GrpcCode.CANCELLED) return void (this.stopped = true);
       return this.broken(err as Error);
     }
     this.stream = stream;
