@@ -33,24 +33,29 @@ export class CircuitBreaker {
     return this.consecutive >= this.failures && Date.now() - this.openedAt < this.halfOpenMs;
   }
 
-  async execute<T>(run: () => Promise<T>): Promise<T> {
-    if (this.rejecting) throw new BrokenCircuitError();
+  /** Runs `run` unless the circuit rejects; one promise step of its own (this sits on every etcd call). */
+  execute<T>(run: () => Promise<T>): Promise<T> {
+    if (this.rejecting) return Promise.reject(new BrokenCircuitError());
     const trial = this.consecutive >= this.failures;
     if (trial) this.trialRunning = true;
+    let running: Promise<T>;
     try {
-      const result = await run();
-      this.consecutive = 0;
-      return result;
+      running = run();
     } catch (err) {
-      if (this.isFailure(err)) {
-        this.consecutive++;
-        if (this.consecutive >= this.failures) this.openedAt = Date.now();
-      } else {
-        this.consecutive = 0;
-      }
-      throw err;
-    } finally {
-      if (trial) this.trialRunning = false;
+      running = Promise.reject(err);
     }
+    return running.then(
+      (result) => {
+        if (trial) this.trialRunning = false;
+        this.consecutive = 0;
+        return result;
+      },
+      (err: unknown) => {
+        if (trial) this.trialRunning = false;
+        if (!this.isFailure(err)) this.consecutive = 0;
+        else if (++this.consecutive >= this.failures) this.openedAt = Date.now();
+        throw err;
+      },
+    );
   }
 }

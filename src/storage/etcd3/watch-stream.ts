@@ -74,7 +74,7 @@ export class WatchStream {
       if (ended) return;
       ended = true;
       if (this.stream === stream) this.stream = undefined;
-      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      if (!stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
       this.broken(err);
     };
     stream.on('response', (headers) => {
@@ -142,6 +142,6 @@ export class WatchStream {
     this.retry = undefined;
     const stream = this.stream;
     this.stream = undefined;
-    if (stream && !stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    if (stream && !stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
   }
 }
