@@ -73,6 +73,10 @@ export interface Flags {
   storageBackend: 'sqlite' | 'etcd3';
   etcdServers: string[];
   etcdPrefix: string;
+  /** --etcd-cafile, --etcd-certfile, --etcd-keyfile: client TLS for https:// etcd servers. */
+  etcdCafile?: string;
+  etcdCertfile?: string;
+  etcdKeyfile?: string;
   compactionIntervalMs: number;
   watchHistoryMs: number;
   eventTtlMs: number;
@@ -304,6 +308,9 @@ const SPECS: FlagSpec[] = [
   { name: 'leader-elect-retry-period', value: 'duration', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled. (default 2s)', apply: (f, v) => (f.leaderElectRetryPeriodMs = parseDuration(v)) },
   { name: 'leader-elect-resource-name', value: 'string', help: 'The name of the Lease object that is used for locking during leader election. (default "orch-controller-manager")', apply: (f, v) => (f.leaderElectResourceName = v) },
   { name: 'leader-elect-resource-namespace', value: 'string', help: 'The namespace of the Lease object that is used for locking during leader election. (default "orch-system")', apply: (f, v) => (f.leaderElectResourceNamespace = v) },
+  { name: 'etcd-cafile', value: 'string', help: 'SSL Certificate Authority file used to secure etcd communication.', apply: (f, v) => (f.etcdCafile = v) },
+  { name: 'etcd-certfile', value: 'string', help: 'SSL certification file used to secure etcd communication.', apply: (f, v) => (f.etcdCertfile = v) },
+  { name: 'etcd-keyfile', value: 'string', help: 'SSL key file used to secure etcd communication.', apply: (f, v) => (f.etcdKeyfile = v) },
   { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
 ];

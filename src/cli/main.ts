@@ -14,6 +14,7 @@ import { primaryChannel } from '../server/worker-channels.ts';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { WriterHost } from '../storage/sqlite/writer-host.ts';
 import { EtcdStorage } from '../storage/etcd3/etcd-storage.ts';
+import { readEtcdTls } from '../storage/etcd3/etcd-tls.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
@@ -93,7 +94,8 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
 }
 
 function etcdStorage(flags: Flags): Promise<Storage> {
-  return EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix, callTimeoutMs: flags.requestTimeoutMs });
+  const tls = readEtcdTls({ caFile: flags.etcdCafile, certFile: flags.etcdCertfile, keyFile: flags.etcdKeyfile });
+  return EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix, callTimeoutMs: flags.requestTimeoutMs, tls });
 }
 
 function onSignals(stop: (signal: string) => Promise<void>): void {

@@ -3,7 +3,8 @@
  * a temporary data dir. `etcdAvailable()` tells whether the binary is installed.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +42,30 @@ export interface TestEtcd {
   stop(): Promise<void>;
 }
 
+/** Files of an etcd serving clients over TLS that requires client certificates. */
+export interface EtcdTls {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  /** A client certificate and key signed by the CA, for the readiness probe. */
+  clientCertFile: string;
+  clientKeyFile: string;
+}
+
+/** GET /health over HTTPS with the client certificate (fetch cannot present one). */
+function healthOverTls(endpoint: string, tls: EtcdTls): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpsGet(`${endpoint}/health`, { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+  });
+}
+
 /** Spawns etcd and resolves once its /health answers. */
-async function spawnEtcd(dir: string, endpoint: string, peerUrl: string): Promise<ChildProcess> {
+async function spawnEtcd(dir: string, endpoint: string, peerUrl: string, tls?: EtcdTls): Promise<ChildProcess> {
+  const tlsArgs = tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : [];
   const child = spawn(
     'etcd',
     [
@@ -54,6 +77,7 @@ async function spawnEtcd(dir: string, endpoint: string, peerUrl: string): Promis
       '--initial-advertise-peer-urls', peerUrl,
       '--initial-cluster', `test=${peerUrl}`,
       '--log-level', 'error',
+      ...tlsArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch } },
   );
@@ -63,11 +87,15 @@ async function spawnEtcd(dir: string, endpoint: string, peerUrl: string): Promis
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`etcd exited early:\n${output}`);
-    try {
-      const res = await fetch(`${endpoint}/health`);
-      if (res.ok) break;
-    } catch {
-      // not up yet
+    if (tls) {
+      if (await healthOverTls(endpoint, tls)) break;
+    } else {
+      try {
+        const res = await fetch(`${endpoint}/health`);
+        if (res.ok) break;
+      } catch {
+        // not up yet
+      }
     }
     if (Date.now() > deadline) throw new Error(`etcd did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -80,13 +108,14 @@ function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((r) => child.once('exit', () => r()));
 }
 
-export async function startEtcd(): Promise<TestEtcd> {
+/** Starts etcd on free loopback ports; with `tls`, clients connect over https:// and must present a certificate. */
+export async function startEtcd(options: { tls?: EtcdTls } = {}): Promise<TestEtcd> {
   const dir = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
   const clientPort = await freePort();
   const peerPort = await freePort();
-  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const endpoint = `${options.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  let child = await spawnEtcd(dir, endpoint, peerUrl);
+  let child = await spawnEtcd(dir, endpoint, peerUrl, options.tls);
   return {
     endpoint,
     get process() {
@@ -94,7 +123,7 @@ export async function startEtcd(): Promise<TestEtcd> {
     },
     async restart(clientUrl = endpoint) {
       await exitOf(child);
-      child = await spawnEtcd(dir, clientUrl, peerUrl);
+      child = await spawnEtcd(dir, clientUrl, peerUrl, options.tls);
     },
     async stop() {
       // A frozen etcd would never see the SIGTERM.
