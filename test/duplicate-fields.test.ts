@@ -38,3 +38,12 @@ test('objects with many keys repeat keys past the first few as well', () => {
   assert.deepEqual(duplicates(`{${keys.join(',')}}`), []);
   assert.deepEqual(duplicates(`{"labels":{${[...keys, '"k3":0', '"k39":1'].join(',')}}}`), ['labels.k3', 'labels.k39']);
 });
+
+test('10,000 levels deep: the key count and a duplicate path are built without recursion', () => {
+  const depth = 10_000;
+  const plain = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  assert.deepEqual(duplicates(plain), []);
+  const repeated = '{"a":'.repeat(depth) + '{"x":1,"x":2}' + '}'.repeat(depth);
+  const [path] = duplicates(repeated);
+  assert.equal(path, `${'a.'.repeat(depth)}x`);
+});

@@ -23,10 +23,16 @@ const SMALL_OBJECT = 16;
 
 /** A container's path in upstream's form, built only for a duplicate: most bodies have none. */
 function pathOf(frame: Frame | undefined): string {
-  if (!frame?.parent) return '';
-  const parentPath = pathOf(frame.parent);
-  if (!frame.parent.isObject) return `${parentPath}[${frame.at}]`;
-  return parentPath ? `${parentPath}.${frame.at}` : String(frame.at);
+  // Iterative: a body may nest thousands of levels deep.
+  const chain: Frame[] = [];
+  for (let f = frame; f?.parent; f = f.parent) chain.push(f);
+  let path = '';
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const f = chain[i]!;
+    if (!f.parent!.isObject) path = `${path}[${f.at}]`;
+    else path = path ? `${path}.${f.at}` : String(f.at);
+  }
+  return path;
 }
 
 /** Records `key` in an object frame; true when it was there already. */
@@ -45,13 +51,21 @@ function seen(frame: Frame, key: string): boolean {
 
 /** Every key of every object in a parsed JSON value. */
 function keyCount(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
+  // Iterative: a body may nest thousands of levels deep.
   let n = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) n += keyCount(item);
-    return n;
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+      continue;
+    }
+    for (const key in next) {
+      n++;
+      pending.push((next as Record<string, unknown>)[key]);
+    }
   }
-  for (const key in value) n += 1 + keyCount((value as Record<string, unknown>)[key]);
   return n;
 }
 
