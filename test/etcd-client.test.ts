@@ -15,7 +15,7 @@ import { WatchStream } from '../src/storage/etcd3/watch-stream.ts';
 import type { WatchEvent } from '../src/storage/etcd3/etcd-codec.ts';
 import { CompactedError, StorageUnavailableError } from '../src/storage/interface.ts';
 import { eventually } from './helpers/eventually.ts';
-import { etcdAvailable, freePort, startEtcd, type TestEtcd } from './helpers/etcd.ts';
+import { etcdAvailable, freePort, freeze, startEtcd, type TestEtcd } from './helpers/etcd.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const key = (s: string) => Buffer.from(s);
@@ -191,7 +191,7 @@ describe('etcd client on a frozen etcd', { skip: !etcdAvailable() && 'etcd is no
     const client = new EtcdClient({ servers: [etcd.endpoint], callTimeoutMs: 400 });
     try {
       await client.put(key('/frozen/a'), key('1'));
-      etcd.process.kill('SIGSTOP');
+      await freeze(etcd);
       for (let i = 0; i < 3; i++) {
         const started = performance.now();
         await assert.rejects(client.range({ key: key('/frozen/a') }), (err: unknown) => err instanceof GrpcError && err.code === GrpcCode.DEADLINE_EXCEEDED);
@@ -233,7 +233,7 @@ describe('etcd client on a frozen etcd', { skip: !etcdAvailable() && 'etcd is no
       const written: number[] = [];
       for (let i = 0; i < 5; i++) written.push(await writer.put(key(`/resume/k${i}`), key(`before-${i}`)));
       await eventually('the events before the freeze', async () => (seen.length === 5 ? true : undefined));
-      etcd.process.kill('SIGSTOP');
+      await freeze(etcd);
       // Three keepalive intervals: the watch's session is found dead and dropped.
       await sleep(1_500);
       etcd.process.kill('SIGCONT');

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertFailure, expectWrite } from './helpers/api.ts';
-import { etcdAvailable, freePort, startEtcd, type TestEtcd } from './helpers/etcd.ts';
+import { etcdAvailable, freePort, startEtcd, type TestEtcd, freeze } from './helpers/etcd.ts';
 import { startTestServer, type Response, type TestServer } from './helpers/server.ts';
 import { openWatch as openWatchStream, type WatchStream } from './helpers/watch.ts';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
@@ -197,7 +197,7 @@ describe('store faults: etcd', { skip: !etcdAvailable() && 'etcd is not installe
     const writes = startWriters(server, ns, 3);
     await sleep(500);
 
-    etcd.process.kill('SIGSTOP');
+    await freeze(etcd);
     try {
       const path = configMaps(ns);
       const [get, list, create, put, patch, del, get0, list0, getReached] = await Promise.all([

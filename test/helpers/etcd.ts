@@ -134,3 +134,18 @@ export async function startEtcd(options: { tls?: EtcdTls } = {}): Promise<TestEt
     },
   };
 }
+
+/**
+ * SIGSTOPs etcd and waits until the kernel reports it stopped: the signal is
+ * asynchronous, and a call sent in between would still be answered.
+ */
+export async function freeze(etcd: TestEtcd): Promise<void> {
+  etcd.process.kill('SIGSTOP');
+  const stat = `/proc/${etcd.process.pid}/stat`;
+  for (let i = 0; i < 200; i++) {
+    // The state follows the parenthesised command name: "pid (etcd) T ...".
+    if (/\) T /.test(readFileSync(stat, 'utf8'))) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('etcd did not stop within a second of SIGSTOP');
+}
