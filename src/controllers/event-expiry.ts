@@ -52,7 +52,8 @@ export class EventExpiry implements Controller {
 
   start(): void {
     const cache = this.cache;
-    for (const cached of cache.list(resourcePrefix('', 'events'))) this.expiresAt.set(cached.key, lastWriteOf(cached.parsed()) + this.ttlMs);
+    // Parsed for this pass only: parsed() would keep a parsed copy of every event in the cache.
+    for (const cached of cache.list(resourcePrefix('', 'events'))) this.expiresAt.set(cached.key, lastWriteOf(JSON.parse(cached.value)) + this.ttlMs);
     cache.listeners.add(this.listener);
     this.timer = setInterval(() => void this.sweep(), sweepInterval(this.ttlMs));
     this.timer.unref();
