@@ -17,6 +17,7 @@ import { etcdAvailable, freePort, startEtcd, type TestEtcd, freeze } from './hel
 import { startTestServer, type Response, type TestServer } from './helpers/server.ts';
 import { openWatch as openWatchStream, type WatchStream } from './helpers/watch.ts';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
+import { EtcdClient } from '../src/storage/etcd3/etcd-client.ts';
 import { StorageUnavailableError } from '../src/storage/interface.ts';
 
 /** --request-timeout of the servers here: short, so a hung request shows within seconds. */
@@ -313,17 +314,17 @@ describe('store faults: etcd', { skip: !etcdAvailable() && 'etcd is not installe
     etcd.process.kill('SIGKILL');
     const elsewhere = `http://127.0.0.1:${await freePort()}`;
     await etcd.restart(elsewhere);
-    const { Etcd3 } = await import('etcd3');
-    const direct = new Etcd3({ hosts: elsewhere });
+    // Our own client, straight to etcd: the server under test is not connected to this address.
+    const direct = new EtcdClient({ servers: [elsewhere], callTimeoutMs: 5_000 });
     try {
-      const key = (name: string) => `/registry/core/configmaps/${ns}/${name}`;
-      const changed = JSON.parse((await direct.get(key('change-me')).string())!);
+      const key = (name: string) => Buffer.from(`/registry/core/configmaps/${ns}/${name}`);
+      const [stored] = (await direct.range({ key: key('change-me') })).kvs;
+      const changed = JSON.parse(stored.value.toString());
       changed.data = { payload: 'changed behind the server' };
-      await direct.put(key('change-me')).value(JSON.stringify(changed));
-      await direct.delete().key(key('delete-me'));
-      await direct.delete().key(key('owner'));
-      const { header } = await direct.kv.range({ key: Buffer.from(key('keep')) });
-      await direct.kv.compact({ revision: header.revision, physical: true });
+      await direct.put(key('change-me'), Buffer.from(JSON.stringify(changed)));
+      await direct.txn({ compare: [], success: [{ deleteKey: key('delete-me') }, { deleteKey: key('owner') }], failure: [] });
+      const { header } = await direct.range({ key: key('keep') });
+      await direct.compact(header.revision);
     } finally {
       direct.close();
     }
