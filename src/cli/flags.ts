@@ -9,6 +9,7 @@ import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/cont
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
+import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -79,6 +80,12 @@ export interface Flags {
   etcdKeyfile?: string;
   compactionIntervalMs: number;
   watchHistoryMs: number;
+  /** --watch-cache: false serves every resource's reads and watches from the store. */
+  watchCache: boolean;
+  /** --watch-cache-sizes entries (`resource[.group]#size`), checked at parse time. */
+  watchCacheSizes: string[];
+  /** pflag's warnings for deprecated flags that were given, printed at start. */
+  deprecationWarnings: string[];
   eventTtlMs: number;
   enableGarbageCollector: boolean;
   deleteCollectionWorkers: number;
@@ -115,6 +122,8 @@ interface FlagSpec {
   value: string;
   help: string;
   apply(flags: Flags, value: string): void;
+  /** pflag's MarkDeprecated: still applied, hidden from the help, and warned about when given. */
+  deprecated?: string;
 }
 
 /** One worker per available CPU, at most 8: past that the writer and the cache copies cost more than they serve. */
@@ -156,6 +165,13 @@ function splitList(text: string): string[] {
 function parseNonNegativeInt(text: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new Error(`invalid non-negative integer ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** pflag's IntVar: strconv.ParseInt with base 0 semantics reduced to decimal, within int64. */
+function parseInt64Flag(text: string): number {
+  const n = Number(text);
+  if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
   return n;
 }
 
@@ -280,6 +296,25 @@ const SPECS: FlagSpec[] = [
   { name: 'enable-garbage-collector', value: 'bool', help: 'Enables the generic garbage collector: deletion propagation (propagationPolicy Orphan and Foreground) and the garbage-collector-controller. (default true)', apply: (f, v) => (f.enableGarbageCollector = parseBool(v)) },
   { name: 'delete-collection-workers', value: 'int', help: 'Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup; 0 counts as 1. (default 1)', apply: (f, v) => (f.deleteCollectionWorkers = Math.max(1, parseNonNegativeInt(v))) },
   { name: 'event-ttl', value: 'duration', help: 'Amount of time to retain events: an event is deleted this long after its last write. 0 keeps events. (default 1h0m0s)', apply: (f, v) => (f.eventTtlMs = parseDuration(v)) },
+  { name: 'watch-cache', value: 'bool', help: 'Enable watch caching in the apiserver (default true)', apply: (f, v) => (f.watchCache = parseBool(v)) },
+  {
+    name: 'watch-cache-sizes',
+    value: 'strings',
+    help: 'Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, where resource is lowercase plural (no version), group is omitted for resources of apiVersion v1 (the legacy core API) and included for others, and size is a number. This option is only meaningful for resources built into the apiserver, not ones defined by CRDs or aggregated from external servers, and is only consulted if the watch-cache is enabled. The only meaningful size setting to supply here is zero, which means to disable watch caching for the associated resource; all non-zero values are equivalent and mean to not disable watch caching for that resource',
+    apply: (f, v) => {
+      const entries = splitList(v);
+      WatchCacheSettings.validate(entries);
+      f.watchCacheSizes.push(...entries);
+    },
+  },
+  {
+    name: 'default-watch-cache-size',
+    value: 'int',
+    help: 'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set.',
+    deprecated: 'watch caches are sized automatically and this flag will be removed in a future version',
+    // Upstream 1.31 reads it nowhere since caches size themselves: only its syntax is checked.
+    apply: (_f, v) => void parseInt64Flag(v),
+  },
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
@@ -316,7 +351,7 @@ const SPECS: FlagSpec[] = [
 ];
 
 export function usage(): string {
-  const lines = SPECS.map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
+  const lines = SPECS.filter((s) => !s.deprecated).map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
   return `orch-apiserver serves the orch control-plane API over HTTPS.\n\nUsage:\n  orch-apiserver [flags]\n\nFlags:\n      --help\n                help for orch-apiserver\n${lines.join('\n')}\n`;
 }
 
@@ -357,6 +392,9 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     etcdPrefix: '/registry',
     compactionIntervalMs: 5 * 60_000,
     watchHistoryMs: 5 * 60_000,
+    watchCache: true,
+    watchCacheSizes: [],
+    deprecationWarnings: [],
     eventTtlMs: 3_600_000,
     enableGarbageCollector: true,
     deleteCollectionWorkers: 1,
@@ -391,6 +429,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
       else if (i + 1 < argv.length) value = argv[++i];
       else throw new FlagError(`flag needs an argument: --${spec.name}`);
     }
+    if (spec.deprecated) flags.deprecationWarnings.push(`Flag --${spec.name} has been deprecated, ${spec.deprecated}`);
     try {
       spec.apply(flags, value);
     } catch (err) {

@@ -19,6 +19,7 @@ import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
+import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 
 function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
   return {
@@ -70,6 +71,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     shutdownSendRetryAfter: flags.shutdownSendRetryAfter,
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
+    watchCache: watchCacheSettings(flags),
     eventTtlMs: flags.eventTtlMs,
     deletion: { garbageCollection: flags.enableGarbageCollector, collectionWorkers: flags.deleteCollectionWorkers },
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
@@ -91,6 +93,10 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
       resourceNamespace: flags.leaderElectResourceNamespace,
     },
   };
+}
+
+function watchCacheSettings(flags: Flags): WatchCacheSettings {
+  return new WatchCacheSettings(flags.watchCache, flags.watchCacheSizes);
 }
 
 function etcdStorage(flags: Flags): Promise<Storage> {
@@ -199,6 +205,8 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
+  for (const warning of flags.deprecationWarnings) console.warn(warning);
+  for (const resource of watchCacheSettings(flags).ignoredSizes()) console.warn(`Dropping watch-cache-size for ${resource} - watchCache size is now dynamic`);
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);

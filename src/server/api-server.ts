@@ -37,6 +37,7 @@ import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, 
 import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
+import { WatchCacheSettings } from './watch-cache-settings.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 
 export interface ApiServerOptions {
@@ -58,6 +59,8 @@ export interface ApiServerOptions {
   staticDocuments?: Map<string, StaticDocument>;
   /** --enable-garbage-collector and --delete-collection-workers. */
   deletion?: DeletionSettings;
+  /** --watch-cache and --watch-cache-sizes (every resource but events through the cache when absent). */
+  watchCache?: WatchCacheSettings;
 }
 
 interface Route {
@@ -68,9 +71,14 @@ interface Route {
   subresources: Map<string, GenericStore>;
   /** What a POST computes, for a review or an action subresource ('' = the resource itself). */
   computed: Map<string, { kind: BodyKind; compute: ComputedCreate }>;
+  /** Clients' reads and watches go to storage, not the watch cache (--watch-cache, --watch-cache-sizes). */
+  fromStorage: boolean;
 }
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
+
+/** Upstream's defaults: the watch cache on, events read from the store. */
+const DEFAULT_WATCH_CACHE = new WatchCacheSettings();
 
 const routeKey = (kind: { group: string; version: string; plural: string }) => `${kind.group}/${kind.version}/${kind.plural}`;
 
@@ -93,10 +101,11 @@ export class ApiServer {
     this.structure = { ...options.api.structure };
     for (const kind of options.api.kinds) {
       if (!kind.stored) {
-        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map() });
+        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false });
         continue;
       }
-      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind)));
+      const fromStorage = !(options.watchCache ?? DEFAULT_WATCH_CACHE).servesBuiltIn(kind.group, kind.plural);
+      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
@@ -105,7 +114,7 @@ export class ApiServer {
   }
 
   /** The stores of a stored kind: the resource and its status or finalize subresource, reading through its watch cache. */
-  private storedRoute(kind: KindDefinition, strategy: Strategy): Route {
+  private storedRoute(kind: KindDefinition, strategy: Strategy, fromStorage: boolean): Route {
     const { cacher, storage, admission } = this.options;
     const hasStatus = kind.subresources.some((s) => s.name === 'status');
     const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
@@ -123,7 +132,7 @@ export class ApiServer {
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
-    return { kind, store, subresources, computed: new Map() };
+    return { kind, store, subresources, computed: new Map(), fromStorage };
   }
 
   /**
@@ -137,7 +146,7 @@ export class ApiServer {
     const key = routeKey(custom.kind);
     if (this.routes.has(key) && !this.customKinds.has(key)) return false;
     this.structure[custom.kind.schemaName] = custom.structure;
-    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy));
+    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy, !(this.options.watchCache ?? DEFAULT_WATCH_CACHE).servesCustom()));
     this.customKinds.set(key, custom.kind);
     return true;
   }
@@ -359,7 +368,8 @@ export class ApiServer {
     const scaleStore = info.subresource === 'scale' && kind.scale ? route.subresources.get('scale') : undefined;
     if (scaleStore) {
       if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
-      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage: this.options.storage, cacher: this.options.cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal });
+      const { storage, cacher } = this.options;
+      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage, cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal, fromStorage: route.fromStorage });
     }
     if (info.subresource) {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
@@ -382,7 +392,7 @@ export class ApiServer {
       return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
     }
     const { storage, cacher } = this.options;
-    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, deadline);
+    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, deadline, route.fromStorage);
     switch (info.verb) {
       case 'get':
         return handleGet(ctx);
@@ -445,6 +455,7 @@ class ResourceRequestContext implements ResourceRequest {
     public encode: EncodeOptions,
     public table: { apiVersion: string } | undefined,
     private readonly deadline: Deadline | undefined,
+    public fromStorage: boolean,
   ) {}
 
   get signal(): AbortSignal | undefined {

@@ -15,6 +15,7 @@ import type { LeaderElectionSettings } from './controllers.ts';
 import type { ServiceAccountFlags } from './service-accounts.ts';
 import type { NamedCertKey, TlsMinVersion } from './tls-settings.ts';
 import type { DeletionSettings } from '../registry/store.ts';
+import type { WatchCacheSettings } from './watch-cache-settings.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
@@ -71,6 +72,8 @@ export interface StartOptions {
   eventTtlMs?: number;
   /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */
   watchHistoryMs?: number;
+  /** --watch-cache and --watch-cache-sizes: which resources clients read through the watch cache (all but events when absent). */
+  watchCache?: WatchCacheSettings;
   /** Interval of BOOKMARK events (about a minute upstream). */
   bookmarkIntervalMs?: number;
   /** Unsent bytes a watcher may hold before it is closed as too slow. */
