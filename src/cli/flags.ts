@@ -15,6 +15,8 @@ import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, typ
 export interface Flags {
   secureport: number;
   bindAddress: string;
+  /** --permit-port-sharing: SO_REUSEPORT on the listening socket. */
+  permitPortSharing: boolean;
   advertiseAddress?: string;
   externalHostname?: string;
   dataDir: string;
@@ -126,6 +128,17 @@ interface FlagSpec {
   deprecated?: string;
 }
 
+/** The first Node 22 release whose net.Server.listen takes `reusePort` (Node 23.1 has it too). */
+const REUSE_PORT_NODE = [22, 12, 0];
+
+/** Whether this runtime sets SO_REUSEPORT for `listen({ reusePort: true })`; older ones ignore the option. */
+export function runtimeHasReusePort(version = process.versions.node): boolean {
+  const [major, minor] = version.split('.').map(Number);
+  if (major === 22) return minor >= REUSE_PORT_NODE[1];
+  if (major === 23) return minor >= 1;
+  return major > 23;
+}
+
 /** One worker per available CPU, at most 8: past that the writer and the cache copies cost more than they serve. */
 export function defaultWorkers(): number {
   return Math.max(1, Math.min(8, availableParallelism()));
@@ -195,6 +208,12 @@ function parseBool(text: string): boolean {
 
 const SPECS: FlagSpec[] = [
   { name: 'secure-port', value: 'int', help: 'The port on which to serve HTTPS (0 picks a free port). (default 6443)', apply: (f, v) => (f.secureport = Number.parseInt(v, 10)) },
+  {
+    name: 'permit-port-sharing',
+    value: 'bool',
+    help: `If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false] (needs Node ${REUSE_PORT_NODE.join('.')} or later)`,
+    apply: (f, v) => (f.permitPortSharing = parseBool(v)),
+  },
   { name: 'bind-address', value: 'ip', help: 'The IP address on which to listen for the --secure-port port. (default 127.0.0.1)', apply: (f, v) => (f.bindAddress = v) },
   { name: 'data-dir', value: 'string', help: 'Directory for the SQLite store, generated certificates and admin.orchconfig. (default "data")', apply: (f, v) => (f.dataDir = v) },
   { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
@@ -361,6 +380,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
   const flags: Flags = {
     secureport: 6443,
     bindAddress: '127.0.0.1',
+    permitPortSharing: false,
     dataDir: 'data',
     authorizationWebhookVersion: 'v1beta1',
     authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
@@ -443,6 +463,9 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     throw new FlagError(`leader election: ${(err as Error).message}`);
   }
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
+  if (flags.permitPortSharing && !runtimeHasReusePort()) {
+    throw new FlagError(`--permit-port-sharing needs SO_REUSEPORT, which Node ${process.versions.node} cannot set on a listening socket: use Node ${REUSE_PORT_NODE.join('.')} or later`);
+  }
   resolveAuthorization(flags);
   resolveAdmission(flags);
   resolveCiphers(flags);

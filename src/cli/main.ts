@@ -72,6 +72,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
     watchCache: watchCacheSettings(flags),
+    reusePort: flags.permitPortSharing,
     eventTtlMs: flags.eventTtlMs,
     deletion: { garbageCollection: flags.enableGarbageCollector, collectionWorkers: flags.deleteCollectionWorkers },
     bookmarkIntervalMs: flags.bookmarkIntervalMs,

@@ -109,6 +109,8 @@ export interface StartOptions {
    * over once the worker is ready to serve (worker-pool.ts).
    */
   listen?: (server: Server) => Promise<void>;
+  /** --permit-port-sharing: the primary's socket is bound with SO_REUSEPORT (checked against the runtime by the flag). */
+  reusePort?: boolean;
   /** The pool's view of this process's load; it may ask the process to shed connections (process-load.ts). */
   load?: ProcessLoad;
   /** Whether this process writes the admin orchconfig (default true; the pool's workers leave it to the primary). */

@@ -244,7 +244,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await (options.listen?.(server) ??
     new Promise<void>((resolveListen, rejectListen) => {
       server.once('error', rejectListen);
-      server.listen(options.port, options.bindAddress, () => resolveListen());
+      server.listen({ port: options.port, host: options.bindAddress, reusePort: options.reusePort === true }, () => resolveListen());
     }));
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = clientHost.includes(':') ? `[${clientHost}]` : clientHost;

@@ -95,10 +95,10 @@ const WORKER_FLAGS = ['--min-workers=2'];
 
 export async function startTestServer(
   flags: string[] = [],
-  options: { dataDir?: string; bin?: string; nodeArgs?: string[]; wrapper?: string[]; startTimeoutMs?: number } = {},
+  options: { dataDir?: string; bin?: string; node?: string; nodeArgs?: string[]; wrapper?: string[]; startTimeoutMs?: number } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...WORKER_FLAGS, ...flags];
+  const [command, ...args] = [...(options.wrapper ?? []), options.node ?? process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...WORKER_FLAGS, ...flags];
   const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
