@@ -10,7 +10,7 @@ import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { listMetadata, parseListQuery, readPage } from './read.ts';
 import { parseDryRun, parseFieldValidation, parseInt64, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
-import { checkName, decodeObject, DocumentError, limitWarnings, parseDocument, readBody, requestMediaType } from './request-body.ts';
+import { checkName, decodeObject, DocumentError, limitWarnings, objectMediaTypes, parseDocument, readBody, requestMediaType } from './request-body.ts';
 import { writeJsonText, writeObject } from '../server/respond.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 
@@ -22,8 +22,8 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
   const manager = managerFor(parseFieldManager(ctx.query, optionsKind), ctx.req);
   const kind = ctx.store.kind;
   const trackFields = fieldTracker(manager, apiVersionOf(kind), structure, kind.schemaName);
-  const mediaType = requestMediaType(ctx.req);
-  const decoded = await decodeObject(ctx.store.kind, body, mediaType, fieldValidation, ctx.signal);
+  const mediaType = requestMediaType(ctx.req, objectMediaTypes(kind, ctx.encode.protobuf));
+  const decoded = await decodeObject(kind, body, mediaType, fieldValidation, ctx.signal, ctx.encode.protobuf);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
   const warn = (message: string) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message]));
   return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user, warn } };

@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import type { BodyKind, GeneratedApi, KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
@@ -37,6 +37,8 @@ import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, 
 import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
+import { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 
 export interface ApiServerOptions {
@@ -71,6 +73,7 @@ interface Route {
 }
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
+const PROTOBUF_SUBTYPE = PROTOBUF_TYPE.split('/')[1];
 
 const routeKey = (kind: { group: string; version: string; plural: string }) => `${kind.group}/${kind.version}/${kind.plural}`;
 
@@ -81,6 +84,8 @@ export class ApiServer {
   private readonly structure: Record<string, any>;
   private readonly customKinds = new Map<string, KindDefinition>();
   private readonly openapi: OpenApiPublisher;
+  /** Protobuf of the built-in kinds (SPEC 4.7). */
+  private readonly protobuf: ProtobufCodec;
   private readonly inflight: InflightLimiter;
   private readonly deadlines: Deadlines;
   /** Requests in flight that are not long-running: a graceful shutdown waits for them (upstream WithWaitGroup). */
@@ -100,6 +105,7 @@ export class ApiServer {
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
+    this.protobuf = new ProtobufCodec(options.api.protobuf);
     this.inflight = new InflightLimiter(options.limits);
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
@@ -224,7 +230,7 @@ export class ApiServer {
    * authorization, then the resource or non-resource handler.
    */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE };
+    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf };
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;
@@ -352,7 +358,7 @@ export class ApiServer {
     if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
     // A review has no objects to address.
     if (!kind.stored && info.name) throw errors.routeNotFound();
-    const negotiated = negotiate(req, info.verb);
+    const negotiated = negotiate(req, info.verb, this.protobuf.supports(apiVersionOf(kind), kind.kind));
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;
@@ -460,8 +466,13 @@ class ResourceRequestContext implements ResourceRequest {
  */
 const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
 
-/** SPEC 4.7: the first acceptable media range wins; none acceptable is 406. */
-function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { apiVersion: string } } {
+/**
+ * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
+ * Protobuf is acceptable for kinds that have a message (`protobuf`: the
+ * built-in kinds), not for custom resources; `stream=watch` is the stream
+ * form of either, as upstream's negotiation allows it on every endpoint.
+ */
+function negotiate(req: IncomingMessage, verb: string, protobuf: boolean): { mediaType: string; table?: { apiVersion: string } } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
@@ -472,8 +483,11 @@ function negotiate(req: IncomingMessage, verb: string): { mediaType: string; tab
       }
       continue;
     }
+    // upstream acceptMediaTypeOptions: `stream` names a streaming form, and `watch` is the only one.
+    if (params.stream !== undefined && params.stream !== 'watch') continue;
     if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
     if (type === 'application' && subtype === 'yaml') return { mediaType: YAML_TYPE };
+    if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
   }
-  throw errors.notAcceptable(SERVED_MEDIA_TYPES);
+  throw errors.notAcceptable(protobuf ? [...SERVED_MEDIA_TYPES, PROTOBUF_TYPE] : SERVED_MEDIA_TYPES);
 }
