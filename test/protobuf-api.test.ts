@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { after, before, describe, test } from 'node:test';
 import { protobuf as table } from '../src/generated/protobuf.ts';
 import { ProtobufCodec } from '../src/api/protobuf/codec.ts';
-import { openEnvelope, PROTOBUF_PREFIX } from '../src/api/protobuf/envelope.ts';
+import { envelope, openEnvelope, PROTOBUF_PREFIX } from '../src/api/protobuf/envelope.ts';
 import { assertFailure, expectWrite } from './helpers/api.ts';
 import { eventually } from './helpers/eventually.ts';
 import { FIXTURES, PB_NAMESPACE, type KindFixture } from './helpers/protobuf-fixtures.ts';
@@ -114,4 +114,129 @@ describe('every stored built-in kind, in protobuf', { skip: referenceAvailable()
       assertUpstreamReads(list.proto, apiVersion, listKind, list.decoded);
     });
   }
+});
+
+const CMS = `/api/v1/namespaces/${PB_NAMESPACE}/configmaps`;
+const configMap = (name: string, data: Record<string, string> = { k: 'v' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: PB_NAMESPACE, labels: { set: 'paged' } }, data });
+
+/** A protobuf watch: its Content-Type and its frames read as upstream's WatchEvent, each object's envelope opened. */
+function openProtobufWatch(path: string) {
+  const events: Array<{ type: string; apiVersion: string; kind: string; object: any }> = [];
+  let buffered = Buffer.alloc(0);
+  let contentType: string | undefined;
+  const watchEvent = referenceRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent');
+  const req = httpsRequest(new URL(path, server.url), { ca: server.ca, headers: { authorization: `Bearer ${server.token}`, accept: PB }, agent: false }, (res) => {
+    contentType = res.headers['content-type'];
+    res.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 4 && buffered.length >= 4 + buffered.readUInt32BE(0)) {
+        const length = buffered.readUInt32BE(0);
+        const event = watchEvent.decode(buffered.subarray(4, 4 + length)) as any;
+        buffered = buffered.subarray(4 + length);
+        const envelope = openEnvelope(Buffer.from(event.object.raw));
+        events.push({ type: event.type, apiVersion: envelope.apiVersion, kind: envelope.kind, object: codec.decodeMessage(envelope.apiVersion, envelope.kind, envelope.raw) });
+      }
+    });
+  });
+  req.end();
+  return {
+    events,
+    contentType: () => contentType,
+    async waitFor(count: number) {
+      await eventually(`${count} watch events`, async () => events.length >= count || undefined);
+      return events;
+    },
+    close: () => req.destroy(),
+  };
+}
+
+describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ? false : 'needs ../shared/reference/proto' }, () => {
+  test('a list with limit and continue: chunks in protobuf carry the continue token and the remaining count', async () => {
+    for (const name of ['page-a', 'page-b', 'page-c']) await expectWrite(server, 'POST', CMS, configMap(name));
+    const first = await server.request('GET', `${CMS}?labelSelector=set%3Dpaged&limit=2`, { headers: { accept: PB } });
+    const chunk = protobufAnswer(first, 'v1', 'ConfigMapList');
+    assert.deepEqual(chunk.items.map((i: any) => i.metadata.name), ['page-a', 'page-b']);
+    assert.ok(chunk.metadata.continue);
+    const unfiltered = protobufAnswer(await server.request('GET', `${CMS}?limit=1`, { headers: { accept: PB } }), 'v1', 'ConfigMapList');
+    const jsonChunk = (await server.request('GET', `${CMS}?limit=1`)).body;
+    assert.deepEqual(unfiltered.metadata, jsonChunk.metadata);
+    assert.ok(unfiltered.metadata.remainingItemCount > 0);
+    const rest = await server.request('GET', `${CMS}?labelSelector=set%3Dpaged&limit=2&continue=${encodeURIComponent(chunk.metadata.continue)}`, { headers: { accept: PB } });
+    const last = protobufAnswer(rest, 'v1', 'ConfigMapList');
+    assert.deepEqual(last.items.map((i: any) => i.metadata.name), ['page-c']);
+    assert.equal(last.metadata.continue, undefined);
+    assertUpstreamReads(rest, 'v1', 'ConfigMapList', last);
+  });
+
+  test('a watch streams length-prefixed WatchEvent frames: the initial state, ADDED, MODIFIED, DELETED and BOOKMARK', async () => {
+    await expectWrite(server, 'POST', CMS, configMap('watched-0'));
+    const watch = openProtobufWatch(`${CMS}?watch=true&fieldSelector=metadata.name%3Dwatched-0&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    try {
+      await watch.waitFor(2);
+      assert.equal(watch.contentType(), 'application/vnd.orch.protobuf;stream=watch');
+      assert.deepEqual(watch.events.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+      assert.equal(watch.events[0].object.metadata.name, 'watched-0');
+      assert.deepEqual([watch.events[1].apiVersion, watch.events[1].kind], ['v1', 'ConfigMap']);
+      assert.deepEqual(watch.events[1].object.metadata.annotations, { 'orch.io/initial-events-end': 'true' });
+      const changed = await expectWrite(server, 'PUT', `${CMS}/watched-0`, { ...configMap('watched-0', { k: 'changed' }) });
+      const deleted = await server.request('DELETE', `${CMS}/watched-0`);
+      assert.equal(deleted.status, 200);
+      await watch.waitFor(4);
+      assert.deepEqual(watch.events.map((e) => e.type), ['ADDED', 'BOOKMARK', 'MODIFIED', 'DELETED']);
+      const { apiVersion: _a, kind: _k, ...changedFields } = changed;
+      assert.deepEqual(watch.events[2].object, changedFields);
+      assert.equal(watch.events[2].object.data.k, 'changed');
+      assert.ok(Number(watch.events[3].object.metadata.resourceVersion) > Number(changed.metadata.resourceVersion));
+    } finally {
+      watch.close();
+    }
+  });
+
+  test('an error is a Status in protobuf when protobuf was negotiated', async () => {
+    const res = await server.request('GET', `${CMS}/missing`, { headers: { accept: PB } });
+    assert.equal(res.status, 404);
+    const status = protobufAnswer(res, 'v1', 'Status');
+    assert.deepEqual(status, { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'configmaps "missing" not found', reason: 'NotFound', details: { name: 'missing', kind: 'configmaps' }, code: 404 });
+    assertUpstreamReads(res, 'v1', 'Status', status);
+  });
+
+  test('custom resources, discovery and OpenAPI stay JSON', async () => {
+    const discovery = await server.request('GET', '/api/v1', { headers: { accept: `${PB}, application/json` } });
+    assert.equal(discovery.status, 200);
+    assert.equal(discovery.headers['content-type'], 'application/json');
+  });
+
+  test('bodies that are not protobuf objects of the kind are 400, with upstream\'s words', async () => {
+    const post = (raw: Buffer | string, query = '') => server.request('POST', `${CMS}${query}`, { raw, headers: { 'content-type': PB } });
+    const json = JSON.stringify(configMap('not-protobuf'));
+    assertFailure(await post(json), 400, 'BadRequest', `the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${json.slice(0, 30)} ...)`);
+    assertFailure(await post(Buffer.alloc(0)), 400, 'BadRequest', 'the object provided is unrecognized (must be of type ConfigMap): empty data (<empty>)');
+    const body = codec.encodeObject('v1', 'ConfigMap', configMap('truncated'));
+    assertFailure(await post(body.subarray(0, body.length - 9)), 400, 'BadRequest', /^the object provided is unrecognized \(must be of type ConfigMap\): unexpected EOF \(6b387300/);
+    // A whole envelope whose raw message is cut: the envelope names the kind.
+    const raw = openEnvelope(body).raw;
+    const cut = envelope('v1', 'ConfigMap', [raw.subarray(0, raw.length - 3)]);
+    assertFailure(await post(cut), 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: unexpected EOF');
+    assertFailure(await post(codec.encodeObject('v1', 'Secret', { ...configMap('wrong-kind'), kind: 'Secret' })), 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: the kind in the data (Secret) does not match the expected kind (ConfigMap)');
+    assertFailure(await post(envelope('v2', 'ConfigMap', [codec.message('v1', 'ConfigMap', configMap('wrong-version'))])), 400, 'BadRequest', 'the API version in the data (v2) does not match the expected API version (v1)');
+    assert.equal((await server.request('GET', `${CMS}/wrong-kind`)).status, 404);
+  });
+
+  test('fieldValidation=Strict takes a protobuf body with fields the schema does not know: protobuf has no strict decoding upstream', async () => {
+    const raw = Buffer.from(openEnvelope(codec.encodeObject('v1', 'ConfigMap', configMap('strict'))).raw);
+    // Field 99 (a varint) is no field of ConfigMap.
+    const extended = Buffer.concat([raw, Buffer.from([0x98, 0x06, 0x01])]);
+    const body = envelope('v1', 'ConfigMap', [extended]);
+    const res = await server.request('POST', `${CMS}?fieldValidation=Strict`, { raw: body, headers: { 'content-type': PB } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.headers.warning, undefined);
+    assert.deepEqual(res.body.data, { k: 'v' });
+  });
+
+  test('PATCH takes no protobuf: 415 naming the patch types', async () => {
+    await expectWrite(server, 'POST', CMS, configMap('patched'));
+    const res = await server.request('PATCH', `${CMS}/patched`, { raw: codec.encodeObject('v1', 'ConfigMap', configMap('patched')), headers: { 'content-type': PB } });
+    assertFailure(res, 415, 'UnsupportedMediaType', /^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, /);
+    assert.doesNotMatch(res.body.message, /protobuf/);
+  });
 });

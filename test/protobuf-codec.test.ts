@@ -13,6 +13,7 @@ import { kinds } from '../src/generated/kinds.ts';
 import { ProtobufCodec } from '../src/api/protobuf/codec.ts';
 import { openEnvelope, PROTOBUF_PREFIX, rawOf, watchFrame } from '../src/api/protobuf/envelope.ts';
 import type { ProtoField, ProtoValue } from '../src/api/protobuf/schema.ts';
+import { protobufWatchEncoding } from '../src/handlers/protobuf-responses.ts';
 import { comparable, comparableName, referenceAvailable, referenceDecode, referenceRoot } from './helpers/reference-proto.ts';
 
 const skip = referenceAvailable() ? false : 'needs ../shared/reference/proto';
@@ -156,6 +157,20 @@ test('a watch frame is a length and a WatchEvent whose object is the envelope', 
   const event = referenceRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent').decode(frame.subarray(4)) as any;
   assert.equal(event.type, 'ADDED');
   assert.deepEqual(Buffer.from(event.object.raw), object);
+});
+
+test('a watch\'s ERROR frame holds the Status in its envelope, a BOOKMARK the kind with only its resourceVersion', { skip }, () => {
+  const configMaps = kinds.find((k) => k.kind === 'ConfigMap')!;
+  const encoding = protobufWatchEncoding(codec, configMaps as any);
+  const watchEvent = referenceRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent');
+  const read = (frame: Buffer) => {
+    const event = watchEvent.decode(frame.subarray(4)) as any;
+    const unknown = openEnvelope(Buffer.from(event.object.raw));
+    return { type: event.type, typeMeta: [unknown.apiVersion, unknown.kind], object: codec.decodeMessage(unknown.apiVersion, unknown.kind, unknown.raw) };
+  };
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 1 (5)', reason: 'Expired', code: 410 };
+  assert.deepEqual(read(encoding.error(status)), { type: 'ERROR', typeMeta: ['v1', 'Status'], object: { metadata: {}, status: 'Failure', message: 'too old resource version: 1 (5)', reason: 'Expired', code: 410 } });
+  assert.deepEqual(read(encoding.bookmark(42, false)), { type: 'BOOKMARK', typeMeta: ['v1', 'ConfigMap'], object: { metadata: { resourceVersion: '42' } } });
 });
 
 test('malformed messages are refused with gogo-protobuf\'s words', () => {
