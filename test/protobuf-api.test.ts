@@ -200,10 +200,20 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     assertUpstreamReads(res, 'v1', 'Status', status);
   });
 
+  test('401 and 403 are negotiated too: a protobuf Status for a client asking for protobuf', async () => {
+    const unauthorized = await server.request('GET', CMS, { headers: { accept: PB }, token: 'not-a-token' });
+    assert.equal(unauthorized.status, 401);
+    assert.deepEqual(protobufAnswer(unauthorized, 'v1', 'Status'), { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    const json = await server.request('GET', CMS, { headers: { accept: 'application/json' }, token: 'not-a-token' });
+    assert.equal(json.headers['content-type'], 'application/json');
+  });
+
   test('custom resources, discovery and OpenAPI stay JSON', async () => {
-    const discovery = await server.request('GET', '/api/v1', { headers: { accept: `${PB}, application/json` } });
-    assert.equal(discovery.status, 200);
-    assert.equal(discovery.headers['content-type'], 'application/json');
+    for (const path of ['/api/v1', '/apis', '/openapi/v3/api/v1']) {
+      const res = await server.request('GET', path, { headers: { accept: `${PB}, application/json` } });
+      assert.equal(res.status, 200, path);
+      assert.match(String(res.headers['content-type']), /^application\/json/, path);
+    }
   });
 
   test('bodies that are not protobuf objects of the kind are 400, with upstream\'s words', async () => {

@@ -241,6 +241,9 @@ export class ApiServer {
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
       const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
+      // upstream's 401 and 403 on API resources are negotiated with the built-in codecs (ErrorNegotiated):
+      // a client asking for protobuf gets its Status so. Discovery and other paths stay JSON.
+      if (info.isResourceRequest && req.headers.accept?.includes(PROTOBUF_SUBTYPE) && negotiate(req, '', true, false).mediaType === PROTOBUF_TYPE) encode.mediaType = PROTOBUF_TYPE;
       if (!isLongRunning(info)) {
         this.shortInFlight++;
         counted = true;
@@ -358,6 +361,8 @@ export class ApiServer {
     if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
     // A review has no objects to address.
     if (!kind.stored && info.name) throw errors.routeNotFound();
+    // The resource's own negotiation: a custom resource's 406 is JSON whatever the client asked for.
+    encode.mediaType = JSON_TYPE;
     const negotiated = negotiate(req, info.verb, this.protobuf.supports(apiVersionOf(kind), kind.kind));
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
@@ -471,8 +476,9 @@ const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
  * Protobuf is acceptable for kinds that have a message (`protobuf`: the
  * built-in kinds), not for custom resources; `stream=watch` is the stream
  * form of either, as upstream's negotiation allows it on every endpoint.
+ * Not `strict`: JSON when nothing is acceptable, instead of the 406.
  */
-function negotiate(req: IncomingMessage, verb: string, protobuf: boolean): { mediaType: string; table?: { apiVersion: string } } {
+function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string } } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
@@ -489,5 +495,6 @@ function negotiate(req: IncomingMessage, verb: string, protobuf: boolean): { med
     if (type === 'application' && subtype === 'yaml') return { mediaType: YAML_TYPE };
     if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
   }
+  if (!strict) return { mediaType: JSON_TYPE };
   throw errors.notAcceptable(protobuf ? [...SERVED_MEDIA_TYPES, PROTOBUF_TYPE] : SERVED_MEDIA_TYPES);
 }
