@@ -154,8 +154,10 @@ export class MessageDecoder {
         let v: unknown;
         readFields(r, end, `${goName(name)}Entry`, (n, wt) => (n === 1 ? ((k = key(r, wt) as string), true) : n === 2 ? ((v = one(r, wt)), true) : false));
         const map = (out[name] ??= {});
+        const value = v === undefined ? zero() : v;
         // A key is data: `map['__proto__'] = v` would set the prototype.
-        Object.defineProperty(map, k, { value: v === undefined ? zero() : v, writable: true, enumerable: true, configurable: true });
+        if (k === '__proto__') Object.defineProperty(map, k, { value, writable: true, enumerable: true, configurable: true });
+        else map[k] = value;
       };
     }
     if (field.repeated) {
@@ -201,12 +203,20 @@ export class MessageDecoder {
         });
       });
     }
+    // The loop of readFields, inlined: this runs once per message of every body.
+    const readers: Array<FieldReader | undefined> = [];
+    for (const [number, read] of byNumber) readers[number] = read;
     return (r, end) => {
       const out: Record<string, unknown> = {};
-      readFields(r, end, message, (n, wireType) => {
-        const read = byNumber.get(n);
-        return read ? (read(r, wireType, out), true) : false;
-      });
+      while (r.pos < end) {
+        const tag = r.uint32();
+        const number = tag >>> 3;
+        if (number === 0) throw new ProtobufDecodeError(`proto: ${message}: illegal tag 0 (wire type ${tag & 7})`);
+        const read = readers[number];
+        if (read) read(r, tag & 7, out);
+        else r.skipType(tag & 7);
+      }
+      if (r.pos !== end) throw new ProtobufDecodeError('unexpected EOF');
       return out;
     };
   }
@@ -239,13 +249,18 @@ export class MessageDecoder {
       }
       case 'FieldsV1':
       case 'RawExtension':
-      case 'JSON': {
-        const read = fieldsOf({ 1: field('raw', 'bytes') });
+      case 'JSON':
+        // The bytes are JSON: read as they are, not through base64 as a bytes property is.
         return (r, end) => {
-          const { raw } = read(r, end);
-          return raw === undefined || raw === '' ? undefined : parseJsonBytes(Buffer.from(raw, 'base64'), message);
+          let raw: Uint8Array | undefined;
+          readFields(r, end, message, (n, wt) => {
+            if (n !== 1) return false;
+            if (wt !== BYTES) throw new ProtobufDecodeError(`proto: wrong wireType = ${wt} for field Raw`);
+            raw = r.bytes();
+            return true;
+          });
+          return raw === undefined || raw.length === 0 ? undefined : parseJsonBytes(raw, message);
         };
-      }
       case 'Quantity': {
         const read = fieldsOf({ 1: field('string', 'string') });
         return (r, end) => read(r, end).string ?? '';
