@@ -243,6 +243,37 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     assert.deepEqual(res.body.data, { k: 'v' });
   });
 
+  test('delete, deletecollection and a merge patch answer in protobuf', async () => {
+    await expectWrite(server, 'POST', CMS, configMap('gone-1'));
+    await expectWrite(server, 'POST', CMS, { ...configMap('gone-2'), metadata: { ...configMap('gone-2').metadata, labels: { set: 'gone' } } });
+    const patched = await server.request('PATCH', `${CMS}/gone-1`, { raw: JSON.stringify({ data: { k: 'patched' } }), headers: { 'content-type': 'application/merge-patch+json', accept: PB } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(protobufAnswer(patched, 'v1', 'ConfigMap').data.k, 'patched');
+    const deleted = await server.request('DELETE', `${CMS}/gone-1`, { headers: { accept: PB } });
+    assert.equal(deleted.status, 200, deleted.text);
+    const status = protobufAnswer(deleted, 'v1', 'Status');
+    assert.equal(status.status, 'Success');
+    assert.equal(status.details.name, 'gone-1');
+    const collection = await server.request('DELETE', `${CMS}?labelSelector=set%3Dgone`, { headers: { accept: PB } });
+    assert.equal(collection.status, 200, collection.text);
+    assert.deepEqual(protobufAnswer(collection, 'v1', 'ConfigMapList').items.map((i: any) => i.metadata.name), ['gone-2']);
+  });
+
+  test('reviews: a protobuf SelfSubjectReview and SelfSubjectAccessReview in, protobuf out', async () => {
+    const ssr = await server.request('POST', '/apis/authentication.orch.io/v1/selfsubjectreviews', {
+      raw: codec.encodeObject('authentication.orch.io/v1', 'SelfSubjectReview', { apiVersion: 'authentication.orch.io/v1', kind: 'SelfSubjectReview', metadata: {} }),
+      headers: { 'content-type': PB, accept: PB },
+    });
+    assert.equal(ssr.status, 201, ssr.text);
+    const review = protobufAnswer(ssr, 'authentication.orch.io/v1', 'SelfSubjectReview');
+    assert.ok(review.status.userInfo.username);
+    assertUpstreamReads(ssr, 'authentication.orch.io/v1', 'SelfSubjectReview', review);
+    const sar = { apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: PB_NAMESPACE, verb: 'get', resource: 'configmaps' } } };
+    const ssar = await server.request('POST', '/apis/authorization.orch.io/v1/selfsubjectaccessreviews', { raw: codec.encodeObject(sar.apiVersion, sar.kind, sar), headers: { 'content-type': PB, accept: PB } });
+    assert.equal(ssar.status, 201, ssar.text);
+    assert.equal(protobufAnswer(ssar, sar.apiVersion, sar.kind).status.allowed, true);
+  });
+
   test('PATCH takes no protobuf: 415 naming the patch types', async () => {
     await expectWrite(server, 'POST', CMS, configMap('patched'));
     const res = await server.request('PATCH', `${CMS}/patched`, { raw: codec.encodeObject('v1', 'ConfigMap', configMap('patched')), headers: { 'content-type': PB } });
