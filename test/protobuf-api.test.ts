@@ -249,7 +249,12 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     const patched = await server.request('PATCH', `${CMS}/gone-1`, { raw: JSON.stringify({ data: { k: 'patched' } }), headers: { 'content-type': 'application/merge-patch+json', accept: PB } });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(protobufAnswer(patched, 'v1', 'ConfigMap').data.k, 'patched');
-    const deleted = await server.request('DELETE', `${CMS}/gone-1`, { headers: { accept: PB } });
+    // A protobuf DeleteOptions body: its precondition is read (a wrong uid is a 409).
+    const options = (uid: string) => codec.encodeObject('v1', 'DeleteOptions', { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } });
+    const refused = await server.request('DELETE', `${CMS}/gone-1`, { raw: options('not-the-uid'), headers: { 'content-type': PB, accept: PB } });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(protobufAnswer(refused, 'v1', 'Status').reason, 'Conflict');
+    const deleted = await server.request('DELETE', `${CMS}/gone-1`, { raw: options(protobufAnswer(patched, 'v1', 'ConfigMap').metadata.uid), headers: { 'content-type': PB, accept: PB } });
     assert.equal(deleted.status, 200, deleted.text);
     const status = protobufAnswer(deleted, 'v1', 'Status');
     assert.equal(status.status, 'Success');
