@@ -277,6 +277,14 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     const ssar = await server.request('POST', '/apis/authorization.orch.io/v1/selfsubjectaccessreviews', { raw: codec.encodeObject(sar.apiVersion, sar.kind, sar), headers: { 'content-type': PB, accept: PB } });
     assert.equal(ssar.status, 201, ssar.text);
     assert.equal(protobufAnswer(ssar, sar.apiVersion, sar.kind).status.allowed, true);
+    // An action subresource whose body is another group's kind: serviceaccounts/token takes a TokenRequest.
+    const tr = { apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', spec: { audiences: ['pb'], expirationSeconds: 3600 } };
+    const token = await server.request('POST', `/api/v1/namespaces/${PB_NAMESPACE}/serviceaccounts/default/token`, { raw: codec.encodeObject(tr.apiVersion, tr.kind, tr), headers: { 'content-type': PB, accept: PB } });
+    assert.equal(token.status, 201, token.text);
+    const issued = protobufAnswer(token, tr.apiVersion, tr.kind);
+    assert.deepEqual(issued.spec.audiences, ['pb']);
+    assert.match(issued.status.token, /^ey/);
+    assertUpstreamReads(token, tr.apiVersion, tr.kind, issued);
   });
 
   test('PATCH takes no protobuf: 415 naming the patch types', async () => {
