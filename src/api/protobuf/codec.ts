@@ -24,6 +24,10 @@ export class ProtobufBodyError extends Error {
   }
 }
 
+/**
+ * The server's protobuf (SPEC 4.7): the generated table's encoder and decoder
+ * behind upstream's envelope (protobuf.Serializer Encode/Decode).
+ */
 export class ProtobufCodec {
   private readonly encoder: MessageEncoder;
   private readonly decoder: MessageDecoder;
@@ -56,6 +60,7 @@ export class ProtobufCodec {
 
   /** A list body from its metadata and its items' messages (each encoded once, shared: the items are not re-encoded). */
   encodeList(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: readonly Uint8Array[]): Buffer {
+    // Only a kind with a List message gets a list body (throws otherwise).
     this.schemaOf(apiVersion, listKind);
     const parts: Uint8Array[] = messageField(0x0a, this.encoder.encode(LIST_META, metadata));
     for (const item of items) parts.push(...messageField(ITEM_TAG, item));
@@ -89,7 +94,7 @@ export class ProtobufCodec {
     return { ...typeMeta, ...object };
   }
 
-  /** Reads a message of `schemaName` (tests and the watch client). */
+  /** The JSON form of a message of `apiVersion`/`kind` without envelope (a watch event's object once unwrapped, a list's item). */
   decodeMessage(apiVersion: string, kind: string, bytes: Uint8Array): any {
     return this.decoder.decode(this.schemaOf(apiVersion, kind), bytes);
   }

@@ -10,9 +10,11 @@
 import protobuf from 'protobufjs/minimal.js';
 import { ProtobufDecodeError } from './message-decoder.ts';
 
+/** SPEC 4.7's protobuf media type (upstream's `application/vnd.kubernetes.protobuf`, renamed). */
 export const PROTOBUF_TYPE = 'application/vnd.orch.protobuf';
 /** The Content-Type of a protobuf watch (upstream's `;stream=watch` media type). */
 export const PROTOBUF_WATCH_TYPE = `${PROTOBUF_TYPE};stream=watch`;
+/** SPEC 4.7: the 4 bytes before every envelope (upstream protobuf.go's protoEncodingPrefix); a body without them is refused. */
 export const PROTOBUF_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 function varintLength(n: number): number {
@@ -86,6 +88,7 @@ export function messageField(tag: number, bytes: Uint8Array): Uint8Array[] {
   return [fieldHead(tag, bytes.length), bytes];
 }
 
+/** runtime.Unknown as read from a body (apimachinery pkg/runtime/types_proto.go). */
 export interface Unknown {
   apiVersion: string;
   kind: string;

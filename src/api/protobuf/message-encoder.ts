@@ -16,7 +16,7 @@ type Writer = protobuf.Writer;
 
 type Encode = (w: Writer, value: any) => void;
 
-// Wire types.
+/** Protobuf wire types (varint, 64-bit, length-delimited) and a field's tag, as the decoder checks them too. */
 export const VARINT = 0;
 export const FIXED64 = 1;
 export const BYTES = 2;
