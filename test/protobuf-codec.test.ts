@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import protobuf from 'protobufjs';
 import { protobuf as table } from '../src/generated/protobuf.ts';
 import { kinds } from '../src/generated/kinds.ts';
-import { ProtobufCodec } from '../src/api/protobuf/codec.ts';
+import { ProtobufBodyError, ProtobufCodec } from '../src/api/protobuf/codec.ts';
 import { openEnvelope, PROTOBUF_PREFIX, rawOf, watchFrame } from '../src/api/protobuf/envelope.ts';
 import type { ProtoField, ProtoValue } from '../src/api/protobuf/schema.ts';
 import { protobufWatchEncoding } from '../src/handlers/protobuf-responses.ts';
@@ -187,4 +187,27 @@ test('malformed messages are refused with gogo-protobuf\'s words', () => {
   // Unknown field numbers are skipped, as gogo's Unmarshal skips them.
   const extra = Buffer.from([0xf8, 0x3e, 0x05]);
   assert.deepEqual(codec.decodeObject(Buffer.concat([PROTOBUF_PREFIX, Buffer.from([0x12, extra.length]), extra]), 'v1', 'ConfigMap'), {});
+});
+
+test('mutated and cut bodies are read or refused as bodies, never a crash of another kind', () => {
+  const pod = {
+    metadata: { name: 'a', labels: { a: 'b' }, creationTimestamp: '2024-01-01T00:00:00Z', managedFields: [{ manager: 'x', fieldsV1: { 'f:a': {} }, time: '2024-01-01T00:00:00Z' }] },
+    spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } }, readinessProbe: { httpGet: { port: 'http' } } }], volumes: [{ name: 'v', configMap: { name: 'cm' } }] },
+  };
+  const body = codec.encodeObject('v1', 'Pod', pod);
+  let seed = 12345;
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  let refused = 0;
+  for (let i = 0; i < 5000; i++) {
+    const mutated = Buffer.from(body);
+    for (let j = 0; j < 1 + Math.floor(random() * 4); j++) mutated[4 + Math.floor(random() * (mutated.length - 4))] = Math.floor(random() * 256);
+    const sent = random() < 0.2 ? mutated.subarray(0, Math.floor(random() * mutated.length)) : mutated;
+    try {
+      codec.decodeObject(sent, 'v1', 'Pod');
+    } catch (err) {
+      assert.ok(err instanceof ProtobufBodyError, `${(err as Error).stack}`);
+      refused++;
+    }
+  }
+  assert.ok(refused > 1000, `${refused} refused`);
 });
