@@ -70,6 +70,8 @@ interface Route {
   subresources: Map<string, GenericStore>;
   /** What a POST computes, for a review or an action subresource ('' = the resource itself). */
   computed: Map<string, { kind: BodyKind; compute: ComputedCreate }>;
+  /** Whether the kind has a protobuf message (the built-in kinds; SPEC 4.7). */
+  protobuf: boolean;
 }
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
@@ -96,16 +98,16 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
+    this.protobuf = new ProtobufCodec(options.api.protobuf);
     for (const kind of options.api.kinds) {
       if (!kind.stored) {
-        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map() });
+        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind)));
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
-    this.protobuf = new ProtobufCodec(options.api.protobuf);
     this.inflight = new InflightLimiter(options.limits);
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
@@ -129,7 +131,7 @@ export class ApiServer {
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
-    return { kind, store, subresources, computed: new Map() };
+    return { kind, store, subresources, computed: new Map(), protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) };
   }
 
   /**
@@ -363,7 +365,7 @@ export class ApiServer {
     if (!kind.stored && info.name) throw errors.routeNotFound();
     // The resource's own negotiation: a custom resource's 406 is JSON whatever the client asked for.
     encode.mediaType = JSON_TYPE;
-    const negotiated = negotiate(req, info.verb, this.protobuf.supports(apiVersionOf(kind), kind.kind));
+    const negotiated = negotiate(req, info.verb, route.protobuf);
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;

@@ -20,26 +20,30 @@ const sharedBodies = new Map<string, { body: Buffer; version: string }>();
 let sharedBodyBytes = 0;
 let nextCacheId = 0;
 /**
- * Encoded bodies kept on objects, oldest first from `firstKept`, each with what
- * gives it up: past the budget the oldest are dropped.
+ * Encoded bodies kept on objects, oldest first from `firstKept`, and the
+ * object keeping each (two arrays: no object or closure per body).
  */
-let keptBodies: Array<{ length: number; release: () => void } | undefined> = [];
+let keptBodies: Array<Buffer | undefined> = [];
+let keptBy: Array<CachedObject | undefined> = [];
 let firstKept = 0;
 let bodyBytesKept = 0;
 
-/** Counts a body an object now keeps; drops the oldest ones past BODY_BYTES_KEPT. */
-function keepBody(length: number, release: () => void): void {
-  keptBodies.push({ length, release });
-  bodyBytesKept += length;
+/** Counts a body an object now keeps; past BODY_BYTES_KEPT the oldest are given up. */
+function keepBody(object: CachedObject, body: Buffer): void {
+  keptBodies.push(body);
+  keptBy.push(object);
+  bodyBytesKept += body.length;
   while (bodyBytesKept > BODY_BYTES_KEPT && firstKept < keptBodies.length) {
     const oldest = keptBodies[firstKept]!;
-    keptBodies[firstKept++] = undefined;
+    keptBy[firstKept]!.release(oldest);
+    keptBodies[firstKept] = undefined;
+    keptBy[firstKept++] = undefined;
     bodyBytesKept -= oldest.length;
-    oldest.release();
   }
   // Compacted once the released prefix dominates, so the queue stays amortized O(1).
   if (firstKept > 4096 && firstKept * 2 > keptBodies.length) {
     keptBodies = keptBodies.slice(firstKept);
+    keptBy = keptBy.slice(firstKept);
     firstKept = 0;
   }
 }
@@ -109,7 +113,7 @@ export class CachedObject {
     if (this.encodedBody) return this.encodedBody;
     const body = Buffer.from(this.json());
     this.encodedBody = body;
-    keepBody(body.length, () => (this.encodedBody = undefined));
+    keepBody(this, body);
     return body;
   }
 
@@ -121,12 +125,15 @@ export class CachedObject {
   encoded(mediaType: string, encode: (object: CachedObject) => Buffer): Buffer {
     if (this.alternate?.mediaType === mediaType) return this.alternate.body;
     const body = encode(this);
-    const kept = { mediaType, body };
-    this.alternate = kept;
-    keepBody(body.length, () => {
-      if (this.alternate === kept) this.alternate = undefined;
-    });
+    this.alternate = { mediaType, body };
+    keepBody(this, body);
     return body;
+  }
+
+  /** Gives up a kept body (keepBody's budget), if this version still holds it. */
+  release(body: Buffer): void {
+    if (this.encodedBody === body) this.encodedBody = undefined;
+    if (this.alternate?.body === body) this.alternate = undefined;
   }
 
   /** Parsed object for selectors; treat as read-only, it is shared. */
