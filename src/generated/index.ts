@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 
 export { bodyKinds, kinds } from './kinds.ts';
 export { structure } from './structure.ts';
+/** The protobuf messages of every schema (SPEC 4.7). */
+export { protobuf } from './protobuf.ts';
 /** ObjectMeta's decoder, for kinds whose schema arrives at run time (custom resources). */
 export { decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta as decodeObjectMeta } from './decoders.ts';
 

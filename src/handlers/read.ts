@@ -19,6 +19,8 @@ import { parseInt64 } from './options.ts';
 import { expiredFor, parseResourceVersion, planList, requireReached, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
 import { writeTable } from './table-rows.ts';
 import { convertForServing } from './conversion.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
+import { writeProtobufList, writeProtobufObject } from './protobuf-responses.ts';
 
 /**
  * SPEC 4.6 get, from the watch cache: unset = most recent (the cache once it has
@@ -29,6 +31,7 @@ export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const { store } = ctx;
   const cached = await getCached(ctx);
   if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
+  if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufObject(ctx, cached);
   writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
 }
 
@@ -212,6 +215,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   }
   if (kind.convert) await convertForServing(kind, items);
   if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
+  if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufList(ctx, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (!compactJson) {
     return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json(asVersion))) }, ctx.encode);
   }

@@ -14,6 +14,8 @@ import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
 import { setLongTimeout } from '../util/timers.ts';
 import { toStatusError } from '../server/respond.ts';
 import { convertForServing } from './conversion.ts';
+import { PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
+import { protobufWatchEncoding } from './protobuf-responses.ts';
 
 export interface WatchSettings {
   /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, off by default). */
@@ -70,7 +72,10 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   if (resourceVersion === undefined && !ctx.fromStorage) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
   else if (sendInitialEvents && resourceVersion) await cacher.waitFor(resourceVersion, TOO_LARGE_WAIT_MS);
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
+  const encoding = ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf ? protobufWatchEncoding(ctx.encode.protobuf, kind) : undefined;
+  const contentType = encoding ? PROTOBUF_WATCH_TYPE : 'application/json';
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const request: WatchRequest = {
     resourcePrefix: resourcePrefix(kind.group, kind.plural),
@@ -80,6 +85,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
     initialEventsEndBookmark: !!sendInitialEvents && options.allowBookmarks,
     bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
     apiVersion: readApiVersion(kind),
+    encoding,
     prepare: kind.convert ? (objects) => convertForServing(kind, objects).then(() => undefined, (err) => toStatusError(err).toStatus()) : undefined,
     out: res,
   };

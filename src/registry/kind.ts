@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonPath } from '../util/jsonpath.ts';
 import type { ApiObject } from './strategy.ts';
+import type { ProtobufTable } from '../api/protobuf/schema.ts';
 
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
@@ -112,6 +113,8 @@ export interface GeneratedApi {
   bodyKinds: readonly BodyKind[];
   /** Schema name -> structure node (codegen/structure.ts StructureNode). */
   structure: Record<string, any>;
+  /** Every schema's protobuf message and the schema of each apiVersion/Kind (SPEC 4.7). */
+  protobuf: ProtobufTable;
   /** ObjectMeta's decoder: custom resources decode their metadata as every kind does. */
   decodeObjectMeta: Decoder;
   openapiV3Paths: Record<string, string>;

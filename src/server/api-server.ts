@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import type { BodyKind, GeneratedApi, KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
@@ -38,6 +38,8 @@ import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
 import { WatchCacheSettings } from './watch-cache-settings.ts';
+import { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 
 export interface ApiServerOptions {
@@ -73,9 +75,12 @@ interface Route {
   computed: Map<string, { kind: BodyKind; compute: ComputedCreate }>;
   /** Clients' reads and watches go to storage, not the watch cache (--watch-cache, --watch-cache-sizes). */
   fromStorage: boolean;
+  /** Whether the kind has a protobuf message (the built-in kinds; SPEC 4.7). */
+  protobuf: boolean;
 }
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
+const PROTOBUF_SUBTYPE = PROTOBUF_TYPE.split('/')[1];
 
 /** Upstream's defaults: the watch cache on, events read from the store. */
 const DEFAULT_WATCH_CACHE = new WatchCacheSettings();
@@ -89,6 +94,8 @@ export class ApiServer {
   private readonly structure: Record<string, any>;
   private readonly customKinds = new Map<string, KindDefinition>();
   private readonly openapi: OpenApiPublisher;
+  /** Protobuf of the built-in kinds (SPEC 4.7). */
+  private readonly protobuf: ProtobufCodec;
   private readonly inflight: InflightLimiter;
   private readonly deadlines: Deadlines;
   /** Requests in flight that are not long-running: a graceful shutdown waits for them (upstream WithWaitGroup). */
@@ -99,9 +106,10 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
+    this.protobuf = new ProtobufCodec(options.api.protobuf);
     for (const kind of options.api.kinds) {
       if (!kind.stored) {
-        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false });
+        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
       const fromStorage = !(options.watchCache ?? DEFAULT_WATCH_CACHE).servesBuiltIn(kind.group, kind.plural);
@@ -132,7 +140,7 @@ export class ApiServer {
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
-    return { kind, store, subresources, computed: new Map(), fromStorage };
+    return { kind, store, subresources, computed: new Map(), fromStorage, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) };
   }
 
   /**
@@ -233,7 +241,7 @@ export class ApiServer {
    * authorization, then the resource or non-resource handler.
    */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE };
+    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf };
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;
@@ -244,6 +252,9 @@ export class ApiServer {
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
       const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
+      // upstream's 401 and 403 on API resources are negotiated with the built-in codecs (ErrorNegotiated):
+      // a client asking for protobuf gets its Status so. Discovery and other paths stay JSON.
+      if (info.isResourceRequest && req.headers.accept?.includes(PROTOBUF_SUBTYPE) && negotiate(req, '', true, false).mediaType === PROTOBUF_TYPE) encode.mediaType = PROTOBUF_TYPE;
       if (!isLongRunning(info)) {
         this.shortInFlight++;
         counted = true;
@@ -361,7 +372,9 @@ export class ApiServer {
     if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
     // A review has no objects to address.
     if (!kind.stored && info.name) throw errors.routeNotFound();
-    const negotiated = negotiate(req, info.verb);
+    // The resource's own negotiation: a custom resource's 406 is JSON whatever the client asked for.
+    encode.mediaType = JSON_TYPE;
+    const negotiated = negotiate(req, info.verb, route.protobuf);
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;
@@ -471,8 +484,14 @@ class ResourceRequestContext implements ResourceRequest {
  */
 const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
 
-/** SPEC 4.7: the first acceptable media range wins; none acceptable is 406. */
-function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { apiVersion: string } } {
+/**
+ * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
+ * Protobuf is acceptable for kinds that have a message (`protobuf`: the
+ * built-in kinds), not for custom resources; `stream=watch` is the stream
+ * form of either, as upstream's negotiation allows it on every endpoint.
+ * Not `strict`: JSON when nothing is acceptable, instead of the 406.
+ */
+function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string } } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
@@ -483,8 +502,12 @@ function negotiate(req: IncomingMessage, verb: string): { mediaType: string; tab
       }
       continue;
     }
+    // upstream acceptMediaTypeOptions: `stream` names a streaming form, and `watch` is the only one.
+    if (params.stream !== undefined && params.stream !== 'watch') continue;
     if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
     if (type === 'application' && subtype === 'yaml') return { mediaType: YAML_TYPE };
+    if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
   }
-  throw errors.notAcceptable(SERVED_MEDIA_TYPES);
+  if (!strict) return { mediaType: JSON_TYPE };
+  throw errors.notAcceptable(protobuf ? [...SERVED_MEDIA_TYPES, PROTOBUF_TYPE] : SERVED_MEDIA_TYPES);
 }

@@ -46,6 +46,8 @@ export interface WatchRequest {
   apiVersion?: string;
   /** CacheWatcherOptions.prepare. */
   prepare?: CacheWatcherOptions['prepare'];
+  /** CacheWatcherOptions.encoding: JSON lines when undefined. */
+  encoding?: CacheWatcherOptions['encoding'];
   out: import('node:stream').Writable;
 }
 
@@ -306,6 +308,7 @@ export class Cacher {
       bookmarkHead: request.bookmarkHead,
       apiVersion: request.apiVersion,
       prepare: request.prepare,
+      encoding: request.encoding,
       onClose: (w) => cache.watchers.delete(w),
     });
     if (request.initialEvents) {

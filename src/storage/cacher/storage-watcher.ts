@@ -51,7 +51,7 @@ export async function watchFromStorage(
     }
   } catch (err) {
     // The 200 is already sent: the failure is the stream's one ERROR event.
-    const failed = new CacheWatcher(request.out, selection, 0, { maxBufferedBytes, onClose });
+    const failed = new CacheWatcher(request.out, selection, 0, { maxBufferedBytes, encoding: request.encoding, onClose });
     failed.fail(statusOf(err as Error));
     return failed;
   }
@@ -61,6 +61,7 @@ export async function watchFromStorage(
     // Bookmarks only end the initial events: the store's watch reports no progress outside the watched keys.
     bookmarkHead: request.initialEventsEndBookmark ? request.bookmarkHead : undefined,
     apiVersion: request.apiVersion,
+    encoding: request.encoding,
     prepare: request.prepare,
     onClose: (closed) => {
       storageWatch?.stop();
