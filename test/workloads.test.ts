@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
+import { openWatch } from './helpers/watch.ts';
 
 let server: TestServer;
 before(async () => {
@@ -172,6 +173,41 @@ test('a CronJob gets its defaults; its schedule is parsed with cron words and TZ
   assert.deepEqual(causes(await server.request('POST', path, { body: cron('tz', 'TZ=UTC 0 * * * *') })), ['spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead']);
 });
 
+test('a watch of Deployments sees them added and modified', async () => {
+  const list = await server.request('GET', DEPLOYMENTS);
+  const watch = openWatch(server, `${DEPLOYMENTS}?watch=1&resourceVersion=${list.body.metadata.resourceVersion}`);
+  try {
+    assert.equal(await watch.status, 200);
+    await server.request('POST', DEPLOYMENTS, { body: deployment('watched') });
+    await server.request('PATCH', `${DEPLOYMENTS}/watched`, { body: { spec: { replicas: 2 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const events = await watch.waitFor(2);
+    assert.deepEqual(events.map((e) => [e.type, e.object.kind, e.object.spec.replicas]), [['ADDED', 'Deployment', 1], ['MODIFIED', 'Deployment', 2]]);
+  } finally {
+    watch.close();
+  }
+});
+
+test('the status subresource checks the counters as upstream', async () => {
+  await server.request('POST', DEPLOYMENTS, { body: deployment('counted') });
+  const res = await server.request('PUT', `${DEPLOYMENTS}/counted/status`, { body: { ...(await server.request('GET', `${DEPLOYMENTS}/counted`)).body, status: { replicas: 1, readyReplicas: 2, availableReplicas: -1 } } });
+  assert.deepEqual(causes(res).sort(), ['status.availableReplicas: Invalid value: -1: must be greater than or equal to 0', 'status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas'].sort());
+});
+
+test('deleting a batch/v1 Job without a policy orphans its pods and says so', async () => {
+  const path = '/apis/batch/v1/namespaces/default/jobs';
+  await server.request('POST', path, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'gone' }, spec: { template: template({}, 'Never') } } });
+  const res = await server.request('DELETE', `${path}/gone`);
+  assert.equal(res.status, 200, res.text);
+  assert.match(String(res.headers.warning), /child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning/);
+  assert.deepEqual(res.body.metadata.finalizers, ['orphan']);
+  const quiet = await server.request('POST', path, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'quiet' }, spec: { template: template({}, 'Never') } } });
+  assert.equal(quiet.status, 201, quiet.text);
+  const background = await server.request('DELETE', `${path}/quiet?propagationPolicy=Background`);
+  assert.equal(background.status, 200, background.text);
+  assert.equal(background.headers.warning, undefined);
+  assert.equal(background.body.kind, 'Status');
+});
+
 test('discovery lists the workload kinds with short names, categories and subresources', async () => {
   const apps = await server.request('GET', '/apis/apps/v1');
   assert.equal(apps.status, 200, apps.text);
@@ -193,7 +229,7 @@ test('Tables carry upstream printers columns', async () => {
   assert.deepEqual(res.body.rows[0].cells.slice(5), ['web', 'nginx:1.27', 'app=web']);
   const jobs = await server.request('GET', '/apis/batch/v1/namespaces/default/jobs', { headers: { accept: TABLE } });
   assert.deepEqual(jobs.body.columnDefinitions.map((c: any) => c.name), ['Name', 'Status', 'Completions', 'Duration', 'Age', 'Containers', 'Images', 'Selector']);
-  assert.deepEqual(jobs.body.rows[0].cells.slice(0, 4), ['pi', 'Running', '0/1', '']);
+  assert.deepEqual(jobs.body.rows.find((r: any) => r.cells[0] === 'pi').cells.slice(0, 4), ['pi', 'Running', '0/1', '']);
   const crons = await server.request('GET', '/apis/batch/v1/namespaces/default/cronjobs', { headers: { accept: TABLE } });
   assert.deepEqual(crons.body.rows[0].cells.slice(0, 6), ['hourly', '*/5 1-3 * JAN-MAR mon,fri', '<none>', 'False', 0, '<none>']);
 });
@@ -212,12 +248,18 @@ test('kubectl creates, lists, scales and explains the workload kinds', { skip: !
     assert.equal(resources.code, 0, resources.stderr);
     assert.match(resources.stdout, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
     assert.match(resources.stdout, /^statefulsets\s+sts\s+apps\/v1\s+true\s+StatefulSet$/m);
+    const job = await kubectl('create', 'job', 'kj', '--image=busybox');
+    assert.equal(job.code, 0, job.stderr);
+    const cron = await kubectl('create', 'cronjob', 'kcj', '--image=busybox', '--schedule=*/5 * * * *');
+    assert.equal(cron.code, 0, cron.stderr);
     const list = await kubectl('get', 'deploy,rs,sts,ds,job,cj');
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\n/);
     assert.match(list.stdout, /deployment\.apps\/kc\s+0\/3\s+0\s+0\s+\d+s/);
-    assert.match(list.stdout, /NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\njob\.batch\/pi\s+Running\s+0\/1\s+\d+s/);
+    assert.match(list.stdout, /NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\n/);
+    assert.match(list.stdout, /^job\.batch\/kj\s+Running\s+0\/1\s+\d+s$/m);
     assert.match(list.stdout, /NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\n/);
+    assert.match(list.stdout, /^cronjob\.batch\/kcj\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s$/m);
     const explain = await kubectl('explain', 'deployment.spec.strategy');
     assert.equal(explain.code, 0, explain.stderr);
     assert.match(explain.stdout, /rollingUpdate/);

@@ -21,6 +21,7 @@ import {
   validateDeployment,
   validateJob,
   validateReplicaSet,
+  validateReplicaStatus,
   validateStatefulSet,
 } from '../validation/workloads.ts';
 
@@ -115,8 +116,9 @@ function generateJobSelector(job: ApiObject): void {
 }
 
 /** The apps/v1 kinds' shape: defaults, status emptied on create, generation following spec changes. */
-function workloadStrategy(applyDefaults: (obj: ApiObject) => void, validate: (obj: any, old?: any) => ReturnType<typeof validateDeployment>): Strategy {
+function workloadStrategy(applyDefaults: (obj: ApiObject) => void, validate: (obj: any, old?: any) => ReturnType<typeof validateDeployment>, replicaStatus?: Parameters<typeof validateReplicaStatus>[0]): Strategy {
   return {
+    ...(replicaStatus ? { validateStatusUpdate: (obj: ApiObject, old: ApiObject) => validateReplicaStatus(replicaStatus, obj, old) } : {}),
     applyDefaults,
     prepareForCreate(obj) {
       obj.status = {};
@@ -130,6 +132,11 @@ function workloadStrategy(applyDefaults: (obj: ApiObject) => void, validate: (ob
 
 const job: Strategy = {
   ...workloadStrategy(defaultJob, validateJob),
+  // K pkg/registry/batch/job/strategy.go DefaultGarbageCollectionPolicy: batch/v1 orphans the pods
+  // for compatibility, and storage.go Delete says so when the client chose nothing.
+  defaultGarbageCollectionPolicy: 'Orphan',
+  defaultPolicyWarning:
+    'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
   prepareForCreate(obj) {
     obj.status = {};
     specGeneration.prepareForCreate(obj);
@@ -139,10 +146,10 @@ const job: Strategy = {
 
 /** The workload strategies, keyed by `group/Kind`. */
 export const workloadStrategies: Record<string, Strategy> = {
-  'apps/Deployment': workloadStrategy(defaultDeployment, validateDeployment),
-  'apps/ReplicaSet': workloadStrategy((obj) => defaultPodTemplate(specOf(obj).template, 'ReplicaSet'), validateReplicaSet),
-  'apps/DaemonSet': workloadStrategy(defaultDaemonSet, validateDaemonSet),
-  'apps/StatefulSet': workloadStrategy(defaultStatefulSet, validateStatefulSet),
+  'apps/Deployment': workloadStrategy(defaultDeployment, validateDeployment, 'Deployment'),
+  'apps/ReplicaSet': workloadStrategy((obj) => defaultPodTemplate(specOf(obj).template, 'ReplicaSet'), validateReplicaSet, 'ReplicaSet'),
+  'apps/DaemonSet': workloadStrategy(defaultDaemonSet, validateDaemonSet, 'DaemonSet'),
+  'apps/StatefulSet': workloadStrategy(defaultStatefulSet, validateStatefulSet, 'StatefulSet'),
   // ControllerRevisions have no spec or status: data and revision only.
   'apps/ControllerRevision': { validate: (obj) => validateControllerRevision(obj), validateUpdate: (obj, old) => validateControllerRevision(obj, old) },
   'batch/Job': job,
