@@ -116,6 +116,9 @@ test('the scale subresource reads and writes spec.replicas of a Deployment', asy
   assert.equal(put.body.spec.replicas, 5);
   const patched = await server.request('PATCH', `${DEPLOYMENTS}/scaled/scale`, { body: { spec: { replicas: 4 } }, headers: { 'content-type': 'application/merge-patch+json' } });
   assert.equal(patched.status, 200, patched.text);
+  const negative = await server.request('PATCH', `${DEPLOYMENTS}/scaled/scale`, { body: { spec: { replicas: -1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(negative.status, 422, negative.text);
+  assert.equal(negative.body.message, 'Scale.autoscaling "scaled" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
   const after = await server.request('GET', `${DEPLOYMENTS}/scaled`);
   assert.equal(after.body.spec.replicas, 4);
   assert.equal(after.body.metadata.generation, 3);
@@ -123,11 +126,13 @@ test('the scale subresource reads and writes spec.replicas of a Deployment', asy
 
 test('StatefulSet: defaults, and only the listed spec fields may change', async () => {
   const path = '/apis/apps/v1/namespaces/default/statefulsets';
-  const created = await server.request('POST', path, { body: { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: template({ app: 'db' }) } } });
+  const created = await server.request('POST', path, { body: { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: template({ app: 'db' }), volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } } });
   assert.equal(created.status, 201, created.text);
   assert.equal(created.body.spec.podManagementPolicy, 'OrderedReady');
   assert.deepEqual(created.body.spec.updateStrategy, { type: 'RollingUpdate' });
   assert.deepEqual(created.body.spec.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Retain', whenScaled: 'Retain' });
+  assert.deepEqual(created.body.spec.volumeClaimTemplates[0].spec.volumeMode, 'Filesystem');
+  assert.deepEqual(created.body.spec.volumeClaimTemplates[0].status, { phase: 'Pending' });
   const res = await server.request('PATCH', `${path}/db`, { body: { spec: { serviceName: 'other' } }, headers: { 'content-type': 'application/merge-patch+json' } });
   assert.deepEqual(causes(res), [
     "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",

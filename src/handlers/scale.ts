@@ -10,6 +10,7 @@ import * as errors from '../api/status-error.ts';
 import { scaleFromCustomResource, ScaleAccessError, setNestedField } from '../registry/custom-resources/scale.ts';
 import { apiVersionOf, readApiVersion, type BodyKind, type KindDefinition, type ScalePaths } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
+import { nonNegative } from '../registry/validation/workloads.ts';
 import { writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
@@ -69,6 +70,11 @@ function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: Scale
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   const replicas = scale.spec?.replicas ?? 0;
+  // A built-in kind's ScaleREST validates the Scale itself first (autoscaling validation ValidateScale).
+  if (paths.selectorObjectPath !== undefined) {
+    const scaleErrors = nonNegative(replicas, 'spec.replicas');
+    if (scaleErrors.length) throw errors.invalid('Scale', 'autoscaling', ctx.info.name, scaleErrors);
+  }
   if (replicas === INVALID_SPEC_REPLICAS) throw errors.badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`);
   try {
     setNestedField(current, paths.specReplicasPath, replicas);

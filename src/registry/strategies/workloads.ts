@@ -9,7 +9,7 @@
  * withStatusReset every kind with a status subresource gets.
  */
 import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
-import { defaultPodTemplate } from './pod-defaults.ts';
+import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
 import {
   JOB_CONTROLLER_UID_LABEL,
   JOB_NAME_LABEL,
@@ -72,6 +72,15 @@ function defaultStatefulSet(obj: ApiObject): void {
   if (!isObj(spec.persistentVolumeClaimRetentionPolicy)) spec.persistentVolumeClaimRetentionPolicy = {};
   spec.persistentVolumeClaimRetentionPolicy.whenDeleted ||= 'Retain';
   spec.persistentVolumeClaimRetentionPolicy.whenScaled ||= 'Retain';
+  // SetObjectDefaults_StatefulSet on each volume claim template: SetDefaults_PersistentVolumeClaim(Spec) and the ResourceLists
+  for (const claim of Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []) {
+    if (!isObj(claim)) continue;
+    if (!isObj(claim.spec)) claim.spec = {};
+    claim.spec.volumeMode ??= 'Filesystem';
+    canonicalResourceList(claim.spec.resources?.limits, 'StatefulSet');
+    canonicalResourceList(claim.spec.resources?.requests, 'StatefulSet');
+    claim.status = { ...(isObj(claim.status) ? claim.status : {}), phase: claim.status?.phase || 'Pending' };
+  }
   defaultPodTemplate(spec.template, 'StatefulSet');
 }
 
