@@ -144,6 +144,13 @@ test('DaemonSet and ReplicaSet defaults and restart policy', async () => {
   assert.equal(ds.status, 201, ds.text);
   assert.deepEqual(ds.body.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
   assert.equal(ds.body.spec.revisionHistoryLimit, 10);
+  assert.equal(ds.body.metadata.annotations['deprecated.daemonset.template.generation'], '1');
+  const relabeled = await server.request('PATCH', '/apis/apps/v1/namespaces/default/daemonsets/agent', { body: { spec: { template: { metadata: { labels: { app: 'agent', v: '2' } } } } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+  assert.equal(relabeled.status, 200, relabeled.text);
+  assert.equal(relabeled.body.metadata.annotations['deprecated.daemonset.template.generation'], '2');
+  assert.equal(relabeled.body.metadata.generation, 2);
+  const annotated = await server.request('PATCH', `${DEPLOYMENTS}/web`, { body: { metadata: { annotations: { note: 'x' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(annotated.body.metadata.generation, 2, 'a Deployment annotation change bumps generation');
   const rs = await server.request('POST', '/apis/apps/v1/namespaces/default/replicasets', { body: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' }, spec: { selector: { matchLabels: { app: 'rs' } }, template: template({ app: 'rs' }, 'Never') } } });
   assert.ok(causes(rs).includes('spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'), rs.text);
 });

@@ -139,6 +139,50 @@ function workloadStrategy(applyDefaults: (obj: ApiObject) => void, validate: (ob
   };
 }
 
+/**
+ * Deployment PrepareForUpdate: a spec or annotation change bumps generation,
+ * as annotations are copied to the Deployment's ReplicaSets.
+ */
+const deploymentGeneration = (obj: ApiObject, old: ApiObject) => {
+  const changed = JSON.stringify(obj.spec) !== JSON.stringify(old.spec) || JSON.stringify(obj.metadata.annotations ?? {}) !== JSON.stringify(old.metadata.annotations ?? {});
+  obj.metadata.generation = (old.metadata.generation ?? 0) + (changed ? 1 : 0);
+};
+
+/** apps/v1 keeps the internal spec.templateGeneration in this annotation (K pkg/apis/apps/v1/conversion.go). */
+const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+function templateGenerationOf(obj: ApiObject): number {
+  const value = Number(obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION]);
+  return Number.isInteger(value) ? value : 0;
+}
+
+function setTemplateGeneration(obj: ApiObject, value: number): void {
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: String(value) };
+}
+
+/**
+ * DaemonSet PrepareForCreate/PrepareForUpdate: template generation at least 1
+ * on create; a template change bumps it and generation, another spec change
+ * generation only.
+ */
+const daemonSetGenerations = {
+  prepareForCreate(obj: ApiObject) {
+    obj.status = {};
+    obj.metadata.generation = 1;
+    setTemplateGeneration(obj, Math.max(templateGenerationOf(obj), 1));
+  },
+  prepareForUpdate(obj: ApiObject, old: ApiObject) {
+    const generation = old.metadata.generation ?? 0;
+    setTemplateGeneration(obj, templateGenerationOf(old));
+    if (JSON.stringify(obj.spec?.template) !== JSON.stringify(old.spec?.template)) {
+      setTemplateGeneration(obj, templateGenerationOf(old) + 1);
+      obj.metadata.generation = generation + 1;
+    } else {
+      obj.metadata.generation = JSON.stringify(obj.spec) === JSON.stringify(old.spec) ? generation : generation + 1;
+    }
+  },
+};
+
 const job: Strategy = {
   ...workloadStrategy(defaultJob, validateJob),
   // K pkg/registry/batch/job/strategy.go DefaultGarbageCollectionPolicy: batch/v1 orphans the pods
@@ -155,9 +199,9 @@ const job: Strategy = {
 
 /** The workload strategies, keyed by `group/Kind`. */
 export const workloadStrategies: Record<string, Strategy> = {
-  'apps/Deployment': workloadStrategy(defaultDeployment, validateDeployment, 'Deployment'),
+  'apps/Deployment': { ...workloadStrategy(defaultDeployment, validateDeployment, 'Deployment'), prepareForUpdate: deploymentGeneration },
   'apps/ReplicaSet': workloadStrategy((obj) => defaultPodTemplate(specOf(obj).template, 'ReplicaSet'), validateReplicaSet, 'ReplicaSet'),
-  'apps/DaemonSet': workloadStrategy(defaultDaemonSet, validateDaemonSet, 'DaemonSet'),
+  'apps/DaemonSet': { ...workloadStrategy(defaultDaemonSet, validateDaemonSet, 'DaemonSet'), ...daemonSetGenerations },
   'apps/StatefulSet': workloadStrategy(defaultStatefulSet, validateStatefulSet, 'StatefulSet'),
   // ControllerRevisions have no spec or status: data and revision only.
   'apps/ControllerRevision': { validate: (obj) => validateControllerRevision(obj), validateUpdate: (obj, old) => validateControllerRevision(obj, old) },
