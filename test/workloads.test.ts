@@ -170,6 +170,8 @@ test('a Job gets its generated selector, uid and name labels, and upstream defau
   assert.ok(causes(always).includes('spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"'), always.text);
   const changed = await server.request('PATCH', `${path}/pi`, { body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
   assert.ok(causes(changed).some((c) => c.startsWith('spec.template: Invalid value: ') && c.endsWith('field is immutable')), changed.text);
+  const completions = await server.request('PATCH', `${path}/pi`, { body: { spec: { completions: 2 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.deepEqual(causes(completions), ['spec.completions: Invalid value: 2: field is immutable']);
   const byField = await server.request('GET', `${path}?fieldSelector=status.successful=0`);
   assert.deepEqual(byField.body.items.map((j: any) => j.metadata.name), ['pi']);
 });

@@ -233,6 +233,11 @@ export function validateJob(job: any, old?: any): FieldError[] {
   if (!old) return errs;
   const oldSpec = old.spec ?? {};
   errs.push(...immutable(spec.selector, oldSpec.selector, 'spec.selector'), ...immutable(spec.completionMode, oldSpec.completionMode, 'spec.completionMode'));
+  // ElasticIndexedJob (on in 1.31): an Indexed Job's completions change with its parallelism
+  if (spec.completionMode !== 'Indexed') errs.push(...immutable(spec.completions, oldSpec.completions, 'spec.completions'));
+  else if (spec.completions !== oldSpec.completions && spec.completions !== spec.parallelism) {
+    errs.push(invalid('spec.completions', spec.completions ?? null, 'can only be modified in tandem with spec.parallelism'));
+  }
   let template = spec.template;
   if (oldSpec.suspend === true && !old.status?.startTime && template && oldSpec.template) {
     // only the scheduling directives and the template's labels and annotations may change
