@@ -21,9 +21,9 @@ import {
   validateDeployment,
   validateJob,
   validateReplicaSet,
-  validateReplicaStatus,
   validateStatefulSet,
 } from '../validation/workloads.ts';
+import { validateReplicaStatus } from '../validation/workload-status.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 const MAX_INT32 = 2147483647;
