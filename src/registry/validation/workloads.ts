@@ -7,7 +7,7 @@
  * template validated as a pod's, non-negative counts, the update strategies,
  * immutable fields. Paths and words are upstream's.
  */
-import { child, forbidden, invalid, notSupported, required, type FieldError } from './field-errors.ts';
+import { child, forbidden, goQuote, goRepr, invalid, notSupported, required, type FieldError, type GoRepr } from './field-errors.ts';
 import { validateLabels, validateLabelSelector } from './label-selector.ts';
 import { FIELD_IMMUTABLE, validateAnnotations } from './object-meta.ts';
 import { validatePodSpec } from './pod.ts';
@@ -38,27 +38,47 @@ function validatePodTemplate(template: any, path: string): FieldError[] {
   return errs;
 }
 
-/** `selector` required, valid and (with a `kindWord` for the message) non-empty; the template's labels must match it. */
-function validateSelectorAndTemplate(spec: any, kindWord: string, path: string, requireSelector = true): FieldError[] {
+/** Go `%#v` of a label map, as upstream prints the template labels it refuses. */
+function goLabels(labels: unknown): GoRepr {
+  if (!isObj(labels)) return goRepr('map[string]string(nil)');
+  const keys = Object.keys(labels).sort();
+  return goRepr(`map[string]string{${keys.map((k) => `${goQuote(k)}:${goQuote(String(labels[k]))}`).join(', ')}}`);
+}
+
+interface SelectorRules {
+  /** spec.selector: Required value when absent. */
+  required: boolean;
+  /** The kind word of `empty selector is invalid for <kind>`; no check without it. */
+  emptyFor?: string;
+  /** The detail of the error when the selector does not convert; no error without it. */
+  unconvertible?: string;
+}
+
+/**
+ * The selector and the template's labels: a nil selector selects nothing and an
+ * empty one everything (LabelSelectorAsSelector), so the labels must match
+ * unless the selector is empty.
+ */
+function validateSelectorAndTemplate(spec: any, path: string, rules: SelectorRules): FieldError[] {
   const errs: FieldError[] = [];
   const selectorPath = child(path, 'selector');
   if (spec.selector === undefined || spec.selector === null) {
-    if (requireSelector) errs.push(required(selectorPath));
+    if (rules.required) errs.push(required(selectorPath));
   } else {
     errs.push(...validateLabelSelector(spec.selector, selectorPath));
-    if (kindWord && Object.keys(spec.selector.matchLabels ?? {}).length + (spec.selector.matchExpressions ?? []).length === 0) {
-      errs.push(invalid(selectorPath, spec.selector, `empty selector is invalid for ${kindWord}`));
+    if (rules.emptyFor && Object.keys(spec.selector.matchLabels ?? {}).length + (spec.selector.matchExpressions ?? []).length === 0) {
+      errs.push(invalid(selectorPath, spec.selector, `empty selector is invalid for ${rules.emptyFor}`));
     }
   }
   let requirements;
   try {
     requirements = labelSelectorToRequirements(spec.selector);
   } catch {
-    return [...errs, invalid(selectorPath, spec.selector, 'invalid label selector')];
+    return rules.unconvertible === undefined ? errs : [...errs, invalid(selectorPath, spec.selector, rules.unconvertible)];
   }
-  const labels = spec.template?.metadata?.labels ?? {};
-  if (requirements && requirements.length > 0 && !matchesLabels(requirements, labels)) {
-    errs.push(invalid(`${path}.template.metadata.labels`, labels, '`selector` does not match template `labels`'));
+  const labels = spec.template?.metadata?.labels;
+  if (!(requirements && requirements.length === 0) && !matchesLabels(requirements, labels ?? {})) {
+    errs.push(invalid(`${path}.template.metadata.labels`, goLabels(labels), '`selector` does not match template `labels`'));
   }
   return errs;
 }
@@ -93,7 +113,7 @@ function notOver100(value: unknown, path: string): FieldError[] {
 /** ValidateDeploymentSpec. */
 export function validateDeployment(obj: any, old?: any): FieldError[] {
   const spec = obj.spec ?? {};
-  const errs = [...nonNegative(spec.replicas, 'spec.replicas'), ...validateSelectorAndTemplate(spec, 'deployment', 'spec'), ...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'ReplicaSet', 'spec')];
+  const errs = [...nonNegative(spec.replicas, 'spec.replicas'), ...validateSelectorAndTemplate(spec, 'spec', { required: true, emptyFor: 'deployment', unconvertible: 'invalid label selector' }), ...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'ReplicaSet', 'spec')];
   const strategy = spec.strategy ?? {};
   if (strategy.type === 'Recreate') {
     if (strategy.rollingUpdate !== undefined) errs.push(forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'"));
@@ -120,7 +140,7 @@ export function validateDeployment(obj: any, old?: any): FieldError[] {
 /** ValidateReplicaSetSpec (its empty-selector message says deployment, as upstream's). */
 export function validateReplicaSet(obj: any, old?: any): FieldError[] {
   const spec = obj.spec ?? {};
-  const errs = [...nonNegative(spec.replicas, 'spec.replicas'), ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...validateSelectorAndTemplate(spec, 'deployment', 'spec'), ...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'ReplicaSet', 'spec')];
+  const errs = [...nonNegative(spec.replicas, 'spec.replicas'), ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...validateSelectorAndTemplate(spec, 'spec', { required: true, emptyFor: 'deployment', unconvertible: 'invalid label selector' }), ...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'ReplicaSet', 'spec')];
   if (old) errs.push(...immutable(spec.selector, old.spec?.selector, 'spec.selector'));
   return errs;
 }
@@ -128,7 +148,7 @@ export function validateReplicaSet(obj: any, old?: any): FieldError[] {
 /** ValidateDaemonSetSpec and its update strategy. */
 export function validateDaemonSet(obj: any, old?: any): FieldError[] {
   const spec = obj.spec ?? {};
-  const errs = [...validateSelectorAndTemplate(spec, 'daemonset', 'spec'), ...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'DaemonSet', 'spec')];
+  const errs = [...validateSelectorAndTemplate(spec, 'spec', { required: false, emptyFor: 'daemonset' }), ...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'DaemonSet', 'spec')];
   errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   const strategy = spec.updateStrategy ?? {};
   if (strategy.type === 'RollingUpdate') {
@@ -169,7 +189,7 @@ export function validateStatefulSet(obj: any, old?: any): FieldError[] {
     if (isObj(spec.persistentVolumeClaimRetentionPolicy) && value !== 'Retain' && value !== 'Delete') errs.push(notSupported(`spec.persistentVolumeClaimRetentionPolicy.${key}`, value ?? '', ['Retain', 'Delete']));
   }
   errs.push(...nonNegative(spec.replicas, 'spec.replicas'), ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...nonNegative(spec.ordinals?.start, 'spec.ordinals.start'));
-  errs.push(...validateSelectorAndTemplate(spec, 'statefulset', 'spec'));
+  errs.push(...validateSelectorAndTemplate(spec, 'spec', { required: true, emptyFor: 'statefulset', unconvertible: '' }));
   errs.push(...validateLabels(spec.template?.metadata?.labels, 'spec.template.metadata.labels'), ...validateAnnotations(spec.template?.metadata?.annotations, 'spec.template.metadata.annotations'));
   errs.push(...alwaysRestarting(spec, 'StatefulSet', 'spec'));
   if (old) {
@@ -228,7 +248,7 @@ const SCHEDULING_DIRECTIVES = ['nodeSelector', 'affinity', 'tolerations', 'sched
 /** ValidateJob / ValidateJobUpdate. */
 export function validateJob(job: any, old?: any): FieldError[] {
   const spec = job.spec ?? {};
-  const errs = [...validateSelectorAndTemplate(spec, '', 'spec'), ...validateJobSpec(spec, 'spec')];
+  const errs = [...validateSelectorAndTemplate(spec, 'spec', { required: true }), ...validateJobSpec(spec, 'spec')];
   if (spec.manualSelector !== true) errs.push(...validateGeneratedSelector(job));
   if (!old) return errs;
   const oldSpec = old.spec ?? {};
