@@ -166,6 +166,9 @@ test('a Job gets its generated selector, uid and name labels, and upstream defau
   for (const [key, value] of Object.entries({ completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, manualSelector: false, podReplacementPolicy: 'TerminatingOrFailed' })) {
     assert.deepEqual(res.body.spec[key], value, key);
   }
+  const dotted = await server.request('POST', path, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'pi.v2' }, spec: { template: template({}, 'Never') } } });
+  assert.equal(dotted.status, 201, dotted.text);
+  assert.match(String(dotted.headers.warning), /metadata\.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: \[must not contain dots\]"$/);
   const always = await server.request('POST', path, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'always' }, spec: { template: template({}) } } });
   assert.ok(causes(always).includes('spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"'), always.text);
   const changed = await server.request('PATCH', `${path}/pi`, { body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
@@ -173,7 +176,9 @@ test('a Job gets its generated selector, uid and name labels, and upstream defau
   const completions = await server.request('PATCH', `${path}/pi`, { body: { spec: { completions: 2 } }, headers: { 'content-type': 'application/merge-patch+json' } });
   assert.deepEqual(causes(completions), ['spec.completions: Invalid value: 2: field is immutable']);
   const byField = await server.request('GET', `${path}?fieldSelector=status.successful=0`);
-  assert.deepEqual(byField.body.items.map((j: any) => j.metadata.name), ['pi']);
+  assert.deepEqual(byField.body.items.map((j: any) => j.metadata.name), ['pi', 'pi.v2']);
+  const none = await server.request('GET', `${path}?fieldSelector=status.successful=1`);
+  assert.deepEqual(none.body.items, []);
 });
 
 test('a CronJob gets its defaults; its schedule is parsed with cron words and TZ= is refused', async () => {

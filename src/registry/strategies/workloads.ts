@@ -10,6 +10,7 @@
  */
 import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
 import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
+import { isDNS1123Label } from '../validation/names.ts';
 import {
   JOB_CONTROLLER_UID_LABEL,
   JOB_NAME_LABEL,
@@ -183,10 +184,17 @@ const daemonSetGenerations = {
   },
 };
 
+/** Job and CronJob WarningsOnCreate: their names become pod names and hostnames. */
+function nameWarnings(obj: ApiObject): string[] {
+  const labelErrors = isDNS1123Label(String(obj.metadata.name ?? ''));
+  return labelErrors.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${labelErrors.join(' ')}]`] : [];
+}
+
 const job: Strategy = {
   ...workloadStrategy(defaultJob, validateJob),
   // K pkg/registry/batch/job/strategy.go DefaultGarbageCollectionPolicy: batch/v1 orphans the pods
   // for compatibility, and storage.go Delete says so when the client chose nothing.
+  warningsOnCreate: nameWarnings,
   defaultGarbageCollectionPolicy: 'Orphan',
   defaultPolicyWarning:
     'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
@@ -206,5 +214,5 @@ export const workloadStrategies: Record<string, Strategy> = {
   // ControllerRevisions have no spec or status: data and revision only.
   'apps/ControllerRevision': { validate: (obj) => validateControllerRevision(obj), validateUpdate: (obj, old) => validateControllerRevision(obj, old) },
   'batch/Job': job,
-  'batch/CronJob': workloadStrategy((obj) => defaultPodTemplate(specOf(obj).jobTemplate?.spec?.template, 'CronJob'), validateCronJob),
+  'batch/CronJob': { ...workloadStrategy((obj) => defaultPodTemplate(specOf(obj).jobTemplate?.spec?.template, 'CronJob'), validateCronJob), warningsOnCreate: nameWarnings },
 };
