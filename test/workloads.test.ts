@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -279,6 +279,26 @@ test('kubectl creates, lists, scales and explains the workload kinds', { skip: !
     assert.match(list.stdout, /^job\.batch\/kj\s+Running\s+0\/1\s+\d+s$/m);
     assert.match(list.stdout, /NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\n/);
     assert.match(list.stdout, /^cronjob\.batch\/kcj\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s$/m);
+    const all = await kubectl('get', 'all', '-o', 'name');
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /^deployment\.apps\/kc$/m);
+    assert.match(all.stdout, /^cronjob\.batch\/kcj$/m);
+    // client-side apply patches with the contract's strategic merge keys; server-side apply keys containers by name
+    const manifest = (image: string, extra = '') =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: applied-kc\nspec:\n  selector:\n    matchLabels: {app: applied-kc}\n  template:\n    metadata:\n      labels: {app: applied-kc}\n    spec:\n      containers:\n      - {name: web, image: ${image}}\n${extra}`;
+    const file = join(home, 'deployment.yaml');
+    writeFileSync(file, manifest('nginx:1'));
+    assert.equal((await kubectl('apply', '-f', file)).code, 0);
+    writeFileSync(file, manifest('nginx:2', '      - {name: side, image: busybox}\n'));
+    const reapplied = await kubectl('apply', '-f', file);
+    assert.equal(reapplied.code, 0, reapplied.stderr);
+    const images = await kubectl('get', 'deploy', 'applied-kc', '-o', 'jsonpath={.spec.template.spec.containers[*].image}');
+    assert.equal(images.stdout, 'nginx:2 busybox');
+    writeFileSync(file, manifest('nginx:3').replace('applied-kc', 'ssa-kc'));
+    const ssa = await kubectl('apply', '--server-side', '-f', file);
+    assert.equal(ssa.code, 0, ssa.stderr);
+    const owned = await kubectl('get', 'deploy', 'ssa-kc', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[0].manager}');
+    assert.equal(owned.stdout, 'kubectl');
     const explain = await kubectl('explain', 'deployment.spec.strategy');
     assert.equal(explain.code, 0, explain.stderr);
     assert.match(explain.stdout, /rollingUpdate/);
