@@ -192,6 +192,38 @@ test('a CronJob gets its defaults; its schedule is parsed with cron words and TZ
   assert.deepEqual(causes(await server.request('POST', path, { body: cron('tz', 'TZ=UTC 0 * * * *') })), ['spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead']);
 });
 
+test('each kind refuses what upstream refuses, with its words', async () => {
+  const ns = '/namespaces/default/';
+  const job = (name: string, spec: Record<string, any>) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { template: template({ app: name }, 'Never'), ...spec } });
+  const cron = (name: string, spec: Record<string, any>) => ({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name }, spec: { schedule: '0 * * * *', jobTemplate: { spec: { template: template({}, 'Never') } }, ...spec } });
+  const cases: Array<[string, any, string]> = [
+    ['apps/v1' + ns + 'deployments', deployment('recreate', { strategy: { type: 'Recreate', rollingUpdate: {} } }), "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
+    ['apps/v1' + ns + 'deployments', deployment('zero', { strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: '0%' } } }), 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0'],
+    ['apps/v1' + ns + 'deployments', deployment('pct', { strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '120%' } } }), 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not be greater than 100%'],
+    ['apps/v1' + ns + 'deployments', deployment('deadline', { minReadySeconds: 700 }), 'spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds'],
+    ['apps/v1' + ns + 'daemonsets', { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'both' }, spec: { selector: { matchLabels: { a: 'b' } }, template: template({ a: 'b' }), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } } } }, 'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero'],
+    ['apps/v1' + ns + 'statefulsets', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'pmp' }, spec: { podManagementPolicy: 'Random', selector: { matchLabels: { a: 'b' } }, template: template({ a: 'b' }) } }, 'spec.podManagementPolicy: Invalid value: "Random": must be \'OrderedReady\' or \'Parallel\''],
+    ['apps/v1' + ns + 'statefulsets', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'Upper.name' }, spec: { selector: { matchLabels: { a: 'b' } }, template: template({ a: 'b' }) } }, "metadata.name: Invalid value: \"Upper.name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"],
+    ['batch/v1' + ns + 'jobs', job('manual', { manualSelector: true, selector: { matchLabels: { app: 'other' } } }), 'spec.template.metadata.labels: Invalid value: map[string]string{"app":"manual"}: `selector` does not match template `labels`'],
+    ['batch/v1' + ns + 'jobs', job('indexed', { completionMode: 'Indexed', parallelism: 2, completions: undefined }), 'spec.completions: Required value: when completion mode is Indexed'],
+    ['batch/v1' + ns + 'jobs', job('negative', { backoffLimit: -1 }), 'spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0'],
+    ['batch/v1' + ns + 'cronjobs', cron('policy', { concurrencyPolicy: 'Sometimes' }), 'spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"'],
+    ['batch/v1' + ns + 'cronjobs', cron('zone', { timeZone: 'Mars/Olympus' }), 'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus'],
+    ['batch/v1' + ns + 'cronjobs', cron('a'.repeat(53), {}), `metadata.name: Invalid value: "${'a'.repeat(53)}": must be no more than 52 characters`],
+    ['batch/v1' + ns + 'cronjobs', cron('steps', { schedule: '*/0 * * * *' }), 'spec.schedule: Invalid value: "*/0 * * * *": step of range should be a positive number: */0'],
+    ['batch/v1' + ns + 'cronjobs', cron('manualtpl', { jobTemplate: { spec: { manualSelector: true, template: template({}, 'Never') } } }), 'spec.jobTemplate.spec.manualSelector: Unsupported value: true: supported values: "nil", "false"'],
+  ];
+  for (const [path, body, message] of cases) {
+    const res = await server.request('POST', `/apis/${path}`, { body });
+    assert.ok(causes(res).includes(message), `${body.metadata.name}: ${res.text}`);
+  }
+  const revisions = '/apis/apps/v1/namespaces/default/controllerrevisions';
+  const revision = await server.request('POST', revisions, { body: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'r1' }, data: { a: 1 }, revision: 1 } });
+  assert.equal(revision.status, 201, revision.text);
+  const changed = await server.request('PATCH', `${revisions}/r1`, { body: { data: { a: 2 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.ok(causes(changed).some((c) => c.startsWith('data: Invalid value: ') && c.endsWith('field is immutable')), changed.text);
+});
+
 test('a watch of Deployments sees them added and modified', async () => {
   const list = await server.request('GET', DEPLOYMENTS);
   const watch = openWatch(server, `${DEPLOYMENTS}?watch=1&resourceVersion=${list.body.metadata.resourceVersion}`);
