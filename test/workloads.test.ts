@@ -116,6 +116,9 @@ test('the scale subresource reads and writes spec.replicas of a Deployment', asy
   assert.equal(put.body.spec.replicas, 5);
   const patched = await server.request('PATCH', `${DEPLOYMENTS}/scaled/scale`, { body: { spec: { replicas: 4 } }, headers: { 'content-type': 'application/merge-patch+json' } });
   assert.equal(patched.status, 200, patched.text);
+  const strategic = await server.request('PATCH', `${DEPLOYMENTS}/scaled/scale`, { body: { spec: { replicas: 4 } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+  assert.equal(strategic.status, 200, strategic.text);
+  assert.equal(strategic.body.spec.replicas, 4);
   const negative = await server.request('PATCH', `${DEPLOYMENTS}/scaled/scale`, { body: { spec: { replicas: -1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
   assert.equal(negative.status, 422, negative.text);
   assert.equal(negative.body.message, 'Scale.autoscaling "scaled" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');

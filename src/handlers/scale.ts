@@ -1,7 +1,8 @@
 /**
- * get, update and patch of a custom resource's scale subresource (SPEC 2.1,
+ * get, update and patch of the scale subresource of a custom resource (SPEC 2.1,
  * 4.2, 4.5; upstream apiextensions-apiserver customresource/etcd.go ScaleREST
- * and scaleUpdatedObjectInfo): the body is an autoscaling/v1 Scale made from
+ * and scaleUpdatedObjectInfo) or of a built-in workload kind (K
+ * pkg/registry/apps/deployment/storage ScaleREST and friends): the body is an autoscaling/v1 Scale made from
  * the object; a write changes the object's spec replicas inside the store's
  * compare-and-swap, with the Scale's resourceVersion as its precondition, and
  * answers the Scale of the object written.
@@ -120,8 +121,9 @@ export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<
 }
 
 /**
- * PATCH: a JSON or merge patch of the current Scale (the custom kind's patch
- * types, as upstream's scale scope copies its resource's; no strategic merge).
+ * PATCH: a patch of the current Scale in the resource's patch types, as
+ * upstream's scale scope copies its resource's (a custom kind's: JSON or merge;
+ * a built-in kind's: strategic merge too).
  * Server-side apply of a Scale is refused (415): it needs the managed fields
  * of the replicas mapped between the Scale and the object, which this server
  * does not do.
