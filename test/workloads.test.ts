@@ -334,6 +334,10 @@ test('kubectl creates, lists, scales and explains the workload kinds', { skip: !
     assert.equal(ssa.code, 0, ssa.stderr);
     const owned = await kubectl('get', 'deploy', 'ssa-kc', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[0].manager}');
     assert.equal(owned.stdout, 'kubectl');
+    const described = await kubectl('describe', 'deployment', 'kc');
+    assert.equal(described.code, 0, described.stderr);
+    assert.match(described.stdout, /^Replicas:\s+3 desired \| 0 updated \| 0 total \| 0 available \| 0 unavailable$/m);
+    assert.match(described.stdout, /^StrategyType:\s+RollingUpdate$/m);
     const explain = await kubectl('explain', 'deployment.spec.strategy');
     assert.equal(explain.code, 0, explain.stderr);
     assert.match(explain.stdout, /rollingUpdate/);
