@@ -212,6 +212,26 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     }
   });
 
+  test('kinds added through the contract speak protobuf with no code of their own: a Deployment and a CronJob', async () => {
+    const template = { metadata: { labels: { app: 'pb-web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] } };
+    const cases = [
+      { path: `/apis/apps/v1/namespaces/${PB_NAMESPACE}/deployments`, apiVersion: 'apps/v1', kind: 'Deployment', spec: { replicas: 2, selector: { matchLabels: { app: 'pb-web' } }, template } },
+      { path: `/apis/batch/v1/namespaces/${PB_NAMESPACE}/cronjobs`, apiVersion: 'batch/v1', kind: 'CronJob', spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { ...template.spec, restartPolicy: 'OnFailure' } } } } } },
+    ];
+    for (const { path, apiVersion, kind, spec } of cases) {
+      const created = codec.encodeObject(apiVersion, kind, { apiVersion, kind, metadata: { name: 'pb-workload' }, spec });
+      const answer = await server.request('POST', path, { raw: created, headers: { 'content-type': PB, accept: PB } });
+      assert.equal(answer.status, 201, answer.text);
+      const decoded = protobufAnswer(answer, apiVersion, kind);
+      const json = (await server.request('GET', `${path}/pb-workload`)).body;
+      assert.deepEqual(decoded, json);
+      assertUpstreamReads(answer, apiVersion, kind, json);
+      assert.equal(json.spec.template?.spec?.containers?.[0]?.image ?? json.spec.jobTemplate.spec.template.spec.containers[0].image, 'nginx:1.27');
+      const list = await server.request('GET', path, { headers: { accept: PB } });
+      assert.deepEqual(protobufAnswer(list, apiVersion, `${kind}List`).items.map((i: any) => i.metadata.name), ['pb-workload']);
+    }
+  });
+
   test('an error is a Status in protobuf when protobuf was negotiated', async () => {
     const res = await server.request('GET', `${CMS}/missing`, { headers: { accept: PB } });
     assert.equal(res.status, 404);

@@ -161,6 +161,8 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
   // The query's value replaces the body's, as upstream decodes parameters over the body.
   const gracePeriodSeconds = parseInt64(ctx.query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
   const policy = propagationPolicy ?? (orphanDependents === true ? 'Orphan' : orphanDependents === false ? 'Background' : undefined);
+  const { defaultPolicyWarning } = ctx.store.strategy;
+  if (policy === undefined && defaultPolicyWarning) ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), defaultPolicyWarning]);
   return {
     dryRun: queryDryRun || bodyDryRun.length > 0,
     preconditions: fromBody.preconditions,

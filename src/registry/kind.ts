@@ -82,7 +82,7 @@ export interface KindDefinition extends BodyKind {
    * object is served at another version by renaming its apiVersion.
    */
   convert?: (object: ApiObject, apiVersion: string) => Promise<ApiObject>;
-  /** Where a custom resource's scale subresource reads and writes replicas (subresources.scale). */
+  /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;
@@ -95,6 +95,12 @@ export interface ScalePaths {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
+  /**
+   * A built-in kind's LabelSelector object, served as Scale status.selector in
+   * its string form (upstream's scaleFromDeployment and friends:
+   * LabelSelectorAsSelector(spec.selector).String()).
+   */
+  selectorObjectPath?: string;
 }
 
 /** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */

@@ -25,6 +25,7 @@ import { resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
+import { withBuiltinScale } from '../registry/builtin-scale.ts';
 import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
@@ -107,7 +108,8 @@ export class ApiServer {
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
     this.protobuf = new ProtobufCodec(options.api.protobuf);
-    for (const kind of options.api.kinds) {
+    for (const generated of options.api.kinds) {
+      const kind = withBuiltinScale(generated);
       if (!kind.stored) {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
