@@ -81,6 +81,12 @@ export interface KindDefinition extends BodyKind {
    * object is served at another version by renaming its apiVersion.
    */
   convert?: (object: ApiObject, apiVersion: string) => Promise<ApiObject>;
+  /**
+   * Set when the version is deprecated (a CustomResourceDefinition version with
+   * `deprecated: true`, or a built-in deprecated version): its requests carry the
+   * audit annotation `orch.io/deprecated`, and `orch.io/removed-release` when known.
+   */
+  deprecated?: { removedRelease?: string };
   /** Where a custom resource's scale subresource reads and writes replicas (subresources.scale). */
   scale?: ScalePaths;
   decode: Decoder;

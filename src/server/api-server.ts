@@ -38,6 +38,7 @@ import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
+import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -58,6 +59,8 @@ export interface ApiServerOptions {
   staticDocuments?: Map<string, StaticDocument>;
   /** --enable-garbage-collector and --delete-collection-workers. */
   deletion?: DeletionSettings;
+  /** --audit-policy-file with a backend (SPEC 9.5); absent: nothing is audited. */
+  auditor?: Auditor;
 }
 
 interface Route {
@@ -228,6 +231,7 @@ export class ApiServer {
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;
+    let audit: RequestAudit | undefined;
     try {
       if (this.refusingNewRequests && !EXEMPT_FROM_RETRY_AFTER.test(req.url ?? '')) return refuseDuringShutdown(res);
       const refused = connectionVerdict(req);
@@ -241,13 +245,18 @@ export class ApiServer {
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
         deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
       }
-      const user = await impersonate(req, await this.options.authenticate(req, info.path), this.options.authorizer);
+      const authenticated = await this.options.authenticate(req, info.path);
+      // upstream's order: audit after authentication, before impersonation.
+      if (this.options.auditor) audit = this.options.auditor.begin(req, res, info, authenticated, !counted);
+      const user = await impersonate(req, authenticated, this.options.authorizer);
+      if (audit && user !== authenticated) audit.impersonated(user);
       release = this.inflight.admit(info, user);
       const attributes = attributesFor(user, info);
-      await authorizeRequest(this.options.authorizer, attributes);
+      await authorizeRequest(this.options.authorizer, attributes, audit);
       if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
+      if (audit && !(err instanceof errors.StatusError) && !res.headersSent) audit.failed(err);
       try {
         writeError(res, err, encode);
       } catch (failure) {
@@ -341,6 +350,7 @@ export class ApiServer {
     const { kind } = route;
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
+    if (kind.deprecated) annotateDeprecated(req, kind.deprecated);
     if (info.parts.length > 3) throw errors.routeNotFound();
     // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
     // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).
@@ -404,6 +414,12 @@ export class ApiServer {
         throw errors.methodNotSupported(store.groupResource, info.verb);
     }
   }
+}
+
+/** FACTS 9.5: a call to a deprecated version is marked on its audit event (upstream endpoints/metrics deprecatedAnnotationKey). */
+function annotateDeprecated(req: IncomingMessage, deprecation: { removedRelease?: string }): void {
+  annotateRequest(req, 'orch.io/deprecated', 'true');
+  if (deprecation.removedRelease) annotateRequest(req, 'orch.io/removed-release', deprecation.removedRelease);
 }
 
 /** The body kind of the scale subresource (autoscaling/v1 Scale, a contract body kind). */

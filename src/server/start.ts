@@ -50,6 +50,7 @@ import { CRD_GROUP, CRD_PLURAL, CustomResourceServing } from './custom-resources
 import { startCompactor } from '../storage/compactor.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { ApiServer } from './api-server.ts';
+import { Auditor } from '../audit/request-audit.ts';
 import type { RunningServer, StartOptions } from './start-options.ts';
 export type { RunningServer, StartOptions } from './start-options.ts';
 import { controllerManager } from './controllers.ts';
@@ -266,6 +267,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     health,
     serverAddress: advertised,
     deletion: options.deletion,
+    auditor: options.audit && new Auditor(options.audit.evaluator, options.audit.sink),
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
   });
 
