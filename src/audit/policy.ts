@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isDNS1123Subdomain } from '../registry/validation/names.ts';
-import { aggregateText, invalid, notSupported, required, type FieldError } from '../registry/validation/field-errors.ts';
+import { aggregateText, goStringSlice, invalid, notSupported, required, type FieldError } from '../registry/validation/field-errors.ts';
 import { DecodeError, decodeStrict, parseConfigDocument, type Shape } from '../util/strict-decode.ts';
 
 export const AUDIT_GROUP_VERSION = 'audit.orch.io/v1';
@@ -170,11 +170,11 @@ function validatePolicy(policy: Policy): FieldError[] {
         const messages = isDNS1123Subdomain(gr.group);
         if (messages.length) problems.push(invalid(`${at}.resources.group`, gr.group, messages.join(',')));
       }
-      if (gr.resourceNames?.length && !gr.resources?.length) problems.push(invalid(`${at}.resources.resourceNames`, gr.resourceNames, 'using resourceNames requires at least one resource'));
+      if (gr.resourceNames?.length && !gr.resources?.length) problems.push(invalid(`${at}.resources.resourceNames`, goStringSlice(gr.resourceNames), 'using resourceNames requires at least one resource'));
     }
     problems.push(...validateOmitStages(rule.omitStages, `${at}.omitStages`));
     if (rule.nonResourceURLs?.length && (rule.resources?.length || rule.namespaces?.length)) {
-      problems.push(invalid(`${at}.nonResourceURLs`, rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+      problems.push(invalid(`${at}.nonResourceURLs`, goStringSlice(rule.nonResourceURLs), 'rules cannot apply to both regular resources and non-resource URLs'));
     }
   });
   return problems;

@@ -100,6 +100,7 @@ export class RequestAudit {
       res.writeHead = ((...args: Parameters<ServerResponse['writeHead']>) => {
         res.writeHead = writeHead;
         this.status ??= { metadata: {}, code: args[0] };
+        this.event.responseStatus = this.status;
         this.emit('ResponseStarted');
         return writeHead.apply(res, args);
       }) as ServerResponse['writeHead'];
