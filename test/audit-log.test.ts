@@ -146,6 +146,16 @@ describe('audit log', () => {
     assert.equal(events().filter((e) => e.auditID === quiet.headers['audit-id']).length, 0);
   });
 
+  test('a failed authentication is audited without a user, at ResponseStarted, with the methods tried', async () => {
+    const res = await server.request('GET', '/api/v1/namespaces', { token: 'not-a-token' });
+    assert.equal(res.status, 401);
+    const [event] = await eventsOf(String(res.headers['audit-id']), 1);
+    assert.equal(event.stage, 'ResponseStarted');
+    assert.deepEqual(event.user, {});
+    assert.deepEqual(event.responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+    assert.equal(event.annotations, undefined);
+  });
+
   test('impersonation: the event names the impersonated user beside the authenticated one', async () => {
     const res = await server.request('GET', '/api/v1/namespaces/default/pods', { headers: { 'impersonate-user': 'someone', 'impersonate-group': 'team' } });
     const [event] = await eventsOf(String(res.headers['audit-id']), 1);

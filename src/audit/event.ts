@@ -46,12 +46,19 @@ export interface AuditEvent {
 }
 
 const origin = performance.timeOrigin;
+/** The formatted second of the last timestamp: most timestamps share it with the one before. */
+let lastSecond = -1;
+let lastSecondText = '';
 
 /** metav1.MicroTime now: RFC 3339 in UTC with six fractional digits. */
 export function microTimeNow(): string {
   const micros = Math.floor((origin + performance.now()) * 1000);
-  const iso = new Date(Math.floor(micros / 1000)).toISOString();
-  return `${iso.slice(0, 19)}.${String(micros % 1_000_000).padStart(6, '0')}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = new Date(second * 1000).toISOString().slice(0, 19);
+  }
+  return `${lastSecondText}.${String(micros % 1_000_000).padStart(6, '0')}Z`;
 }
 
 /** Go's RFC3339Nano: trailing zeros of the fraction dropped. */

@@ -45,9 +45,7 @@ export class Auditor {
    * policy and, above level None, emits RequestReceived.
    */
   begin(req: IncomingMessage, res: ServerResponse, info: RequestSummary, user: UserInfo, longRunning: boolean): RequestAudit | undefined {
-    const sent = req.headers['audit-id'];
-    const auditID = typeof sent === 'string' && sent ? sent : randomUUID();
-    if (!res.headersSent && !res.hasHeader(AUDIT_ID_HEADER)) res.setHeader(AUDIT_ID_HEADER, auditID);
+    const auditID = auditIdOf(req, res);
     const config = this.policy.evaluate(info, user);
     if (config.level === 'None') return undefined;
     const audit = new RequestAudit(config, this.sink, req, res, info, user, auditID, longRunning);
@@ -57,6 +55,38 @@ export class Auditor {
     if (!audit.emit('RequestReceived')) throw errors.internalError(new Error('failed to store audit event'));
     return audit;
   }
+
+  /**
+   * upstream WithFailedAuthenticationAudit: a request whose credentials failed
+   * is audited without a user, at its ResponseStarted stage only, with the
+   * methods it tried.
+   */
+  unauthenticated(req: IncomingMessage, res: ServerResponse, info: RequestSummary): void {
+    const auditID = auditIdOf(req, res);
+    const config = this.policy.evaluate(info, undefined);
+    if (config.level === 'None') return;
+    new RequestAudit(config, this.sink, req, res, info, undefined, auditID, false).failedAuthentication(attemptedMethods(req));
+  }
+}
+
+/** upstream WithAuditInit: the client's Audit-ID or a new one, echoed on the response. */
+function auditIdOf(req: IncomingMessage, res: ServerResponse): string {
+  const sent = req.headers['audit-id'];
+  const auditID = typeof sent === 'string' && sent ? sent : randomUUID();
+  if (!res.headersSent && !res.hasHeader(AUDIT_ID_HEADER)) res.setHeader(AUDIT_ID_HEADER, auditID);
+  return auditID;
+}
+
+/** upstream getAuthMethods. */
+function attemptedMethods(req: IncomingMessage): string {
+  const methods: string[] = [];
+  const authorization = (req.headers.authorization ?? '').trim();
+  const [scheme, credential] = authorization.split(' ');
+  if (scheme?.toLowerCase() === 'basic' && credential) methods.push('basic');
+  if (scheme?.toLowerCase() === 'bearer' && credential?.trim()) methods.push('bearer');
+  const socket = req.socket as { getPeerCertificate?: () => { raw?: Buffer } };
+  if (socket.getPeerCertificate?.()?.raw) methods.push('x509');
+  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
 }
 
 export class RequestAudit {
@@ -73,7 +103,7 @@ export class RequestAudit {
     req: IncomingMessage,
     private readonly res: ServerResponse,
     info: RequestSummary,
-    user: UserInfo,
+    user: UserInfo | undefined,
     auditID: string,
     longRunning: boolean,
   ) {
@@ -128,6 +158,14 @@ export class RequestAudit {
   statusWritten(status: Record<string, unknown>): void {
     const { kind: _kind, apiVersion: _apiVersion, ...rest } = status;
     this.status = rest;
+  }
+
+  /** Emits the one event of a request whose authentication failed. */
+  failedAuthentication(message: string): void {
+    this.status = { metadata: {}, message, code: 401 };
+    this.event.responseStatus = this.status;
+    this.done = true;
+    this.emit('ResponseStarted');
   }
 
   /** The request failed unexpectedly: the Panic stage replaces ResponseComplete (upstream's recovered panic). */
@@ -268,7 +306,8 @@ function decode(body: Buffer, contentType: string): unknown {
   }
 }
 
-function auditUser(user: UserInfo): AuditUser {
+function auditUser(user: UserInfo | undefined): AuditUser {
+  if (!user) return {} as AuditUser;
   const out: AuditUser = { username: user.name };
   if (user.uid) out.uid = user.uid;
   if (user.groups.length) out.groups = [...user.groups];

@@ -232,13 +232,14 @@ export class ApiServer {
     let release = () => {};
     let counted = false;
     let audit: RequestAudit | undefined;
+    let requestInfo: RequestInfo | undefined;
     try {
       if (this.refusingNewRequests && !EXEMPT_FROM_RETRY_AFTER.test(req.url ?? '')) return refuseDuringShutdown(res);
       const refused = connectionVerdict(req);
       if (refused) throw refused;
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
-      const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
+      const info = (requestInfo = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo));
       if (!isLongRunning(info)) {
         this.shortInFlight++;
         counted = true;
@@ -256,7 +257,7 @@ export class ApiServer {
       if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
-      if (audit && !(err instanceof errors.StatusError) && !res.headersSent) audit.failed(err);
+      if (this.options.auditor) auditFailure(this.options.auditor, audit, req, res, requestInfo, err);
       try {
         writeError(res, err, encode);
       } catch (failure) {
@@ -414,6 +415,16 @@ export class ApiServer {
         throw errors.methodNotSupported(store.groupResource, info.verb);
     }
   }
+}
+
+/**
+ * What a failed request's audit records: a failed authentication is audited
+ * without a user (upstream WithFailedAuthenticationAudit); anything thrown that
+ * is not a Status is the Panic stage (upstream's recovered panic).
+ */
+function auditFailure(auditor: Auditor, audit: RequestAudit | undefined, req: IncomingMessage, res: ServerResponse, info: RequestInfo | undefined, err: unknown): void {
+  if (!audit && info && err instanceof errors.StatusError && err.code === 401) auditor.unauthenticated(req, res, info);
+  else if (audit && !(err instanceof errors.StatusError) && !res.headersSent) audit.failed(err);
 }
 
 /** FACTS 9.5: a call to a deprecated version is marked on its audit event (upstream endpoints/metrics deprecatedAnnotationKey). */
