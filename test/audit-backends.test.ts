@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { writeOrchconfig } from './helpers/authz-webhook.ts';
@@ -58,6 +59,48 @@ describe('rotation by size', () => {
       assert.equal(lines.pop(), '');
       for (const line of lines) assert.equal(JSON.parse(line).responseObject?.data?.big?.length ?? big.length, big.length);
     }
+  });
+});
+
+describe('batch mode, truncation and compressed backups', () => {
+  let server: TestServer;
+  const logDir = () => join(dir, 'compressed');
+  before(async () => {
+    server = await startTestServer([
+      `--audit-policy-file=${join(dir, 'full.yaml')}`,
+      `--audit-log-path=${join(logDir(), 'audit.log')}`,
+      '--audit-log-maxsize=1',
+      '--audit-log-compress',
+      '--audit-log-mode=batch',
+      '--audit-log-batch-max-size=4',
+      '--audit-log-batch-max-wait=100ms',
+      '--audit-log-truncate-enabled',
+      '--audit-log-truncate-max-event-size=300000',
+    ]);
+  });
+  after(() => server?.close());
+
+  test('an event over the size limit loses its objects and is marked; a rotated file is gzipped', async () => {
+    for (const [name, size] of [['small', 200_000], ['large', 400_000]] as const) {
+      const res = await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name }, data: { v: 'y'.repeat(size) } } });
+      assert.equal(res.status, 201);
+    }
+    const large = await server.request('GET', '/api/v1/namespaces/default/configmaps/large');
+    const largeID = String(large.headers['audit-id']);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(String((await server.request('GET', '/api/v1/namespaces/default/configmaps/small')).headers['audit-id']));
+    const gz = await eventually('a compressed backup', async () => readdirSync(logDir()).find((n) => /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log\.gz$/.test(n)));
+    const lines = [...gunzipSync(readFileSync(join(logDir(), gz))).toString().split('\n'), ...readFileSync(join(logDir(), 'audit.log'), 'utf8').split('\n')].filter(Boolean);
+    const events = await eventually('every event written', async () => {
+      const all = [...lines, ...readFileSync(join(logDir(), 'audit.log'), 'utf8').split('\n').filter(Boolean)].map((l) => JSON.parse(l));
+      return [largeID, ...ids].every((id) => all.some((e) => e.auditID === id)) ? all : undefined;
+    });
+    const truncated = events.find((e) => e.auditID === largeID);
+    assert.equal(truncated.annotations['audit.orch.io/truncated'], 'true');
+    assert.equal(truncated.responseObject, undefined);
+    const kept = events.find((e) => e.auditID === ids[0]);
+    assert.equal(kept.responseObject.data.v.length, 200_000);
+    assert.equal(kept.annotations['audit.orch.io/truncated'], undefined);
   });
 });
 
