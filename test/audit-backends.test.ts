@@ -168,6 +168,52 @@ describe('standard out in the legacy format, and the webhook', () => {
   });
 });
 
+describe('a blocking-strict webhook', () => {
+  let server: TestServer;
+  let hook: Server;
+  const received: Array<{ at: number; stage: string; agent: string }> = [];
+  before(async () => {
+    const ca = makeCa('strict-webhook-ca');
+    const serving = issue(ca, { commonName: 'strict-webhook' }, { usages: ['serverAuth'], hosts: ['127.0.0.1'] });
+    hook = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const list = JSON.parse(Buffer.concat(chunks).toString());
+        for (const e of list.items) received.push({ at: Date.now(), stage: e.stage, agent: e.userAgent });
+        const refuse = list.items.some((e: any) => e.userAgent === 'refused-by-webhook');
+        // An answer after 300 ms: a blocking webhook holds the request that long.
+        setTimeout(() => {
+          res.writeHead(refuse ? 500 : 200, { 'content-type': 'application/json' });
+          res.end('{}');
+        }, refuse ? 0 : 300);
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+    const port = (hook.address() as AddressInfo).port;
+    const config = writeOrchconfig(dir, 'strict-hook', `https://127.0.0.1:${port}/audit`, ca, issue(ca, { commonName: 'orch-apiserver' }));
+    writeFileSync(join(dir, 'received-only.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nomitStages: [ResponseComplete]\nrules:\n- level: Metadata\n  verbs: [get]\n');
+    // One process: only the process owning the backends can hold a request for its webhook.
+    server = await startTestServer(['--workers=1', `--audit-policy-file=${join(dir, 'received-only.yaml')}`, `--audit-webhook-config-file=${config}`, '--audit-webhook-mode=blocking-strict', '--audit-webhook-initial-backoff=10ms']);
+  });
+  after(async () => {
+    await server?.close();
+    await new Promise((r) => hook?.close(r));
+  });
+
+  test('the request waits for the webhook to take RequestReceived, and fails when it cannot', async () => {
+    const started = Date.now();
+    const ok = await server.request('GET', '/api/v1/namespaces/default', { headers: { 'user-agent': 'held' } });
+    assert.equal(ok.status, 200);
+    assert.ok(Date.now() - started >= 300, 'held until the webhook answered');
+    assert.deepEqual(received.filter((r) => r.agent === 'held').map((r) => r.stage), ['RequestReceived']);
+    const refused = await server.request('GET', '/api/v1/namespaces/default', { headers: { 'user-agent': 'refused-by-webhook' } });
+    assert.equal(refused.status, 500);
+    assert.match(refused.body.message, /failed to store audit event/);
+    assert.equal(received.filter((r) => r.agent === 'refused-by-webhook').length, 5, "upstream's five tries");
+  });
+});
+
 /** Runs the server binary with `args` and returns its exit code and output, for flags refused at start. */
 function startFailure(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {

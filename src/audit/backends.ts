@@ -12,7 +12,10 @@ import type { RotatingLogFile } from './log-file.ts';
 import { LEVEL_RANK } from './policy.ts';
 
 export interface AuditBackend {
-  /** false: a synchronous write failed (what blocking-strict turns into a failed request). */
+  /**
+   * false, or a rejected promise: the write or send failed (what blocking-strict
+   * turns into a failed request). A promise: the send is under way.
+   */
   process(events: AuditEvent[]): boolean | Promise<void>;
   /** Sends or writes what is queued; resolves when done. */
   shutdown(): Promise<void>;
@@ -78,6 +81,8 @@ export function webhookBackend(configFile: string, initialBackoffMs: number, api
         await client.post({ kind: 'EventList', apiVersion, metadata: {}, items: events });
       } catch (err) {
         pluginError('webhook', err, events);
+        // blocking-strict turns this into a failed request; the other modes drop it.
+        throw err;
       }
     },
     shutdown: async () => {},
@@ -151,7 +156,8 @@ export function buffered(delegate: AuditBackend, config: BatchConfig, plugin: st
       try {
         while (queue.length) {
           await waitForToken();
-          await delegate.process(queue.splice(0, config.maxBatchSize));
+          // A failed batch was reported by the delegate; the next one goes regardless.
+          await Promise.resolve(delegate.process(queue.splice(0, config.maxBatchSize))).catch(() => {});
           if (queue.length < config.maxBatchSize) break;
         }
       } finally {
@@ -191,7 +197,7 @@ export function withMode(delegate: AuditBackend, mode: 'batch' | 'blocking' | 'b
   return {
     process: (events) => {
       const result = delegate.process(events);
-      return typeof result === 'boolean' ? true : result;
+      return typeof result === 'boolean' ? true : result.catch(() => {});
     },
     shutdown: () => delegate.shutdown(),
   };
@@ -201,12 +207,13 @@ export function withMode(delegate: AuditBackend, mode: 'batch' | 'blocking' | 'b
 export function union(backends: AuditBackend[]): AuditBackend {
   return {
     process(events) {
-      let success = true;
-      for (const backend of backends) {
-        const result = backend.process(events);
-        if (result === false) success = false;
-      }
-      return success;
+      const results = backends.map((backend) => backend.process(events));
+      const success = results.every((r) => r !== false);
+      const pending = results.filter((r): r is Promise<void> => typeof r !== 'boolean');
+      if (!pending.length) return success;
+      return Promise.all(pending).then(() => {
+        if (!success) throw new Error('an audit backend failed');
+      });
     },
     shutdown: async () => void (await Promise.all(backends.map((b) => b.shutdown()))),
   };

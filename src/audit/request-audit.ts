@@ -16,8 +16,12 @@ import { yaml } from '../util/lazy-packages.ts';
 import { microTimeNow, type AuditEvent, type AuditUser, type ObjectReference } from './event.ts';
 import { AUDIT_GROUP_VERSION, LEVEL_RANK, type AuditAttributes, type PolicyEvaluator, type RequestAuditConfig, type Stage } from './policy.ts';
 
-/** Where a finished stage's event goes (a backend in the owner process, the IPC channel in a worker). */
-export type AuditSink = (event: AuditEvent) => boolean;
+/**
+ * Where a finished stage's event goes (a backend in the owner process, the IPC
+ * channel in a worker): false or a rejected promise when it could not be
+ * stored; a promise while a blocking webhook sends it.
+ */
+export type AuditSink = (event: AuditEvent) => boolean | Promise<void>;
 
 const AUDIT = Symbol('audit');
 type Carrier = { [AUDIT]?: RequestAudit };
@@ -52,7 +56,9 @@ export class Auditor {
     (req as Carrier)[AUDIT] = audit;
     (res as Carrier)[AUDIT] = audit;
     // Only blocking-strict reports a failed write: upstream then fails the request.
-    if (!audit.emit('RequestReceived')) throw errors.internalError(new Error('failed to store audit event'));
+    const stored = audit.emit('RequestReceived');
+    if (stored === false) throw errors.internalError(new Error('failed to store audit event'));
+    if (stored !== true) audit.pending = stored.catch(() => Promise.reject(errors.internalError(new Error('failed to store audit event'))));
     return audit;
   }
 
@@ -90,6 +96,8 @@ function attemptedMethods(req: IncomingMessage): string {
 }
 
 export class RequestAudit {
+  /** A blocking webhook's send of RequestReceived: the request waits for it (upstream blocks in WithAudit). */
+  pending: Promise<void> | undefined;
   private readonly event: Omit<AuditEvent, 'stage' | 'stageTimestamp'>;
   private requestBody: { body: Buffer; contentType: string } | undefined;
   private captured: Buffer[] | undefined;
@@ -189,11 +197,11 @@ export class RequestAudit {
   }
 
   /** Emits the event at `stage` unless the policy omits that stage. */
-  emit(stage: Stage): boolean {
+  emit(stage: Stage): boolean | Promise<void> {
     if (this.config.omitStages.has(stage)) return true;
     const e = this.event;
     // upstream's field order; an undefined field is left out of the JSON.
-    return this.sink({
+    const stored = this.sink({
       kind: e.kind,
       apiVersion: e.apiVersion,
       level: e.level,
@@ -213,6 +221,9 @@ export class RequestAudit {
       stageTimestamp: stage === 'RequestReceived' ? e.requestReceivedTimestamp : microTimeNow(),
       annotations: e.annotations && { ...e.annotations },
     });
+    // Only RequestReceived can still fail its request; a later stage's failure was logged by its backend.
+    if (stage !== 'RequestReceived' && typeof stored !== 'boolean') stored.catch(() => {});
+    return stored;
   }
 
   private addObjects(): void {

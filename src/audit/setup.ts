@@ -65,9 +65,15 @@ function openLogFile(flags: AuditFlags): RotatingLogFile {
   }
 }
 
-/** The primary's sink: straight into its backends. */
+/** The primary's sink: straight into its backends (a blocking webhook's send is a promise the request may wait for). */
 export function backendSink(backend: AuditBackend): AuditSink {
-  return (event) => backend.process([event]) !== false;
+  return (event) => backend.process([event]);
+}
+
+/** The primary's handling of a worker's events: nobody waits for them, a failure was already logged. */
+export function processWorkerEvents(backend: AuditBackend, events: AuditEvent[]): void {
+  const result = backend.process(events);
+  if (typeof result !== 'boolean') result.catch(() => {});
 }
 
 /** A worker's sink: its events go to the primary in one message per turn of the event loop. */

@@ -18,7 +18,7 @@ import { readEtcdTls } from '../storage/etcd3/etcd-tls.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
-import { auditEnabled, backendSink, loadAuditPolicy, ownerBackend, workerSink } from '../audit/setup.ts';
+import { auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorkerEvents, workerSink } from '../audit/setup.ts';
 import type { AuditEvent } from '../audit/event.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
 
@@ -180,7 +180,7 @@ async function runPrimary(flags: Flags, started: number): Promise<void> {
   const load = new ProcessLoad();
   let pool: WorkerPool | undefined;
   const running = await startServer({ ...startOptions(flags), storage, load, audit, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
-  const onAudit = auditBackend && ((events: AuditEvent[]) => void auditBackend.process(events));
+  const onAudit = auditBackend && ((events: AuditEvent[]) => processWorkerEvents(auditBackend, events));
   pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit });
   try {
     await pool.fill();

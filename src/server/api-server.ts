@@ -248,7 +248,7 @@ export class ApiServer {
       }
       const authenticated = await this.options.authenticate(req, info.path);
       // upstream's order: audit after authentication, before impersonation.
-      if (this.options.auditor) audit = this.options.auditor.begin(req, res, info, authenticated, !counted);
+      if (this.options.auditor && (audit = this.options.auditor.begin(req, res, info, authenticated, !counted))?.pending) await audit.pending;
       const user = await impersonate(req, authenticated, this.options.authorizer);
       if (audit && user !== authenticated) audit.impersonated(user);
       release = this.inflight.admit(info, user);
