@@ -21,6 +21,30 @@ import { BIN, ROOT, startTestServer, type TestServer } from './helpers/server.ts
 
 const policy = (level: string) => `apiVersion: audit.orch.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: None\n  nonResourceURLs: ["/healthz*", "/readyz*", "/livez*"]\n- level: ${level}\n`;
 
+/**
+ * A loopback HTTPS audit webhook that requires the server's client certificate;
+ * `answer` gets each POST's URL and EventList and gives the status and the delay
+ * of the answer. Returns the server and an orchconfig naming it at /audit.
+ */
+async function startAuditWebhook(name: string, answer: (url: string, list: any) => { code: number; delayMs: number }): Promise<{ hook: Server; config: string }> {
+  const ca = makeCa(`${name}-ca`);
+  const serving = issue(ca, { commonName: name }, { usages: ['serverAuth'], hosts: ['127.0.0.1'] });
+  const hook = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const { code, delayMs } = answer(req.url ?? '', JSON.parse(Buffer.concat(chunks).toString()));
+      setTimeout(() => {
+        res.writeHead(code, { 'content-type': 'application/json' });
+        res.end('{}');
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+  const port = (hook.address() as AddressInfo).port;
+  return { hook, config: writeOrchconfig(dir, name, `https://127.0.0.1:${port}/audit`, ca, issue(ca, { commonName: 'orch-apiserver' })) };
+}
+
 let dir: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'orch-audit-backends-'));
@@ -109,20 +133,11 @@ describe('standard out in the legacy format, and the webhook', () => {
   let hook: Server;
   const batches: any[] = [];
   before(async () => {
-    const ca = makeCa('audit-webhook-ca');
-    const serving = issue(ca, { commonName: 'audit-webhook' }, { usages: ['serverAuth'], hosts: ['127.0.0.1'] });
-    hook = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
-        batches.push({ url: req.url, contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString()) });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{}');
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
-    const port = (hook.address() as AddressInfo).port;
-    const config = writeOrchconfig(dir, 'audit-hook', `https://127.0.0.1:${port}/audit`, ca, issue(ca, { commonName: 'orch-apiserver' }));
+    let config: string;
+    ({ hook, config } = await startAuditWebhook('audit-webhook', (url, body) => {
+      batches.push({ url, body });
+      return { code: 200, delayMs: 0 };
+    }));
     server = await startTestServer([
       `--audit-policy-file=${join(dir, 'metadata.yaml')}`,
       '--audit-log-path=-',
@@ -171,27 +186,14 @@ describe('standard out in the legacy format, and the webhook', () => {
 describe('a blocking-strict webhook', () => {
   let server: TestServer;
   let hook: Server;
-  const received: Array<{ at: number; stage: string; agent: string }> = [];
+  const received: Array<{ stage: string; agent: string }> = [];
   before(async () => {
-    const ca = makeCa('strict-webhook-ca');
-    const serving = issue(ca, { commonName: 'strict-webhook' }, { usages: ['serverAuth'], hosts: ['127.0.0.1'] });
-    hook = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
-        const list = JSON.parse(Buffer.concat(chunks).toString());
-        for (const e of list.items) received.push({ at: Date.now(), stage: e.stage, agent: e.userAgent });
-        const refuse = list.items.some((e: any) => e.userAgent === 'refused-by-webhook');
-        // An answer after 300 ms: a blocking webhook holds the request that long.
-        setTimeout(() => {
-          res.writeHead(refuse ? 500 : 200, { 'content-type': 'application/json' });
-          res.end('{}');
-        }, refuse ? 0 : 300);
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
-    const port = (hook.address() as AddressInfo).port;
-    const config = writeOrchconfig(dir, 'strict-hook', `https://127.0.0.1:${port}/audit`, ca, issue(ca, { commonName: 'orch-apiserver' }));
+    let config: string;
+    ({ hook, config } = await startAuditWebhook('strict-webhook', (_url, list) => {
+      for (const e of list.items) received.push({ stage: e.stage, agent: e.userAgent });
+      // Refused at once, or taken after 300 ms: a blocking webhook holds the request that long.
+      return list.items.some((e: any) => e.userAgent === 'refused-by-webhook') ? { code: 500, delayMs: 0 } : { code: 200, delayMs: 300 };
+    }));
     writeFileSync(join(dir, 'received-only.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nomitStages: [ResponseComplete]\nrules:\n- level: Metadata\n  verbs: [get]\n');
     // One process: only the process owning the backends can hold a request for its webhook.
     server = await startTestServer(['--workers=1', `--audit-policy-file=${join(dir, 'received-only.yaml')}`, `--audit-webhook-config-file=${config}`, '--audit-webhook-mode=blocking-strict', '--audit-webhook-initial-backoff=10ms']);
