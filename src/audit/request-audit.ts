@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import type { UserInfo } from '../auth/user.ts';
-import { yaml } from '../util/lazy-packages.ts';
-import { microTimeNow, type AuditEvent, type AuditUser, type ObjectReference } from './event.ts';
+import { microTimeNow, type AuditEvent } from './event.ts';
+import { attemptedMethods, auditUser, decodeBody, orderRef, sourceIPs } from './request-facts.ts';
 import { AUDIT_GROUP_VERSION, LEVEL_RANK, type AuditAttributes, type PolicyEvaluator, type RequestAuditConfig, type Stage } from './policy.ts';
 
 /**
@@ -83,18 +83,6 @@ function auditIdOf(req: IncomingMessage, res: ServerResponse): string {
   return auditID;
 }
 
-/** upstream getAuthMethods. */
-function attemptedMethods(req: IncomingMessage): string {
-  const methods: string[] = [];
-  const authorization = (req.headers.authorization ?? '').trim();
-  const [scheme, credential] = authorization.split(' ');
-  if (scheme?.toLowerCase() === 'basic' && credential) methods.push('basic');
-  if (scheme?.toLowerCase() === 'bearer' && credential?.trim()) methods.push('bearer');
-  const socket = req.socket as { getPeerCertificate?: () => { raw?: Buffer } };
-  if (socket.getPeerCertificate?.()?.raw) methods.push('x509');
-  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
-}
-
 export class RequestAudit {
   /** A blocking webhook's send of RequestReceived: the request waits for it (upstream blocks in WithAudit). */
   pending: Promise<void> | undefined;
@@ -128,7 +116,7 @@ export class RequestAudit {
       sourceIPs: sourceIPs(req),
       userAgent: agent.length > MAX_USER_AGENT ? `${agent.slice(0, MAX_USER_AGENT)}...TRUNCATED` : agent,
       objectRef: info.isResourceRequest
-        ? compact({ resource: info.resource, namespace: info.namespace, name: info.name, apiGroup: info.group, apiVersion: info.version, subresource: info.subresource })
+        ? orderRef({ resource: info.resource, namespace: info.namespace, name: info.name, apiGroup: info.group, apiVersion: info.version, subresource: info.subresource })
         : undefined,
       requestReceivedTimestamp: receivedAt,
     };
@@ -229,7 +217,7 @@ export class RequestAudit {
   private addObjects(): void {
     const rank = LEVEL_RANK[this.config.level];
     if (this.requestBody) {
-      const object = decode(this.requestBody.body, this.requestBody.contentType);
+      const object = decodeBody(this.requestBody.body, this.requestBody.contentType);
       this.requestBody = undefined;
       const meta = object && typeof object === 'object' ? (object as { metadata?: Record<string, unknown> }).metadata : undefined;
       // upstream LogRequestObject fills what the URL did not name from the object's metadata.
@@ -245,7 +233,7 @@ export class RequestAudit {
     if (this.captured) {
       const body = Buffer.concat(this.captured);
       this.captured = undefined;
-      const object = this.capturedBytes <= MAX_CAPTURED_BYTES ? decode(body, String(this.res.getHeader('content-type') ?? '')) : undefined;
+      const object = this.capturedBytes <= MAX_CAPTURED_BYTES ? decodeBody(body, String(this.res.getHeader('content-type') ?? '')) : undefined;
       if (object && typeof object === 'object') {
         if ((object as { kind?: string }).kind === 'Status' && (object as { apiVersion?: string }).apiVersion === 'v1') this.statusWritten(object as Record<string, unknown>), (this.event.responseStatus = this.status);
         this.event.responseObject = this.withoutManagedFields(object);
@@ -304,59 +292,4 @@ export function noteRequestBody(req: IncomingMessage, body: Buffer): void {
 /** The Status an error answer carries, for the event's responseStatus. */
 export function noteResponseStatus(res: ServerResponse, status: object): void {
   (res as Carrier)[AUDIT]?.statusWritten(status as Record<string, unknown>);
-}
-
-function decode(body: Buffer, contentType: string): unknown {
-  if (body.length === 0) return undefined;
-  try {
-    if (/yaml/.test(contentType)) return yaml().parse(body.toString('utf8'));
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    // A body the handler refused as malformed has no object to log.
-    return undefined;
-  }
-}
-
-function auditUser(user: UserInfo | undefined): AuditUser {
-  if (!user) return {} as AuditUser;
-  const out: AuditUser = { username: user.name };
-  if (user.uid) out.uid = user.uid;
-  if (user.groups.length) out.groups = [...user.groups];
-  if (user.extra && Object.keys(user.extra).length) out.extra = user.extra;
-  return out;
-}
-
-const REF_ORDER = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;
-
-function compact(ref: ObjectReference): ObjectReference {
-  return orderRef(ref);
-}
-
-/** upstream's ObjectReference field order, empty fields omitted. */
-function orderRef(ref: ObjectReference): ObjectReference {
-  const out: ObjectReference = {};
-  for (const field of REF_ORDER) if (ref[field]) out[field] = ref[field];
-  return out;
-}
-
-/** upstream utilnet.SourceIPs: X-Forwarded-For, X-Real-Ip, then the peer unless it is already last. */
-function sourceIPs(req: IncomingMessage): string[] {
-  const ips: string[] = [];
-  const forwarded = req.headers['x-forwarded-for'];
-  if (typeof forwarded === 'string') for (const part of forwarded.split(',')) addIp(ips, part.trim(), false);
-  const real = req.headers['x-real-ip'];
-  if (typeof real === 'string') addIp(ips, real.trim(), true);
-  const peer = normalizeIp(req.socket.remoteAddress ?? '');
-  if (peer && ips[ips.length - 1] !== peer) ips.push(peer);
-  return ips;
-}
-
-function addIp(ips: string[], text: string, unique: boolean): void {
-  const ip = normalizeIp(text);
-  if (ip && !(unique && ips.includes(ip))) ips.push(ip);
-}
-
-function normalizeIp(text: string): string | undefined {
-  const ip = text.startsWith('::ffff:') && text.includes('.') ? text.slice(7) : text;
-  return /^[0-9a-fA-F:.]+$/.test(ip) && (ip.includes('.') || ip.includes(':')) ? ip : undefined;
 }
