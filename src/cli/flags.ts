@@ -10,6 +10,7 @@ import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
 import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
+import { AUDIT_FLAG_SPECS, defaultAuditFlags, validateAuditFlags, type AuditFlags, type FlagParsers } from './audit-flags.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -117,6 +118,8 @@ export interface Flags {
   leaderElectRetryPeriodMs: number;
   leaderElectResourceName: string;
   leaderElectResourceNamespace: string;
+  /** --audit-* (SPEC 9.5). */
+  audit: AuditFlags;
 }
 
 interface FlagSpec {
@@ -206,7 +209,23 @@ function parseBool(text: string): boolean {
   throw new Error(`invalid boolean ${JSON.stringify(text)}`);
 }
 
+/** pflag's int and float32 values: Go's strconv syntax and words. */
+const FLAG_PARSERS: FlagParsers = {
+  int: (text) => {
+    if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    return Number(text);
+  },
+  float: (text) => {
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isFinite(n)) throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(text)}: invalid syntax`);
+    return n;
+  },
+  bool: (text) => parseBool(text),
+  duration: (text) => parseGoDuration(text),
+};
+
 const SPECS: FlagSpec[] = [
+  ...AUDIT_FLAG_SPECS.map((spec): FlagSpec => ({ ...spec, apply: (f, v) => spec.apply(f.audit, v, FLAG_PARSERS) })),
   { name: 'secure-port', value: 'int', help: 'The port on which to serve HTTPS (0 picks a free port). (default 6443)', apply: (f, v) => (f.secureport = Number.parseInt(v, 10)) },
   {
     name: 'permit-port-sharing',
@@ -436,6 +455,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     leaderElectRetryPeriodMs: 2_000,
     leaderElectResourceName: 'orch-controller-manager',
     leaderElectResourceNamespace: 'orch-system',
+    audit: defaultAuditFlags(),
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -466,6 +486,8 @@ export function parseFlags(argv: string[]): Flags | 'help' {
   if (flags.permitPortSharing && !runtimeHasReusePort()) {
     throw new FlagError(`--permit-port-sharing needs SO_REUSEPORT, which Node ${process.versions.node} cannot set on a listening socket: use Node ${REUSE_PORT_NODE.join('.')} or later`);
   }
+  const auditErrors = validateAuditFlags(flags.audit);
+  if (auditErrors.length) throw new FlagError(auditErrors.length === 1 ? auditErrors[0] : `[${auditErrors.join(', ')}]`);
   resolveAuthorization(flags);
   resolveAdmission(flags);
   resolveCiphers(flags);

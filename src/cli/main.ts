@@ -18,6 +18,8 @@ import { readEtcdTls } from '../storage/etcd3/etcd-tls.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
+import { auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorkerEvents, workerSink } from '../audit/setup.ts';
+import type { AuditEvent } from '../audit/event.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
 import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 
@@ -135,8 +137,21 @@ function announce(url: string, orchconfigPath: string, started: number): void {
  * --leader-elect asks for an election); over etcd each worker is a replica like
  * any other.
  */
+/**
+ * The audit policy and the backends of the process that owns them (the
+ * primary, or the only process): loaded first, so a bad file stops the start
+ * before anything is served.
+ */
+function ownerAudit(flags: Flags) {
+  const evaluator = loadAuditPolicy(flags.audit);
+  const auditBackend = evaluator && ownerBackend(flags.audit);
+  const audit = evaluator && auditBackend ? { evaluator, sink: backendSink(auditBackend) } : undefined;
+  return { audit, auditBackend };
+}
+
 async function runWorker(flags: Flags): Promise<void> {
   const sqlite = flags.storageBackend === 'sqlite';
+  const evaluator = auditEnabled(flags.audit) ? loadAuditPolicy(flags.audit) : undefined;
   // The primary gone (killed) means the store's writer and the socket's owner are gone: stop rather than serve half a server.
   process.once('disconnect', () => process.exit(1));
   const options = startOptions(flags);
@@ -149,6 +164,7 @@ async function runWorker(flags: Flags): Promise<void> {
     load,
     listen: listenAsWorker(load),
     writesOrchconfig: false,
+    audit: evaluator && { evaluator, sink: workerSink() },
   });
   boundHeapGrowth();
   onSignals(async () => {
@@ -164,13 +180,15 @@ async function runWorker(flags: Flags): Promise<void> {
  */
 async function runPrimary(flags: Flags, started: number): Promise<void> {
   const sqlite = flags.storageBackend === 'sqlite';
+  const { audit, auditBackend } = ownerAudit(flags);
   const storage = sqlite ? new SqliteStorage({ file: join(resolve(flags.dataDir), 'orch.db') }) : await etcdStorage(flags);
   const writer = sqlite ? new WriterHost(storage) : undefined;
   await writer?.start();
   const load = new ProcessLoad();
   let pool: WorkerPool | undefined;
-  const running = await startServer({ ...startOptions(flags), storage, load, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
-  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer });
+  const running = await startServer({ ...startOptions(flags), storage, load, audit, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
+  const onAudit = auditBackend && ((events: AuditEvent[]) => processWorkerEvents(auditBackend, events));
+  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit });
   try {
     await pool.fill();
   } catch (err) {
@@ -183,6 +201,8 @@ async function runPrimary(flags: Flags, started: number): Promise<void> {
     // The workers drain beside this process; the store closes after they exit.
     void pool!.stop();
     await running.shutdown();
+    // Batches still queued are sent or written before the process exits (upstream's backend Shutdown).
+    await auditBackend?.shutdown();
   });
 }
 
@@ -211,11 +231,13 @@ async function main(argv: string[]): Promise<void> {
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);
-  const running = await startServer({ ...startOptions(flags), storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });
+  const { audit, auditBackend } = ownerAudit(flags);
+  const running = await startServer({ ...startOptions(flags), audit, storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });
   announce(running.url, running.orchconfigPath, started);
   onSignals(async (signal) => {
     console.log(`received ${signal}, shutting down`);
     await running.shutdown();
+    await auditBackend?.shutdown();
   });
 }
 

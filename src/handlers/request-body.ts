@@ -4,6 +4,7 @@
  * then the kind's generated decoder. Every byte is the client's: whatever it
  * sends is a value or a 4xx Status, never a crash (issue 7).
  */
+import { noteRequestBody } from '../audit/request-audit.ts';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import * as errors from '../api/status-error.ts';
@@ -66,7 +67,11 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      noteRequestBody(req, body);
+      resolve(body);
+    });
     req.on('error', reject);
   });
 }

@@ -82,6 +82,12 @@ export interface KindDefinition extends BodyKind {
    * object is served at another version by renaming its apiVersion.
    */
   convert?: (object: ApiObject, apiVersion: string) => Promise<ApiObject>;
+  /**
+   * Set when the version is deprecated (a CustomResourceDefinition version with
+   * `deprecated: true`, or a built-in deprecated version): its requests carry the
+   * audit annotation `orch.io/deprecated`, and `orch.io/removed-release` when known.
+   */
+  deprecated?: { removedRelease?: string };
   /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;
   decode: Decoder;

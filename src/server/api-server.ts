@@ -42,6 +42,7 @@ import { WatchCacheSettings } from './watch-cache-settings.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
+import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -64,6 +65,8 @@ export interface ApiServerOptions {
   deletion?: DeletionSettings;
   /** --watch-cache and --watch-cache-sizes (every resource but events through the cache when absent). */
   watchCache?: WatchCacheSettings;
+  /** --audit-policy-file with a backend (SPEC 9.5); absent: nothing is audited. */
+  auditor?: Auditor;
 }
 
 interface Route {
@@ -247,13 +250,15 @@ export class ApiServer {
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;
+    let audit: RequestAudit | undefined;
+    let requestInfo: RequestInfo | undefined;
     try {
       if (this.refusingNewRequests && !EXEMPT_FROM_RETRY_AFTER.test(req.url ?? '')) return refuseDuringShutdown(res);
       const refused = connectionVerdict(req);
       if (refused) throw refused;
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
-      const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
+      const info = (requestInfo = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo));
       // upstream's 401 and 403 on API resources are negotiated with the built-in codecs (ErrorNegotiated):
       // a client asking for protobuf gets its Status so. Discovery and other paths stay JSON.
       if (info.isResourceRequest && req.headers.accept?.includes(PROTOBUF_SUBTYPE) && negotiate(req, '', true, false).mediaType === PROTOBUF_TYPE) encode.mediaType = PROTOBUF_TYPE;
@@ -263,13 +268,18 @@ export class ApiServer {
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
         deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
       }
-      const user = await impersonate(req, await this.options.authenticate(req, info.path), this.options.authorizer);
+      const authenticated = await this.options.authenticate(req, info.path);
+      // upstream's order: audit after authentication, before impersonation.
+      if (this.options.auditor && (audit = this.options.auditor.begin(req, res, info, authenticated, !counted))?.pending) await audit.pending;
+      const user = await impersonate(req, authenticated, this.options.authorizer);
+      if (audit && user !== authenticated) audit.impersonated(user);
       release = this.inflight.admit(info, user);
       const attributes = attributesFor(user, info);
-      await authorizeRequest(this.options.authorizer, attributes);
+      await authorizeRequest(this.options.authorizer, attributes, audit);
       if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
+      if (this.options.auditor) auditFailure(this.options.auditor, audit, req, res, requestInfo, err);
       try {
         writeError(res, err, encode);
       } catch (failure) {
@@ -363,6 +373,7 @@ export class ApiServer {
     const { kind } = route;
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
+    if (kind.deprecated) annotateDeprecated(req, kind.deprecated);
     if (info.parts.length > 3) throw errors.routeNotFound();
     // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
     // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).
@@ -429,6 +440,22 @@ export class ApiServer {
         throw errors.methodNotSupported(store.groupResource, info.verb);
     }
   }
+}
+
+/**
+ * What a failed request's audit records: a failed authentication is audited
+ * without a user (upstream WithFailedAuthenticationAudit); anything thrown that
+ * is not a Status is the Panic stage (upstream's recovered panic).
+ */
+function auditFailure(auditor: Auditor, audit: RequestAudit | undefined, req: IncomingMessage, res: ServerResponse, info: RequestInfo | undefined, err: unknown): void {
+  if (!audit && info && err instanceof errors.StatusError && err.code === 401) auditor.unauthenticated(req, res, info);
+  else if (audit && !(err instanceof errors.StatusError) && !res.headersSent) audit.failed(err);
+}
+
+/** FACTS 9.5: a call to a deprecated version is marked on its audit event (upstream endpoints/metrics deprecatedAnnotationKey). */
+function annotateDeprecated(req: IncomingMessage, deprecation: { removedRelease?: string }): void {
+  annotateRequest(req, 'orch.io/deprecated', 'true');
+  if (deprecation.removedRelease) annotateRequest(req, 'orch.io/removed-release', deprecation.removedRelease);
 }
 
 /** The body kind of the scale subresource (autoscaling/v1 Scale, a contract body kind). */

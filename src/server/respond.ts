@@ -3,6 +3,7 @@
  * JSON, in the negotiated encoding (SPEC 4.7), pretty-printed on request
  * (SPEC 4.3 `pretty`), with the warnings a request collected (SPEC 4.9).
  */
+import { noteResponseStatus } from '../audit/request-audit.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { yaml } from '../util/lazy-packages.ts';
 import { goParseBool } from '../api/query-values.ts';
@@ -251,6 +252,7 @@ export function writeError(res: ServerResponse, err: unknown, options: EncodeOpt
   const statusError = toStatusError(err);
   if (statusError.code >= 500) console.error('request failed:', err);
   const status: Status = statusError.toStatus();
+  noteResponseStatus(res, status);
   // A Status is written in the negotiated type, protobuf included (upstream ErrorNegotiated).
   const mediaType = options.mediaType === YAML_TYPE || (options.mediaType === PROTOBUF_TYPE && options.protobuf) ? options.mediaType : JSON_TYPE;
   writeObject(res, statusError.code, status, { ...options, mediaType, headers: { ...options.headers, ...statusError.headers } });

@@ -16,9 +16,13 @@ import type { ServiceAccountFlags } from './service-accounts.ts';
 import type { NamedCertKey, TlsMinVersion } from './tls-settings.ts';
 import type { DeletionSettings } from '../registry/store.ts';
 import type { WatchCacheSettings } from './watch-cache-settings.ts';
+import type { PolicyEvaluator } from '../audit/policy.ts';
+import type { AuditSink } from '../audit/request-audit.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
+  /** --audit-policy-file's rules and where this process's events go (src/audit/setup.ts); absent: no auditing. */
+  audit?: { evaluator: PolicyEvaluator; sink: AuditSink };
   dataDir: string;
   port: number;
   bindAddress: string;

@@ -87,6 +87,8 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPos
         storageVersion: storage,
         ...(scale ? { scale } : {}),
         ...(convert ? { convert } : {}),
+        // A custom version has no removal release: the annotation says only that it is deprecated.
+        ...(version.deprecated === true ? { deprecated: {} } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
         patchTypes: PATCH_TYPES,
       };
