@@ -9,6 +9,7 @@ import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/cont
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
+import { featureEnabled, featureGatesHelp, parseFeatureGates } from '../server/feature-gates.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -84,6 +85,7 @@ export interface Flags {
   deleteCollectionWorkers: number;
   bookmarkIntervalMs: number;
   watchBufferLimitBytes: number;
+  /** --feature-gates as given (SPEC 9.6); read through featureEnabled. */
   featureGates: Record<string, boolean>;
   /** --request-timeout: the deadline of every request that is not long-running (0 = none). */
   requestTimeoutMs: number;
@@ -127,25 +129,6 @@ export function parseDuration(text: string): number {
   const ms = parseGoDuration(text);
   if (ms < 0) throw new Error('must not be negative');
   return ms;
-}
-
-const KNOWN_GATES = ['WatchList', 'AnonymousAuthConfigurableEndpoints', 'AuthorizeWithSelectors', 'StructuredAuthorizationConfiguration'];
-/** GA gates upstream locks to their default: setting them otherwise is an error (SPEC 2.8: APISelfSubjectReview). */
-const LOCKED_GATES: Record<string, boolean> = { APISelfSubjectReview: true };
-
-function parseFeatureGates(text: string): Record<string, boolean> {
-  const gates: Record<string, boolean> = {};
-  for (const pair of text.split(',').filter(Boolean)) {
-    const [name, value] = pair.split('=');
-    const enabled = parseBool(value ?? '');
-    if (name in LOCKED_GATES) {
-      if (enabled !== LOCKED_GATES[name]) throw new Error(`cannot set feature gate ${name} to ${enabled}, feature is locked to ${LOCKED_GATES[name]}`);
-      continue;
-    }
-    if (!KNOWN_GATES.includes(name)) throw new Error(`unrecognized feature gate: ${name}`);
-    gates[name] = enabled;
-  }
-  return gates;
 }
 
 /** A pflag string slice: comma-separated; a repeated flag adds to the list (these lists default to empty). */
@@ -283,7 +266,7 @@ const SPECS: FlagSpec[] = [
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
-  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: AnonymousAuthConfigurableEndpoints=true|false (ALPHA - default=false), APISelfSubjectReview=true|false (GA - default=true, locked), WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
+  { name: 'feature-gates', value: 'mapStringBool', help: featureGatesHelp(), apply: (f, v) => parseFeatureGates(v, f.featureGates) },
   { name: 'request-timeout', value: 'duration', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. 0 disables it. (default 1m0s)', apply: (f, v) => (f.requestTimeoutMs = parseDuration(v)) },
   { name: 'min-request-timeout', value: 'int', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)', apply: (f, v) => (f.minRequestTimeoutSeconds = parseNonNegativeInt(v)) },
   { name: 'max-requests-inflight', value: 'int', help: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Watches, and members of system:masters, are not limited. Zero for no limit. (default 400)', apply: (f, v) => (f.maxRequestsInflight = parseNonNegativeInt(v)) },
@@ -413,7 +396,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
 /** SPEC 5.1 items 5-6: the legacy flags become the chain's entries, or --authorization-config stands alone. */
 function resolveAuthorization(flags: Flags): void {
   if (flags.authorizationConfig !== undefined) {
-    if (flags.featureGates.StructuredAuthorizationConfiguration === false) {
+    if (!featureEnabled(flags.featureGates, 'StructuredAuthorizationConfiguration')) {
       throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
     }
     if (flags.authorizationLegacyFlags.length) {

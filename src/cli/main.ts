@@ -19,6 +19,7 @@ import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
+import { featureGateWarnings } from '../server/feature-gates.ts';
 
 function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
   return {
@@ -200,6 +201,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
+  for (const warning of featureGateWarnings(flags.featureGates)) console.warn(warning);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);
   const running = await startServer({ ...startOptions(flags), storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });

@@ -38,6 +38,7 @@ import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
+import { acceptsGzip } from './gzip-body.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -46,6 +47,8 @@ export interface ApiServerOptions {
   storage: Storage;
   cacher: Cacher;
   watch: WatchSettings;
+  /** Gate APIResponseCompression (SPEC 9.6): gzip of large responses to clients that accept it. */
+  responseCompression: boolean;
   authenticate: (req: IncomingMessage, path: string) => Promise<UserInfo>;
   authorizer: Authorizer;
   /** Feature gates that change what request info carries (AuthorizeWithSelectors). */
@@ -224,7 +227,7 @@ export class ApiServer {
    * authorization, then the resource or non-resource handler.
    */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE };
+    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, gzip: this.options.responseCompression && acceptsGzip(req.headers['accept-encoding']) };
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;

@@ -15,6 +15,7 @@ import type { LeaderElectionSettings } from './controllers.ts';
 import type { ServiceAccountFlags } from './service-accounts.ts';
 import type { NamedCertKey, TlsMinVersion } from './tls-settings.ts';
 import type { DeletionSettings } from '../registry/store.ts';
+import type { FeatureGateSettings } from './feature-gates.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
@@ -76,7 +77,7 @@ export interface StartOptions {
   /** Unsent bytes a watcher may hold before it is closed as too slow. */
   watchBufferLimitBytes?: number;
   /** Feature gates by name (SPEC 9.6). */
-  featureGates?: Record<string, boolean>;
+  featureGates?: FeatureGateSettings;
   /** --request-timeout: deadline of every request that is not long-running; 0 = none (default 1 minute). */
   requestTimeoutMs?: number;
   /** --min-request-timeout: a watch without timeoutSeconds lasts 1x to 2x this (default 1800 s). */

@@ -16,6 +16,8 @@ export interface Response {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes as received (a gzip body stays compressed). */
+  bytes: Buffer;
   /** Parsed JSON body, or undefined when the body is not JSON. */
   body: any;
 }
@@ -65,14 +67,15 @@ export function request(url: string, ca: string, method: string, path: string, o
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let body: any;
         try {
           body = JSON.parse(text);
         } catch {
           body = undefined;
         }
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, body });
       });
     });
     req.on('error', reject);
