@@ -10,6 +10,7 @@ import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
 import { featureEnabled, featureGatesHelp, parseFeatureGates } from '../server/feature-gates.ts';
+import { parseConfigurationMap } from '../server/runtime-config.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -85,6 +86,8 @@ export interface Flags {
   deleteCollectionWorkers: number;
   bookmarkIntervalMs: number;
   watchBufferLimitBytes: number;
+  /** --runtime-config as given (SPEC 9.3), resolved against the kinds at start (runtime-config.ts). */
+  runtimeConfig: Record<string, string>;
   /** --feature-gates as given (SPEC 9.6); read through featureEnabled. */
   featureGates: Record<string, boolean>;
   /** --request-timeout: the deadline of every request that is not long-running (0 = none). */
@@ -266,6 +269,22 @@ const SPECS: FlagSpec[] = [
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
+  {
+    name: 'runtime-config',
+    value: 'mapStringString',
+    help:
+      'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\n' +
+      'v1=true|false for the core API group\n' +
+      '<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\n' +
+      '<group>/<version>/<resource>=true|false for a single resource (e.g. networking.orch.io/v1/networkpolicies=false)\n' +
+      'api/all=true|false controls all API versions\n' +
+      'api/ga=true|false controls all API versions of the form v[0-9]+\n' +
+      'api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
+      'api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\n' +
+      'api/legacy is deprecated, and will be removed in a future version\n' +
+      'An omitted value means true. Custom resources are not affected.',
+    apply: (f, v) => parseConfigurationMap(v, f.runtimeConfig),
+  },
   { name: 'feature-gates', value: 'mapStringBool', help: featureGatesHelp(), apply: (f, v) => parseFeatureGates(v, f.featureGates) },
   { name: 'request-timeout', value: 'duration', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. 0 disables it. (default 1m0s)', apply: (f, v) => (f.requestTimeoutMs = parseDuration(v)) },
   { name: 'min-request-timeout', value: 'int', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)', apply: (f, v) => (f.minRequestTimeoutSeconds = parseNonNegativeInt(v)) },
@@ -346,6 +365,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     bookmarkIntervalMs: 60_000,
     watchBufferLimitBytes: 8 * 1024 * 1024,
     featureGates: {},
+    runtimeConfig: {},
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,

@@ -20,6 +20,7 @@ import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
 import { featureGateWarnings } from '../server/feature-gates.ts';
+import { resolveRuntimeConfig } from '../server/runtime-config.ts';
 
 function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
   return {
@@ -76,6 +77,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     watchBufferLimitBytes: flags.watchBufferLimitBytes,
     featureGates: flags.featureGates,
+    runtimeConfig: flags.runtimeConfig,
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     maxRequestsInflight: flags.maxRequestsInflight,
@@ -198,6 +200,13 @@ async function main(argv: string[]): Promise<void> {
   if (flags.storageBackend === 'etcd3' && flags.etcdServers.length === 0) {
     console.error('Error: --storage-backend=etcd3 needs --etcd-servers');
     process.exit(2);
+  }
+  try {
+    resolveRuntimeConfig(flags.runtimeConfig, api.kinds);
+  } catch (err) {
+    // Upstream validates the flag after parsing, and prints the error without the usage.
+    console.error(`Error: ${(err as Error).message}`);
+    process.exit(1);
   }
   if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);

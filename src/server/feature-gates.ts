@@ -5,6 +5,7 @@
  * (`featureGate.Set`, `SetFromMap`, `Enabled`, `KnownFeatures`) and the 1.31
  * stages of kube_features.go / apiserver pkg/features.
  */
+import { goParseBool } from '../api/query-values.ts';
 
 export type FeatureStage = 'ALPHA' | 'BETA' | 'GA';
 
@@ -56,13 +57,6 @@ export function featureEnabled(settings: FeatureGateSettings | undefined, name: 
   return spec.default;
 }
 
-/** Go's strconv.ParseBool. */
-function parseGoBool(text: string): boolean {
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false;
-  throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
-}
-
 /**
  * One `--feature-gates` value, `Name=bool` pairs, added to `into` (a repeated
  * flag adds). Errors are upstream's: `missing bool value for X`, `invalid value
@@ -77,11 +71,9 @@ export function parseFeatureGates(text: string, into: Record<string, boolean> = 
     const name = (at < 0 ? pair : pair.slice(0, at)).trim();
     if (at < 0) throw new Error(`missing bool value for ${name}`);
     const value = pair.slice(at + 1).trim();
-    try {
-      given[name] = parseGoBool(value);
-    } catch (err) {
-      throw new Error(`invalid value of ${name}=${value}, err: ${(err as Error).message}`);
-    }
+    const enabled = goParseBool(value);
+    if (enabled === undefined) throw new Error(`invalid value of ${name}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+    given[name] = enabled;
   }
   for (const [name, enabled] of Object.entries(given)) {
     const spec = specOf(name);

@@ -78,6 +78,8 @@ export interface StartOptions {
   watchBufferLimitBytes?: number;
   /** Feature gates by name (SPEC 9.6). */
   featureGates?: FeatureGateSettings;
+  /** --runtime-config as given (SPEC 9.3): the built-in group-versions and resources served. */
+  runtimeConfig?: Record<string, string>;
   /** --request-timeout: deadline of every request that is not long-running; 0 = none (default 1 minute). */
   requestTimeoutMs?: number;
   /** --min-request-timeout: a watch without timeoutSeconds lasts 1x to 2x this (default 1800 s). */

@@ -57,6 +57,7 @@ import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connec
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { writeOrchconfig } from './orchconfig.ts';
 import { featureEnabled } from './feature-gates.ts';
+import { resolveRuntimeConfig } from './runtime-config.ts';
 import { retryFor, setClampedInterval, sleep } from '../util/timers.ts';
 
 /** kube-apiserver's --event-ttl default. */
@@ -254,6 +255,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     api: options.api,
     storage,
     cacher,
+    enablement: resolveRuntimeConfig(options.runtimeConfig ?? {}, options.api.kinds),
     responseCompression: featureEnabled(options.featureGates, 'APIResponseCompression'),
     watch: { watchList: featureEnabled(options.featureGates, 'WatchList'), minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800 },
     limits: {
