@@ -318,7 +318,8 @@ const SPECS: FlagSpec[] = [
 ];
 
 export function usage(): string {
-  const lines = SPECS.map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
+  // A help of several lines (the gates, the runtime-config keys) keeps its indentation on each.
+  const lines = SPECS.map((s) => `      --${s.name} ${s.value}\n                ${s.help.replaceAll('\n', '\n                ')}`);
   return `orch-apiserver serves the orch control-plane API over HTTPS.\n\nUsage:\n  orch-apiserver [flags]\n\nFlags:\n      --help\n                help for orch-apiserver\n${lines.join('\n')}\n`;
 }
 

@@ -107,7 +107,7 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
  * check, lower-casing, a map entry) was a measurable part of a cached GET.
  */
 function sendWhole(res: ServerResponse, status: number, options: EncodeOptions, contentType: string, body: string | Buffer): void {
-  if (options.gzip && byteLength(body) > GZIP_THRESHOLD_BYTES) return sendGzipped(res, status, options, contentType, gzipBody(body));
+  if (options.gzip && overGzipThreshold(body)) return sendGzipped(res, status, options, contentType, gzipBody(body));
   if (options.headers !== undefined || options.warnings?.length) {
     baseHeaders(res, options, contentType);
     return endWhole(res, status, body);
@@ -230,6 +230,12 @@ export function writeJsonAround(res: ServerResponse, options: EncodeOptions, ope
     closed = true;
     return close;
   });
+}
+
+/** Whether a body's UTF-8 exceeds the threshold, without measuring a string that is surely under or over it. */
+function overGzipThreshold(body: string | Buffer): boolean {
+  if (typeof body !== 'string' || body.length > GZIP_THRESHOLD_BYTES) return body.length > GZIP_THRESHOLD_BYTES;
+  return body.length * 3 > GZIP_THRESHOLD_BYTES && Buffer.byteLength(body) > GZIP_THRESHOLD_BYTES;
 }
 
 function byteLength(body: string | Buffer): number {
