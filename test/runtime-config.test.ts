@@ -143,10 +143,10 @@ describe('disabled group-version and core resource, through a real server', () =
   });
 });
 
-describe('api/all=false with named parts, through a real server', () => {
+describe('api/all=false with named parts, through a real server (a primary and a worker)', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer(['--workers=1', '--runtime-config=api/all=false,api/v1,networking.orch.io/v1/networkpolicies,api/legacy=false']);
+    server = await startTestServer(['--runtime-config=api/all=false,api/v1,networking.orch.io/v1/networkpolicies,api/legacy=false']);
   });
   after(() => server?.close());
 
