@@ -148,6 +148,17 @@ describe('audit log', () => {
     assert.ok(complete.responseObject.metadata.uid);
   });
 
+  test('a gzipped answer is logged as the object it carries', async () => {
+    const big = 'x'.repeat(200 * 1024);
+    const updated = await server.request('PUT', '/api/v1/namespaces/default/configmaps/full', { body: { metadata: { name: 'full' }, data: { big } } });
+    assert.equal(updated.status, 200, updated.text);
+    const read = await server.request('GET', '/api/v1/namespaces/default/configmaps/full', { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(read.headers['content-encoding'], 'gzip');
+    const found = await eventsOf(String(read.headers['audit-id']), 2);
+    const complete = found.find((e) => e.stage === 'ResponseComplete');
+    assert.equal(complete.responseObject.data.big, big);
+  });
+
   test('an error answer: the whole Status as responseStatus', async () => {
     const res = await server.request('GET', '/api/v1/namespaces/default/pods/missing');
     assert.equal(res.status, 404);

@@ -8,6 +8,7 @@
  * request's audit through the request and response objects (`noteRequestBody`,
  * `noteResponseStatus`, `annotateRequest`), one property read when auditing is off.
  */
+import { gunzipSync } from 'node:zlib';
 import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -237,7 +238,9 @@ export class RequestAudit {
       if (rank >= LEVEL_RANK.Request && object !== undefined) this.event.requestObject = this.withoutManagedFields(object);
     }
     if (this.captured) {
-      const body = Buffer.concat(this.captured);
+      const sent = Buffer.concat(this.captured);
+      // The object is logged as encoded, before compression (a large list answered with gzip).
+      const body = this.res.getHeader('content-encoding') === 'gzip' && this.capturedBytes <= MAX_CAPTURED_BYTES ? gunzipOrEmpty(sent) : sent;
       this.captured = undefined;
       const object = this.capturedBytes <= MAX_CAPTURED_BYTES ? decodeBody(body, String(this.res.getHeader('content-type') ?? ''), this.protobuf) : undefined;
       if (object && typeof object === 'object') {
@@ -298,4 +301,13 @@ export function noteRequestBody(req: IncomingMessage, body: Buffer): void {
 /** The Status an error answer carries, for the event's responseStatus. */
 export function noteResponseStatus(res: ServerResponse, status: object): void {
   (res as Carrier)[AUDIT]?.statusWritten(status as Record<string, unknown>);
+}
+
+/** A gzip body's bytes (every member), or nothing when it cannot be read (a response cut short). */
+function gunzipOrEmpty(body: Buffer): Buffer {
+  try {
+    return gunzipSync(body);
+  } catch {
+    return Buffer.alloc(0);
+  }
 }

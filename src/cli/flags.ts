@@ -11,6 +11,8 @@ import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, typ
 import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
 import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 import { AUDIT_FLAG_SPECS, defaultAuditFlags, validateAuditFlags, type AuditFlags, type FlagParsers } from './audit-flags.ts';
+import { featureEnabled, featureGatesHelp, parseFeatureGates } from '../server/feature-gates.ts';
+import { parseConfigurationMap } from '../server/runtime-config.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -94,6 +96,9 @@ export interface Flags {
   deleteCollectionWorkers: number;
   bookmarkIntervalMs: number;
   watchBufferLimitBytes: number;
+  /** --runtime-config as given (SPEC 9.3), resolved against the kinds at start (runtime-config.ts). */
+  runtimeConfig: Record<string, string>;
+  /** --feature-gates as given (SPEC 9.6); read through featureEnabled. */
   featureGates: Record<string, boolean>;
   /** --request-timeout: the deadline of every request that is not long-running (0 = none). */
   requestTimeoutMs: number;
@@ -152,25 +157,6 @@ export function parseDuration(text: string): number {
   const ms = parseGoDuration(text);
   if (ms < 0) throw new Error('must not be negative');
   return ms;
-}
-
-const KNOWN_GATES = ['WatchList', 'AnonymousAuthConfigurableEndpoints', 'AuthorizeWithSelectors', 'StructuredAuthorizationConfiguration'];
-/** GA gates upstream locks to their default: setting them otherwise is an error (SPEC 2.8: APISelfSubjectReview). */
-const LOCKED_GATES: Record<string, boolean> = { APISelfSubjectReview: true };
-
-function parseFeatureGates(text: string): Record<string, boolean> {
-  const gates: Record<string, boolean> = {};
-  for (const pair of text.split(',').filter(Boolean)) {
-    const [name, value] = pair.split('=');
-    const enabled = parseBool(value ?? '');
-    if (name in LOCKED_GATES) {
-      if (enabled !== LOCKED_GATES[name]) throw new Error(`cannot set feature gate ${name} to ${enabled}, feature is locked to ${LOCKED_GATES[name]}`);
-      continue;
-    }
-    if (!KNOWN_GATES.includes(name)) throw new Error(`unrecognized feature gate: ${name}`);
-    gates[name] = enabled;
-  }
-  return gates;
 }
 
 /** A pflag string slice: comma-separated; a repeated flag adds to the list (these lists default to empty). */
@@ -356,7 +342,23 @@ const SPECS: FlagSpec[] = [
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
-  { name: 'feature-gates', value: 'mapStringBool', help: 'A set of key=value pairs that describe feature gates: AnonymousAuthConfigurableEndpoints=true|false (ALPHA - default=false), APISelfSubjectReview=true|false (GA - default=true, locked), WatchList=true|false (ALPHA - default=false).', apply: (f, v) => Object.assign(f.featureGates, parseFeatureGates(v)) },
+  {
+    name: 'runtime-config',
+    value: 'mapStringString',
+    help:
+      'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\n' +
+      'v1=true|false for the core API group\n' +
+      '<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\n' +
+      '<group>/<version>/<resource>=true|false for a single resource (e.g. networking.orch.io/v1/networkpolicies=false)\n' +
+      'api/all=true|false controls all API versions\n' +
+      'api/ga=true|false controls all API versions of the form v[0-9]+\n' +
+      'api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
+      'api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\n' +
+      'api/legacy is deprecated, and will be removed in a future version\n' +
+      'An omitted value means true. Custom resources are not affected.',
+    apply: (f, v) => parseConfigurationMap(v, f.runtimeConfig),
+  },
+  { name: 'feature-gates', value: 'mapStringBool', help: featureGatesHelp(), apply: (f, v) => parseFeatureGates(v, f.featureGates) },
   { name: 'request-timeout', value: 'duration', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. 0 disables it. (default 1m0s)', apply: (f, v) => (f.requestTimeoutMs = parseDuration(v)) },
   { name: 'min-request-timeout', value: 'int', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)', apply: (f, v) => (f.minRequestTimeoutSeconds = parseNonNegativeInt(v)) },
   { name: 'max-requests-inflight', value: 'int', help: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests with 429 Too Many Requests. Watches, and members of system:masters, are not limited. Zero for no limit. (default 400)', apply: (f, v) => (f.maxRequestsInflight = parseNonNegativeInt(v)) },
@@ -389,7 +391,8 @@ const SPECS: FlagSpec[] = [
 ];
 
 export function usage(): string {
-  const lines = SPECS.filter((s) => !s.deprecated).map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
+  // A help of several lines (the gates, the runtime-config keys) keeps its indentation on each.
+  const lines = SPECS.filter((s) => !s.deprecated).map((s) => `      --${s.name} ${s.value}\n                ${s.help.replaceAll('\n', '\n                ')}`);
   return `orch-apiserver serves the orch control-plane API over HTTPS.\n\nUsage:\n  orch-apiserver [flags]\n\nFlags:\n      --help\n                help for orch-apiserver\n${lines.join('\n')}\n`;
 }
 
@@ -440,6 +443,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     bookmarkIntervalMs: 60_000,
     watchBufferLimitBytes: 8 * 1024 * 1024,
     featureGates: {},
+    runtimeConfig: {},
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,
@@ -497,7 +501,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
 /** SPEC 5.1 items 5-6: the legacy flags become the chain's entries, or --authorization-config stands alone. */
 function resolveAuthorization(flags: Flags): void {
   if (flags.authorizationConfig !== undefined) {
-    if (flags.featureGates.StructuredAuthorizationConfiguration === false) {
+    if (!featureEnabled(flags.featureGates, 'StructuredAuthorizationConfiguration')) {
       throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
     }
     if (flags.authorizationLegacyFlags.length) {

@@ -22,6 +22,8 @@ import { auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorker
 import type { AuditEvent } from '../audit/event.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
 import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
+import { featureGateWarnings } from '../server/feature-gates.ts';
+import { resolveRuntimeConfig } from '../server/runtime-config.ts';
 
 function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
   return {
@@ -80,6 +82,7 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     watchBufferLimitBytes: flags.watchBufferLimitBytes,
     featureGates: flags.featureGates,
+    runtimeConfig: flags.runtimeConfig,
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     maxRequestsInflight: flags.maxRequestsInflight,
@@ -225,10 +228,18 @@ async function main(argv: string[]): Promise<void> {
     console.error('Error: --storage-backend=etcd3 needs --etcd-servers');
     process.exit(2);
   }
+  try {
+    resolveRuntimeConfig(flags.runtimeConfig, api.kinds);
+  } catch (err) {
+    // Upstream validates the flag after parsing, and prints the error without the usage.
+    console.error(`Error: ${(err as Error).message}`);
+    process.exit(1);
+  }
   if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
   for (const warning of flags.deprecationWarnings) console.warn(warning);
   for (const resource of watchCacheSettings(flags).ignoredSizes()) console.warn(`Dropping watch-cache-size for ${resource} - watchCache size is now dynamic`);
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
+  for (const warning of featureGateWarnings(flags.featureGates)) console.warn(warning);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);
   const { audit, auditBackend } = ownerAudit(flags);

@@ -43,6 +43,8 @@ import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
+import { acceptsGzip } from './gzip-body.ts';
+import type { ApiEnablement } from './runtime-config.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -51,6 +53,10 @@ export interface ApiServerOptions {
   storage: Storage;
   cacher: Cacher;
   watch: WatchSettings;
+  /** --runtime-config: the built-in resources served; the others keep their stores for the server's own use (runtime-config.ts). */
+  enablement: ApiEnablement;
+  /** Gate APIResponseCompression (SPEC 9.6): gzip of large responses to clients that accept it. */
+  responseCompression: boolean;
   authenticate: (req: IncomingMessage, path: string) => Promise<UserInfo>;
   authorizer: Authorizer;
   /** Feature gates that change what request info carries (AuthorizeWithSelectors). */
@@ -97,6 +103,8 @@ export class ApiServer {
   /** The structure model of every schema, built-in and custom, for apply and strategic merge. */
   private readonly structure: Record<string, any>;
   private readonly customKinds = new Map<string, KindDefinition>();
+  /** Routes of built-in resources --runtime-config disables: 404 as a path never served, but their stores stay for controllers and authorizers. */
+  private readonly unserved = new Set<string>();
   private readonly openapi: OpenApiPublisher;
   /** Protobuf of the built-in kinds (SPEC 4.7). */
   private readonly protobuf: ProtobufCodec;
@@ -113,6 +121,7 @@ export class ApiServer {
     this.protobuf = new ProtobufCodec(options.api.protobuf);
     for (const generated of options.api.kinds) {
       const kind = withBuiltinScale(generated);
+      if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
       if (!kind.stored) {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
@@ -120,10 +129,14 @@ export class ApiServer {
       const fromStorage = !(options.watchCache ?? DEFAULT_WATCH_CACHE).servesBuiltIn(kind.group, kind.plural);
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
     }
-    this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
-    this.openapi = new OpenApiPublisher(options.api);
+    this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
+    this.openapi = new OpenApiPublisher(options.api, (group, version, plural) => options.enablement.resourceEnabled(group, version, plural));
     this.inflight = new InflightLimiter(options.limits);
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
+  }
+
+  private servedBuiltinKinds(): KindDefinition[] {
+    return this.options.api.kinds.filter((kind) => !this.unserved.has(routeKey(kind)));
   }
 
   /** The stores of a stored kind: the resource and its status or finalize subresource, reading through its watch cache. */
@@ -187,7 +200,7 @@ export class ApiServer {
 
   /** Publishes the served custom kinds in discovery, once a batch of changes is done. */
   rebuildDiscovery(): void {
-    this.discovery = buildDiscovery([...this.options.api.kinds, ...this.customKinds.values()], this.options.serverAddress);
+    this.discovery = buildDiscovery([...this.servedBuiltinKinds(), ...this.customKinds.values()], this.options.serverAddress);
   }
 
   /** Publishes the served custom kinds' OpenAPI paths and schemas (SPEC 4.1), once a batch of changes is done. */
@@ -246,7 +259,7 @@ export class ApiServer {
    * authorization, then the resource or non-resource handler.
    */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf };
+    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf, gzip: this.options.responseCompression && acceptsGzip(req.headers['accept-encoding']) };
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;
@@ -368,8 +381,9 @@ export class ApiServer {
     encode: EncodeOptions,
     deadline: Deadline | undefined,
   ): Promise<void> {
-    const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
-    if (!route) throw errors.routeNotFound();
+    const key = `${info.group}/${info.version}/${info.resource}`;
+    const route = this.routes.get(key);
+    if (!route || this.unserved.has(key)) throw errors.routeNotFound();
     const { kind } = route;
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();

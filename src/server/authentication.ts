@@ -7,6 +7,7 @@ import { createAuthenticator, type TokenAuthenticator } from '../auth/authentica
 import { loadAuthenticationConfig } from '../auth/authentication/authentication-config.ts';
 import { CertificateBundle, clientCertificateAuthenticator } from '../auth/authentication/client-certificate.ts';
 import { requestHeaderAuthenticator } from '../auth/authentication/request-header.ts';
+import { featureEnabled, type FeatureGateSettings } from './feature-gates.ts';
 
 export interface AuthenticationOptions {
   clientCaFile?: string;
@@ -22,7 +23,7 @@ export interface AuthenticationOptions {
   authenticationConfigFile?: string;
   /** AlwaysAllow is in the authorizer chain: anonymous requests are then refused (SPEC 5.3). */
   alwaysAllow: boolean;
-  featureGates: Record<string, boolean>;
+  featureGates: FeatureGateSettings;
   apiAudiences: string[];
 }
 
@@ -43,7 +44,7 @@ export function buildAuthentication(options: AuthenticationOptions, tokenAuthent
   const config = options.authenticationConfigFile
     ? loadAuthenticationConfig(
         options.authenticationConfigFile,
-        { anonymousConfigurable: options.featureGates.AnonymousAuthConfigurableEndpoints === true },
+        { anonymousConfigurable: featureEnabled(options.featureGates, 'AnonymousAuthConfigurableEndpoints') },
         options.anonymousAuth !== undefined,
       )
     : {};

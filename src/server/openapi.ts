@@ -44,6 +44,21 @@ function referencedSchemas(roots: unknown[], pool: Record<string, unknown>, pref
 
 const sorted = (o: JsonObject): JsonObject => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
+/**
+ * The group-version (an index key: `api/v1`, `apis/g/v`) and resource an
+ * OpenAPI path serves (`/apis/g/v[/watch][/namespaces/{namespace}]/plural...`);
+ * no resource for the group-version's own path; undefined for other paths.
+ */
+function targetOfPath(path: string): { groupVersion: string; group: string; version: string; resource?: string } | undefined {
+  const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/(?:watch\/)?(?:namespaces\/\{namespace\}\/)?([^/]*)/.exec(path);
+  if (!m) return undefined;
+  const [group, version] = m[1] ? ['', m[1]] : [m[2], m[3]];
+  return { groupVersion: group ? `apis/${group}/${version}` : `api/${version}`, group, version, resource: m[4] || undefined };
+}
+
+/** Whether a built-in resource is served (--runtime-config, runtime-config.ts). */
+export type ResourceServed = (group: string, version: string, resource: string) => boolean;
+
 function acceptsJson(req: IncomingMessage): boolean {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return true;
@@ -60,23 +75,64 @@ export class OpenApiPublisher {
   private index: Buffer | undefined;
   private unpublished: { v3: JsonObject; v2: JsonObject } | undefined;
 
-  constructor(private readonly api: GeneratedApi) {}
+  /** Built-in group-versions (index keys) with at least one served resource, and those with some not served. */
+  private readonly servedGroupVersions = new Set<string>();
+  private readonly trimmedGroupVersions = new Set<string>();
+
+  /**
+   * `served` says which built-in resources --runtime-config leaves: a group
+   * version with none is gone from the index, the paths of the others from the
+   * documents (v2 and v3), as upstream installs only the enabled resources.
+   */
+  constructor(
+    private readonly api: GeneratedApi,
+    private readonly served: ResourceServed = () => true,
+  ) {
+    for (const kind of api.kinds) {
+      const gv = kind.group ? `apis/${kind.group}/${kind.version}` : `api/${kind.version}`;
+      if (served(kind.group, kind.version, kind.plural)) this.servedGroupVersions.add(gv);
+      else this.trimmedGroupVersions.add(gv);
+    }
+  }
+
+  /** A built-in document without the paths of resources not served; the published bytes when all are. */
+  private readBuiltin(file: string, trimmed: boolean): Buffer {
+    const body = this.api.readPublishedOpenApi(file);
+    if (!trimmed) return body;
+    const doc = JSON.parse(body.toString('utf8'));
+    doc.paths = this.servedPaths(doc.paths);
+    return Buffer.from(JSON.stringify(doc));
+  }
+
+  private servedPaths(paths: JsonObject): JsonObject {
+    return Object.fromEntries(
+      Object.entries(paths).filter(([path]) => {
+        const target = targetOfPath(path);
+        if (!target || !(this.servedGroupVersions.has(target.groupVersion) || this.trimmedGroupVersions.has(target.groupVersion))) return true;
+        if (!this.servedGroupVersions.has(target.groupVersion)) return false;
+        return target.resource === undefined || this.served(target.group, target.version, target.resource);
+      }),
+    );
+  }
+
+  private builtinServed(path: string): boolean {
+    return this.api.openapiV3Paths[path] !== undefined && this.servedGroupVersions.has(path);
+  }
 
   private document(path: string): PublishedDocument | undefined {
     const custom = this.custom.get(path);
     if (custom) return custom;
-    const file = this.api.openapiV3Paths[path];
-    if (!file) return undefined;
+    if (!this.builtinServed(path)) return undefined;
     let doc = this.v3.get(path);
     if (!doc) {
-      doc = published(this.api.readPublishedOpenApi(file));
+      doc = published(this.readBuiltin(this.api.openapiV3Paths[path], this.trimmedGroupVersions.has(path)));
       this.v3.set(path, doc);
     }
     return doc;
   }
 
   private builtinV3(path: string): JsonObject {
-    return JSON.parse(this.api.readPublishedOpenApi(this.api.openapiV3Paths[path]).toString('utf8'));
+    return JSON.parse(this.readBuiltin(this.api.openapiV3Paths[path], this.trimmedGroupVersions.has(path)).toString('utf8'));
   }
 
   /**
@@ -114,7 +170,7 @@ export class OpenApiPublisher {
     const schemaPrefix = '#/components/schemas/';
     for (const [gv, group] of [...byGroupVersion].sort(([a], [b]) => (a < b ? -1 : 1))) {
       // A custom kind in a built-in group/version joins the built-in document.
-      const base: any = this.api.openapiV3Paths[gv]
+      const base: any = this.builtinServed(gv)
         ? this.builtinV3(gv)
         : { openapi: '3.0.0', info: { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' }, paths: {}, components: { schemas: {} } };
       const paths: JsonObject = { ...base.paths };
@@ -129,7 +185,7 @@ export class OpenApiPublisher {
       base.components = { ...base.components, schemas: sorted(schemas) };
       custom.set(gv, published(Buffer.from(JSON.stringify(base))));
     }
-    const v2 = JSON.parse(this.api.readPublishedOpenApi('v2.json').toString('utf8'));
+    const v2 = JSON.parse(this.readBuiltin('v2.json', this.trimmedGroupVersions.size > 0).toString('utf8'));
     const v2Paths: JsonObject = { ...v2.paths };
     const definitions: JsonObject = { ...v2.definitions };
     for (const part of parts) {
@@ -149,7 +205,7 @@ export class OpenApiPublisher {
   /** The /openapi/v3 index (upstream handler3's discovery): each group/version's address with its document's hash. */
   private encodeIndex(): Buffer {
     const paths: Record<string, { serverRelativeURL: string }> = {};
-    for (const gv of [...new Set([...Object.keys(this.api.openapiV3Paths), ...this.custom.keys()])].sort()) {
+    for (const gv of [...new Set([...Object.keys(this.api.openapiV3Paths).filter((path) => this.builtinServed(path)), ...this.custom.keys()])].sort()) {
       paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${this.document(gv)!.hash}` };
     }
     return Buffer.from(JSON.stringify({ paths }));
@@ -160,7 +216,7 @@ export class OpenApiPublisher {
     if (path !== '/openapi/v2' && path !== '/openapi/v3' && !path.startsWith('/openapi/v3/')) return false;
     if (!acceptsJson(req)) throw notAcceptable(['application/json']);
     if (path === '/openapi/v2') {
-      this.v2 ??= published(this.api.readPublishedOpenApi('v2.json'));
+      this.v2 ??= published(this.readBuiltin('v2.json', this.trimmedGroupVersions.size > 0));
       writeSharedBody(res, 200, { 'Content-Type': 'application/json', ETag: `"${this.v2.hash}"` }, this.v2.body);
       return true;
     }

@@ -11,6 +11,8 @@ import { internalError, requestTimeout, StatusError, type Status } from '../api/
 import { DeadlineExceededError, StorageTimeoutError } from '../storage/interface.ts';
 import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
+import { createGzip } from 'node:zlib';
+import { GZIP_HEADERS, GZIP_OPTIONS, GZIP_THRESHOLD_BYTES, gzipAround, gzipBody, gzipShared } from './gzip-body.ts';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -58,6 +60,8 @@ export interface EncodeOptions {
   headers?: Record<string, string>;
   /** The protobuf codec, for answers negotiated as protobuf (SPEC 4.7). */
   protobuf?: ProtobufCodec;
+  /** The client accepts gzip and APIResponseCompression is on: bodies over 128 KiB go compressed (gzip-body.ts). */
+  gzip?: boolean;
 }
 
 /**
@@ -112,6 +116,7 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
  * check, lower-casing, a map entry) was a measurable part of a cached GET.
  */
 export function sendWhole(res: ServerResponse, status: number, options: EncodeOptions, contentType: string, body: string | Buffer): void {
+  if (options.gzip && overGzipThreshold(body)) return sendGzipped(res, status, options, contentType, gzipBody(body));
   if (options.headers !== undefined || options.warnings?.length) {
     baseHeaders(res, options, contentType);
     return endWhole(res, status, body);
@@ -139,6 +144,8 @@ function endWhole(res: ServerResponse, status: number, body: string | Buffer): v
 export function writeJsonText(res: ServerResponse, status: number, json: string | Buffer, options: EncodeOptions): void {
   if (alreadyAnswered(res)) return;
   if (options.pretty || options.mediaType !== JSON_TYPE) return writeObject(res, status, JSON.parse(json.toString()), options);
+  // A Buffer here is one the cache shares (an object's version, a Table, a chunk): its gzip is shared too.
+  if (options.gzip && typeof json !== 'string' && json.length > GZIP_THRESHOLD_BYTES) return sendGzipped(res, status, options, JSON_TYPE, gzipShared(json));
   if (typeof json === 'string' || json.length <= STREAM_CHUNK) return sendWhole(res, status, options, JSON_TYPE, json);
   baseHeaders(res, options, JSON_TYPE);
   // A large shared body (a Table, a chunk) in slices: whole, TLS would encrypt one copy per reader at once.
@@ -202,7 +209,7 @@ function slicesOf(body: Buffer): () => Buffer | undefined {
 export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open: string, count: number, item: (i: number) => string, close: string): void {
   let i = 0;
   let done = false;
-  streamJson(res, options, () => {
+  (options.gzip ? streamJsonMaybeGzipped : streamJson)(res, options, () => {
     if (done) return undefined;
     let chunk = i === 0 ? open : '';
     while (i < count && chunk.length <= STREAM_CHUNK) {
@@ -217,6 +224,7 @@ export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open
 
 /** Writes `open`, an already-encoded body shared by many responses (the watch cache's list items), then `close`. */
 export function writeJsonAround(res: ServerResponse, options: EncodeOptions, open: string, body: Buffer, close: string): void {
+  if (options.gzip && open.length + body.length + close.length > GZIP_THRESHOLD_BYTES) return sendGzipped(res, 200, options, JSON_TYPE, gzipAround(open, body, close));
   let opened = false;
   let closed = false;
   const slices = slicesOf(body);
@@ -231,6 +239,80 @@ export function writeJsonAround(res: ServerResponse, options: EncodeOptions, ope
     closed = true;
     return close;
   });
+}
+
+/** Whether a body's UTF-8 exceeds the threshold, without measuring a string that is surely under or over it. */
+function overGzipThreshold(body: string | Buffer): boolean {
+  if (typeof body !== 'string' || body.length > GZIP_THRESHOLD_BYTES) return body.length > GZIP_THRESHOLD_BYTES;
+  return body.length * 3 > GZIP_THRESHOLD_BYTES && Buffer.byteLength(body) > GZIP_THRESHOLD_BYTES;
+}
+
+function byteLength(body: string | Buffer): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+}
+
+/**
+ * Sends a body compressed off the event loop, once it is: headers, the
+ * compressed length, then the bytes in slices. The request's handler has
+ * returned by then, so a failure ends the response here.
+ */
+function sendGzipped(res: ServerResponse, status: number, options: EncodeOptions, contentType: string, compressing: Promise<Buffer | Buffer[]>): void {
+  compressing.then(
+    (compressed) => {
+      if (alreadyAnswered(res)) return;
+      const parts = Array.isArray(compressed) ? compressed : [compressed];
+      baseHeaders(res, options, contentType);
+      for (const [name, value] of Object.entries(GZIP_HEADERS)) res.setHeader(name, value);
+      res.setHeader('Content-Length', parts.reduce((sum, part) => sum + part.length, 0));
+      res.writeHead(status);
+      let part = 0;
+      let slices = slicesOf(parts[0]);
+      writeSlices(res, () => {
+        for (let slice = slices(); ; slice = slices()) {
+          if (slice) return slice;
+          if (++part >= parts.length) return undefined;
+          slices = slicesOf(parts[part]);
+        }
+      });
+    },
+    (err) => {
+      console.error('could not compress a response:', err);
+      if (!alreadyAnswered(res)) res.destroy();
+    },
+  );
+}
+
+/**
+ * A streamed 200 JSON body, gzipped when it passes the threshold: chunks are
+ * held until they do (upstream's deferredResponseWriter buffers the same way);
+ * a body that ends below it goes plain and whole. Past it, the chunks go
+ * through a zlib stream (compressed on zlib's threads), its output waiting for
+ * the socket's drain and the input for the stream's.
+ */
+function streamJsonMaybeGzipped(res: ServerResponse, options: EncodeOptions, next: () => string | Buffer | undefined): void {
+  if (alreadyAnswered(res)) return;
+  const held: (string | Buffer)[] = [];
+  let heldBytes = 0;
+  for (let chunk = next(); ; chunk = next()) {
+    if (chunk === undefined) return sendWhole(res, 200, { ...options, gzip: false }, JSON_TYPE, Buffer.concat(held.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))));
+    held.push(chunk);
+    heldBytes += byteLength(chunk);
+    if (heldBytes > GZIP_THRESHOLD_BYTES) break;
+  }
+  baseHeaders(res, options, JSON_TYPE);
+  for (const [name, value] of Object.entries(GZIP_HEADERS)) res.setHeader(name, value);
+  res.writeHead(200);
+  const compressor = createGzip(GZIP_OPTIONS);
+  compressor.pipe(res);
+  res.once('close', () => compressor.destroy());
+  const writeSome = () => {
+    if (alreadyAnswered(res) || compressor.destroyed) return;
+    for (let chunk = held.shift() ?? next(); chunk !== undefined; chunk = held.shift() ?? next()) {
+      if (!compressor.write(chunk)) return void compressor.once('drain', writeSome);
+    }
+    compressor.end();
+  };
+  writeSome();
 }
 
 /**

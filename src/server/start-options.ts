@@ -18,6 +18,7 @@ import type { DeletionSettings } from '../registry/store.ts';
 import type { WatchCacheSettings } from './watch-cache-settings.ts';
 import type { PolicyEvaluator } from '../audit/policy.ts';
 import type { AuditSink } from '../audit/request-audit.ts';
+import type { FeatureGateSettings } from './feature-gates.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
@@ -83,7 +84,9 @@ export interface StartOptions {
   /** Unsent bytes a watcher may hold before it is closed as too slow. */
   watchBufferLimitBytes?: number;
   /** Feature gates by name (SPEC 9.6). */
-  featureGates?: Record<string, boolean>;
+  featureGates?: FeatureGateSettings;
+  /** --runtime-config as given (SPEC 9.3): the built-in group-versions and resources served. */
+  runtimeConfig?: Record<string, string>;
   /** --request-timeout: deadline of every request that is not long-running; 0 = none (default 1 minute). */
   requestTimeoutMs?: number;
   /** --min-request-timeout: a watch without timeoutSeconds lasts 1x to 2x this (default 1800 s). */

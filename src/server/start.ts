@@ -58,6 +58,8 @@ import { controllerManager } from './controllers.ts';
 import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connection-guard.ts';
 import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
 import { writeOrchconfig } from './orchconfig.ts';
+import { featureEnabled } from './feature-gates.ts';
+import { resolveRuntimeConfig } from './runtime-config.ts';
 import { retryFor, setClampedInterval, sleep } from '../util/timers.ts';
 
 /** kube-apiserver's --event-ttl default. */
@@ -78,7 +80,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const apiAudiences = serviceAccounts.apiAudiences;
   const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
   const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
-  const authorizeWithSelectors = options.featureGates?.AuthorizeWithSelectors === true;
+  const authorizeWithSelectors = featureEnabled(options.featureGates, 'AuthorizeWithSelectors');
   const authorizationConfig = options.authorizationConfigFile === undefined ? undefined : readAuthorizationConfiguration(options.authorizationConfigFile, authorizeWithSelectors);
   const authorizerEntries = authorizationConfig?.entries ?? options.authorizers ?? entriesFromFlags({ modes: DEFAULT_AUTHORIZATION_MODES, webhookVersion: 'v1beta1', webhookCacheAuthorizedTtlMs: 0, webhookCacheUnauthorizedTtlMs: 0 });
   // Upstream's order: token file, service-account tokens, bootstrap tokens, webhook.
@@ -255,7 +257,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     api: options.api,
     storage,
     cacher,
-    watch: { watchList: options.featureGates?.WatchList ?? false, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800 },
+    enablement: resolveRuntimeConfig(options.runtimeConfig ?? {}, options.api.kinds),
+    responseCompression: featureEnabled(options.featureGates, 'APIResponseCompression'),
+    watch: { watchList: featureEnabled(options.featureGates, 'WatchList'), minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800 },
     limits: {
       requestTimeoutMs,
       maxRequestsInflight: options.maxRequestsInflight ?? 400,

@@ -16,7 +16,7 @@ export interface Response {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  /** The body's bytes (a protobuf answer is not text). */
+  /** The body's bytes as received (a protobuf answer is not text; a gzip body stays compressed). */
   bytes: Buffer;
   /** Parsed JSON body, or undefined when the body is not JSON. */
   body: any;
