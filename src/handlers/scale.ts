@@ -18,6 +18,7 @@ import { applyPatch, readPatchRequest } from './patch.ts';
 import { getCached } from './read.ts';
 import { checkName, decodeObject, decodeValue, limitWarnings, readBody, requestMediaType } from './request-body.ts';
 import { includeObjectOf, toTable } from './table.ts';
+import { partialFor } from './partial-metadata.ts';
 
 /** Upstream's mark of a Scale made from an object without spec replicas: smallest int32. */
 const INVALID_SPEC_REPLICAS = -2147483648;
@@ -42,9 +43,11 @@ function scaleOf(cr: ApiObject, paths: ScalePaths): { scale: ApiObject; replicas
 export async function handleScaleGet(ctx: ResourceRequest, scaleKind: BodyKind): Promise<void> {
   const kind = ctx.store.kind;
   const paths = pathsOf(kind);
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const cached = await getCached(ctx);
   const { scale, replicasFound } = scaleOf(JSON.parse(cached.json(readApiVersion(kind))), paths);
   if (!replicasFound) throw errors.internalError(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} does not exist`);
+  if (partial) return writeObject(ctx.res, 200, { kind: 'PartialObjectMetadata', apiVersion: partial, metadata: scale.metadata }, ctx.encode);
   if (ctx.table) {
     // Upstream's Scale storage has no printer: the default Name / Created At Table.
     const printed = { group: scaleKind.group, kind: scaleKind.kind, printerColumns: [] };

@@ -16,6 +16,7 @@ import { toStatusError } from '../server/respond.ts';
 import { convertForServing } from './conversion.ts';
 import { PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
 import { protobufWatchEncoding } from './protobuf-responses.ts';
+import { partialFor, partialWatchEncoding } from './partial-metadata.ts';
 
 export interface WatchSettings {
   /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, off by default). */
@@ -57,6 +58,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   const { store, res, req } = ctx;
   const kind = store.kind;
   const options = parseWatchOptions(ctx, settings);
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   // A watch on one object is a watch on its collection narrowed to that name (FACTS 2).
   let fieldSelector = ctx.query.get('fieldSelector') ?? undefined;
   if (ctx.info.name) {
@@ -73,8 +75,13 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   else if (sendInitialEvents && resourceVersion) await cacher.waitFor(resourceVersion, TOO_LARGE_WAIT_MS);
 
   // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
-  const encoding = ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf ? protobufWatchEncoding(ctx.encode.protobuf, kind) : undefined;
-  const contentType = encoding ? PROTOBUF_WATCH_TYPE : 'application/json';
+  // As PartialObjectMetadata: JSON lines of each event's metadata.
+  const encoding = partial
+    ? partialWatchEncoding(partial)
+    : ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf
+      ? protobufWatchEncoding(ctx.encode.protobuf, kind)
+      : undefined;
+  const contentType = encoding && !partial ? PROTOBUF_WATCH_TYPE : 'application/json';
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const request: WatchRequest = {
