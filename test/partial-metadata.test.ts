@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
+import { createServedCrd, exampleCrd } from './helpers/crd.ts';
 import { partialWatchEncoding } from '../src/handlers/partial-metadata.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -118,6 +119,24 @@ describe('PartialObjectMetadata and PartialObjectMetadataList (SPEC 2.5, 4.7)', 
     }
     const asList = await server.request('GET', `${CM}?watch=true`, { headers: accept('PartialObjectMetadataList') });
     assert.equal(asList.status, 406);
+  });
+
+  test('custom resources answer their metadata alone too', async () => {
+    const keepAll = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: keepAll } } };
+    const widgets = '/apis/example.com/v1/namespaces/default/pmwidgets';
+    await createServedCrd(server, exampleCrd('pmwidgets', 'PmWidget', 'Namespaced', [{ name: 'v1', served: true, storage: true, schema }]), [widgets]);
+    const made = await server.request('POST', widgets, { body: { apiVersion: 'example.com/v1', kind: 'PmWidget', metadata: { name: 'w1' }, spec: { size: 3 } } });
+    assert.equal(made.status, 201, made.text);
+    const one = await server.request('GET', `${widgets}/w1`, { headers: accept('PartialObjectMetadata', 'meta.k8s.io') });
+    assert.equal(one.status, 200, one.text);
+    assert.deepEqual(one.body, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: made.body.metadata });
+    const list = await server.request('GET', widgets, { headers: accept('PartialObjectMetadataList', 'meta.k8s.io') });
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.body.items, [one.body]);
+    const wrong = await server.request('GET', widgets, { headers: accept('PartialObjectMetadata') });
+    assert.equal(wrong.status, 406);
+    assert.equal(wrong.body.message, 'you requested PartialObjectMetadata, but the requested object is a list (PmWidgetList)');
   });
 
   test('watch bookmarks and errors in the metadata encoding', () => {
