@@ -504,7 +504,7 @@ function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict
     const { type, subtype, params } = range;
     if (params.as) {
       if (!META_GROUPS.has(params.g) || (params.v !== 'v1' && params.v !== 'v1beta1')) continue;
-      if (params.as === 'Table' && (verb === 'get' || verb === 'list')) {
+      if (params.as === 'Table' && (verb === 'get' || verb === 'list' || verb === 'watch')) {
         if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
       }
       // upstream AllowsMediaTypeTransform: either form on any read; the wrong one for the verb is the transform's 406 (partialFor).
