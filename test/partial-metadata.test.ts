@@ -83,13 +83,43 @@ describe('PartialObjectMetadata and PartialObjectMetadataList (SPEC 2.5, 4.7)', 
     assert.match(v2.body.message, /^only the following media types are accepted/);
     const otherGroup = await server.request('GET', `${CM}/pm-a`, { headers: accept('PartialObjectMetadata', 'apps', 'v1') });
     assert.equal(otherGroup.status, 406);
-    const write = await server.request('POST', CM, { body: { metadata: { name: 'pm-w' } }, headers: accept('PartialObjectMetadata') });
+    const write = await server.request('POST', CM, { body: { metadata: { name: 'pm-w' } }, headers: accept('PartialObjectMetadataList') });
     assert.equal(write.status, 406);
     assert.equal((await server.request('GET', `${CM}/pm-w`)).status, 404, 'nothing written');
+    const review = await server.request('POST', '/apis/authorization.orch.io/v1/selfsubjectaccessreviews', {
+      body: { spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } },
+      headers: accept('PartialObjectMetadata'),
+    });
+    assert.equal(review.status, 406);
     // A later acceptable range still wins, as for every negotiation.
     const fallback = await server.request('GET', `${CM}/pm-a`, { headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v2, application/json' } });
     assert.equal(fallback.status, 200);
     assert.equal(fallback.body.kind, 'ConfigMap');
+  });
+
+  test('writes answer the written object metadata alone (upstream transformResponseObject)', async () => {
+    const h = { headers: accept('PartialObjectMetadata', 'meta.k8s.io') };
+    const made = await server.request('POST', CM, { body: { metadata: { name: 'pm-write' }, data: { k: 'v' } }, ...h });
+    assert.equal(made.status, 201, made.text);
+    assert.deepEqual(Object.keys(made.body), ['kind', 'apiVersion', 'metadata']);
+    assert.equal(made.body.kind, 'PartialObjectMetadata');
+    const full = await server.request('GET', `${CM}/pm-write`);
+    assert.deepEqual(made.body.metadata, full.body.metadata);
+    const put = await server.request('PUT', `${CM}/pm-write`, { body: { ...full.body, data: { k: 'w' } }, ...h });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.body.kind, 'PartialObjectMetadata');
+    assert.ok(Number(put.body.metadata.resourceVersion) > Number(made.body.metadata.resourceVersion));
+    const patched = await server.request('PATCH', `${CM}/pm-write`, { raw: JSON.stringify({ metadata: { labels: { p: 'q' } } }), headers: { ...h.headers, 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual([patched.body.kind, patched.body.metadata.labels], ['PartialObjectMetadata', { p: 'q' }]);
+    const deleted = await server.request('DELETE', `${CM}/pm-write`, h);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal(deleted.body.kind, 'Status', 'a Status passes through');
+    await server.request('POST', CM, { body: { metadata: { name: 'pm-dc', labels: { dc: 'yes' } } } });
+    const collection = await server.request('DELETE', `${CM}?labelSelector=dc%3Dyes`, { headers: accept('PartialObjectMetadataList', 'meta.k8s.io') });
+    assert.equal(collection.status, 200, collection.text);
+    assert.equal(collection.body.kind, 'PartialObjectMetadataList');
+    assert.deepEqual(collection.body.items.map((i: any) => [i.kind, i.metadata.name]), [['PartialObjectMetadata', 'pm-dc']]);
   });
 
   test('watch events carry PartialObjectMetadata for adds, updates and deletes', async () => {

@@ -11,7 +11,7 @@
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { writeJsonText } from '../server/respond.ts';
+import { writeJsonText, writeObject } from '../server/respond.ts';
 import * as errors from '../api/status-error.ts';
 import type { ResourceRequest } from './context.ts';
 import { derivedForm, type DerivedForm } from './derived-forms.ts';
@@ -104,4 +104,14 @@ export function partialWatchEncoding(apiVersion: string): WatchEncoding {
       return Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
     },
   };
+}
+
+/**
+ * A write's answer (apiserver transformResponseObject): the object, or with
+ * `partial` (partialFor, checked before the write) its metadata alone; a
+ * delete's Status passes through, as upstream's transform lets it.
+ */
+export function writeAsAsked(ctx: ResourceRequest, status: number, object: any, partial: string | undefined): void {
+  if (partial === undefined || object?.kind === 'Status') return writeObject(ctx.res, status, object, ctx.encode);
+  writeObject(ctx.res, status, { kind: 'PartialObjectMetadata', apiVersion: partial, metadata: object.metadata }, ctx.encode);
 }

@@ -392,6 +392,8 @@ export class ApiServer {
       if (!sub.verbs.includes(info.verb)) throw errors.methodNotAllowed();
       if (computed) {
         const ctx = { req, res, query, user, encode, kind: computed.kind, namespace, parentName: info.name, signal: deadline?.signal };
+        // A computed answer (a review, a token) is not transformed here: 406 before anything is done.
+        if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
         return handleComputedCreate(ctx, computed.compute);
       }
       store = subStore;
@@ -402,6 +404,7 @@ export class ApiServer {
     if (!store) {
       const computed = route.computed.get('');
       if (!computed) throw errors.routeNotFound();
+      if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
       return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
     }
     const { storage, cacher } = this.options;
@@ -487,8 +490,8 @@ class ResourceRequestContext implements ResourceRequest {
  */
 const META_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
 
-/** The verbs whose answers may be transformed to PartialObjectMetadata(List) here: reads (upstream transforms write responses too). */
-const PARTIAL_VERBS = new Set(['get', 'list', 'watch']);
+/** The verbs whose answers may be transformed to PartialObjectMetadata(List): reads and writes (upstream transformResponseObject). */
+const PARTIAL_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /**
  * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
