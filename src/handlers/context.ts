@@ -10,6 +10,12 @@ import type { UserInfo } from '../auth/user.ts';
 import type { Storage } from '../storage/interface.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 
+/** `as=PartialObjectMetadata` or `as=PartialObjectMetadataList` in a meta group-version (`meta.orch.io/v1`, ...). */
+export interface PartialMetadataRequest {
+  apiVersion: string;
+  kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+}
+
 export interface ResourceRequest {
   req: IncomingMessage;
   res: ServerResponse;
@@ -24,6 +30,8 @@ export interface ResourceRequest {
   encode: EncodeOptions;
   /** Whether the client accepts Table (SPEC 2.5, 4.7), and the group-version it asked for (`meta.orch.io/v1`, ...). */
   table?: { apiVersion: string };
+  /** Whether the client asked for metadata only (SPEC 2.5, 4.7), as which kind and group-version. */
+  partial?: PartialMetadataRequest;
   /**
    * Reads and watches go to storage instead of the watch cache (--watch-cache,
    * --watch-cache-sizes; upstream's undecorated storage).

@@ -13,7 +13,7 @@ import { applyMergePatch } from '../registry/patch/merge-patch.ts';
 import { PatchError } from '../registry/patch/patch-error.ts';
 import { applyStrategicMergePatch } from '../registry/patch/strategic-merge-patch.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import { writeObject } from '../server/respond.ts';
+import { partialFor, writeAsAsked } from './partial-metadata.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { invalidOptions, parseBoolean, parseDryRun, parseFieldManager, parseFieldValidation } from './options.ts';
@@ -150,6 +150,7 @@ export function applyPatch(mediaType: string, current: unknown, patch: unknown, 
 }
 
 export async function handlePatch(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const { store } = ctx;
   const kind = store.kind;
   const apiVersion = apiVersionOf(kind);
@@ -207,5 +208,5 @@ export async function handlePatch(ctx: ResourceRequest, structure: Record<string
     warn: (message) => warnings.add(message),
   });
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...warnings]);
-  writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);
+  writeAsAsked(ctx, result.created ? 201 : 200, result.object, partial);
 }

@@ -21,6 +21,7 @@ import { writeTable } from './table-rows.ts';
 import { convertForServing } from './conversion.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import { writeProtobufList, writeProtobufObject } from './protobuf-responses.ts';
+import { partialFor, writePartialList, writePartialObject } from './partial-metadata.ts';
 
 /**
  * SPEC 4.6 get, from the watch cache: unset = most recent (the cache once it has
@@ -29,7 +30,9 @@ import { writeProtobufList, writeProtobufObject } from './protobuf-responses.ts'
  */
 export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const { store } = ctx;
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const cached = await getCached(ctx);
+  if (partial) return writePartialObject(ctx, partial, cached);
   if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
   if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufObject(ctx, cached);
   writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
@@ -187,6 +190,7 @@ function listOpening(kind: KindDefinition, metadata: Record<string, unknown>): s
 
 /** SPEC 4.2 list with selectors, limit/continue and resourceVersion. */
 export async function handleList(ctx: ResourceRequest): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadataList');
   const list = parseListQuery(ctx);
   const { plan, filter } = list;
   const kind = ctx.store.kind;
@@ -201,7 +205,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
     metadata = { resourceVersion: String(revision) };
     // The whole collection as one shared, already-encoded body (not for a webhook's kind: its items are converted below, as of now).
-    if (!filter && !ctx.table && compactJson && !kind.convert) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
+    if (!filter && !ctx.table && !partial && compactJson && !kind.convert) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
     const cached = cache.list(list.prefix);
     // A webhook's kind is selected by its converted objects: selectable fields are the served version's.
     if (filter && kind.convert) await convertForServing(kind, cached);
@@ -214,6 +218,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
   }
   if (kind.convert) await convertForServing(kind, items);
+  if (partial) return writePartialList(ctx, partial, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufList(ctx, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (!compactJson) {

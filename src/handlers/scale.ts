@@ -20,6 +20,7 @@ import { applyPatch, readPatchRequest } from './patch.ts';
 import { getCached } from './read.ts';
 import { checkName, decodeObject, decodeValue, limitWarnings, readBody, requestMediaType } from './request-body.ts';
 import { includeObjectOf, toTable } from './table.ts';
+import { partialFor, writeAsAsked } from './partial-metadata.ts';
 
 /** Upstream's mark of a Scale made from an object without spec replicas: smallest int32. */
 const INVALID_SPEC_REPLICAS = -2147483648;
@@ -44,9 +45,11 @@ function scaleOf(cr: ApiObject, paths: ScalePaths): { scale: ApiObject; replicas
 export async function handleScaleGet(ctx: ResourceRequest, scaleKind: BodyKind): Promise<void> {
   const kind = ctx.store.kind;
   const paths = pathsOf(kind);
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const cached = await getCached(ctx);
   const { scale, replicasFound } = scaleOf(JSON.parse(cached.json(readApiVersion(kind))), paths);
   if (!replicasFound) throw errors.internalError(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} does not exist`);
+  if (partial) return writeAsAsked(ctx, 200, scale, partial);
   if (ctx.table) {
     // Upstream's Scale storage has no printer: the default Name / Created At Table.
     const printed = { group: scaleKind.group, kind: scaleKind.kind, printerColumns: [] };
@@ -89,6 +92,7 @@ function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: Scale
 
 /** Writes the object through the main store and answers its Scale (200, as upstream's ScaleREST.Update). */
 async function writeScale(ctx: ResourceRequest, structure: Record<string, any>, manager: string, dryRun: boolean, newScale: (old: ApiObject) => ApiObject): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const { store } = ctx;
   const paths = pathsOf(store.kind);
   const warn = (message: string) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message]));
@@ -101,7 +105,7 @@ async function writeScale(ctx: ResourceRequest, structure: Record<string, any>, 
     warn,
   });
   try {
-    writeObject(ctx.res, 200, scaleFromCustomResource(result.object, paths).scale, ctx.encode);
+    writeAsAsked(ctx, 200, scaleFromCustomResource(result.object, paths).scale, partial);
   } catch (err) {
     if (err instanceof ScaleAccessError) throw errors.badRequest(err.message);
     throw err;

@@ -13,6 +13,7 @@ import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cac
 import type { ResourceRequest } from './context.ts';
 import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
 import type { TimedFormatter } from './table-time.ts';
+import { derivedForm } from './derived-forms.ts';
 
 /** Where `withResourceVersion` splices the resourceVersion in: the first metadata object. */
 const METADATA_OPEN = '"metadata":{';
@@ -77,6 +78,11 @@ export class EncodedRow {
     readonly metadataTail: string | undefined,
     readonly reencoded: { object: string; metadata: string } | undefined,
   ) {}
+
+  /** DerivedForm: rows are kept per plan. */
+  get madeBy(): object {
+    return this.plan;
+  }
 }
 
 /** Encodes the fixed parts of a version's row from the object as a GET would return it. */
@@ -108,21 +114,10 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
   return new EncodedRow(plan, cells, encodedConditions, undefined, { object: JSON.stringify(obj), metadata });
 }
 
-/** The version's row, encoded on first use and kept while the version lives. */
+/** The version's row, encoded on first use and kept while the version lives (one per plan: a custom kind read as Tables through several versions keeps each version's row). */
 function rowOf(plan: TablePlan, object: CachedObject): EncodedRow {
-  const slot = object.derived;
-  if (slot instanceof EncodedRow && slot.plan === plan) return slot;
-  if (slot instanceof Map && slot.has(plan)) return slot.get(plan);
-  const row = encodeRow(plan, object);
-  // One row per plan: a custom kind read as Tables through several versions keeps each version's row.
-  if (slot instanceof EncodedRow && slot.plan.kindKey === plan.kindKey) object.derived = new Map([[slot.plan, slot], [plan, row]]);
-  else if (slot instanceof Map && slot.size < MAX_PLANS_PER_OBJECT) slot.set(plan, row);
-  else object.derived = row;
-  return row;
+  return derivedForm(object, plan, () => encodeRow(plan, object));
 }
-
-/** Rows one object version keeps for different plans (served versions of one custom kind). */
-const MAX_PLANS_PER_OBJECT = 4;
 
 /** The metadata with its resourceVersion, as `withResourceVersion` puts it first. */
 function metadataOf(object: CachedObject, tail: string): string {

@@ -16,6 +16,9 @@ import { toStatusError } from '../server/respond.ts';
 import { convertForServing } from './conversion.ts';
 import { PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
 import { protobufWatchEncoding } from './protobuf-responses.ts';
+import { partialFor, partialWatchEncoding } from './partial-metadata.ts';
+import { includeObjectOf } from './table.ts';
+import { tableWatchEncoding } from './table-watch.ts';
 
 export interface WatchSettings {
   /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, off by default). */
@@ -57,6 +60,9 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   const { store, res, req } = ctx;
   const kind = store.kind;
   const options = parseWatchOptions(ctx, settings);
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
+  // Checked before the 200 is committed: a bad includeObject is a plain 400.
+  const includeObject = ctx.table ? includeObjectOf(ctx) : undefined;
   // A watch on one object is a watch on its collection narrowed to that name (FACTS 2).
   let fieldSelector = ctx.query.get('fieldSelector') ?? undefined;
   if (ctx.info.name) {
@@ -73,8 +79,15 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   else if (sendInitialEvents && resourceVersion) await cacher.waitFor(resourceVersion, TOO_LARGE_WAIT_MS);
 
   // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
-  const encoding = ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf ? protobufWatchEncoding(ctx.encode.protobuf, kind) : undefined;
-  const contentType = encoding ? PROTOBUF_WATCH_TYPE : 'application/json';
+  // As PartialObjectMetadata or Table: JSON lines of each event's metadata, or of a one-row Table.
+  const encoding = partial
+    ? partialWatchEncoding(partial)
+    : ctx.table && includeObject
+      ? tableWatchEncoding(kind, ctx.table.apiVersion, includeObject)
+      : ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf
+        ? protobufWatchEncoding(ctx.encode.protobuf, kind)
+        : undefined;
+  const contentType = encoding && !partial && !ctx.table ? PROTOBUF_WATCH_TYPE : 'application/json';
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const request: WatchRequest = {

@@ -14,6 +14,7 @@ import { checkName, decodeObject, DocumentError, limitWarnings, OBJECT_MEDIA_TYP
 import { ProtobufBodyError } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import { writeJsonText, writeObject } from '../server/respond.ts';
+import { partialFor, writeAsAsked } from './partial-metadata.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 
 /** Upstream's order (AS handlers/create.go, update.go): body, options, media type, decoding. */
@@ -33,20 +34,22 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
 
 /** POST collection: 201 Created with the stored object. */
 export async function handleCreate(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const { object, options } = await decodeRequestObject(ctx, 'CreateOptions', structure);
   let stored: string | undefined;
   const created = await ctx.store.create(ctx.namespace, object, { ...options, onStored: (json) => (stored = json) });
-  if (stored !== undefined) writeJsonText(ctx.res, 201, stored, ctx.encode);
-  else writeObject(ctx.res, 201, created, ctx.encode);
+  if (stored !== undefined && partial === undefined) writeJsonText(ctx.res, 201, stored, ctx.encode);
+  else writeAsAsked(ctx, 201, created, partial);
 }
 
 /** PUT single: the body replaces the object (200), or creates it where the kind allows (201). */
 export async function handleUpdate(ctx: ResourceRequest, structure: Record<string, any>): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const { object, options } = await decodeRequestObject(ctx, 'UpdateOptions', structure);
   checkName(object, ctx.info.name);
   // Each attempt of the store's loop gets its own copy; fieldsV1 may nest deeper than structuredClone copes with.
   const result = await ctx.store.update(ctx.namespace, ctx.info.name, () => cloneJson(object), options);
-  writeObject(ctx.res, result.created ? 201 : 200, result.object, ctx.encode);
+  writeAsAsked(ctx, result.created ? 201 : 200, result.object, partial);
 }
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
@@ -180,11 +183,12 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
  * delete (pods, as upstream's ReturnDeletedObject).
  */
 export async function handleDelete(ctx: ResourceRequest): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadata');
   const options = await parseDeleteOptions(ctx);
   const { store } = ctx;
   const { object, deleted } = await store.delete(ctx.namespace, ctx.info.name, options);
   if (!deleted || store.strategy.returnDeletedObject) {
-    writeObject(ctx.res, !deleted && options.orphanDependents === false ? 202 : 200, object, ctx.encode);
+    writeAsAsked(ctx, !deleted && options.orphanDependents === false ? 202 : 200, object, partial);
     return;
   }
   const details: errors.StatusDetails = { name: object.metadata.name };
@@ -196,10 +200,15 @@ export async function handleDelete(ctx: ResourceRequest): Promise<void> {
 
 /** DELETE collection: the list of what was deleted, chunked by limit/continue like a list (FACTS 3). */
 export async function handleDeleteCollection(ctx: ResourceRequest): Promise<void> {
+  const partial = partialFor(ctx, 'PartialObjectMetadataList');
   const options = await parseDeleteOptions(ctx);
   const list = parseListQuery(ctx);
   const page = await readPage(ctx, list);
   const items = await ctx.store.deleteListed(page.items, options);
   const kind = ctx.store.kind;
+  if (partial) {
+    const partials = items.map((item: any) => ({ kind: 'PartialObjectMetadata', apiVersion: partial, metadata: item.metadata }));
+    return writeObject(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: partial, metadata: listMetadata(page, list), items: partials }, ctx.encode);
+  }
   writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMetadata(page, list), items }, ctx.encode);
 }

@@ -9,7 +9,7 @@ import * as errors from '../api/status-error.ts';
 import { attributesFor, type Authorizer } from '../auth/authorization/authorizer.ts';
 import { authorizeRequest } from '../auth/authorization/forbidden.ts';
 import type { UserInfo } from '../auth/user.ts';
-import type { ResourceRequest } from '../handlers/context.ts';
+import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
 import { apiVersionOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
@@ -409,7 +409,7 @@ export class ApiServer {
     if (scaleStore) {
       if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
       const { storage, cacher } = this.options;
-      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage, cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal, fromStorage: route.fromStorage });
+      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage, cacher, namespace, encode, table: negotiated.table, partial: negotiated.partial, signal: deadline?.signal, fromStorage: route.fromStorage });
     }
     if (info.subresource) {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
@@ -419,6 +419,8 @@ export class ApiServer {
       if (!sub.verbs.includes(info.verb)) throw errors.methodNotAllowed();
       if (computed) {
         const ctx = { req, res, query, user, encode, kind: computed.kind, namespace, parentName: info.name, signal: deadline?.signal };
+        // A computed answer (a review, a token) is not transformed here: 406 before anything is done.
+        if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
         return handleComputedCreate(ctx, computed.compute);
       }
       store = subStore;
@@ -429,10 +431,11 @@ export class ApiServer {
     if (!store) {
       const computed = route.computed.get('');
       if (!computed) throw errors.routeNotFound();
+      if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
       return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
     }
     const { storage, cacher } = this.options;
-    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, deadline, route.fromStorage);
+    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, negotiated.partial, deadline, route.fromStorage);
     switch (info.verb) {
       case 'get':
         return handleGet(ctx);
@@ -510,6 +513,7 @@ class ResourceRequestContext implements ResourceRequest {
     public namespace: string | undefined,
     public encode: EncodeOptions,
     public table: { apiVersion: string } | undefined,
+    public partial: PartialMetadataRequest | undefined,
     private readonly deadline: Deadline | undefined,
     public fromStorage: boolean,
   ) {}
@@ -520,12 +524,17 @@ class ResourceRequestContext implements ResourceRequest {
 }
 
 /**
- * The groups a Table may be asked in: SPEC 4.7's meta.orch.io, and kubectl's
- * meta.k8s.io, which every kubectl sends for `get` (a compatibility extension:
- * the Table is the same, under the group the client named, so kubectl prints
- * the server's columns instead of its own NAME/AGE fallback).
+ * The groups a Table or a PartialObjectMetadata(List) may be asked in: SPEC
+ * 4.7's meta.orch.io, and meta.k8s.io, which kubectl sends for `get` and
+ * client-go's metadata client and controller-runtime send for metadata-only
+ * reads (a compatibility extension: the answer is the same, under the group
+ * the client named, so kubectl prints the server's columns instead of its
+ * own NAME/AGE fallback and metadata informers work).
  */
-const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
+const META_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
+
+/** The verbs whose answers may be transformed to PartialObjectMetadata(List): reads and writes (upstream transformResponseObject). */
+const PARTIAL_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /**
  * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
@@ -534,14 +543,21 @@ const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
  * form of either, as upstream's negotiation allows it on every endpoint.
  * Not `strict`: JSON when nothing is acceptable, instead of the 406.
  */
-function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string } } {
+function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string }; partial?: PartialMetadataRequest } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
     const { type, subtype, params } = range;
     if (params.as) {
-      if (params.as === 'Table' && TABLE_GROUPS.has(params.g) && (params.v === 'v1' || params.v === 'v1beta1') && (verb === 'get' || verb === 'list')) {
+      if (!META_GROUPS.has(params.g) || (params.v !== 'v1' && params.v !== 'v1beta1')) continue;
+      if (params.as === 'Table' && (verb === 'get' || verb === 'list' || verb === 'watch')) {
         if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
+      }
+      // upstream AllowsMediaTypeTransform: either form on any read; the wrong one for the verb is the transform's 406 (partialFor).
+      if ((params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') && PARTIAL_VERBS.has(verb)) {
+        const partial = { apiVersion: `${params.g}/${params.v}`, kind: params.as } as const;
+        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, partial };
+        if (subtype === 'yaml') return { mediaType: YAML_TYPE, partial };
       }
       continue;
     }

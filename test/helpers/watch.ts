@@ -12,14 +12,14 @@ export interface WatchStream {
   close(): void;
 }
 
-export function openWatch(server: TestServer, path: string, token = server.token): WatchStream {
+export function openWatch(server: TestServer, path: string, token = server.token, headers: Record<string, string> = {}): WatchStream {
   const events: any[] = [];
   let buffer = '';
   let resolveStatus!: (s: number) => void;
   let resolveEnded!: () => void;
   const status = new Promise<number>((r) => (resolveStatus = r));
   const ended = new Promise<void>((r) => (resolveEnded = r));
-  const req = httpsRequest(new URL(path, server.url), { ca: server.ca, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+  const req = httpsRequest(new URL(path, server.url), { ca: server.ca, headers: { ...headers, authorization: `Bearer ${token}` }, agent: false }, (res) => {
     resolveStatus(res.statusCode ?? 0);
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {

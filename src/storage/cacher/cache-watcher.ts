@@ -30,6 +30,11 @@ export interface WatchEncoding {
   bookmark(revision: number, initialEventsEnd: boolean): Buffer;
   /** A terminal ERROR event carrying `status`. */
   error(status: unknown): Buffer;
+  /**
+   * The encoding of a watcher's first event, when it differs (upstream's
+   * Table watch sends the column definitions in the first event only).
+   */
+  readonly first?: WatchEncoding;
 }
 
 export interface CacheWatcherOptions {
@@ -122,6 +127,8 @@ export class CacheWatcher {
   private closed = false;
   /** Events at or before this revision were sent (or predate the watch). */
   private sentRevision: number;
+  /** Whether an event was written with the encoding's `first` form. */
+  private wroteFirst = false;
   /** What is written once `prepare` settles, in order. */
   private prepared: Promise<void> = Promise.resolve();
 
@@ -173,8 +180,16 @@ export class CacheWatcher {
 
   /** The shared wire form of an event as this watcher sees it. */
   private lineOf(event: CacheEvent, type: WatchEventType): Buffer {
-    const { encoding } = this.options;
+    const encoding = this.encodingNow();
     return encoding ? event.frame(type, encoding) : event.line(type, this.options.apiVersion);
+  }
+
+  /** The encoding of the next event: the `first` one until an event was written with it. */
+  private encodingNow(): WatchEncoding | undefined {
+    const { encoding } = this.options;
+    if (!encoding?.first || this.wroteFirst) return encoding;
+    this.wroteFirst = true;
+    return encoding.first;
   }
 
   /** Runs `write` once `prepare` made the objects ready (at once without it); a failure ends the watch. */
@@ -195,7 +210,7 @@ export class CacheWatcher {
     this.whenPrepared(objects, () => {
       for (const object of objects) {
         if (this.selection.matches && !this.selection.matches(object.parsedAs(this.options.apiVersion))) continue;
-        const { encoding } = this.options;
+        const encoding = this.encodingNow();
         this.enqueue(encoding ? encoding.event('ADDED', object, object.revision) : `{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
       }
     });
@@ -206,10 +221,10 @@ export class CacheWatcher {
     if (this.closed || !this.options.bookmarkHead || revision < this.sentRevision) return;
     this.sentRevision = revision;
     const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
-    const { encoding } = this.options;
-    this.whenPrepared([], () =>
-      this.enqueue(encoding ? encoding.bookmark(revision, initialEventsEnd) : `{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`),
-    );
+    this.whenPrepared([], () => {
+      const encoding = this.encodingNow();
+      this.enqueue(encoding ? encoding.bookmark(revision, initialEventsEnd) : `{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`);
+    });
   }
 
   /** A terminal ERROR event carrying a Status (FACTS 2), then the stream ends. */

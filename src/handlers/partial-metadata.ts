@@ -1,0 +1,117 @@
+/**
+ * PartialObjectMetadata and PartialObjectMetadataList (SPEC 2.5, 4.7;
+ * apiserver endpoints/handlers/response.go asPartialObjectMetadata,
+ * asPartialObjectMetadataList): an object's metadata alone, under the
+ * meta group-version the client asked for. Each object version's metadata
+ * JSON is made once and kept on it (derivedForm); lists are built from
+ * those parts and, for a state the cache holds, encoded once for every
+ * reader (ResourceCache.sharedBody); watch events are encoded once for
+ * every watcher of the same group-version (CacheEvent.frame).
+ */
+import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
+import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
+import type { WatchEventType } from '../storage/interface.ts';
+import { writeJsonText, writeObject } from '../server/respond.ts';
+import * as errors from '../api/status-error.ts';
+import type { ResourceRequest } from './context.ts';
+import { derivedForm, type DerivedForm } from './derived-forms.ts';
+
+/**
+ * The group-version a metadata-only answer is asked in, when the verb's
+ * answer is of the kind asked (`expected`); the other kind is upstream's
+ * transform error, a 406 with its words (asPartialObjectMetadata(List)).
+ */
+export function partialFor(ctx: ResourceRequest, expected: 'PartialObjectMetadata' | 'PartialObjectMetadataList'): string | undefined {
+  const { partial } = ctx;
+  if (!partial) return undefined;
+  if (partial.kind === expected) return partial.apiVersion;
+  const kind = ctx.store.kind;
+  throw partial.kind === 'PartialObjectMetadata'
+    ? new errors.StatusError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${kind.listKind})`)
+    : new errors.StatusError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${kind.kind})`);
+}
+
+/** What makes the metadata form, as the key of its slot. */
+const METADATA_FORM = {};
+
+/** One object version's metadata JSON, resourceVersion first (as `withResourceVersion` puts it in whole objects). */
+class MetadataForm implements DerivedForm {
+  constructor(readonly json: string) {}
+
+  get madeBy(): object {
+    return METADATA_FORM;
+  }
+}
+
+function metadataAt(object: CachedObject, revision: number): string {
+  return JSON.stringify({ resourceVersion: String(revision), ...object.parsed().metadata });
+}
+
+/** The version's metadata JSON at its own revision, made once per version. */
+export function metadataJson(object: CachedObject): string {
+  return derivedForm(object, METADATA_FORM, () => new MetadataForm(metadataAt(object, object.revision))).json;
+}
+
+/** A PartialObjectMetadata of `metadata` (encoded) under `apiVersion` (meta.orch.io/v1, meta.k8s.io/v1beta1, ...). */
+function partialObject(apiVersion: string, metadata: string): string {
+  return `{"kind":"PartialObjectMetadata","apiVersion":"${apiVersion}","metadata":${metadata}}`;
+}
+
+/** SPEC 4.2 get as PartialObjectMetadata. */
+export function writePartialObject(ctx: ResourceRequest, apiVersion: string, object: CachedObject): void {
+  writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object)), ctx.encode);
+}
+
+/**
+ * SPEC 4.2 list as PartialObjectMetadataList: the list's metadata
+ * (resourceVersion, continue, remainingItemCount) and one
+ * PartialObjectMetadata per item; with `shared`, the body is made once for
+ * every reader of the same state and group-version.
+ */
+export function writePartialList(
+  ctx: ResourceRequest,
+  apiVersion: string,
+  items: readonly CachedObject[],
+  metadata: Record<string, unknown>,
+  shared: { cache: ResourceCache; key: string } | undefined,
+): void {
+  const make = () => {
+    const head = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1);
+    return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item))).join(',')}]}`);
+  };
+  const body = shared ? shared.cache.sharedBody(`PartialObjectMetadataList\0${apiVersion}\0${shared.key}`, make) : make();
+  writeJsonText(ctx.res, 200, body, ctx.encode);
+}
+
+/**
+ * A watch whose events carry PartialObjectMetadata (apiserver watchEncoder
+ * with the metadata transform): bookmarks too, as upstream transforms every
+ * event's object. An object at its own version reuses its kept metadata.
+ */
+export function partialWatchEncoding(apiVersion: string): WatchEncoding {
+  return {
+    key: `PartialObjectMetadata\0${apiVersion}`,
+    event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
+      const metadata = revision === object.revision ? metadataJson(object) : metadataAt(object, revision);
+      return Buffer.from(`{"type":"${type}","object":${partialObject(apiVersion, metadata)}}\n`);
+    },
+    bookmark(revision: number, initialEventsEnd: boolean): Buffer {
+      const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+      if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
+      return Buffer.from(`{"type":"BOOKMARK","object":${partialObject(apiVersion, JSON.stringify(metadata))}}\n`);
+    },
+    error(status: unknown): Buffer {
+      return Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    },
+  };
+}
+
+/**
+ * A write's answer (apiserver transformResponseObject): the object, or with
+ * `partial` (partialFor, checked before the write) its metadata alone; a
+ * delete's Status passes through, as upstream's transform lets it.
+ */
+export function writeAsAsked(ctx: ResourceRequest, status: number, object: any, partial: string | undefined): void {
+  if (partial === undefined || object?.kind === 'Status') return writeObject(ctx.res, status, object, ctx.encode);
+  writeObject(ctx.res, status, { kind: 'PartialObjectMetadata', apiVersion: partial, metadata: object.metadata }, ctx.encode);
+}
