@@ -5,6 +5,7 @@
  * On SIGTERM/SIGINT it shuts down gracefully (SPEC 4.10
  * --shutdown-delay-duration) and exits 0.
  */
+import { PrimaryMetrics, WorkerMetrics } from '../server/metrics/pool-metrics.ts';
 import { join, resolve } from 'node:path';
 import * as api from '../generated/index.ts';
 import { startServer, type StartOptions } from '../server/start.ts';
@@ -141,6 +142,7 @@ async function runWorker(flags: Flags): Promise<void> {
     controllersEnabled: !sqlite || flags.leaderElect === true,
     load,
     listen: listenAsWorker(load),
+    metrics: new WorkerMetrics(),
     writesOrchconfig: false,
   });
   boundHeapGrowth();
@@ -162,8 +164,9 @@ async function runPrimary(flags: Flags, started: number): Promise<void> {
   await writer?.start();
   const load = new ProcessLoad();
   let pool: WorkerPool | undefined;
-  const running = await startServer({ ...startOptions(flags), storage, load, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
-  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer });
+  const metrics = new PrimaryMetrics();
+  const running = await startServer({ ...startOptions(flags), storage, load, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
+  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, metrics });
   try {
     await pool.fill();
   } catch (err) {

@@ -85,6 +85,11 @@ export interface KindDefinition extends BodyKind {
   scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;
+  /**
+   * A deprecated version (upstream deprecation.IsDeprecated): its requests set
+   * apiserver_requested_deprecated_apis; `removedRelease` is `M.m` or ''.
+   */
+  deprecated?: { removedRelease: string };
   /** The PATCH media types accepted, when not all four (custom resources take no strategic merge patch: SPEC 4.5). */
   patchTypes?: readonly string[];
 }

@@ -38,6 +38,9 @@ import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
+import { singleProcessMetrics, type MetricsSource } from './metrics/pool-metrics.ts';
+import { monitorRequest } from './metrics/request-metrics.ts';
+import { reportInflight } from './metrics/registry.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -58,6 +61,8 @@ export interface ApiServerOptions {
   staticDocuments?: Map<string, StaticDocument>;
   /** --enable-garbage-collector and --delete-collection-workers. */
   deletion?: DeletionSettings;
+  /** Where /metrics text comes from (default: this process's registry alone). */
+  metrics?: MetricsSource;
 }
 
 interface Route {
@@ -101,6 +106,7 @@ export class ApiServer {
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
     this.inflight = new InflightLimiter(options.limits);
+    reportInflight(() => this.inflight.current());
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
 
@@ -283,6 +289,7 @@ export class ApiServer {
       if (await this.options.health.serveOne(endpoint, health[2], res)) return;
       return writeText(res, 404, '404 page not found\n');
     }
+    if (trimmed === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) return this.serveMetrics(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (this.discovery.legacy.has(trimmed) || trimmed === '/version') throw errors.methodNotAllowed();
       return writeText(res, 404, '404 page not found\n');
@@ -318,6 +325,14 @@ export class ApiServer {
     writeText(res, 404, '404 page not found\n');
   }
 
+  /** GET /metrics (SPEC 9.5): the pool's series in Prometheus text format 0.0.4, as upstream's legacyregistry handler. */
+  private async serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const source = this.options.metrics ?? singleProcessMetrics();
+    const text = await source.gather();
+    res.writeHead(200, { 'Content-Type': source.contentType });
+    res.end(req.method === 'HEAD' ? undefined : text);
+  }
+
   /** A custom resource's scale subresource (SPEC 2.1): get, update and patch of its autoscaling/v1 Scale. */
   private serveScale(ctx: ResourceRequest): Promise<void> {
     const scaleKind = this.options.api.bodyKinds.find(isScale);
@@ -339,6 +354,7 @@ export class ApiServer {
     const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
     if (!route) throw errors.routeNotFound();
     const { kind } = route;
+    monitorRequest(req, res, info, query, kind.deprecated);
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
     if (info.parts.length > 3) throw errors.routeNotFound();

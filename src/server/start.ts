@@ -266,6 +266,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     health,
     serverAddress: advertised,
     deletion: options.deletion,
+    metrics: options.metrics,
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
   });
 

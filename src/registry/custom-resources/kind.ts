@@ -89,6 +89,8 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPos
         ...(convert ? { convert } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
         patchTypes: PATCH_TYPES,
+        // Upstream's CRD handler marks a deprecated version's requests, with no removed release.
+        ...(version.deprecated === true ? { deprecated: { removedRelease: '' } } : {}),
       };
       return { kind, strategy: customResourceStrategy(hasStatus, structural, scale, resourceRuleValidator(schema, structural)), structure: structureOf(schema) };
     });
