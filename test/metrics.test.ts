@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { createServedCrd, exampleCrd } from './helpers/crd.ts';
 import { eventually } from './helpers/eventually.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { openWatch } from './helpers/watch.ts';
 
 const tokenDir = mkdtempSync(join(tmpdir(), 'orch-metrics-'));
 const tokenFile = join(tokenDir, 'tokens.csv');
@@ -111,6 +112,24 @@ test('requests are counted with canonical verbs, dry_run, scope and code', async
   }
   assert.equal(sample('apiserver_request_duration_seconds_bucket', { ...durationLabels, le: '+Inf' }), 3);
   assert.equal(sample('apiserver_request_duration_seconds_count', durationLabels), 3);
+});
+
+test('watch events are counted and sized by group, version and kind', async () => {
+  const labels = { group: 'networking.orch.io', version: 'v1', kind: 'NetworkPolicy' };
+  const before = await scrape();
+  const countBefore = before.sample('apiserver_watch_events_total', labels) ?? 0;
+  const sizedBefore = before.sample('apiserver_watch_events_sizes_count', labels) ?? 0;
+  const watch = openWatch(server, `${NP}?watch=1&resourceVersion=0&fieldSelector=metadata.name%3Dwatched`);
+  assert.equal(await watch.status, 200);
+  assert.equal((await server.request('POST', NP, { body: policy('watched') })).status, 201);
+  assert.equal((await server.request('DELETE', `${NP}/watched`)).status, 200);
+  const events = await watch.waitFor(2);
+  watch.close();
+  assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
+  const after = await scrape();
+  assert.equal(after.sample('apiserver_watch_events_total', labels), countBefore + 2);
+  assert.equal(after.sample('apiserver_watch_events_sizes_count', labels), sizedBefore + 2);
+  assert.equal(after.sample('apiserver_watch_events_sizes_bucket', { ...labels, le: '131072' }), sizedBefore + 2);
 });
 
 test('a deprecated custom resource version sets apiserver_requested_deprecated_apis', async () => {

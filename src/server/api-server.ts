@@ -40,7 +40,7 @@ import { versionInfo } from './version.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 import { singleProcessMetrics, type MetricsSource } from './metrics/pool-metrics.ts';
 import { monitorRequest } from './metrics/request-metrics.ts';
-import { reportInflight } from './metrics/registry.ts';
+import { reportInflight } from '../metrics/registry.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;

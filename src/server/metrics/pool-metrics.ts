@@ -11,7 +11,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
-import { metricsRegistry } from './registry.ts';
+import { metricsRegistry } from '../../metrics/registry.ts';
 
 type Snapshot = MetricObjectWithValues<MetricValue<string>>[];
 

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Histogram } from 'prom-client';
 import type { RequestInfo } from '../request-info.ts';
-import { deprecatedApiRequests, requestCounter, requestLatencies } from './registry.ts';
+import { deprecatedApiRequests, requestCounter, requestLatencies } from '../../metrics/registry.ts';
 
 const VALID_VERBS = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);

@@ -31,6 +31,8 @@ export interface CacheWatcherOptions {
    */
   prepare?: (objects: ReadonlyArray<CachedObject | undefined>) => Promise<unknown>;
   onClose: (watcher: CacheWatcher) => void;
+  /** Told of every event written (its line's length), for the watch-event metrics. */
+  onEvent?: (bytes: number) => void;
 }
 
 const dirty = new Set<CacheWatcher>();
@@ -192,6 +194,7 @@ export class CacheWatcher {
 
   private enqueue(line: Chunk): void {
     if (this.closed) return;
+    this.options.onEvent?.(line.length);
     this.pending.push(line);
     dirty.add(this);
     scheduleFlush();

@@ -45,6 +45,8 @@ export interface WatchRequest {
   apiVersion?: string;
   /** CacheWatcherOptions.prepare. */
   prepare?: CacheWatcherOptions['prepare'];
+  /** CacheWatcherOptions.onEvent. */
+  onEvent?: CacheWatcherOptions['onEvent'];
   out: import('node:stream').Writable;
 }
 
@@ -303,6 +305,7 @@ export class Cacher {
       bookmarkHead: request.bookmarkHead,
       apiVersion: request.apiVersion,
       prepare: request.prepare,
+      onEvent: request.onEvent,
       onClose: (w) => cache.watchers.delete(w),
     });
     if (request.initialEvents) {
