@@ -132,6 +132,20 @@ test('watch events are counted and sized by group, version and kind', async () =
   assert.equal(after.sample('apiserver_watch_events_sizes_bucket', { ...labels, le: '131072' }), sizedBefore + 2);
 });
 
+test('apiserver_storage_objects counts stored objects by group-resource; apiserver_longrunning_requests counts open watches', async () => {
+  const listed = await server.request('GET', NP);
+  const { sample } = await scrape();
+  assert.equal(sample('apiserver_storage_objects', { resource: 'networkpolicies.networking.orch.io' }), listed.body.items.length);
+  assert.ok((sample('apiserver_storage_objects', { resource: 'namespaces' }) ?? 0) >= 4, 'the core group has no suffix');
+
+  const watchLabels = { verb: 'WATCH', group: 'networking.orch.io', version: 'v1', resource: 'networkpolicies', subresource: '', scope: 'namespace', component: 'apiserver' };
+  const watch = openWatch(server, `${NP}?watch=1`);
+  assert.equal(await watch.status, 200);
+  assert.equal((await scrape()).sample('apiserver_longrunning_requests', watchLabels), 1);
+  watch.close();
+  await eventually('the watch no longer counted', async () => ((await scrape()).sample('apiserver_longrunning_requests', watchLabels) === 0 ? true : undefined));
+});
+
 test('a deprecated custom resource version sets apiserver_requested_deprecated_apis', async () => {
   const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
   const crd = exampleCrd('gadgets', 'Gadget', 'Namespaced', [

@@ -5,26 +5,14 @@
  * them for a scrape (pool-metrics.ts).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestSeries } from './request-series.ts';
 
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 
-/** upstream pkg/endpoints/metrics requestCounter. */
-export const requestCounter = new Counter({
-  name: 'apiserver_request_total',
-  help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-  labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'] as const,
-  registers: [metricsRegistry],
-});
-
-/** upstream pkg/endpoints/metrics requestLatencies, with its buckets (FACTS 13). */
-export const requestLatencies = new Histogram({
-  name: 'apiserver_request_duration_seconds',
-  help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-  labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const,
-  buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
-  registers: [metricsRegistry],
-});
+/** apiserver_request_total and apiserver_request_duration_seconds (request-series.ts). */
+export const requestSeries = new RequestSeries();
+requestSeries.register(metricsRegistry);
 
 /** upstream pkg/endpoints/metrics apiRequestDeprecated: 1 once a deprecated version was requested. */
 export const deprecatedApiRequests = new Gauge({
@@ -82,3 +70,36 @@ export function watchEventRecorder(group: string, version: string, kind: string)
     size.observe(bytes);
   };
 }
+
+let storedObjectCounts: () => Iterable<[resource: string, count: number]> = () => [];
+
+/** Where apiserver_storage_objects reads each resource's object count at scrape time. */
+export function reportStoredObjects(read: () => Iterable<[resource: string, count: number]>): void {
+  storedObjectCounts = read;
+}
+
+/**
+ * upstream pkg/storage/etcd3/metrics objectCounts, labelled by group-resource
+ * (`networkpolicies.networking.orch.io`, `pods`). Read from the watch cache,
+ * which holds every stored object; each process of the pool holds them all, so
+ * the pool reports one process's count rather than their sum.
+ */
+export const storedObjects = new Gauge({
+  name: 'apiserver_storage_objects',
+  help: '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+  labelNames: ['resource'] as const,
+  registers: [metricsRegistry],
+  aggregator: 'max',
+  collect() {
+    this.reset();
+    for (const [resource, count] of storedObjectCounts()) this.labels(resource).set(count);
+  },
+});
+
+/** upstream pkg/endpoints/metrics longRunningRequestsGauge. */
+export const longRunningRequests = new Gauge({
+  name: 'apiserver_longrunning_requests',
+  help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+  labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const,
+  registers: [metricsRegistry],
+});

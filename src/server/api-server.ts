@@ -21,7 +21,7 @@ import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
 import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
 import type { KeyValue, Storage } from '../storage/interface.ts';
-import { resourcePrefix } from '../storage/keys.ts';
+import { parseResourcePrefix, resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
@@ -40,7 +40,7 @@ import { versionInfo } from './version.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 import { singleProcessMetrics, type MetricsSource } from './metrics/pool-metrics.ts';
 import { monitorRequest } from './metrics/request-metrics.ts';
-import { reportInflight } from '../metrics/registry.ts';
+import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -107,6 +107,7 @@ export class ApiServer {
     this.openapi = new OpenApiPublisher(options.api);
     this.inflight = new InflightLimiter(options.limits);
     reportInflight(() => this.inflight.current());
+    reportStoredObjects(() => storedObjectsByResource(options.cacher));
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
 
@@ -419,6 +420,14 @@ export class ApiServer {
       default:
         throw errors.methodNotSupported(store.groupResource, info.verb);
     }
+  }
+}
+
+/** The watch cache's object counts by group-resource (`plural.group`, `plural` for the core group), as upstream labels them. */
+function* storedObjectsByResource(cacher: Cacher): Iterable<[string, number]> {
+  for (const [prefix, count] of cacher.objectCounts()) {
+    const parsed = parseResourcePrefix(prefix);
+    if (parsed) yield [parsed.group ? `${parsed.resource}.${parsed.group}` : parsed.resource, count];
   }
 }
 

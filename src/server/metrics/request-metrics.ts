@@ -5,9 +5,9 @@
  * CleanScope, cleanDryRun; FACTS 13).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Counter, Histogram } from 'prom-client';
 import type { RequestInfo } from '../request-info.ts';
-import { deprecatedApiRequests, requestCounter, requestLatencies } from '../../metrics/registry.ts';
+import { deprecatedApiRequests, longRunningRequests, requestSeries } from '../../metrics/registry.ts';
+import { isLongRunning } from '../request-limits.ts';
 
 const VALID_VERBS = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
@@ -50,49 +50,37 @@ export function cleanDryRun(query: URLSearchParams): string {
   return unique.every((v) => VALID_DRY_RUN.has(v)) ? unique.join(',') : 'invalid';
 }
 
-type CounterChild = ReturnType<Counter<string>['labels']>;
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
-
-/**
- * The label children of a label set, looked up by one string key so a
- * request does not make prom-client hash nine labels twice.
- */
-const counters = new Map<string, CounterChild>();
-const latencies = new Map<string, HistogramChild>();
 const deprecationsSeen = new Set<string>();
 
 /**
- * Starts measuring a resource request once it is authorized; the response's
- * end records it (upstream's InstrumentRouteFunc around the route handler).
+ * Starts measuring a resource request once it reached its route; the
+ * response's end records it (upstream's InstrumentRouteFunc around the route
+ * handler). 'close' comes once per response, after it finished or its
+ * connection went away.
  */
 export function monitorRequest(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, deprecation: Deprecation | undefined): void {
   const started = performance.now();
   const scope = cleanScope(info);
   const verb = cleanVerb(req.method ?? 'GET', scope, info, query, req.headers['content-type']);
-  const dryRun = cleanDryRun(query);
+  const dryRun = query.size ? cleanDryRun(query) : '';
   if (deprecation) markDeprecated(info, deprecation);
-  const routeKey = `${verb}|${dryRun}|${info.group}|${info.version}|${info.resource}|${info.subresource}|${scope}`;
-  const done = () => {
-    res.off('finish', done);
-    res.off('close', done);
-    const seconds = (performance.now() - started) / 1000;
-    const code = String(res.statusCode);
-    let latency = latencies.get(routeKey);
-    if (!latency) {
-      latency = requestLatencies.labels(verb, dryRun, info.group, info.version, info.resource, info.subresource, scope, 'apiserver');
-      latencies.set(routeKey, latency);
-    }
-    latency.observe(seconds);
-    const countKey = `${routeKey}|${code}`;
-    let counter = counters.get(countKey);
-    if (!counter) {
-      counter = requestCounter.labels(verb, dryRun, info.group, info.version, info.resource, info.subresource, scope, 'apiserver', code);
-      counters.set(countKey, counter);
-    }
-    counter.inc();
-  };
-  res.on('finish', done);
-  res.on('close', done);
+  const { group, version, resource, subresource } = info;
+  const series = requestSeries.route(`${verb}|${dryRun}|${group}|${version}|${resource}|${subresource}|${scope}`, () => ({
+    verb,
+    dry_run: dryRun,
+    group,
+    version,
+    resource,
+    subresource,
+    scope,
+    component: 'apiserver',
+  }));
+  const longRunning = isLongRunning(info) ? longRunningRequests.labels(verb, group, version, resource, subresource, scope, 'apiserver') : undefined;
+  longRunning?.inc();
+  res.once('close', () => {
+    longRunning?.dec();
+    series.record(res.statusCode, (performance.now() - started) / 1000);
+  });
 }
 
 function markDeprecated(info: RequestInfo, deprecation: Deprecation): void {

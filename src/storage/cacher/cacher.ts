@@ -226,6 +226,13 @@ export class Cacher {
     for (const watcher of [...cache.watchers]) watcher.close();
   }
 
+  /** The objects each resource's cache holds now, by resource prefix (for apiserver_storage_objects). */
+  objectCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [prefix, cache] of this.caches) counts.set(prefix, cache.size());
+    return counts;
+  }
+
   currentRevision(): number {
     return this.revision;
   }
