@@ -24,25 +24,46 @@ export const deprecatedApiRequests = new Gauge({
   aggregator: 'max',
 });
 
-let inflightCounts: () => { readOnly: number; mutating: number } = () => ({ readOnly: 0, mutating: 0 });
-
-/** Where apiserver_current_inflight_requests reads the in-flight limiter's counts at scrape time (nothing on the request path). */
-export function reportInflight(read: () => { readOnly: number; mutating: number }): void {
-  inflightCounts = read;
+/**
+ * A gauge of one label whose values are read when scraped, from whatever
+ * `report` last named: nothing is recorded on the request path.
+ */
+function scrapedGauge(name: string, help: string, labelName: string, aggregator: 'sum' | 'max') {
+  let read: () => Iterable<[label: string, value: number]> = () => [];
+  new Gauge({
+    name,
+    help,
+    labelNames: [labelName],
+    registers: [metricsRegistry],
+    aggregator,
+    collect() {
+      this.reset();
+      for (const [label, value] of read()) this.labels(label).set(value);
+    },
+  });
+  return (source: typeof read) => void (read = source);
 }
 
-/** upstream pkg/server/filters currentInflightRequests, read when scraped. */
-export const currentInflightRequests = new Gauge({
-  name: 'apiserver_current_inflight_requests',
-  help: '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
-  labelNames: ['request_kind'] as const,
-  registers: [metricsRegistry],
-  collect() {
-    const { readOnly, mutating } = inflightCounts();
-    this.labels('readOnly').set(readOnly);
-    this.labels('mutating').set(mutating);
-  },
-});
+/** upstream pkg/server/filters currentInflightRequests: the in-flight limiter's counts (`readOnly`, `mutating`). */
+export const reportInflight = scrapedGauge(
+  'apiserver_current_inflight_requests',
+  '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+  'request_kind',
+  'sum',
+);
+
+/**
+ * upstream pkg/storage/etcd3/metrics objectCounts, labelled by group-resource
+ * (`networkpolicies.networking.orch.io`, `pods`). Read from the watch cache,
+ * which holds every stored object; each process of the pool holds them all, so
+ * the pool reports one process's count rather than their sum.
+ */
+export const reportStoredObjects = scrapedGauge(
+  'apiserver_storage_objects',
+  '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+  'resource',
+  'max',
+);
 
 /** upstream pkg/endpoints/metrics WatchEvents. */
 export const watchEvents = new Counter({
@@ -70,31 +91,6 @@ export function watchEventRecorder(group: string, version: string, kind: string)
     size.observe(bytes);
   };
 }
-
-let storedObjectCounts: () => Iterable<[resource: string, count: number]> = () => [];
-
-/** Where apiserver_storage_objects reads each resource's object count at scrape time. */
-export function reportStoredObjects(read: () => Iterable<[resource: string, count: number]>): void {
-  storedObjectCounts = read;
-}
-
-/**
- * upstream pkg/storage/etcd3/metrics objectCounts, labelled by group-resource
- * (`networkpolicies.networking.orch.io`, `pods`). Read from the watch cache,
- * which holds every stored object; each process of the pool holds them all, so
- * the pool reports one process's count rather than their sum.
- */
-export const storedObjects = new Gauge({
-  name: 'apiserver_storage_objects',
-  help: '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
-  labelNames: ['resource'] as const,
-  registers: [metricsRegistry],
-  aggregator: 'max',
-  collect() {
-    this.reset();
-    for (const [resource, count] of storedObjectCounts()) this.labels(resource).set(count);
-  },
-});
 
 /** upstream pkg/endpoints/metrics longRunningRequestsGauge. */
 export const longRunningRequests = new Gauge({

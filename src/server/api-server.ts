@@ -106,7 +106,7 @@ export class ApiServer {
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
     this.inflight = new InflightLimiter(options.limits);
-    reportInflight(() => this.inflight.current());
+    reportInflight(() => Object.entries(this.inflight.current()));
     reportStoredObjects(() => storedObjectsByResource(options.cacher));
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
