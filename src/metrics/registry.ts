@@ -4,7 +4,8 @@
  * process_* and nodejs_* collectors. One registry per process; the pool sums
  * them for a scrape (pool-metrics.ts).
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { HistogramCell, registerScraped } from './plain-series.ts';
 import { RequestSeries } from './request-series.ts';
 
 export const metricsRegistry = new Registry();
@@ -65,31 +66,25 @@ export const reportStoredObjects = scrapedGauge(
   'max',
 );
 
+/** Watch events per group, version and kind: their sizes' histogram, whose count is apiserver_watch_events_total. */
+const watchEventCells = new Map<string, HistogramCell>();
+const WATCH_EVENT_SIZE_BUCKETS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+
 /** upstream pkg/endpoints/metrics WatchEvents. */
-export const watchEvents = new Counter({
-  name: 'apiserver_watch_events_total',
-  help: '[ALPHA] Number of events sent in watch clients',
-  labelNames: ['group', 'version', 'kind'] as const,
-  registers: [metricsRegistry],
-});
-
+registerScraped(metricsRegistry, 'apiserver_watch_events_total', '[ALPHA] Number of events sent in watch clients', 'counter', () =>
+  [...watchEventCells.values()].map((cell) => ({ labels: { ...cell.labels }, value: cell.count })),
+);
 /** upstream pkg/endpoints/metrics WatchEventsSizes, with its buckets (1 KiB doubling to 128 KiB). */
-export const watchEventsSizes = new Histogram({
-  name: 'apiserver_watch_events_sizes',
-  help: '[ALPHA] Watch event size distribution in bytes',
-  labelNames: ['group', 'version', 'kind'] as const,
-  buckets: [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072],
-  registers: [metricsRegistry],
-});
+registerScraped(metricsRegistry, 'apiserver_watch_events_sizes', '[ALPHA] Watch event size distribution in bytes', 'histogram', () =>
+  [...watchEventCells.values()].flatMap((cell) => cell.values('apiserver_watch_events_sizes')),
+);
 
-/** What one watch records per event: the label children are looked up once per watch, not per event. */
+/** What one watch records per event (its line's bytes): the label set's cell is found once per watch, not per event. */
 export function watchEventRecorder(group: string, version: string, kind: string): (bytes: number) => void {
-  const count = watchEvents.labels(group, version, kind);
-  const size = watchEventsSizes.labels(group, version, kind);
-  return (bytes) => {
-    count.inc();
-    size.observe(bytes);
-  };
+  const key = `${group}/${version}/${kind}`;
+  let cell = watchEventCells.get(key);
+  if (!cell) watchEventCells.set(key, (cell = new HistogramCell({ group, version, kind }, WATCH_EVENT_SIZE_BUCKETS)));
+  return (bytes) => cell.observe(bytes);
 }
 
 /** upstream pkg/endpoints/metrics longRunningRequestsGauge. */
