@@ -39,12 +39,22 @@ export class RouteSeries {
 
 /** The label sets seen, and the two prom-client metrics that read them. */
 export class RequestSeries {
+  /** Every label set's series, by all its labels. */
   private readonly routes = new Map<string, RouteSeries>();
+  /** The same series by the route they were served through and the labels that vary on it, so a request hashes a short key. */
+  private readonly byRoute = new WeakMap<object, Map<string, RouteSeries>>();
 
-  /** The series of a label set, by a key the caller makes from the same labels. */
-  route(key: string, labels: () => RouteLabels): RouteSeries {
-    let series = this.routes.get(key);
-    if (!series) this.routes.set(key, (series = new RouteSeries(labels())));
+  /** The series of a label set served through `route` (an object that stands for its group, version and resource), by the rest of its labels. */
+  route(route: object, key: string, labels: () => RouteLabels): RouteSeries {
+    let onRoute = this.byRoute.get(route);
+    if (!onRoute) this.byRoute.set(route, (onRoute = new Map()));
+    let series = onRoute.get(key);
+    if (series) return series;
+    const all = labels();
+    const fullKey = Object.values(all).join('|');
+    series = this.routes.get(fullKey);
+    if (!series) this.routes.set(fullKey, (series = new RouteSeries(all)));
+    onRoute.set(key, series);
     return series;
   }
 

@@ -355,7 +355,7 @@ export class ApiServer {
     const route = this.routes.get(`${info.group}/${info.version}/${info.resource}`);
     if (!route) throw errors.routeNotFound();
     const { kind } = route;
-    monitorRequest(req, res, info, query, kind.deprecated);
+    monitorRequest(req, res, info, query, kind, kind.deprecated);
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
     if (info.parts.length > 3) throw errors.routeNotFound();

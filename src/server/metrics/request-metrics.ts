@@ -56,16 +56,17 @@ const deprecationsSeen = new Set<string>();
  * Starts measuring a resource request once it reached its route; the
  * response's end records it (upstream's InstrumentRouteFunc around the route
  * handler). 'close' comes once per response, after it finished or its
- * connection went away.
+ * connection went away. `route` is the kind the request was routed to: one
+ * object per group, version and resource, under which its series are found.
  */
-export function monitorRequest(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, deprecation: Deprecation | undefined): void {
+export function monitorRequest(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, route: object, deprecation: Deprecation | undefined): void {
   const started = performance.now();
   const scope = cleanScope(info);
   const verb = cleanVerb(req.method ?? 'GET', scope, info, query, req.headers['content-type']);
   const dryRun = query.size ? cleanDryRun(query) : '';
   if (deprecation) markDeprecated(info, deprecation);
   const { group, version, resource, subresource } = info;
-  const series = requestSeries.route(`${verb}|${dryRun}|${group}|${version}|${resource}|${subresource}|${scope}`, () => ({
+  const series = requestSeries.route(route, `${verb}|${dryRun}|${subresource}|${scope}`, () => ({
     verb,
     dry_run: dryRun,
     group,
