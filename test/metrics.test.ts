@@ -112,6 +112,10 @@ test('requests are counted with canonical verbs, dry_run, scope and code', async
   }
   assert.equal(sample('apiserver_request_duration_seconds_bucket', { ...durationLabels, le: '+Inf' }), 3);
   assert.equal(sample('apiserver_request_duration_seconds_count', durationLabels), 3);
+
+  // The embedded store's own figures: two committed creates (and the apply) went through group commits and fsyncs.
+  assert.ok((sample('apiserver_storage_sqlite_commit_batch_size_count', {}) ?? 0) >= 3);
+  assert.ok((sample('apiserver_storage_sqlite_fsync_duration_seconds_count', {}) ?? 0) >= 1);
 });
 
 test('watch events are counted and sized by group, version and kind', async () => {
