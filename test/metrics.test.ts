@@ -163,6 +163,20 @@ test('a deprecated custom resource version sets apiserver_requested_deprecated_a
   assert.equal(sample('apiserver_requested_deprecated_apis', { ...labels, version: 'v1' }), undefined, 'v1 is not deprecated');
 });
 
+test('/metrics/slis records the results of the checks the root health endpoints ran', async () => {
+  for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', '/readyz')).status, 200);
+  assert.equal((await server.request('GET', '/livez?exclude=ping')).status, 200);
+  const res = await server.request('GET', '/metrics/slis');
+  assert.equal(res.status, 200);
+  assert.equal(res.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+  assert.match(res.text, /^# HELP kubernetes_healthcheck \[STABLE\] This metric records the result of a single healthcheck\.$/m);
+  assert.match(res.text, /^kubernetes_healthcheck\{name="ping",type="readyz"\} 1$/m);
+  assert.match(res.text, /^kubernetes_healthchecks_total\{name="ping",type="readyz",status="success"\} 2$/m);
+  assert.match(res.text, /^kubernetes_healthchecks_total\{name="log",type="livez",status="success"\} 1$/m);
+  assert.doesNotMatch(res.text, /name="ping",type="livez"/, 'an excluded check is not recorded');
+  assert.doesNotMatch(res.text, /apiserver_request_total/, 'the SLI registry holds only the health checks');
+});
+
 test('a user outside system:monitoring is forbidden; one in it reads the metrics', async () => {
   const denied = await server.request('GET', '/metrics', { token: 'plain-token' });
   assert.equal(denied.status, 403);

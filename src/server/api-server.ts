@@ -38,7 +38,7 @@ import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
-import { singleProcessMetrics, type MetricsSource } from './metrics/pool-metrics.ts';
+import { singleProcessMetrics, type MetricsSource, type RegistryName } from './metrics/pool-metrics.ts';
 import { monitorRequest } from './metrics/request-metrics.ts';
 import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
 
@@ -290,7 +290,9 @@ export class ApiServer {
       if (await this.options.health.serveOne(endpoint, health[2], res)) return;
       return writeText(res, 404, '404 page not found\n');
     }
-    if (trimmed === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) return this.serveMetrics(req, res);
+    if ((trimmed === '/metrics' || trimmed === '/metrics/slis') && (req.method === 'GET' || req.method === 'HEAD')) {
+      return this.serveMetrics(req, res, trimmed === '/metrics' ? 'metrics' : 'slis');
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (this.discovery.legacy.has(trimmed) || trimmed === '/version') throw errors.methodNotAllowed();
       return writeText(res, 404, '404 page not found\n');
@@ -326,10 +328,13 @@ export class ApiServer {
     writeText(res, 404, '404 page not found\n');
   }
 
-  /** GET /metrics (SPEC 9.5): the pool's series in Prometheus text format 0.0.4, as upstream's legacyregistry handler. */
-  private async serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * GET /metrics and /metrics/slis (SPEC 9.5): the pool's series in Prometheus
+   * text format 0.0.4, as upstream's legacyregistry and slis handlers.
+   */
+  private async serveMetrics(req: IncomingMessage, res: ServerResponse, registry: RegistryName): Promise<void> {
     const source = this.options.metrics ?? singleProcessMetrics();
-    const text = await source.gather();
+    const text = await source.gather(registry);
     res.writeHead(200, { 'Content-Type': source.contentType });
     res.end(req.method === 'HEAD' ? undefined : text);
   }
