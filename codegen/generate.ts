@@ -14,6 +14,7 @@ import { loadContract, type GroupVersionDocument } from './contract.ts';
 import { emitDecoders } from './decoders.ts';
 import { schemaNameOf } from './contract.ts';
 import { emitStructure } from './structure.ts';
+import { emitProtobufSchemas, protobufKinds } from './protobuf.ts';
 import { publishedV2, publishedV3, stripPrivate, toV2Schema } from './published-openapi.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,6 +41,15 @@ export async function generate(contractDir: string): Promise<Map<string, string>
   files.set(
     'structure.ts',
     `${HEADER}\n/** The shape of every schema for merging, apply and managed fields (codegen/structure.ts). */\nexport const structure: Record<string, any> = ${JSON.stringify(emitStructure(sortedSchemas), null, 2)};\n`,
+  );
+
+  // One line per schema: the table is data, read by the codec (src/api/protobuf), not by people.
+  const protobufSchemas = Object.entries(emitProtobufSchemas(sortedSchemas)).map(([name, schema]) => `    ${JSON.stringify(name)}: ${JSON.stringify(schema)},`);
+  files.set(
+    'protobuf.ts',
+    `${HEADER}\n/** Every schema's protobuf message and the schema of each apiVersion/Kind (codegen/protobuf.ts; SPEC 4.7). */\n` +
+      `import type { ProtobufTable } from '../api/protobuf/schema.ts';\n\n` +
+      `export const protobuf: ProtobufTable = {\n  schemas: {\n${protobufSchemas.join('\n')}\n  },\n  kinds: ${JSON.stringify(protobufKinds(groupVersions), null, 4).replace(/\n}$/, '\n  }')},\n};\n`,
   );
 
   const kinds = groupVersions.flatMap((gv) => gv.kinds).map((k) => ({

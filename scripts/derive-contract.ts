@@ -326,6 +326,8 @@ const AUTHZ = 'io.k8s.api.authorization.v1.';
 const RBAC = 'io.k8s.api.rbac.v1.';
 const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
 const AUTOSCALING = 'io.k8s.api.autoscaling.v1.';
+const APPS = 'io.k8s.api.apps.v1.';
+const BATCH = 'io.k8s.api.batch.v1.';
 
 interface DocSpec {
   file: string;
@@ -346,6 +348,8 @@ const UPSTREAM_FILES = [
   'apis__rbac.authorization.k8s.io__v1_openapi.json',
   'apis__apiextensions.k8s.io__v1_openapi.json',
   'apis__autoscaling__v1_openapi.json',
+  'apis__apps__v1_openapi.json',
+  'apis__batch__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -433,10 +437,28 @@ const DOCS: DocSpec[] = [
     file: 'apis__autoscaling__v1.json',
     title: 'orch autoscaling/v1',
     description:
-      'Scale, the body of the scale subresource of custom resources (SPEC 2.1): only ever a subresource body, so autoscaling/v1 serves no resources and is not published. No paths are emitted.',
+      'Scale, the body of the scale subresource of custom resources (SPEC 2.1) and of apps/v1 Deployments, ReplicaSets and StatefulSets: only ever a subresource body, so autoscaling/v1 serves no resources and is not published. No paths are emitted.',
     upstream: ['apis__autoscaling__v1_openapi.json'],
     owns: (n) => n.startsWith(AUTOSCALING),
     roots: [AUTOSCALING + 'Scale'],
+  },
+  {
+    file: 'apis__apps__v1.json',
+    title: 'orch apps/v1',
+    description:
+      'Kinds of the apps group, version v1, served under /apis/apps/v1: the workload kinds (SPEC 9.7, the replacement of extensions/v1beta1 and apps/v1beta1/v1beta2). paths are emitted by the generator.',
+    upstream: ['apis__apps__v1_openapi.json'],
+    owns: (n) => n.startsWith(APPS),
+    roots: ['Deployment', 'ReplicaSet', 'DaemonSet', 'StatefulSet', 'ControllerRevision'].flatMap((k) => [APPS + k, APPS + k + 'List']),
+  },
+  {
+    file: 'apis__batch__v1.json',
+    title: 'orch batch/v1',
+    description:
+      'Kinds of the batch group, version v1, served under /apis/batch/v1: Job and CronJob (SPEC 9.7, the replacement of batch/v1beta1 CronJob). paths are emitted by the generator.',
+    upstream: ['apis__batch__v1_openapi.json'],
+    owns: (n) => n.startsWith(BATCH),
+    roots: ['Job', 'CronJob'].flatMap((k) => [BATCH + k, BATCH + k + 'List']),
   },
   {
     file: 'apis__networking.orch.io__v1.json',
@@ -901,6 +923,72 @@ const RESOURCES: Record<string, ResourceSpec> = {
       { name: 'Created At', type: 'date', description: { schema: META + 'ObjectMeta', property: 'creationTimestamp' }, jsonPath: '.metadata.creationTimestamp' },
     ],
   },
+  // K pkg/registry/apps/{deployment,replicaset,daemonset,statefulset,controllerrevision}/storage and strategy.go
+  // (short names, category all, status and scale subresources, unconditional update, no create on update),
+  // K pkg/apis/apps/validation (names: DNS subdomain, StatefulSet DNS label), K pkg/apis/apps/v1/conversion.go
+  // (ReplicaSet's status.replicas selector), K printers.go for the columns.
+  [APPS + 'Deployment']: workload('Deployment', 'deployments', ['deploy'], ['scale', 'status'], 'DNSSubdomain', [], [
+    NAME_COLUMN,
+    { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', jsonPath: '.status', formatter: 'readyOfReplicas' },
+    { name: 'Up-to-date', type: 'string', description: { schema: APPS + 'DeploymentStatus', property: 'updatedReplicas' }, jsonPath: '.status.updatedReplicas', formatter: 'integer' },
+    { name: 'Available', type: 'string', description: { schema: APPS + 'DeploymentStatus', property: 'availableReplicas' }, jsonPath: '.status.availableReplicas', formatter: 'integer' },
+    AGE_COLUMN,
+    ...templateColumns('.spec.template', { schema: APPS + 'DeploymentSpec', property: 'selector' }, '.spec.selector'),
+  ]),
+  [APPS + 'ReplicaSet']: workload('ReplicaSet', 'replicasets', ['rs'], ['scale', 'status'], 'DNSSubdomain', [{ name: 'status.replicas', jsonPath: '.status.replicas', default: '0' }], [
+    NAME_COLUMN,
+    { name: 'Desired', type: 'integer', description: { schema: APPS + 'ReplicaSetSpec', property: 'replicas' }, jsonPath: '.spec.replicas', formatter: 'integer' },
+    { name: 'Current', type: 'integer', description: { schema: APPS + 'ReplicaSetStatus', property: 'replicas' }, jsonPath: '.status.replicas', formatter: 'integer' },
+    { name: 'Ready', type: 'integer', description: { schema: APPS + 'ReplicaSetStatus', property: 'readyReplicas' }, jsonPath: '.status.readyReplicas', formatter: 'integer' },
+    AGE_COLUMN,
+    ...templateColumns('.spec.template', { schema: APPS + 'ReplicaSetSpec', property: 'selector' }, '.spec.selector'),
+  ]),
+  [APPS + 'DaemonSet']: workload('DaemonSet', 'daemonsets', ['ds'], ['status'], 'DNSSubdomain', [], [
+    NAME_COLUMN,
+    { name: 'Desired', type: 'integer', description: { schema: APPS + 'DaemonSetStatus', property: 'desiredNumberScheduled' }, jsonPath: '.status.desiredNumberScheduled', formatter: 'integer' },
+    { name: 'Current', type: 'integer', description: { schema: APPS + 'DaemonSetStatus', property: 'currentNumberScheduled' }, jsonPath: '.status.currentNumberScheduled', formatter: 'integer' },
+    { name: 'Ready', type: 'integer', description: { schema: APPS + 'DaemonSetStatus', property: 'numberReady' }, jsonPath: '.status.numberReady', formatter: 'integer' },
+    { name: 'Up-to-date', type: 'integer', description: { schema: APPS + 'DaemonSetStatus', property: 'updatedNumberScheduled' }, jsonPath: '.status.updatedNumberScheduled', formatter: 'integer' },
+    { name: 'Available', type: 'integer', description: { schema: APPS + 'DaemonSetStatus', property: 'numberAvailable' }, jsonPath: '.status.numberAvailable', formatter: 'integer' },
+    { name: 'Node Selector', type: 'string', description: { schema: CORE + 'PodSpec', property: 'nodeSelector' }, jsonPath: '.spec.template.spec.nodeSelector', formatter: 'labels' },
+    AGE_COLUMN,
+    ...templateColumns('.spec.template', { schema: APPS + 'DaemonSetSpec', property: 'selector' }, '.spec.selector'),
+  ]),
+  [APPS + 'StatefulSet']: workload('StatefulSet', 'statefulsets', ['sts'], ['scale', 'status'], 'DNSLabel', [], [
+    NAME_COLUMN,
+    { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', jsonPath: '.status', formatter: 'readyOfReplicas' },
+    AGE_COLUMN,
+    ...templateColumns('.spec.template'),
+  ]),
+  [APPS + 'ControllerRevision']: {
+    ...workload('ControllerRevision', 'controllerrevisions', [], [], 'DNSSubdomain', [], [
+      NAME_COLUMN,
+      { name: 'Controller', type: 'string', description: 'Controller of the object', jsonPath: '.metadata.ownerReferences', formatter: 'controllerOf' },
+      { name: 'Revision', type: 'string', description: { schema: APPS + 'ControllerRevision', property: 'revision' }, jsonPath: '.revision', formatter: 'integer' },
+      AGE_COLUMN,
+    ]),
+    categories: [],
+  },
+  // K pkg/registry/batch/{job,cronjob}/storage and strategy.go, K pkg/apis/batch/v1/conversion.go (Job's
+  // status.successful selector), K pkg/apis/batch/validation (names: DNS subdomain), K printers.go printJob/printCronJob.
+  [BATCH + 'Job']: workload('Job', 'jobs', [], ['status'], 'DNSSubdomain', [{ name: 'status.successful', jsonPath: '.status.succeeded', default: '0' }], [
+    NAME_COLUMN,
+    { name: 'Status', type: 'string', description: 'Status of the job.', jsonPath: '.status', formatter: 'jobStatus' },
+    { name: 'Completions', type: 'string', description: { schema: BATCH + 'JobStatus', property: 'succeeded' }, jsonPath: '.status.succeeded', formatter: 'jobCompletions' },
+    { name: 'Duration', type: 'string', description: 'Time required to complete the job.', jsonPath: '.status', formatter: 'jobDuration' },
+    AGE_COLUMN,
+    ...templateColumns('.spec.template', { schema: BATCH + 'JobSpec', property: 'selector' }, '.spec.selector'),
+  ]),
+  [BATCH + 'CronJob']: workload('CronJob', 'cronjobs', ['cj'], ['status'], 'DNSSubdomain', [], [
+    NAME_COLUMN,
+    { name: 'Schedule', type: 'string', description: { schema: BATCH + 'CronJobSpec', property: 'schedule' }, jsonPath: '.spec.schedule' },
+    { name: 'Timezone', type: 'string', description: { schema: BATCH + 'CronJobSpec', property: 'timeZone' }, jsonPath: '.spec.timeZone', formatter: 'noneIfEmpty' },
+    { name: 'Suspend', type: 'boolean', description: { schema: BATCH + 'CronJobSpec', property: 'suspend' }, jsonPath: '.spec.suspend', formatter: 'boolPtr' },
+    { name: 'Active', type: 'integer', description: { schema: BATCH + 'CronJobStatus', property: 'active' }, jsonPath: '.status.active', formatter: 'count' },
+    { name: 'Last Schedule', type: 'string', description: { schema: BATCH + 'CronJobStatus', property: 'lastScheduleTime' }, jsonPath: '.status.lastScheduleTime', formatter: 'ageOrNone' },
+    AGE_COLUMN,
+    ...templateColumns('.spec.jobTemplate.spec.template', { schema: BATCH + 'JobSpec', property: 'selector' }, '.spec.jobTemplate.spec.selector'),
+  ]),
   [NET + 'NetworkPolicy']: {
     plural: 'networkpolicies',
     singular: 'networkpolicy',
@@ -927,12 +1015,68 @@ const RESOURCES: Record<string, ResourceSpec> = {
   },
 };
 
+/** A namespaced workload kind of apps/v1 or batch/v1: every verb, category `all`, status (and scale) subresources. */
+function workload(
+  kind: string,
+  plural: string,
+  shortNames: string[],
+  subresources: Array<'scale' | 'status'>,
+  nameValidation: ResourceSpec['nameValidation'],
+  fieldSelectors: FieldSelectorSpec[],
+  printerColumns: ColumnSpec[],
+): ResourceSpec {
+  return {
+    plural,
+    singular: plural.replace(/s$/, ''),
+    shortNames,
+    categories: ['all'],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: subresources.map((name) =>
+      name === 'scale'
+        ? { name, verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1', kind: 'Scale' }
+        : { name, verbs: ['get', 'patch', 'update'], kind },
+    ),
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation,
+    fieldSelectors,
+    printerColumns,
+  };
+}
+
+/** K printers.go layoutContainerCells (and the selector) of a pod template: the wide columns of the workload printers. */
+function templateColumns(template: string, selectorDoc?: DocText, selectorPath?: string): ColumnSpec[] {
+  const columns: ColumnSpec[] = [
+    { name: 'Containers', type: 'string', priority: 1, description: 'Names of each container in the template.', jsonPath: `${template}.spec.containers`, formatter: 'containerNames' },
+    { name: 'Images', type: 'string', priority: 1, description: 'Images referenced by each container in the template.', jsonPath: `${template}.spec.containers`, formatter: 'containerImages' },
+  ];
+  if (selectorDoc && selectorPath) columns.push({ name: 'Selector', type: 'string', priority: 1, description: selectorDoc, jsonPath: selectorPath, formatter: 'labelSelector' });
+  return columns;
+}
+
 /** Server-side defaults applied by the generated decoder (`x-orch-default`). */
 const DEFAULTS: { schema: string; property: string; value: Json }[] = [
   // K pkg/apis/networking/v1/defaults.go SetDefaults_NetworkPolicyPort
   { schema: NET + 'NetworkPolicyPort', property: 'protocol', value: 'TCP' },
   // K pkg/apis/core/v1/defaults.go SetDefaults_Secret
   { schema: CORE + 'Secret', property: 'type', value: 'Opaque' },
+  // K pkg/apis/apps/v1/defaults.go SetDefaults_Deployment, _ReplicaSet, _DaemonSet, _StatefulSet: the defaults
+  // that depend on no other field (the update strategies' are in code: they depend on the strategy type).
+  { schema: APPS + 'DeploymentSpec', property: 'replicas', value: 1 },
+  { schema: APPS + 'DeploymentSpec', property: 'revisionHistoryLimit', value: 10 },
+  { schema: APPS + 'DeploymentSpec', property: 'progressDeadlineSeconds', value: 600 },
+  { schema: APPS + 'ReplicaSetSpec', property: 'replicas', value: 1 },
+  { schema: APPS + 'DaemonSetSpec', property: 'revisionHistoryLimit', value: 10 },
+  { schema: APPS + 'StatefulSetSpec', property: 'replicas', value: 1 },
+  { schema: APPS + 'StatefulSetSpec', property: 'revisionHistoryLimit', value: 10 },
+  { schema: APPS + 'StatefulSetSpec', property: 'podManagementPolicy', value: 'OrderedReady' },
+  // K pkg/apis/batch/v1/defaults.go SetDefaults_CronJob (Job's are in code: JobSpec is also a CronJob's
+  // jobTemplate.spec, which upstream leaves undefaulted).
+  { schema: BATCH + 'CronJobSpec', property: 'concurrencyPolicy', value: 'Allow' },
+  { schema: BATCH + 'CronJobSpec', property: 'suspend', value: false },
+  { schema: BATCH + 'CronJobSpec', property: 'successfulJobsHistoryLimit', value: 3 },
+  { schema: BATCH + 'CronJobSpec', property: 'failedJobsHistoryLimit', value: 1 },
 ];
 
 /**

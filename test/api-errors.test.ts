@@ -125,11 +125,14 @@ describe('sizes and media types', () => {
     assert.deepEqual(await policyNames(), ['existing']);
   });
 
-  test('Accept: protobuf alone is 406; with a JSON fallback it is JSON', async () => {
-    const res = await server.request('GET', NPS, { headers: { accept: 'application/vnd.orch.protobuf' } });
-    assertFailure(res, 406, 'NotAcceptable', /^only the following media types are accepted: application\/json, /);
+  test('an unknown Accept type alone is 406 naming JSON, YAML and protobuf; protobuf first is protobuf; JSON after an unknown type is JSON', async () => {
+    const res = await server.request('GET', NPS, { headers: { accept: 'application/x-unknown' } });
+    assertFailure(res, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.orch.protobuf');
     assert.equal(res.headers['content-type'], 'application/json');
-    const fallback = await server.request('GET', NPS, { headers: { accept: 'application/vnd.orch.protobuf, application/json' } });
+    const protobuf = await server.request('GET', NPS, { headers: { accept: 'application/vnd.orch.protobuf, application/json' } });
+    assert.equal(protobuf.status, 200);
+    assert.equal(protobuf.headers['content-type'], 'application/vnd.orch.protobuf');
+    const fallback = await server.request('GET', NPS, { headers: { accept: 'application/x-unknown, application/json' } });
     assert.equal(fallback.status, 200);
     assert.equal(fallback.body.kind, 'NetworkPolicyList');
   });

@@ -74,6 +74,10 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
       { file: 'apis__rbac.authorization.orch.io__v1.json', schema: `io.orch.api.rbac.v1.${k}`, group: 'rbac.authorization.orch.io' },
     ]),
   ),
+  ...Object.fromEntries(
+    ['Deployment', 'ReplicaSet', 'DaemonSet', 'StatefulSet', 'ControllerRevision'].map((k) => [k, { file: 'apis__apps__v1.json', schema: `io.orch.api.apps.v1.${k}`, group: 'apps' }]),
+  ),
+  ...Object.fromEntries(['Job', 'CronJob'].map((k) => [k, { file: 'apis__batch__v1.json', schema: `io.orch.api.batch.v1.${k}`, group: 'batch' }])),
   NetworkPolicy: {
     file: 'apis__networking.orch.io__v1.json',
     schema: 'io.orch.api.networking.v1.NetworkPolicy',

@@ -211,8 +211,11 @@ export function tooLargeResourceVersion(requested: number, current: number, retr
     504,
     'Timeout',
     `Timeout: Too large resource version: ${requested}, current: ${current}`,
-    { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds },
-    { 'Retry-After': String(retryAfterSeconds) },
+    // Upstream's NewTimeoutError: no retry advice when there is none (the store's own check, 0 s).
+    retryAfterSeconds > 0
+      ? { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds }
+      : { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+    retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : undefined,
   );
 }
 

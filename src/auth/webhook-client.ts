@@ -111,6 +111,8 @@ export class WebhookClient {
     connection: ClusterConnection,
     private readonly timeoutMs: number,
     private readonly backoff: RetryBackoff = DEFAULT_RETRY_BACKOFF,
+    /** The audit webhook retries every failure (upstream's retryOnError), not only DefaultShouldRetry's. */
+    private readonly retryEveryError = false,
   ) {
     this.url = new URL(connection.server);
     // client-go's rest client tells the server its timeout.
@@ -130,7 +132,7 @@ export class WebhookClient {
       } catch (err) {
         failure = transportError(this.url, err as NodeJS.ErrnoException);
       }
-      if (!failure.retriable || attempt >= this.backoff.steps) throw failure;
+      if ((!failure.retriable && !this.retryEveryError) || attempt >= this.backoff.steps) throw failure;
       await sleep(delay * (1 + Math.random() * this.backoff.jitter));
       delay *= this.backoff.factor;
     }

@@ -9,11 +9,15 @@ import { KNOWN_CONTROLLERS, parseControllerSelection } from '../controllers/cont
 import { checkLeaderElectionTimings } from '../controllers/leader-election.ts';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, entriesFromFlags, type AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
 import { cipherOption, INSECURE_CIPHER_NAMES, parseCipherSuites, parseNamedCertKey, parseTlsMinVersion, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES, type NamedCertKey, type TlsMinVersion } from '../server/tls-settings.ts';
+import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
+import { AUDIT_FLAG_SPECS, defaultAuditFlags, validateAuditFlags, type AuditFlags, type FlagParsers } from './audit-flags.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
   secureport: number;
   bindAddress: string;
+  /** --permit-port-sharing: SO_REUSEPORT on the listening socket. */
+  permitPortSharing: boolean;
   advertiseAddress?: string;
   externalHostname?: string;
   dataDir: string;
@@ -79,6 +83,12 @@ export interface Flags {
   etcdKeyfile?: string;
   compactionIntervalMs: number;
   watchHistoryMs: number;
+  /** --watch-cache: false serves every resource's reads and watches from the store. */
+  watchCache: boolean;
+  /** --watch-cache-sizes entries (`resource[.group]#size`), checked at parse time. */
+  watchCacheSizes: string[];
+  /** pflag's warnings for deprecated flags that were given, printed at start. */
+  deprecationWarnings: string[];
   eventTtlMs: number;
   enableGarbageCollector: boolean;
   deleteCollectionWorkers: number;
@@ -108,6 +118,8 @@ export interface Flags {
   leaderElectRetryPeriodMs: number;
   leaderElectResourceName: string;
   leaderElectResourceNamespace: string;
+  /** --audit-* (SPEC 9.5). */
+  audit: AuditFlags;
 }
 
 interface FlagSpec {
@@ -115,6 +127,19 @@ interface FlagSpec {
   value: string;
   help: string;
   apply(flags: Flags, value: string): void;
+  /** pflag's MarkDeprecated: still applied, hidden from the help, and warned about when given. */
+  deprecated?: string;
+}
+
+/** The first Node 22 release whose net.Server.listen takes `reusePort` (Node 23.1 has it too). */
+const REUSE_PORT_NODE = [22, 12, 0];
+
+/** Whether this runtime sets SO_REUSEPORT for `listen({ reusePort: true })`; older ones ignore the option. */
+export function runtimeHasReusePort(version = process.versions.node): boolean {
+  const [major, minor] = version.split('.').map(Number);
+  if (major === 22) return minor >= REUSE_PORT_NODE[1];
+  if (major === 23) return minor >= 1;
+  return major > 23;
 }
 
 /** One worker per available CPU, at most 8: past that the writer and the cache copies cost more than they serve. */
@@ -159,6 +184,13 @@ function parseNonNegativeInt(text: string): number {
   return n;
 }
 
+/** pflag's IntVar: strconv.ParseInt with base 0 semantics reduced to decimal, within int64. */
+function parseInt64Flag(text: string): number {
+  const n = Number(text);
+  if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  return n;
+}
+
 function parsePositiveInt(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`invalid positive integer ${JSON.stringify(text)}`);
@@ -177,8 +209,30 @@ function parseBool(text: string): boolean {
   throw new Error(`invalid boolean ${JSON.stringify(text)}`);
 }
 
+/** pflag's int and float32 values: Go's strconv syntax and words. */
+const FLAG_PARSERS: FlagParsers = {
+  int: (text) => {
+    if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    return Number(text);
+  },
+  float: (text) => {
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isFinite(n)) throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(text)}: invalid syntax`);
+    return n;
+  },
+  bool: (text) => parseBool(text),
+  duration: (text) => parseGoDuration(text),
+};
+
 const SPECS: FlagSpec[] = [
+  ...AUDIT_FLAG_SPECS.map((spec): FlagSpec => ({ ...spec, apply: (f, v) => spec.apply(f.audit, v, FLAG_PARSERS) })),
   { name: 'secure-port', value: 'int', help: 'The port on which to serve HTTPS (0 picks a free port). (default 6443)', apply: (f, v) => (f.secureport = Number.parseInt(v, 10)) },
+  {
+    name: 'permit-port-sharing',
+    value: 'bool',
+    help: `If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false] (needs Node ${REUSE_PORT_NODE.join('.')} or later)`,
+    apply: (f, v) => (f.permitPortSharing = parseBool(v)),
+  },
   { name: 'bind-address', value: 'ip', help: 'The IP address on which to listen for the --secure-port port. (default 127.0.0.1)', apply: (f, v) => (f.bindAddress = v) },
   { name: 'data-dir', value: 'string', help: 'Directory for the SQLite store, generated certificates and admin.orchconfig. (default "data")', apply: (f, v) => (f.dataDir = v) },
   { name: 'tls-cert-file', value: 'string', help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If unset, a self-signed one is generated under --data-dir.', apply: (f, v) => (f.tlsCertFile = v) },
@@ -280,6 +334,25 @@ const SPECS: FlagSpec[] = [
   { name: 'enable-garbage-collector', value: 'bool', help: 'Enables the generic garbage collector: deletion propagation (propagationPolicy Orphan and Foreground) and the garbage-collector-controller. (default true)', apply: (f, v) => (f.enableGarbageCollector = parseBool(v)) },
   { name: 'delete-collection-workers', value: 'int', help: 'Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup; 0 counts as 1. (default 1)', apply: (f, v) => (f.deleteCollectionWorkers = Math.max(1, parseNonNegativeInt(v))) },
   { name: 'event-ttl', value: 'duration', help: 'Amount of time to retain events: an event is deleted this long after its last write. 0 keeps events. (default 1h0m0s)', apply: (f, v) => (f.eventTtlMs = parseDuration(v)) },
+  { name: 'watch-cache', value: 'bool', help: 'Enable watch caching in the apiserver (default true)', apply: (f, v) => (f.watchCache = parseBool(v)) },
+  {
+    name: 'watch-cache-sizes',
+    value: 'strings',
+    help: 'Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, where resource is lowercase plural (no version), group is omitted for resources of apiVersion v1 (the legacy core API) and included for others, and size is a number. This option is only meaningful for resources built into the apiserver, not ones defined by CRDs or aggregated from external servers, and is only consulted if the watch-cache is enabled. The only meaningful size setting to supply here is zero, which means to disable watch caching for the associated resource; all non-zero values are equivalent and mean to not disable watch caching for that resource',
+    apply: (f, v) => {
+      const entries = splitList(v);
+      WatchCacheSettings.validate(entries);
+      f.watchCacheSizes.push(...entries);
+    },
+  },
+  {
+    name: 'default-watch-cache-size',
+    value: 'int',
+    help: 'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set.',
+    deprecated: 'watch caches are sized automatically and this flag will be removed in a future version',
+    // Upstream 1.31 reads it nowhere since caches size themselves: only its syntax is checked.
+    apply: (_f, v) => void parseInt64Flag(v),
+  },
   { name: 'watch-history-duration', value: 'duration', help: 'How long the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone. (default 5m0s)', apply: (f, v) => (f.watchHistoryMs = parseDuration(v)) },
   { name: 'watch-bookmark-interval', value: 'duration', help: 'Interval of BOOKMARK events to watchers that allow them. (default 1m0s)', apply: (f, v) => (f.bookmarkIntervalMs = parseDuration(v)) },
   { name: 'watch-buffer-limit', value: 'int', help: 'Bytes a watch may have waiting on its connection before the server closes it as too slow (the client resumes or relists). (default 8388608)', apply: (f, v) => (f.watchBufferLimitBytes = parsePositiveInt(v)) },
@@ -316,7 +389,7 @@ const SPECS: FlagSpec[] = [
 ];
 
 export function usage(): string {
-  const lines = SPECS.map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
+  const lines = SPECS.filter((s) => !s.deprecated).map((s) => `      --${s.name} ${s.value}\n                ${s.help}`);
   return `orch-apiserver serves the orch control-plane API over HTTPS.\n\nUsage:\n  orch-apiserver [flags]\n\nFlags:\n      --help\n                help for orch-apiserver\n${lines.join('\n')}\n`;
 }
 
@@ -326,6 +399,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
   const flags: Flags = {
     secureport: 6443,
     bindAddress: '127.0.0.1',
+    permitPortSharing: false,
     dataDir: 'data',
     authorizationWebhookVersion: 'v1beta1',
     authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
@@ -357,6 +431,9 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     etcdPrefix: '/registry',
     compactionIntervalMs: 5 * 60_000,
     watchHistoryMs: 5 * 60_000,
+    watchCache: true,
+    watchCacheSizes: [],
+    deprecationWarnings: [],
     eventTtlMs: 3_600_000,
     enableGarbageCollector: true,
     deleteCollectionWorkers: 1,
@@ -378,6 +455,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     leaderElectRetryPeriodMs: 2_000,
     leaderElectResourceName: 'orch-controller-manager',
     leaderElectResourceNamespace: 'orch-system',
+    audit: defaultAuditFlags(),
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -391,6 +469,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
       else if (i + 1 < argv.length) value = argv[++i];
       else throw new FlagError(`flag needs an argument: --${spec.name}`);
     }
+    if (spec.deprecated) flags.deprecationWarnings.push(`Flag --${spec.name} has been deprecated, ${spec.deprecated}`);
     try {
       spec.apply(flags, value);
     } catch (err) {
@@ -404,6 +483,11 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     throw new FlagError(`leader election: ${(err as Error).message}`);
   }
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
+  if (flags.permitPortSharing && !runtimeHasReusePort()) {
+    throw new FlagError(`--permit-port-sharing needs SO_REUSEPORT, which Node ${process.versions.node} cannot set on a listening socket: use Node ${REUSE_PORT_NODE.join('.')} or later`);
+  }
+  const auditErrors = validateAuditFlags(flags.audit);
+  if (auditErrors.length) throw new FlagError(auditErrors.length === 1 ? auditErrors[0] : `[${auditErrors.join(', ')}]`);
   resolveAuthorization(flags);
   resolveAdmission(flags);
   resolveCiphers(flags);

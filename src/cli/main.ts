@@ -19,7 +19,10 @@ import { readEtcdTls } from '../storage/etcd3/etcd-tls.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
+import { auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorkerEvents, workerSink } from '../audit/setup.ts';
+import type { AuditEvent } from '../audit/event.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
+import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 
 function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
   return {
@@ -71,6 +74,8 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
     shutdownSendRetryAfter: flags.shutdownSendRetryAfter,
     compactionIntervalMs: flags.compactionIntervalMs,
     watchHistoryMs: flags.watchHistoryMs,
+    watchCache: watchCacheSettings(flags),
+    reusePort: flags.permitPortSharing,
     eventTtlMs: flags.eventTtlMs,
     deletion: { garbageCollection: flags.enableGarbageCollector, collectionWorkers: flags.deleteCollectionWorkers },
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
@@ -92,6 +97,10 @@ function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
       resourceNamespace: flags.leaderElectResourceNamespace,
     },
   };
+}
+
+function watchCacheSettings(flags: Flags): WatchCacheSettings {
+  return new WatchCacheSettings(flags.watchCache, flags.watchCacheSizes);
 }
 
 function etcdStorage(flags: Flags): Promise<Storage> {
@@ -129,8 +138,21 @@ function announce(url: string, orchconfigPath: string, started: number): void {
  * --leader-elect asks for an election); over etcd each worker is a replica like
  * any other.
  */
+/**
+ * The audit policy and the backends of the process that owns them (the
+ * primary, or the only process): loaded first, so a bad file stops the start
+ * before anything is served.
+ */
+function ownerAudit(flags: Flags) {
+  const evaluator = loadAuditPolicy(flags.audit);
+  const auditBackend = evaluator && ownerBackend(flags.audit);
+  const audit = evaluator && auditBackend ? { evaluator, sink: backendSink(auditBackend) } : undefined;
+  return { audit, auditBackend };
+}
+
 async function runWorker(flags: Flags): Promise<void> {
   const sqlite = flags.storageBackend === 'sqlite';
+  const evaluator = auditEnabled(flags.audit) ? loadAuditPolicy(flags.audit) : undefined;
   // The primary gone (killed) means the store's writer and the socket's owner are gone: stop rather than serve half a server.
   process.once('disconnect', () => process.exit(1));
   const options = startOptions(flags);
@@ -144,6 +166,7 @@ async function runWorker(flags: Flags): Promise<void> {
     listen: listenAsWorker(load),
     metrics: new WorkerMetrics(),
     writesOrchconfig: false,
+    audit: evaluator && { evaluator, sink: workerSink() },
   });
   boundHeapGrowth();
   onSignals(async () => {
@@ -159,14 +182,16 @@ async function runWorker(flags: Flags): Promise<void> {
  */
 async function runPrimary(flags: Flags, started: number): Promise<void> {
   const sqlite = flags.storageBackend === 'sqlite';
+  const { audit, auditBackend } = ownerAudit(flags);
   const storage = sqlite ? new SqliteStorage({ file: join(resolve(flags.dataDir), 'orch.db') }) : await etcdStorage(flags);
   const writer = sqlite ? new WriterHost(storage) : undefined;
   await writer?.start();
   const load = new ProcessLoad();
   let pool: WorkerPool | undefined;
   const metrics = new PrimaryMetrics();
-  const running = await startServer({ ...startOptions(flags), storage, load, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
-  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, metrics });
+  const running = await startServer({ ...startOptions(flags), storage, load, audit, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
+  const onAudit = auditBackend && ((events: AuditEvent[]) => processWorkerEvents(auditBackend, events));
+  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit, metrics });
   try {
     await pool.fill();
   } catch (err) {
@@ -179,6 +204,8 @@ async function runPrimary(flags: Flags, started: number): Promise<void> {
     // The workers drain beside this process; the store closes after they exit.
     void pool!.stop();
     await running.shutdown();
+    // Batches still queued are sent or written before the process exits (upstream's backend Shutdown).
+    await auditBackend?.shutdown();
   });
 }
 
@@ -202,14 +229,18 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   if (process.env[WORKER_INDEX_ENV] !== undefined && process.send) return runWorker(flags);
+  for (const warning of flags.deprecationWarnings) console.warn(warning);
+  for (const resource of watchCacheSettings(flags).ignoredSizes()) console.warn(`Dropping watch-cache-size for ${resource} - watchCache size is now dynamic`);
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);
-  const running = await startServer({ ...startOptions(flags), storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });
+  const { audit, auditBackend } = ownerAudit(flags);
+  const running = await startServer({ ...startOptions(flags), audit, storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });
   announce(running.url, running.orchconfigPath, started);
   onSignals(async (signal) => {
     console.log(`received ${signal}, shutting down`);
     await running.shutdown();
+    await auditBackend?.shutdown();
   });
 }
 

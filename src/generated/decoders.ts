@@ -58,6 +58,843 @@ function any(v) {
 }
 export { jsonType };
 
+function decode_io_orch_api_apps_v1_ControllerRevision(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ControllerRevision", "v1.ControllerRevision");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ControllerRevision"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ControllerRevision"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ControllerRevision"); break;
+      case "data": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_runtime_RawExtension(x, p ? p + ".data" : "data", c, "ControllerRevision"); break;
+      case "revision": if (x !== null) f4 = int64(x, p ? p + ".revision" : "revision", c, "ControllerRevision"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "ControllerRevision");
+  if (f4 === undefined && c.defaults !== false) f4 = int64(0, p ? p + ".revision" : "revision", c, "ControllerRevision");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.data = f3;
+  if (f4 !== undefined) out.revision = f4;
+  return out;
+}
+
+function decode_anon0(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ControllerRevision");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_ControllerRevision(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_ControllerRevisionList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ControllerRevisionList", "v1.ControllerRevisionList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ControllerRevisionList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ControllerRevisionList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ControllerRevisionList"); break;
+      case "items": if (x !== null) f3 = decode_anon0(x, p ? p + ".items" : "items", c, "ControllerRevisionList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "ControllerRevisionList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DaemonSet(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSet", "v1.DaemonSet");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DaemonSet"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "DaemonSet"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "DaemonSet"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_apps_v1_DaemonSetSpec(x, p ? p + ".spec" : "spec", c, "DaemonSet"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_apps_v1_DaemonSetStatus(x, p ? p + ".status" : "status", c, "DaemonSet"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "DaemonSet");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_apps_v1_DaemonSetSpec({}, p ? p + ".spec" : "spec", c, "DaemonSet");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_apps_v1_DaemonSetStatus({}, p ? p + ".status" : "status", c, "DaemonSet");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DaemonSetCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetCondition", "v1.DaemonSetCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DaemonSetCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "DaemonSetCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "DaemonSetCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "DaemonSetCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "DaemonSetCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "DaemonSetCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "DaemonSetCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon1(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DaemonSet");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_DaemonSet(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DaemonSetList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetList", "v1.DaemonSetList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DaemonSetList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "DaemonSetList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "DaemonSetList"); break;
+      case "items": if (x !== null) f3 = decode_anon1(x, p ? p + ".items" : "items", c, "DaemonSetList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "DaemonSetList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DaemonSetSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetSpec", "v1.DaemonSetSpec");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "selector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "DaemonSetSpec"); break;
+      case "template": if (x !== null) f1 = decode_io_orch_api_core_v1_PodTemplateSpec(x, p ? p + ".template" : "template", c, "DaemonSetSpec"); break;
+      case "updateStrategy": if (x !== null) f2 = decode_io_orch_api_apps_v1_DaemonSetUpdateStrategy(x, p ? p + ".updateStrategy" : "updateStrategy", c, "DaemonSetSpec"); break;
+      case "minReadySeconds": if (x !== null) f3 = int32(x, p ? p + ".minReadySeconds" : "minReadySeconds", c, "DaemonSetSpec"); break;
+      case "revisionHistoryLimit": if (x !== null) f4 = int32(x, p ? p + ".revisionHistoryLimit" : "revisionHistoryLimit", c, "DaemonSetSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_PodTemplateSpec({}, p ? p + ".template" : "template", c, "DaemonSetSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_apps_v1_DaemonSetUpdateStrategy({}, p ? p + ".updateStrategy" : "updateStrategy", c, "DaemonSetSpec");
+  if (f4 === undefined && c.defaults !== false) f4 = int32(10, p ? p + ".revisionHistoryLimit" : "revisionHistoryLimit", c, "DaemonSetSpec");
+  const out = {};
+  if (f0 !== undefined) out.selector = f0;
+  if (f1 !== undefined) out.template = f1;
+  if (f2 !== undefined) out.updateStrategy = f2;
+  if (f3 !== undefined) out.minReadySeconds = f3;
+  if (f4 !== undefined) out.revisionHistoryLimit = f4;
+  return out;
+}
+
+function decode_anon2(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DaemonSetCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_DaemonSetCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DaemonSetStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetStatus", "v1.DaemonSetStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "currentNumberScheduled": if (x !== null) f0 = int32(x, p ? p + ".currentNumberScheduled" : "currentNumberScheduled", c, "DaemonSetStatus"); break;
+      case "numberMisscheduled": if (x !== null) f1 = int32(x, p ? p + ".numberMisscheduled" : "numberMisscheduled", c, "DaemonSetStatus"); break;
+      case "desiredNumberScheduled": if (x !== null) f2 = int32(x, p ? p + ".desiredNumberScheduled" : "desiredNumberScheduled", c, "DaemonSetStatus"); break;
+      case "numberReady": if (x !== null) f3 = int32(x, p ? p + ".numberReady" : "numberReady", c, "DaemonSetStatus"); break;
+      case "observedGeneration": if (x !== null) f4 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "DaemonSetStatus"); break;
+      case "updatedNumberScheduled": if (x !== null) f5 = int32(x, p ? p + ".updatedNumberScheduled" : "updatedNumberScheduled", c, "DaemonSetStatus"); break;
+      case "numberAvailable": if (x !== null) f6 = int32(x, p ? p + ".numberAvailable" : "numberAvailable", c, "DaemonSetStatus"); break;
+      case "numberUnavailable": if (x !== null) f7 = int32(x, p ? p + ".numberUnavailable" : "numberUnavailable", c, "DaemonSetStatus"); break;
+      case "collisionCount": if (x !== null) f8 = int32(x, p ? p + ".collisionCount" : "collisionCount", c, "DaemonSetStatus"); break;
+      case "conditions": if (x !== null) f9 = decode_anon2(x, p ? p + ".conditions" : "conditions", c, "DaemonSetStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".currentNumberScheduled" : "currentNumberScheduled", c, "DaemonSetStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".numberMisscheduled" : "numberMisscheduled", c, "DaemonSetStatus");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".desiredNumberScheduled" : "desiredNumberScheduled", c, "DaemonSetStatus");
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".numberReady" : "numberReady", c, "DaemonSetStatus");
+  const out = {};
+  if (f0 !== undefined) out.currentNumberScheduled = f0;
+  if (f1 !== undefined) out.numberMisscheduled = f1;
+  if (f2 !== undefined) out.desiredNumberScheduled = f2;
+  if (f3 !== undefined) out.numberReady = f3;
+  if (f4 !== undefined) out.observedGeneration = f4;
+  if (f5 !== undefined) out.updatedNumberScheduled = f5;
+  if (f6 !== undefined) out.numberAvailable = f6;
+  if (f7 !== undefined) out.numberUnavailable = f7;
+  if (f8 !== undefined) out.collisionCount = f8;
+  if (f9 !== undefined) out.conditions = f9;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DaemonSetUpdateStrategy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetUpdateStrategy", "v1.DaemonSetUpdateStrategy");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DaemonSetUpdateStrategy"); break;
+      case "rollingUpdate": if (x !== null) f1 = decode_io_orch_api_apps_v1_RollingUpdateDaemonSet(x, p ? p + ".rollingUpdate" : "rollingUpdate", c, "DaemonSetUpdateStrategy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.rollingUpdate = f1;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_Deployment(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Deployment", "v1.Deployment");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Deployment"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Deployment"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Deployment"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_apps_v1_DeploymentSpec(x, p ? p + ".spec" : "spec", c, "Deployment"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_apps_v1_DeploymentStatus(x, p ? p + ".status" : "status", c, "Deployment"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Deployment");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_apps_v1_DeploymentSpec({}, p ? p + ".spec" : "spec", c, "Deployment");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_apps_v1_DeploymentStatus({}, p ? p + ".status" : "status", c, "Deployment");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DeploymentCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentCondition", "v1.DeploymentCondition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DeploymentCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "DeploymentCondition"); break;
+      case "reason": if (x !== null) f2 = string(x, p ? p + ".reason" : "reason", c, "DeploymentCondition"); break;
+      case "message": if (x !== null) f3 = string(x, p ? p + ".message" : "message", c, "DeploymentCondition"); break;
+      case "lastUpdateTime": if (x !== null) f4 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastUpdateTime" : "lastUpdateTime", c, "DeploymentCondition"); break;
+      case "lastTransitionTime": if (x !== null) f5 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "DeploymentCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "DeploymentCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "DeploymentCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.reason = f2;
+  if (f3 !== undefined) out.message = f3;
+  if (f4 !== undefined) out.lastUpdateTime = f4;
+  if (f5 !== undefined) out.lastTransitionTime = f5;
+  return out;
+}
+
+function decode_anon3(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Deployment");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_Deployment(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DeploymentList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentList", "v1.DeploymentList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DeploymentList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "DeploymentList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "DeploymentList"); break;
+      case "items": if (x !== null) f3 = decode_anon3(x, p ? p + ".items" : "items", c, "DeploymentList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "DeploymentList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DeploymentSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentSpec", "v1.DeploymentSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "DeploymentSpec"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "DeploymentSpec"); break;
+      case "template": if (x !== null) f2 = decode_io_orch_api_core_v1_PodTemplateSpec(x, p ? p + ".template" : "template", c, "DeploymentSpec"); break;
+      case "strategy": if (x !== null) f3 = decode_io_orch_api_apps_v1_DeploymentStrategy(x, p ? p + ".strategy" : "strategy", c, "DeploymentSpec"); break;
+      case "minReadySeconds": if (x !== null) f4 = int32(x, p ? p + ".minReadySeconds" : "minReadySeconds", c, "DeploymentSpec"); break;
+      case "revisionHistoryLimit": if (x !== null) f5 = int32(x, p ? p + ".revisionHistoryLimit" : "revisionHistoryLimit", c, "DeploymentSpec"); break;
+      case "paused": if (x !== null) f6 = boolean(x, p ? p + ".paused" : "paused", c, "DeploymentSpec"); break;
+      case "progressDeadlineSeconds": if (x !== null) f7 = int32(x, p ? p + ".progressDeadlineSeconds" : "progressDeadlineSeconds", c, "DeploymentSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(1, p ? p + ".replicas" : "replicas", c, "DeploymentSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_core_v1_PodTemplateSpec({}, p ? p + ".template" : "template", c, "DeploymentSpec");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_apps_v1_DeploymentStrategy({}, p ? p + ".strategy" : "strategy", c, "DeploymentSpec");
+  if (f5 === undefined && c.defaults !== false) f5 = int32(10, p ? p + ".revisionHistoryLimit" : "revisionHistoryLimit", c, "DeploymentSpec");
+  if (f7 === undefined && c.defaults !== false) f7 = int32(600, p ? p + ".progressDeadlineSeconds" : "progressDeadlineSeconds", c, "DeploymentSpec");
+  const out = {};
+  if (f0 !== undefined) out.replicas = f0;
+  if (f1 !== undefined) out.selector = f1;
+  if (f2 !== undefined) out.template = f2;
+  if (f3 !== undefined) out.strategy = f3;
+  if (f4 !== undefined) out.minReadySeconds = f4;
+  if (f5 !== undefined) out.revisionHistoryLimit = f5;
+  if (f6 !== undefined) out.paused = f6;
+  if (f7 !== undefined) out.progressDeadlineSeconds = f7;
+  return out;
+}
+
+function decode_anon4(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DeploymentCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_DeploymentCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DeploymentStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentStatus", "v1.DeploymentStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "DeploymentStatus"); break;
+      case "replicas": if (x !== null) f1 = int32(x, p ? p + ".replicas" : "replicas", c, "DeploymentStatus"); break;
+      case "updatedReplicas": if (x !== null) f2 = int32(x, p ? p + ".updatedReplicas" : "updatedReplicas", c, "DeploymentStatus"); break;
+      case "availableReplicas": if (x !== null) f3 = int32(x, p ? p + ".availableReplicas" : "availableReplicas", c, "DeploymentStatus"); break;
+      case "unavailableReplicas": if (x !== null) f4 = int32(x, p ? p + ".unavailableReplicas" : "unavailableReplicas", c, "DeploymentStatus"); break;
+      case "conditions": if (x !== null) f5 = decode_anon4(x, p ? p + ".conditions" : "conditions", c, "DeploymentStatus"); break;
+      case "readyReplicas": if (x !== null) f6 = int32(x, p ? p + ".readyReplicas" : "readyReplicas", c, "DeploymentStatus"); break;
+      case "collisionCount": if (x !== null) f7 = int32(x, p ? p + ".collisionCount" : "collisionCount", c, "DeploymentStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.replicas = f1;
+  if (f2 !== undefined) out.updatedReplicas = f2;
+  if (f3 !== undefined) out.availableReplicas = f3;
+  if (f4 !== undefined) out.unavailableReplicas = f4;
+  if (f5 !== undefined) out.conditions = f5;
+  if (f6 !== undefined) out.readyReplicas = f6;
+  if (f7 !== undefined) out.collisionCount = f7;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_DeploymentStrategy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentStrategy", "v1.DeploymentStrategy");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DeploymentStrategy"); break;
+      case "rollingUpdate": if (x !== null) f1 = decode_io_orch_api_apps_v1_RollingUpdateDeployment(x, p ? p + ".rollingUpdate" : "rollingUpdate", c, "DeploymentStrategy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.rollingUpdate = f1;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_ReplicaSet(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSet", "v1.ReplicaSet");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicaSet"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ReplicaSet"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ReplicaSet"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_apps_v1_ReplicaSetSpec(x, p ? p + ".spec" : "spec", c, "ReplicaSet"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_apps_v1_ReplicaSetStatus(x, p ? p + ".status" : "status", c, "ReplicaSet"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "ReplicaSet");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_apps_v1_ReplicaSetSpec({}, p ? p + ".spec" : "spec", c, "ReplicaSet");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_apps_v1_ReplicaSetStatus({}, p ? p + ".status" : "status", c, "ReplicaSet");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_ReplicaSetCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetCondition", "v1.ReplicaSetCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "ReplicaSetCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "ReplicaSetCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "ReplicaSetCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "ReplicaSetCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "ReplicaSetCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "ReplicaSetCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "ReplicaSetCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon5(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ReplicaSet");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_ReplicaSet(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_ReplicaSetList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetList", "v1.ReplicaSetList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicaSetList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ReplicaSetList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ReplicaSetList"); break;
+      case "items": if (x !== null) f3 = decode_anon5(x, p ? p + ".items" : "items", c, "ReplicaSetList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "ReplicaSetList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_ReplicaSetSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetSpec", "v1.ReplicaSetSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicaSetSpec"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "ReplicaSetSpec"); break;
+      case "template": if (x !== null) f2 = decode_io_orch_api_core_v1_PodTemplateSpec(x, p ? p + ".template" : "template", c, "ReplicaSetSpec"); break;
+      case "minReadySeconds": if (x !== null) f3 = int32(x, p ? p + ".minReadySeconds" : "minReadySeconds", c, "ReplicaSetSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(1, p ? p + ".replicas" : "replicas", c, "ReplicaSetSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_core_v1_PodTemplateSpec({}, p ? p + ".template" : "template", c, "ReplicaSetSpec");
+  const out = {};
+  if (f0 !== undefined) out.replicas = f0;
+  if (f1 !== undefined) out.selector = f1;
+  if (f2 !== undefined) out.template = f2;
+  if (f3 !== undefined) out.minReadySeconds = f3;
+  return out;
+}
+
+function decode_anon6(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ReplicaSetCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_ReplicaSetCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_ReplicaSetStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetStatus", "v1.ReplicaSetStatus");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicaSetStatus"); break;
+      case "fullyLabeledReplicas": if (x !== null) f1 = int32(x, p ? p + ".fullyLabeledReplicas" : "fullyLabeledReplicas", c, "ReplicaSetStatus"); break;
+      case "observedGeneration": if (x !== null) f2 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "ReplicaSetStatus"); break;
+      case "readyReplicas": if (x !== null) f3 = int32(x, p ? p + ".readyReplicas" : "readyReplicas", c, "ReplicaSetStatus"); break;
+      case "availableReplicas": if (x !== null) f4 = int32(x, p ? p + ".availableReplicas" : "availableReplicas", c, "ReplicaSetStatus"); break;
+      case "conditions": if (x !== null) f5 = decode_anon6(x, p ? p + ".conditions" : "conditions", c, "ReplicaSetStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".replicas" : "replicas", c, "ReplicaSetStatus");
+  const out = {};
+  if (f0 !== undefined) out.replicas = f0;
+  if (f1 !== undefined) out.fullyLabeledReplicas = f1;
+  if (f2 !== undefined) out.observedGeneration = f2;
+  if (f3 !== undefined) out.readyReplicas = f3;
+  if (f4 !== undefined) out.availableReplicas = f4;
+  if (f5 !== undefined) out.conditions = f5;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_RollingUpdateDaemonSet(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateDaemonSet", "v1.RollingUpdateDaemonSet");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "maxUnavailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateDaemonSet"); break;
+      case "maxSurge": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxSurge" : "maxSurge", c, "RollingUpdateDaemonSet"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.maxUnavailable = f0;
+  if (f1 !== undefined) out.maxSurge = f1;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_RollingUpdateDeployment(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateDeployment", "v1.RollingUpdateDeployment");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "maxUnavailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateDeployment"); break;
+      case "maxSurge": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxSurge" : "maxSurge", c, "RollingUpdateDeployment"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.maxUnavailable = f0;
+  if (f1 !== undefined) out.maxSurge = f1;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_RollingUpdateStatefulSetStrategy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateStatefulSetStrategy", "v1.RollingUpdateStatefulSetStrategy");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "partition": if (x !== null) f0 = int32(x, p ? p + ".partition" : "partition", c, "RollingUpdateStatefulSetStrategy"); break;
+      case "maxUnavailable": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateStatefulSetStrategy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.partition = f0;
+  if (f1 !== undefined) out.maxUnavailable = f1;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSet(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSet", "v1.StatefulSet");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StatefulSet"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StatefulSet"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "StatefulSet"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_apps_v1_StatefulSetSpec(x, p ? p + ".spec" : "spec", c, "StatefulSet"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_apps_v1_StatefulSetStatus(x, p ? p + ".status" : "status", c, "StatefulSet"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "StatefulSet");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_apps_v1_StatefulSetSpec({}, p ? p + ".spec" : "spec", c, "StatefulSet");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_apps_v1_StatefulSetStatus({}, p ? p + ".status" : "status", c, "StatefulSet");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetCondition", "v1.StatefulSetCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "StatefulSetCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "StatefulSetCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "StatefulSetCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "StatefulSetCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "StatefulSetCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "StatefulSetCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "StatefulSetCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon7(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatefulSet");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_StatefulSet(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetList", "v1.StatefulSetList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StatefulSetList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StatefulSetList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "StatefulSetList"); break;
+      case "items": if (x !== null) f3 = decode_anon7(x, p ? p + ".items" : "items", c, "StatefulSetList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "StatefulSetList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetOrdinals(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetOrdinals", "v1.StatefulSetOrdinals");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "start": if (x !== null) f0 = int32(x, p ? p + ".start" : "start", c, "StatefulSetOrdinals"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".start" : "start", c, "StatefulSetOrdinals");
+  const out = {};
+  if (f0 !== undefined) out.start = f0;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetPersistentVolumeClaimRetentionPolicy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetPersistentVolumeClaimRetentionPolicy", "v1.StatefulSetPersistentVolumeClaimRetentionPolicy");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "whenDeleted": if (x !== null) f0 = string(x, p ? p + ".whenDeleted" : "whenDeleted", c, "StatefulSetPersistentVolumeClaimRetentionPolicy"); break;
+      case "whenScaled": if (x !== null) f1 = string(x, p ? p + ".whenScaled" : "whenScaled", c, "StatefulSetPersistentVolumeClaimRetentionPolicy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.whenDeleted = f0;
+  if (f1 !== undefined) out.whenScaled = f1;
+  return out;
+}
+
+function decode_anon8(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolumeClaim");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PersistentVolumeClaim(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetSpec", "v1.StatefulSetSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "StatefulSetSpec"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "StatefulSetSpec"); break;
+      case "template": if (x !== null) f2 = decode_io_orch_api_core_v1_PodTemplateSpec(x, p ? p + ".template" : "template", c, "StatefulSetSpec"); break;
+      case "volumeClaimTemplates": if (x !== null) f3 = decode_anon8(x, p ? p + ".volumeClaimTemplates" : "volumeClaimTemplates", c, "StatefulSetSpec"); break;
+      case "serviceName": if (x !== null) f4 = string(x, p ? p + ".serviceName" : "serviceName", c, "StatefulSetSpec"); break;
+      case "podManagementPolicy": if (x !== null) f5 = string(x, p ? p + ".podManagementPolicy" : "podManagementPolicy", c, "StatefulSetSpec"); break;
+      case "updateStrategy": if (x !== null) f6 = decode_io_orch_api_apps_v1_StatefulSetUpdateStrategy(x, p ? p + ".updateStrategy" : "updateStrategy", c, "StatefulSetSpec"); break;
+      case "revisionHistoryLimit": if (x !== null) f7 = int32(x, p ? p + ".revisionHistoryLimit" : "revisionHistoryLimit", c, "StatefulSetSpec"); break;
+      case "minReadySeconds": if (x !== null) f8 = int32(x, p ? p + ".minReadySeconds" : "minReadySeconds", c, "StatefulSetSpec"); break;
+      case "persistentVolumeClaimRetentionPolicy": if (x !== null) f9 = decode_io_orch_api_apps_v1_StatefulSetPersistentVolumeClaimRetentionPolicy(x, p ? p + ".persistentVolumeClaimRetentionPolicy" : "persistentVolumeClaimRetentionPolicy", c, "StatefulSetSpec"); break;
+      case "ordinals": if (x !== null) f10 = decode_io_orch_api_apps_v1_StatefulSetOrdinals(x, p ? p + ".ordinals" : "ordinals", c, "StatefulSetSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(1, p ? p + ".replicas" : "replicas", c, "StatefulSetSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_core_v1_PodTemplateSpec({}, p ? p + ".template" : "template", c, "StatefulSetSpec");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".serviceName" : "serviceName", c, "StatefulSetSpec");
+  if (f5 === undefined && c.defaults !== false) f5 = string("OrderedReady", p ? p + ".podManagementPolicy" : "podManagementPolicy", c, "StatefulSetSpec");
+  if (f6 === undefined && c.defaults !== false) f6 = decode_io_orch_api_apps_v1_StatefulSetUpdateStrategy({}, p ? p + ".updateStrategy" : "updateStrategy", c, "StatefulSetSpec");
+  if (f7 === undefined && c.defaults !== false) f7 = int32(10, p ? p + ".revisionHistoryLimit" : "revisionHistoryLimit", c, "StatefulSetSpec");
+  const out = {};
+  if (f0 !== undefined) out.replicas = f0;
+  if (f1 !== undefined) out.selector = f1;
+  if (f2 !== undefined) out.template = f2;
+  if (f3 !== undefined) out.volumeClaimTemplates = f3;
+  if (f4 !== undefined) out.serviceName = f4;
+  if (f5 !== undefined) out.podManagementPolicy = f5;
+  if (f6 !== undefined) out.updateStrategy = f6;
+  if (f7 !== undefined) out.revisionHistoryLimit = f7;
+  if (f8 !== undefined) out.minReadySeconds = f8;
+  if (f9 !== undefined) out.persistentVolumeClaimRetentionPolicy = f9;
+  if (f10 !== undefined) out.ordinals = f10;
+  return out;
+}
+
+function decode_anon9(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatefulSetCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_apps_v1_StatefulSetCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetStatus", "v1.StatefulSetStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "StatefulSetStatus"); break;
+      case "replicas": if (x !== null) f1 = int32(x, p ? p + ".replicas" : "replicas", c, "StatefulSetStatus"); break;
+      case "readyReplicas": if (x !== null) f2 = int32(x, p ? p + ".readyReplicas" : "readyReplicas", c, "StatefulSetStatus"); break;
+      case "currentReplicas": if (x !== null) f3 = int32(x, p ? p + ".currentReplicas" : "currentReplicas", c, "StatefulSetStatus"); break;
+      case "updatedReplicas": if (x !== null) f4 = int32(x, p ? p + ".updatedReplicas" : "updatedReplicas", c, "StatefulSetStatus"); break;
+      case "currentRevision": if (x !== null) f5 = string(x, p ? p + ".currentRevision" : "currentRevision", c, "StatefulSetStatus"); break;
+      case "updateRevision": if (x !== null) f6 = string(x, p ? p + ".updateRevision" : "updateRevision", c, "StatefulSetStatus"); break;
+      case "collisionCount": if (x !== null) f7 = int32(x, p ? p + ".collisionCount" : "collisionCount", c, "StatefulSetStatus"); break;
+      case "conditions": if (x !== null) f8 = decode_anon9(x, p ? p + ".conditions" : "conditions", c, "StatefulSetStatus"); break;
+      case "availableReplicas": if (x !== null) f9 = int32(x, p ? p + ".availableReplicas" : "availableReplicas", c, "StatefulSetStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".replicas" : "replicas", c, "StatefulSetStatus");
+  if (f9 === undefined && c.defaults !== false) f9 = int32(0, p ? p + ".availableReplicas" : "availableReplicas", c, "StatefulSetStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.replicas = f1;
+  if (f2 !== undefined) out.readyReplicas = f2;
+  if (f3 !== undefined) out.currentReplicas = f3;
+  if (f4 !== undefined) out.updatedReplicas = f4;
+  if (f5 !== undefined) out.currentRevision = f5;
+  if (f6 !== undefined) out.updateRevision = f6;
+  if (f7 !== undefined) out.collisionCount = f7;
+  if (f8 !== undefined) out.conditions = f8;
+  if (f9 !== undefined) out.availableReplicas = f9;
+  return out;
+}
+
+function decode_io_orch_api_apps_v1_StatefulSetUpdateStrategy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetUpdateStrategy", "v1.StatefulSetUpdateStrategy");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "StatefulSetUpdateStrategy"); break;
+      case "rollingUpdate": if (x !== null) f1 = decode_io_orch_api_apps_v1_RollingUpdateStatefulSetStrategy(x, p ? p + ".rollingUpdate" : "rollingUpdate", c, "StatefulSetUpdateStrategy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.rollingUpdate = f1;
+  return out;
+}
+
 function decode_io_orch_api_authentication_v1_BoundObjectReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "BoundObjectReference", "v1.BoundObjectReference");
@@ -148,7 +985,7 @@ function decode_io_orch_api_authentication_v1_TokenRequest(v, p, c, st) {
   return out;
 }
 
-function decode_anon0(v, p, c, st) {
+function decode_anon10(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -163,7 +1000,7 @@ function decode_io_orch_api_authentication_v1_TokenRequestSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "audiences": if (x !== null) f0 = decode_anon0(x, p ? p + ".audiences" : "audiences", c, "TokenRequestSpec"); break;
+      case "audiences": if (x !== null) f0 = decode_anon10(x, p ? p + ".audiences" : "audiences", c, "TokenRequestSpec"); break;
       case "boundObjectRef": if (x !== null) f1 = decode_io_orch_api_authentication_v1_BoundObjectReference(x, p ? p + ".boundObjectRef" : "boundObjectRef", c, "TokenRequestSpec"); break;
       case "expirationSeconds": if (x !== null) f2 = int64(x, p ? p + ".expirationSeconds" : "expirationSeconds", c, "TokenRequestSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -222,7 +1059,7 @@ function decode_io_orch_api_authentication_v1_TokenReview(v, p, c, st) {
   return out;
 }
 
-function decode_anon1(v, p, c, st) {
+function decode_anon11(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -238,7 +1075,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewSpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenReviewSpec"); break;
-      case "audiences": if (x !== null) f1 = decode_anon1(x, p ? p + ".audiences" : "audiences", c, "TokenReviewSpec"); break;
+      case "audiences": if (x !== null) f1 = decode_anon11(x, p ? p + ".audiences" : "audiences", c, "TokenReviewSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -248,7 +1085,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon2(v, p, c, st) {
+function decode_anon12(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -266,7 +1103,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewStatus(v, p, c, st) {
       case "authenticated": if (x !== null) f0 = boolean(x, p ? p + ".authenticated" : "authenticated", c, "TokenReviewStatus"); break;
       case "user": if (x !== null) f1 = decode_io_orch_api_authentication_v1_UserInfo(x, p ? p + ".user" : "user", c, "TokenReviewStatus"); break;
       case "error": if (x !== null) f2 = string(x, p ? p + ".error" : "error", c, "TokenReviewStatus"); break;
-      case "audiences": if (x !== null) f3 = decode_anon2(x, p ? p + ".audiences" : "audiences", c, "TokenReviewStatus"); break;
+      case "audiences": if (x !== null) f3 = decode_anon12(x, p ? p + ".audiences" : "audiences", c, "TokenReviewStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -279,7 +1116,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewStatus(v, p, c, st) {
   return out;
 }
 
-function decode_anon3(v, p, c, st) {
+function decode_anon13(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -287,7 +1124,7 @@ function decode_anon3(v, p, c, st) {
   return out;
 }
 
-function decode_anon4(v, p, c, st) {
+function decode_anon14(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -295,11 +1132,11 @@ function decode_anon4(v, p, c, st) {
   return out;
 }
 
-function decode_anon5(v, p, c, st) {
+function decode_anon15(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_anon4(v[k], p + '[' + k + ']', c, st));
+  for (const k of Object.keys(v)) setOwn(out, k, decode_anon14(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -312,8 +1149,8 @@ function decode_io_orch_api_authentication_v1_UserInfo(v, p, c, st) {
     switch (k) {
       case "username": if (x !== null) f0 = string(x, p ? p + ".username" : "username", c, "UserInfo"); break;
       case "uid": if (x !== null) f1 = string(x, p ? p + ".uid" : "uid", c, "UserInfo"); break;
-      case "groups": if (x !== null) f2 = decode_anon3(x, p ? p + ".groups" : "groups", c, "UserInfo"); break;
-      case "extra": if (x !== null) f3 = decode_anon5(x, p ? p + ".extra" : "extra", c, "UserInfo"); break;
+      case "groups": if (x !== null) f2 = decode_anon13(x, p ? p + ".groups" : "groups", c, "UserInfo"); break;
+      case "extra": if (x !== null) f3 = decode_anon15(x, p ? p + ".extra" : "extra", c, "UserInfo"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -325,7 +1162,7 @@ function decode_io_orch_api_authentication_v1_UserInfo(v, p, c, st) {
   return out;
 }
 
-function decode_anon6(v, p, c, st) {
+function decode_anon16(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FieldSelectorRequirement");
   const out = new Array(v.length);
@@ -341,7 +1178,7 @@ function decode_io_orch_api_authorization_v1_FieldSelectorAttributes(v, p, c, st
     const x = v[k];
     switch (k) {
       case "rawSelector": if (x !== null) f0 = string(x, p ? p + ".rawSelector" : "rawSelector", c, "FieldSelectorAttributes"); break;
-      case "requirements": if (x !== null) f1 = decode_anon6(x, p ? p + ".requirements" : "requirements", c, "FieldSelectorAttributes"); break;
+      case "requirements": if (x !== null) f1 = decode_anon16(x, p ? p + ".requirements" : "requirements", c, "FieldSelectorAttributes"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -351,7 +1188,7 @@ function decode_io_orch_api_authorization_v1_FieldSelectorAttributes(v, p, c, st
   return out;
 }
 
-function decode_anon7(v, p, c, st) {
+function decode_anon17(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -367,7 +1204,7 @@ function decode_io_orch_api_authorization_v1_LabelSelectorAttributes(v, p, c, st
     const x = v[k];
     switch (k) {
       case "rawSelector": if (x !== null) f0 = string(x, p ? p + ".rawSelector" : "rawSelector", c, "LabelSelectorAttributes"); break;
-      case "requirements": if (x !== null) f1 = decode_anon7(x, p ? p + ".requirements" : "requirements", c, "LabelSelectorAttributes"); break;
+      case "requirements": if (x !== null) f1 = decode_anon17(x, p ? p + ".requirements" : "requirements", c, "LabelSelectorAttributes"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -422,7 +1259,7 @@ function decode_io_orch_api_authorization_v1_NonResourceAttributes(v, p, c, st) 
   return out;
 }
 
-function decode_anon8(v, p, c, st) {
+function decode_anon18(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -430,7 +1267,7 @@ function decode_anon8(v, p, c, st) {
   return out;
 }
 
-function decode_anon9(v, p, c, st) {
+function decode_anon19(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -445,8 +1282,8 @@ function decode_io_orch_api_authorization_v1_NonResourceRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon8(x, p ? p + ".verbs" : "verbs", c, "NonResourceRule"); break;
-      case "nonResourceURLs": if (x !== null) f1 = decode_anon9(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourceRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon18(x, p ? p + ".verbs" : "verbs", c, "NonResourceRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon19(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourceRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -488,7 +1325,7 @@ function decode_io_orch_api_authorization_v1_ResourceAttributes(v, p, c, st) {
   return out;
 }
 
-function decode_anon10(v, p, c, st) {
+function decode_anon20(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -496,7 +1333,7 @@ function decode_anon10(v, p, c, st) {
   return out;
 }
 
-function decode_anon11(v, p, c, st) {
+function decode_anon21(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -504,7 +1341,7 @@ function decode_anon11(v, p, c, st) {
   return out;
 }
 
-function decode_anon12(v, p, c, st) {
+function decode_anon22(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -512,7 +1349,7 @@ function decode_anon12(v, p, c, st) {
   return out;
 }
 
-function decode_anon13(v, p, c, st) {
+function decode_anon23(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -527,10 +1364,10 @@ function decode_io_orch_api_authorization_v1_ResourceRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon10(x, p ? p + ".verbs" : "verbs", c, "ResourceRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon11(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourceRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon12(x, p ? p + ".resources" : "resources", c, "ResourceRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon13(x, p ? p + ".resourceNames" : "resourceNames", c, "ResourceRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon20(x, p ? p + ".verbs" : "verbs", c, "ResourceRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon21(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourceRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon22(x, p ? p + ".resources" : "resources", c, "ResourceRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon23(x, p ? p + ".resourceNames" : "resourceNames", c, "ResourceRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -657,7 +1494,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReview(v, p, c, st) {
   return out;
 }
 
-function decode_anon14(v, p, c, st) {
+function decode_anon24(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -665,7 +1502,7 @@ function decode_anon14(v, p, c, st) {
   return out;
 }
 
-function decode_anon15(v, p, c, st) {
+function decode_anon25(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -673,11 +1510,11 @@ function decode_anon15(v, p, c, st) {
   return out;
 }
 
-function decode_anon16(v, p, c, st) {
+function decode_anon26(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_anon15(v[k], p + '[' + k + ']', c, st));
+  for (const k of Object.keys(v)) setOwn(out, k, decode_anon25(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -691,8 +1528,8 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReviewSpec(v, p, c, st
       case "resourceAttributes": if (x !== null) f0 = decode_io_orch_api_authorization_v1_ResourceAttributes(x, p ? p + ".resourceAttributes" : "resourceAttributes", c, "SubjectAccessReviewSpec"); break;
       case "nonResourceAttributes": if (x !== null) f1 = decode_io_orch_api_authorization_v1_NonResourceAttributes(x, p ? p + ".nonResourceAttributes" : "nonResourceAttributes", c, "SubjectAccessReviewSpec"); break;
       case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "SubjectAccessReviewSpec"); break;
-      case "groups": if (x !== null) f3 = decode_anon14(x, p ? p + ".groups" : "groups", c, "SubjectAccessReviewSpec"); break;
-      case "extra": if (x !== null) f4 = decode_anon16(x, p ? p + ".extra" : "extra", c, "SubjectAccessReviewSpec"); break;
+      case "groups": if (x !== null) f3 = decode_anon24(x, p ? p + ".groups" : "groups", c, "SubjectAccessReviewSpec"); break;
+      case "extra": if (x !== null) f4 = decode_anon26(x, p ? p + ".extra" : "extra", c, "SubjectAccessReviewSpec"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "SubjectAccessReviewSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -730,7 +1567,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReviewStatus(v, p, c, 
   return out;
 }
 
-function decode_anon17(v, p, c, st) {
+function decode_anon27(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceRule");
   const out = new Array(v.length);
@@ -738,7 +1575,7 @@ function decode_anon17(v, p, c, st) {
   return out;
 }
 
-function decode_anon18(v, p, c, st) {
+function decode_anon28(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NonResourceRule");
   const out = new Array(v.length);
@@ -753,8 +1590,8 @@ function decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus(v, p, c, s
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "resourceRules": if (x !== null) f0 = decode_anon17(x, p ? p + ".resourceRules" : "resourceRules", c, "SubjectRulesReviewStatus"); break;
-      case "nonResourceRules": if (x !== null) f1 = decode_anon18(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "SubjectRulesReviewStatus"); break;
+      case "resourceRules": if (x !== null) f0 = decode_anon27(x, p ? p + ".resourceRules" : "resourceRules", c, "SubjectRulesReviewStatus"); break;
+      case "nonResourceRules": if (x !== null) f1 = decode_anon28(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "SubjectRulesReviewStatus"); break;
       case "incomplete": if (x !== null) f2 = boolean(x, p ? p + ".incomplete" : "incomplete", c, "SubjectRulesReviewStatus"); break;
       case "evaluationError": if (x !== null) f3 = string(x, p ? p + ".evaluationError" : "evaluationError", c, "SubjectRulesReviewStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -831,6 +1668,503 @@ function decode_io_orch_api_autoscaling_v1_ScaleStatus(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJob", "v1.CronJob");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJob"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CronJob"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CronJob"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_batch_v1_CronJobSpec(x, p ? p + ".spec" : "spec", c, "CronJob"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_batch_v1_CronJobStatus(x, p ? p + ".status" : "status", c, "CronJob"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CronJob");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_batch_v1_CronJobSpec({}, p ? p + ".spec" : "spec", c, "CronJob");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_batch_v1_CronJobStatus({}, p ? p + ".status" : "status", c, "CronJob");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon29(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CronJob");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_batch_v1_CronJob(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_CronJobList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobList", "v1.CronJobList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJobList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CronJobList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CronJobList"); break;
+      case "items": if (x !== null) f3 = decode_anon29(x, p ? p + ".items" : "items", c, "CronJobList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CronJobList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_CronJobSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobSpec", "v1.CronJobSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "schedule": if (x !== null) f0 = string(x, p ? p + ".schedule" : "schedule", c, "CronJobSpec"); break;
+      case "startingDeadlineSeconds": if (x !== null) f1 = int64(x, p ? p + ".startingDeadlineSeconds" : "startingDeadlineSeconds", c, "CronJobSpec"); break;
+      case "concurrencyPolicy": if (x !== null) f2 = string(x, p ? p + ".concurrencyPolicy" : "concurrencyPolicy", c, "CronJobSpec"); break;
+      case "suspend": if (x !== null) f3 = boolean(x, p ? p + ".suspend" : "suspend", c, "CronJobSpec"); break;
+      case "jobTemplate": if (x !== null) f4 = decode_io_orch_api_batch_v1_JobTemplateSpec(x, p ? p + ".jobTemplate" : "jobTemplate", c, "CronJobSpec"); break;
+      case "successfulJobsHistoryLimit": if (x !== null) f5 = int32(x, p ? p + ".successfulJobsHistoryLimit" : "successfulJobsHistoryLimit", c, "CronJobSpec"); break;
+      case "failedJobsHistoryLimit": if (x !== null) f6 = int32(x, p ? p + ".failedJobsHistoryLimit" : "failedJobsHistoryLimit", c, "CronJobSpec"); break;
+      case "timeZone": if (x !== null) f7 = string(x, p ? p + ".timeZone" : "timeZone", c, "CronJobSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".schedule" : "schedule", c, "CronJobSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = string("Allow", p ? p + ".concurrencyPolicy" : "concurrencyPolicy", c, "CronJobSpec");
+  if (f3 === undefined && c.defaults !== false) f3 = boolean(false, p ? p + ".suspend" : "suspend", c, "CronJobSpec");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_batch_v1_JobTemplateSpec({}, p ? p + ".jobTemplate" : "jobTemplate", c, "CronJobSpec");
+  if (f5 === undefined && c.defaults !== false) f5 = int32(3, p ? p + ".successfulJobsHistoryLimit" : "successfulJobsHistoryLimit", c, "CronJobSpec");
+  if (f6 === undefined && c.defaults !== false) f6 = int32(1, p ? p + ".failedJobsHistoryLimit" : "failedJobsHistoryLimit", c, "CronJobSpec");
+  const out = {};
+  if (f0 !== undefined) out.schedule = f0;
+  if (f1 !== undefined) out.startingDeadlineSeconds = f1;
+  if (f2 !== undefined) out.concurrencyPolicy = f2;
+  if (f3 !== undefined) out.suspend = f3;
+  if (f4 !== undefined) out.jobTemplate = f4;
+  if (f5 !== undefined) out.successfulJobsHistoryLimit = f5;
+  if (f6 !== undefined) out.failedJobsHistoryLimit = f6;
+  if (f7 !== undefined) out.timeZone = f7;
+  return out;
+}
+
+function decode_anon30(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_ObjectReference(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_CronJobStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobStatus", "v1.CronJobStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "active": if (x !== null) f0 = decode_anon30(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
+      case "lastScheduleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScheduleTime" : "lastScheduleTime", c, "CronJobStatus"); break;
+      case "lastSuccessfulTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastSuccessfulTime" : "lastSuccessfulTime", c, "CronJobStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.active = f0;
+  if (f1 !== undefined) out.lastScheduleTime = f1;
+  if (f2 !== undefined) out.lastSuccessfulTime = f2;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_Job(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Job", "v1.Job");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Job"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Job"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Job"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_batch_v1_JobSpec(x, p ? p + ".spec" : "spec", c, "Job"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_batch_v1_JobStatus(x, p ? p + ".status" : "status", c, "Job"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Job");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_batch_v1_JobSpec({}, p ? p + ".spec" : "spec", c, "Job");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_batch_v1_JobStatus({}, p ? p + ".status" : "status", c, "Job");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_JobCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobCondition", "v1.JobCondition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "JobCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "JobCondition"); break;
+      case "lastProbeTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastProbeTime" : "lastProbeTime", c, "JobCondition"); break;
+      case "lastTransitionTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "JobCondition"); break;
+      case "reason": if (x !== null) f4 = string(x, p ? p + ".reason" : "reason", c, "JobCondition"); break;
+      case "message": if (x !== null) f5 = string(x, p ? p + ".message" : "message", c, "JobCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "JobCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "JobCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastProbeTime = f2;
+  if (f3 !== undefined) out.lastTransitionTime = f3;
+  if (f4 !== undefined) out.reason = f4;
+  if (f5 !== undefined) out.message = f5;
+  return out;
+}
+
+function decode_anon31(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Job");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_batch_v1_Job(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_JobList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobList", "v1.JobList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "JobList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "JobList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "JobList"); break;
+      case "items": if (x !== null) f3 = decode_anon31(x, p ? p + ".items" : "items", c, "JobList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "JobList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_JobSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobSpec", "v1.JobSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "parallelism": if (x !== null) f0 = int32(x, p ? p + ".parallelism" : "parallelism", c, "JobSpec"); break;
+      case "completions": if (x !== null) f1 = int32(x, p ? p + ".completions" : "completions", c, "JobSpec"); break;
+      case "activeDeadlineSeconds": if (x !== null) f2 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "JobSpec"); break;
+      case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "JobSpec"); break;
+      case "manualSelector": if (x !== null) f4 = boolean(x, p ? p + ".manualSelector" : "manualSelector", c, "JobSpec"); break;
+      case "template": if (x !== null) f5 = decode_io_orch_api_core_v1_PodTemplateSpec(x, p ? p + ".template" : "template", c, "JobSpec"); break;
+      case "backoffLimit": if (x !== null) f6 = int32(x, p ? p + ".backoffLimit" : "backoffLimit", c, "JobSpec"); break;
+      case "ttlSecondsAfterFinished": if (x !== null) f7 = int32(x, p ? p + ".ttlSecondsAfterFinished" : "ttlSecondsAfterFinished", c, "JobSpec"); break;
+      case "completionMode": if (x !== null) f8 = string(x, p ? p + ".completionMode" : "completionMode", c, "JobSpec"); break;
+      case "suspend": if (x !== null) f9 = boolean(x, p ? p + ".suspend" : "suspend", c, "JobSpec"); break;
+      case "podFailurePolicy": if (x !== null) f10 = decode_io_orch_api_batch_v1_PodFailurePolicy(x, p ? p + ".podFailurePolicy" : "podFailurePolicy", c, "JobSpec"); break;
+      case "backoffLimitPerIndex": if (x !== null) f11 = int32(x, p ? p + ".backoffLimitPerIndex" : "backoffLimitPerIndex", c, "JobSpec"); break;
+      case "maxFailedIndexes": if (x !== null) f12 = int32(x, p ? p + ".maxFailedIndexes" : "maxFailedIndexes", c, "JobSpec"); break;
+      case "podReplacementPolicy": if (x !== null) f13 = string(x, p ? p + ".podReplacementPolicy" : "podReplacementPolicy", c, "JobSpec"); break;
+      case "managedBy": if (x !== null) f14 = string(x, p ? p + ".managedBy" : "managedBy", c, "JobSpec"); break;
+      case "successPolicy": if (x !== null) f15 = decode_io_orch_api_batch_v1_SuccessPolicy(x, p ? p + ".successPolicy" : "successPolicy", c, "JobSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f5 === undefined && c.defaults !== false) f5 = decode_io_orch_api_core_v1_PodTemplateSpec({}, p ? p + ".template" : "template", c, "JobSpec");
+  const out = {};
+  if (f0 !== undefined) out.parallelism = f0;
+  if (f1 !== undefined) out.completions = f1;
+  if (f2 !== undefined) out.activeDeadlineSeconds = f2;
+  if (f3 !== undefined) out.selector = f3;
+  if (f4 !== undefined) out.manualSelector = f4;
+  if (f5 !== undefined) out.template = f5;
+  if (f6 !== undefined) out.backoffLimit = f6;
+  if (f7 !== undefined) out.ttlSecondsAfterFinished = f7;
+  if (f8 !== undefined) out.completionMode = f8;
+  if (f9 !== undefined) out.suspend = f9;
+  if (f10 !== undefined) out.podFailurePolicy = f10;
+  if (f11 !== undefined) out.backoffLimitPerIndex = f11;
+  if (f12 !== undefined) out.maxFailedIndexes = f12;
+  if (f13 !== undefined) out.podReplacementPolicy = f13;
+  if (f14 !== undefined) out.managedBy = f14;
+  if (f15 !== undefined) out.successPolicy = f15;
+  return out;
+}
+
+function decode_anon32(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JobCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_batch_v1_JobCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_JobStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobStatus", "v1.JobStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon32(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
+      case "startTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "JobStatus"); break;
+      case "completionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".completionTime" : "completionTime", c, "JobStatus"); break;
+      case "active": if (x !== null) f3 = int32(x, p ? p + ".active" : "active", c, "JobStatus"); break;
+      case "succeeded": if (x !== null) f4 = int32(x, p ? p + ".succeeded" : "succeeded", c, "JobStatus"); break;
+      case "failed": if (x !== null) f5 = int32(x, p ? p + ".failed" : "failed", c, "JobStatus"); break;
+      case "completedIndexes": if (x !== null) f6 = string(x, p ? p + ".completedIndexes" : "completedIndexes", c, "JobStatus"); break;
+      case "uncountedTerminatedPods": if (x !== null) f7 = decode_io_orch_api_batch_v1_UncountedTerminatedPods(x, p ? p + ".uncountedTerminatedPods" : "uncountedTerminatedPods", c, "JobStatus"); break;
+      case "ready": if (x !== null) f8 = int32(x, p ? p + ".ready" : "ready", c, "JobStatus"); break;
+      case "failedIndexes": if (x !== null) f9 = string(x, p ? p + ".failedIndexes" : "failedIndexes", c, "JobStatus"); break;
+      case "terminating": if (x !== null) f10 = int32(x, p ? p + ".terminating" : "terminating", c, "JobStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  if (f1 !== undefined) out.startTime = f1;
+  if (f2 !== undefined) out.completionTime = f2;
+  if (f3 !== undefined) out.active = f3;
+  if (f4 !== undefined) out.succeeded = f4;
+  if (f5 !== undefined) out.failed = f5;
+  if (f6 !== undefined) out.completedIndexes = f6;
+  if (f7 !== undefined) out.uncountedTerminatedPods = f7;
+  if (f8 !== undefined) out.ready = f8;
+  if (f9 !== undefined) out.failedIndexes = f9;
+  if (f10 !== undefined) out.terminating = f10;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_JobTemplateSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobTemplateSpec", "v1.JobTemplateSpec");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "JobTemplateSpec"); break;
+      case "spec": if (x !== null) f1 = decode_io_orch_api_batch_v1_JobSpec(x, p ? p + ".spec" : "spec", c, "JobTemplateSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "JobTemplateSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_batch_v1_JobSpec({}, p ? p + ".spec" : "spec", c, "JobTemplateSpec");
+  const out = {};
+  if (f0 !== undefined) out.metadata = f0;
+  if (f1 !== undefined) out.spec = f1;
+  return out;
+}
+
+function decode_anon33(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodFailurePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_batch_v1_PodFailurePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicy", "v1.PodFailurePolicy");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "rules": if (x !== null) f0 = decode_anon33(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.rules = f0;
+  return out;
+}
+
+function decode_anon34(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]int32");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = int32(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyOnExitCodesRequirement", "v1.PodFailurePolicyOnExitCodesRequirement");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "PodFailurePolicyOnExitCodesRequirement"); break;
+      case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "PodFailurePolicyOnExitCodesRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon34(x, p ? p + ".values" : "values", c, "PodFailurePolicyOnExitCodesRequirement"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".operator" : "operator", c, "PodFailurePolicyOnExitCodesRequirement");
+  const out = {};
+  if (f0 !== undefined) out.containerName = f0;
+  if (f1 !== undefined) out.operator = f1;
+  if (f2 !== undefined) out.values = f2;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyOnPodConditionsPattern", "v1.PodFailurePolicyOnPodConditionsPattern");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PodFailurePolicyOnPodConditionsPattern"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PodFailurePolicyOnPodConditionsPattern"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PodFailurePolicyOnPodConditionsPattern");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "PodFailurePolicyOnPodConditionsPattern");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  return out;
+}
+
+function decode_anon35(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodFailurePolicyOnPodConditionsPattern");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyRule", "v1.PodFailurePolicyRule");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "action": if (x !== null) f0 = string(x, p ? p + ".action" : "action", c, "PodFailurePolicyRule"); break;
+      case "onExitCodes": if (x !== null) f1 = decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(x, p ? p + ".onExitCodes" : "onExitCodes", c, "PodFailurePolicyRule"); break;
+      case "onPodConditions": if (x !== null) f2 = decode_anon35(x, p ? p + ".onPodConditions" : "onPodConditions", c, "PodFailurePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".action" : "action", c, "PodFailurePolicyRule");
+  const out = {};
+  if (f0 !== undefined) out.action = f0;
+  if (f1 !== undefined) out.onExitCodes = f1;
+  if (f2 !== undefined) out.onPodConditions = f2;
+  return out;
+}
+
+function decode_anon36(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SuccessPolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_batch_v1_SuccessPolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_SuccessPolicy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SuccessPolicy", "v1.SuccessPolicy");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "rules": if (x !== null) f0 = decode_anon36(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.rules = f0;
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_SuccessPolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SuccessPolicyRule", "v1.SuccessPolicyRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "succeededIndexes": if (x !== null) f0 = string(x, p ? p + ".succeededIndexes" : "succeededIndexes", c, "SuccessPolicyRule"); break;
+      case "succeededCount": if (x !== null) f1 = int32(x, p ? p + ".succeededCount" : "succeededCount", c, "SuccessPolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.succeededIndexes = f0;
+  if (f1 !== undefined) out.succeededCount = f1;
+  return out;
+}
+
+function decode_anon37(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon38(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_batch_v1_UncountedTerminatedPods(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UncountedTerminatedPods", "v1.UncountedTerminatedPods");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "succeeded": if (x !== null) f0 = decode_anon37(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
+      case "failed": if (x !== null) f1 = decode_anon38(x, p ? p + ".failed" : "failed", c, "UncountedTerminatedPods"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.succeeded = f0;
+  if (f1 !== undefined) out.failed = f1;
+  return out;
+}
+
 function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lease", "v1.Lease");
@@ -855,7 +2189,7 @@ function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   return out;
 }
 
-function decode_anon19(v, p, c, st) {
+function decode_anon39(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Lease");
   const out = new Array(v.length);
@@ -873,7 +2207,7 @@ function decode_io_orch_api_coordination_v1_LeaseList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LeaseList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "LeaseList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "LeaseList"); break;
-      case "items": if (x !== null) f3 = decode_anon19(x, p ? p + ".items" : "items", c, "LeaseList"); break;
+      case "items": if (x !== null) f3 = decode_anon39(x, p ? p + ".items" : "items", c, "LeaseList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1050,7 +2384,7 @@ function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon20(v, p, c, st) {
+function decode_anon40(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -1068,7 +2402,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
       case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "CSIVolumeSource"); break;
-      case "volumeAttributes": if (x !== null) f3 = decode_anon20(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f3 = decode_anon40(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
       case "nodePublishSecretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1083,7 +2417,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon21(v, p, c, st) {
+function decode_anon41(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1091,7 +2425,7 @@ function decode_anon21(v, p, c, st) {
   return out;
 }
 
-function decode_anon22(v, p, c, st) {
+function decode_anon42(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1106,8 +2440,8 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "add": if (x !== null) f0 = decode_anon21(x, p ? p + ".add" : "add", c, "Capabilities"); break;
-      case "drop": if (x !== null) f1 = decode_anon22(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
+      case "add": if (x !== null) f0 = decode_anon41(x, p ? p + ".add" : "add", c, "Capabilities"); break;
+      case "drop": if (x !== null) f1 = decode_anon42(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1117,7 +2451,7 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   return out;
 }
 
-function decode_anon23(v, p, c, st) {
+function decode_anon43(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1132,7 +2466,7 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon23(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon43(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
       case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSVolumeSource"); break;
       case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSVolumeSource"); break;
       case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSVolumeSource"); break;
@@ -1199,7 +2533,7 @@ function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon24(v, p, c, st) {
+function decode_anon44(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -1207,7 +2541,7 @@ function decode_anon24(v, p, c, st) {
   return out;
 }
 
-function decode_anon25(v, p, c, st) {
+function decode_anon45(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -1225,8 +2559,8 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMap"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMap"); break;
-      case "data": if (x !== null) f3 = decode_anon24(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
-      case "binaryData": if (x !== null) f4 = decode_anon25(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
+      case "data": if (x !== null) f3 = decode_anon44(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
+      case "binaryData": if (x !== null) f4 = decode_anon45(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
       case "immutable": if (x !== null) f5 = boolean(x, p ? p + ".immutable" : "immutable", c, "ConfigMap"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1283,7 +2617,7 @@ function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon26(v, p, c, st) {
+function decode_anon46(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ConfigMap");
   const out = new Array(v.length);
@@ -1301,7 +2635,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMapList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMapList"); break;
-      case "items": if (x !== null) f3 = decode_anon26(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
+      case "items": if (x !== null) f3 = decode_anon46(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1341,7 +2675,7 @@ function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon27(v, p, c, st) {
+function decode_anon47(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -1357,7 +2691,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon27(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon47(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1370,7 +2704,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon28(v, p, c, st) {
+function decode_anon48(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -1386,7 +2720,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon28(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon48(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ConfigMapVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -1401,7 +2735,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon29(v, p, c, st) {
+function decode_anon49(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1409,7 +2743,7 @@ function decode_anon29(v, p, c, st) {
   return out;
 }
 
-function decode_anon30(v, p, c, st) {
+function decode_anon50(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1417,7 +2751,7 @@ function decode_anon30(v, p, c, st) {
   return out;
 }
 
-function decode_anon31(v, p, c, st) {
+function decode_anon51(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -1425,7 +2759,7 @@ function decode_anon31(v, p, c, st) {
   return out;
 }
 
-function decode_anon32(v, p, c, st) {
+function decode_anon52(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -1433,7 +2767,7 @@ function decode_anon32(v, p, c, st) {
   return out;
 }
 
-function decode_anon33(v, p, c, st) {
+function decode_anon53(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -1441,7 +2775,7 @@ function decode_anon33(v, p, c, st) {
   return out;
 }
 
-function decode_anon34(v, p, c, st) {
+function decode_anon54(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -1449,7 +2783,7 @@ function decode_anon34(v, p, c, st) {
   return out;
 }
 
-function decode_anon35(v, p, c, st) {
+function decode_anon55(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -1457,7 +2791,7 @@ function decode_anon35(v, p, c, st) {
   return out;
 }
 
-function decode_anon36(v, p, c, st) {
+function decode_anon56(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -1474,13 +2808,13 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "Container"); break;
-      case "command": if (x !== null) f2 = decode_anon29(x, p ? p + ".command" : "command", c, "Container"); break;
-      case "args": if (x !== null) f3 = decode_anon30(x, p ? p + ".args" : "args", c, "Container"); break;
+      case "command": if (x !== null) f2 = decode_anon49(x, p ? p + ".command" : "command", c, "Container"); break;
+      case "args": if (x !== null) f3 = decode_anon50(x, p ? p + ".args" : "args", c, "Container"); break;
       case "workingDir": if (x !== null) f4 = string(x, p ? p + ".workingDir" : "workingDir", c, "Container"); break;
-      case "ports": if (x !== null) f5 = decode_anon31(x, p ? p + ".ports" : "ports", c, "Container"); break;
-      case "env": if (x !== null) f6 = decode_anon32(x, p ? p + ".env" : "env", c, "Container"); break;
+      case "ports": if (x !== null) f5 = decode_anon51(x, p ? p + ".ports" : "ports", c, "Container"); break;
+      case "env": if (x !== null) f6 = decode_anon52(x, p ? p + ".env" : "env", c, "Container"); break;
       case "resources": if (x !== null) f7 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "Container"); break;
-      case "volumeMounts": if (x !== null) f8 = decode_anon33(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
+      case "volumeMounts": if (x !== null) f8 = decode_anon53(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
       case "livenessProbe": if (x !== null) f9 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "Container"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "Container"); break;
       case "lifecycle": if (x !== null) f11 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "Container"); break;
@@ -1490,11 +2824,11 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
       case "stdin": if (x !== null) f15 = boolean(x, p ? p + ".stdin" : "stdin", c, "Container"); break;
       case "stdinOnce": if (x !== null) f16 = boolean(x, p ? p + ".stdinOnce" : "stdinOnce", c, "Container"); break;
       case "tty": if (x !== null) f17 = boolean(x, p ? p + ".tty" : "tty", c, "Container"); break;
-      case "envFrom": if (x !== null) f18 = decode_anon34(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
+      case "envFrom": if (x !== null) f18 = decode_anon54(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "Container"); break;
-      case "volumeDevices": if (x !== null) f20 = decode_anon35(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
+      case "volumeDevices": if (x !== null) f20 = decode_anon55(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
       case "startupProbe": if (x !== null) f21 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".startupProbe" : "startupProbe", c, "Container"); break;
-      case "resizePolicy": if (x !== null) f22 = decode_anon36(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
+      case "resizePolicy": if (x !== null) f22 = decode_anon56(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
       case "restartPolicy": if (x !== null) f23 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "Container"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1529,7 +2863,7 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   return out;
 }
 
-function decode_anon37(v, p, c, st) {
+function decode_anon57(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1544,7 +2878,7 @@ function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "names": if (x !== null) f0 = decode_anon37(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
+      case "names": if (x !== null) f0 = decode_anon57(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
       case "sizeBytes": if (x !== null) f1 = int64(x, p ? p + ".sizeBytes" : "sizeBytes", c, "ContainerImage"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1684,7 +3018,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   return out;
 }
 
-function decode_anon38(v, p, c, st) {
+function decode_anon58(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -1692,7 +3026,7 @@ function decode_anon38(v, p, c, st) {
   return out;
 }
 
-function decode_anon39(v, p, c, st) {
+function decode_anon59(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMountStatus");
   const out = new Array(v.length);
@@ -1700,7 +3034,7 @@ function decode_anon39(v, p, c, st) {
   return out;
 }
 
-function decode_anon40(v, p, c, st) {
+function decode_anon60(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceStatus");
   const out = new Array(v.length);
@@ -1724,11 +3058,11 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
       case "imageID": if (x !== null) f6 = string(x, p ? p + ".imageID" : "imageID", c, "ContainerStatus"); break;
       case "containerID": if (x !== null) f7 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStatus"); break;
       case "started": if (x !== null) f8 = boolean(x, p ? p + ".started" : "started", c, "ContainerStatus"); break;
-      case "allocatedResources": if (x !== null) f9 = decode_anon38(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
+      case "allocatedResources": if (x !== null) f9 = decode_anon58(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
       case "resources": if (x !== null) f10 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "ContainerStatus"); break;
-      case "volumeMounts": if (x !== null) f11 = decode_anon39(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
+      case "volumeMounts": if (x !== null) f11 = decode_anon59(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
       case "user": if (x !== null) f12 = decode_io_orch_api_core_v1_ContainerUser(x, p ? p + ".user" : "user", c, "ContainerStatus"); break;
-      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon40(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
+      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon60(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1790,7 +3124,7 @@ function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
   return out;
 }
 
-function decode_anon41(v, p, c, st) {
+function decode_anon61(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -1805,7 +3139,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon41(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
+      case "items": if (x !== null) f0 = decode_anon61(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1837,7 +3171,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   return out;
 }
 
-function decode_anon42(v, p, c, st) {
+function decode_anon62(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -1852,7 +3186,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon42(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
+      case "items": if (x !== null) f0 = decode_anon62(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "DownwardAPIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -1944,7 +3278,7 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon43(v, p, c, st) {
+function decode_anon63(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1952,7 +3286,7 @@ function decode_anon43(v, p, c, st) {
   return out;
 }
 
-function decode_anon44(v, p, c, st) {
+function decode_anon64(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -1960,7 +3294,7 @@ function decode_anon44(v, p, c, st) {
   return out;
 }
 
-function decode_anon45(v, p, c, st) {
+function decode_anon65(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -1968,7 +3302,7 @@ function decode_anon45(v, p, c, st) {
   return out;
 }
 
-function decode_anon46(v, p, c, st) {
+function decode_anon66(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -1976,7 +3310,7 @@ function decode_anon46(v, p, c, st) {
   return out;
 }
 
-function decode_anon47(v, p, c, st) {
+function decode_anon67(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -1984,7 +3318,7 @@ function decode_anon47(v, p, c, st) {
   return out;
 }
 
-function decode_anon48(v, p, c, st) {
+function decode_anon68(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -1992,7 +3326,7 @@ function decode_anon48(v, p, c, st) {
   return out;
 }
 
-function decode_anon49(v, p, c, st) {
+function decode_anon69(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -2000,7 +3334,7 @@ function decode_anon49(v, p, c, st) {
   return out;
 }
 
-function decode_anon50(v, p, c, st) {
+function decode_anon70(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -2015,18 +3349,18 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "args": if (x !== null) f0 = decode_anon43(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
-      case "command": if (x !== null) f1 = decode_anon44(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
-      case "env": if (x !== null) f2 = decode_anon45(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
-      case "envFrom": if (x !== null) f3 = decode_anon46(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
+      case "args": if (x !== null) f0 = decode_anon63(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
+      case "command": if (x !== null) f1 = decode_anon64(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
+      case "env": if (x !== null) f2 = decode_anon65(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
+      case "envFrom": if (x !== null) f3 = decode_anon66(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
       case "image": if (x !== null) f4 = string(x, p ? p + ".image" : "image", c, "EphemeralContainer"); break;
       case "imagePullPolicy": if (x !== null) f5 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "EphemeralContainer"); break;
       case "lifecycle": if (x !== null) f6 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "EphemeralContainer"); break;
       case "livenessProbe": if (x !== null) f7 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "EphemeralContainer"); break;
       case "name": if (x !== null) f8 = string(x, p ? p + ".name" : "name", c, "EphemeralContainer"); break;
-      case "ports": if (x !== null) f9 = decode_anon47(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
+      case "ports": if (x !== null) f9 = decode_anon67(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "EphemeralContainer"); break;
-      case "resizePolicy": if (x !== null) f11 = decode_anon48(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
+      case "resizePolicy": if (x !== null) f11 = decode_anon68(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
       case "resources": if (x !== null) f12 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "EphemeralContainer"); break;
       case "restartPolicy": if (x !== null) f13 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "EphemeralContainer"); break;
       case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "EphemeralContainer"); break;
@@ -2036,8 +3370,8 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
       case "terminationMessagePath": if (x !== null) f18 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "EphemeralContainer"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "EphemeralContainer"); break;
       case "tty": if (x !== null) f20 = boolean(x, p ? p + ".tty" : "tty", c, "EphemeralContainer"); break;
-      case "volumeDevices": if (x !== null) f21 = decode_anon49(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
-      case "volumeMounts": if (x !== null) f22 = decode_anon50(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
+      case "volumeDevices": if (x !== null) f21 = decode_anon69(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
+      case "volumeMounts": if (x !== null) f22 = decode_anon70(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
       case "workingDir": if (x !== null) f23 = string(x, p ? p + ".workingDir" : "workingDir", c, "EphemeralContainer"); break;
       case "targetContainerName": if (x !== null) f24 = string(x, p ? p + ".targetContainerName" : "targetContainerName", c, "EphemeralContainer"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -2143,7 +3477,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   return out;
 }
 
-function decode_anon51(v, p, c, st) {
+function decode_anon71(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
@@ -2161,7 +3495,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
-      case "items": if (x !== null) f3 = decode_anon51(x, p ? p + ".items" : "items", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon71(x, p ? p + ".items" : "items", c, "EventList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2210,7 +3544,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon52(v, p, c, st) {
+function decode_anon72(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2225,7 +3559,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "command": if (x !== null) f0 = decode_anon52(x, p ? p + ".command" : "command", c, "ExecAction"); break;
+      case "command": if (x !== null) f0 = decode_anon72(x, p ? p + ".command" : "command", c, "ExecAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2234,7 +3568,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   return out;
 }
 
-function decode_anon53(v, p, c, st) {
+function decode_anon73(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2242,7 +3576,7 @@ function decode_anon53(v, p, c, st) {
   return out;
 }
 
-function decode_anon54(v, p, c, st) {
+function decode_anon74(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2257,11 +3591,11 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "targetWWNs": if (x !== null) f0 = decode_anon53(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
+      case "targetWWNs": if (x !== null) f0 = decode_anon73(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
       case "lun": if (x !== null) f1 = int32(x, p ? p + ".lun" : "lun", c, "FCVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "FCVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FCVolumeSource"); break;
-      case "wwids": if (x !== null) f4 = decode_anon54(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
+      case "wwids": if (x !== null) f4 = decode_anon74(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2274,7 +3608,7 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon55(v, p, c, st) {
+function decode_anon75(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2293,7 +3627,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
       case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexVolumeSource"); break;
       case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexVolumeSource"); break;
-      case "options": if (x !== null) f4 = decode_anon55(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon75(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2411,7 +3745,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon56(v, p, c, st) {
+function decode_anon76(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPHeader");
   const out = new Array(v.length);
@@ -2430,7 +3764,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
       case "port": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "HTTPGetAction"); break;
       case "host": if (x !== null) f2 = string(x, p ? p + ".host" : "host", c, "HTTPGetAction"); break;
       case "scheme": if (x !== null) f3 = string(x, p ? p + ".scheme" : "scheme", c, "HTTPGetAction"); break;
-      case "httpHeaders": if (x !== null) f4 = decode_anon56(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
+      case "httpHeaders": if (x !== null) f4 = decode_anon76(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2463,7 +3797,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   return out;
 }
 
-function decode_anon57(v, p, c, st) {
+function decode_anon77(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2479,7 +3813,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
-      case "hostnames": if (x !== null) f1 = decode_anon57(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
+      case "hostnames": if (x !== null) f1 = decode_anon77(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2526,7 +3860,7 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon58(v, p, c, st) {
+function decode_anon78(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2547,7 +3881,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
       case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource"); break;
       case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIVolumeSource"); break;
       case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIVolumeSource"); break;
-      case "portals": if (x !== null) f6 = decode_anon58(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon78(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
       case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIVolumeSource"); break;
       case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIVolumeSource"); break;
       case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIVolumeSource"); break;
@@ -2654,7 +3988,7 @@ function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
   return out;
 }
 
-function decode_anon59(v, p, c, st) {
+function decode_anon79(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -2671,7 +4005,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
       case "gid": if (x !== null) f1 = int64(x, p ? p + ".gid" : "gid", c, "LinuxContainerUser"); break;
-      case "supplementalGroups": if (x !== null) f2 = decode_anon59(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
+      case "supplementalGroups": if (x !== null) f2 = decode_anon79(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2698,6 +4032,25 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "LocalObjectReference");
   const out = {};
   if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ModifyVolumeStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ModifyVolumeStatus", "v1.ModifyVolumeStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "targetVolumeAttributesClassName": if (x !== null) f0 = string(x, p ? p + ".targetVolumeAttributesClassName" : "targetVolumeAttributesClassName", c, "ModifyVolumeStatus"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "ModifyVolumeStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "ModifyVolumeStatus");
+  const out = {};
+  if (f0 !== undefined) out.targetVolumeAttributesClassName = f0;
+  if (f1 !== undefined) out.status = f1;
   return out;
 }
 
@@ -2776,7 +4129,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon60(v, p, c, st) {
+function decode_anon80(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
@@ -2794,7 +4147,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NamespaceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NamespaceList"); break;
-      case "items": if (x !== null) f3 = decode_anon60(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
+      case "items": if (x !== null) f3 = decode_anon80(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2807,7 +4160,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   return out;
 }
 
-function decode_anon61(v, p, c, st) {
+function decode_anon81(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2822,7 +4175,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "finalizers": if (x !== null) f0 = decode_anon61(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
+      case "finalizers": if (x !== null) f0 = decode_anon81(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2831,7 +4184,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon62(v, p, c, st) {
+function decode_anon82(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
@@ -2847,7 +4200,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon62(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon82(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2904,7 +4257,7 @@ function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
   return out;
 }
 
-function decode_anon63(v, p, c, st) {
+function decode_anon83(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PreferredSchedulingTerm");
   const out = new Array(v.length);
@@ -2920,7 +4273,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon63(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon83(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3029,7 +4382,7 @@ function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon64(v, p, c, st) {
+function decode_anon84(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Node");
   const out = new Array(v.length);
@@ -3047,7 +4400,7 @@ function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NodeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NodeList"); break;
-      case "items": if (x !== null) f3 = decode_anon64(x, p ? p + ".items" : "items", c, "NodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon84(x, p ? p + ".items" : "items", c, "NodeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3097,7 +4450,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon65(v, p, c, st) {
+function decode_anon85(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorTerm");
   const out = new Array(v.length);
@@ -3112,7 +4465,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon65(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
+      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon85(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3121,7 +4474,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon66(v, p, c, st) {
+function decode_anon86(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3138,7 +4491,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "NodeSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon66(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon86(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3151,7 +4504,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   return out;
 }
 
-function decode_anon67(v, p, c, st) {
+function decode_anon87(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -3159,7 +4512,7 @@ function decode_anon67(v, p, c, st) {
   return out;
 }
 
-function decode_anon68(v, p, c, st) {
+function decode_anon88(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -3174,8 +4527,8 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchExpressions": if (x !== null) f0 = decode_anon67(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
-      case "matchFields": if (x !== null) f1 = decode_anon68(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
+      case "matchExpressions": if (x !== null) f0 = decode_anon87(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
+      case "matchFields": if (x !== null) f1 = decode_anon88(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3185,7 +4538,7 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon69(v, p, c, st) {
+function decode_anon89(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Taint");
   const out = new Array(v.length);
@@ -3193,7 +4546,7 @@ function decode_anon69(v, p, c, st) {
   return out;
 }
 
-function decode_anon70(v, p, c, st) {
+function decode_anon90(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3212,9 +4565,9 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
       case "externalID": if (x !== null) f1 = string(x, p ? p + ".externalID" : "externalID", c, "NodeSpec"); break;
       case "providerID": if (x !== null) f2 = string(x, p ? p + ".providerID" : "providerID", c, "NodeSpec"); break;
       case "unschedulable": if (x !== null) f3 = boolean(x, p ? p + ".unschedulable" : "unschedulable", c, "NodeSpec"); break;
-      case "taints": if (x !== null) f4 = decode_anon69(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
+      case "taints": if (x !== null) f4 = decode_anon89(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
       case "configSource": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".configSource" : "configSource", c, "NodeSpec"); break;
-      case "podCIDRs": if (x !== null) f6 = decode_anon70(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
+      case "podCIDRs": if (x !== null) f6 = decode_anon90(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3229,7 +4582,7 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon71(v, p, c, st) {
+function decode_anon91(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3237,7 +4590,7 @@ function decode_anon71(v, p, c, st) {
   return out;
 }
 
-function decode_anon72(v, p, c, st) {
+function decode_anon92(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3245,7 +4598,7 @@ function decode_anon72(v, p, c, st) {
   return out;
 }
 
-function decode_anon73(v, p, c, st) {
+function decode_anon93(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeCondition");
   const out = new Array(v.length);
@@ -3253,7 +4606,7 @@ function decode_anon73(v, p, c, st) {
   return out;
 }
 
-function decode_anon74(v, p, c, st) {
+function decode_anon94(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeAddress");
   const out = new Array(v.length);
@@ -3261,7 +4614,7 @@ function decode_anon74(v, p, c, st) {
   return out;
 }
 
-function decode_anon75(v, p, c, st) {
+function decode_anon95(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerImage");
   const out = new Array(v.length);
@@ -3269,7 +4622,7 @@ function decode_anon75(v, p, c, st) {
   return out;
 }
 
-function decode_anon76(v, p, c, st) {
+function decode_anon96(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3277,7 +4630,7 @@ function decode_anon76(v, p, c, st) {
   return out;
 }
 
-function decode_anon77(v, p, c, st) {
+function decode_anon97(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.AttachedVolume");
   const out = new Array(v.length);
@@ -3285,7 +4638,7 @@ function decode_anon77(v, p, c, st) {
   return out;
 }
 
-function decode_anon78(v, p, c, st) {
+function decode_anon98(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeRuntimeHandler");
   const out = new Array(v.length);
@@ -3300,18 +4653,18 @@ function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "capacity": if (x !== null) f0 = decode_anon71(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
-      case "allocatable": if (x !== null) f1 = decode_anon72(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
+      case "capacity": if (x !== null) f0 = decode_anon91(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
+      case "allocatable": if (x !== null) f1 = decode_anon92(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
       case "phase": if (x !== null) f2 = string(x, p ? p + ".phase" : "phase", c, "NodeStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon73(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
-      case "addresses": if (x !== null) f4 = decode_anon74(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon93(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
+      case "addresses": if (x !== null) f4 = decode_anon94(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
       case "daemonEndpoints": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeDaemonEndpoints(x, p ? p + ".daemonEndpoints" : "daemonEndpoints", c, "NodeStatus"); break;
       case "nodeInfo": if (x !== null) f6 = decode_io_orch_api_core_v1_NodeSystemInfo(x, p ? p + ".nodeInfo" : "nodeInfo", c, "NodeStatus"); break;
-      case "images": if (x !== null) f7 = decode_anon75(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
-      case "volumesInUse": if (x !== null) f8 = decode_anon76(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
-      case "volumesAttached": if (x !== null) f9 = decode_anon77(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
+      case "images": if (x !== null) f7 = decode_anon95(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
+      case "volumesInUse": if (x !== null) f8 = decode_anon96(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
+      case "volumesAttached": if (x !== null) f9 = decode_anon97(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
       case "config": if (x !== null) f10 = decode_io_orch_api_core_v1_NodeConfigStatus(x, p ? p + ".config" : "config", c, "NodeStatus"); break;
-      case "runtimeHandlers": if (x !== null) f11 = decode_anon78(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
+      case "runtimeHandlers": if (x !== null) f11 = decode_anon98(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
       case "features": if (x !== null) f12 = decode_io_orch_api_core_v1_NodeFeatures(x, p ? p + ".features" : "features", c, "NodeStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3426,7 +4779,62 @@ function decode_io_orch_api_core_v1_ObjectReference(v, p, c, st) {
   return out;
 }
 
-function decode_anon79(v, p, c, st) {
+function decode_io_orch_api_core_v1_PersistentVolumeClaim(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaim", "v1.PersistentVolumeClaim");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeClaim"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PersistentVolumeClaim"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaim"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(x, p ? p + ".spec" : "spec", c, "PersistentVolumeClaim"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(x, p ? p + ".status" : "status", c, "PersistentVolumeClaim"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaim");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_core_v1_PersistentVolumeClaimSpec({}, p ? p + ".spec" : "spec", c, "PersistentVolumeClaim");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_core_v1_PersistentVolumeClaimStatus({}, p ? p + ".status" : "status", c, "PersistentVolumeClaim");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimCondition", "v1.PersistentVolumeClaimCondition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PersistentVolumeClaimCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PersistentVolumeClaimCondition"); break;
+      case "lastProbeTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastProbeTime" : "lastProbeTime", c, "PersistentVolumeClaimCondition"); break;
+      case "lastTransitionTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "PersistentVolumeClaimCondition"); break;
+      case "reason": if (x !== null) f4 = string(x, p ? p + ".reason" : "reason", c, "PersistentVolumeClaimCondition"); break;
+      case "message": if (x !== null) f5 = string(x, p ? p + ".message" : "message", c, "PersistentVolumeClaimCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PersistentVolumeClaimCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "PersistentVolumeClaimCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastProbeTime = f2;
+  if (f3 !== undefined) out.lastTransitionTime = f3;
+  if (f4 !== undefined) out.reason = f4;
+  if (f5 !== undefined) out.message = f5;
+  return out;
+}
+
+function decode_anon99(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3441,7 +4849,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "accessModes": if (x !== null) f0 = decode_anon79(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
+      case "accessModes": if (x !== null) f0 = decode_anon99(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
       case "resources": if (x !== null) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements(x, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec"); break;
       case "volumeName": if (x !== null) f2 = string(x, p ? p + ".volumeName" : "volumeName", c, "PersistentVolumeClaimSpec"); break;
       case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PersistentVolumeClaimSpec"); break;
@@ -3464,6 +4872,76 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   if (f6 !== undefined) out.dataSource = f6;
   if (f7 !== undefined) out.dataSourceRef = f7;
   if (f8 !== undefined) out.volumeAttributesClassName = f8;
+  return out;
+}
+
+function decode_anon100(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon101(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon102(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolumeClaimCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon103(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon104(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimStatus", "v1.PersistentVolumeClaimStatus");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeClaimStatus"); break;
+      case "accessModes": if (x !== null) f1 = decode_anon100(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
+      case "capacity": if (x !== null) f2 = decode_anon101(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon102(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResources": if (x !== null) f4 = decode_anon103(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon104(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
+      case "currentVolumeAttributesClassName": if (x !== null) f6 = string(x, p ? p + ".currentVolumeAttributesClassName" : "currentVolumeAttributesClassName", c, "PersistentVolumeClaimStatus"); break;
+      case "modifyVolumeStatus": if (x !== null) f7 = decode_io_orch_api_core_v1_ModifyVolumeStatus(x, p ? p + ".modifyVolumeStatus" : "modifyVolumeStatus", c, "PersistentVolumeClaimStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.phase = f0;
+  if (f1 !== undefined) out.accessModes = f1;
+  if (f2 !== undefined) out.capacity = f2;
+  if (f3 !== undefined) out.conditions = f3;
+  if (f4 !== undefined) out.allocatedResources = f4;
+  if (f5 !== undefined) out.allocatedResourceStatuses = f5;
+  if (f6 !== undefined) out.currentVolumeAttributesClassName = f6;
+  if (f7 !== undefined) out.modifyVolumeStatus = f7;
   return out;
 }
 
@@ -3552,7 +5030,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   return out;
 }
 
-function decode_anon80(v, p, c, st) {
+function decode_anon105(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -3560,7 +5038,7 @@ function decode_anon80(v, p, c, st) {
   return out;
 }
 
-function decode_anon81(v, p, c, st) {
+function decode_anon106(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -3575,8 +5053,8 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon80(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon81(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon105(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon106(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3586,7 +5064,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   return out;
 }
 
-function decode_anon82(v, p, c, st) {
+function decode_anon107(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3594,7 +5072,7 @@ function decode_anon82(v, p, c, st) {
   return out;
 }
 
-function decode_anon83(v, p, c, st) {
+function decode_anon108(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3602,7 +5080,7 @@ function decode_anon83(v, p, c, st) {
   return out;
 }
 
-function decode_anon84(v, p, c, st) {
+function decode_anon109(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3618,11 +5096,11 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
-      case "namespaces": if (x !== null) f1 = decode_anon82(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
+      case "namespaces": if (x !== null) f1 = decode_anon107(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
       case "topologyKey": if (x !== null) f2 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm"); break;
       case "namespaceSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".namespaceSelector" : "namespaceSelector", c, "PodAffinityTerm"); break;
-      case "matchLabelKeys": if (x !== null) f4 = decode_anon83(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
-      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon84(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
+      case "matchLabelKeys": if (x !== null) f4 = decode_anon108(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
+      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon109(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3637,7 +5115,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon85(v, p, c, st) {
+function decode_anon110(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -3645,7 +5123,7 @@ function decode_anon85(v, p, c, st) {
   return out;
 }
 
-function decode_anon86(v, p, c, st) {
+function decode_anon111(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -3660,8 +5138,8 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon85(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon86(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon110(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon111(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3699,7 +5177,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon87(v, p, c, st) {
+function decode_anon112(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3707,7 +5185,7 @@ function decode_anon87(v, p, c, st) {
   return out;
 }
 
-function decode_anon88(v, p, c, st) {
+function decode_anon113(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3715,7 +5193,7 @@ function decode_anon88(v, p, c, st) {
   return out;
 }
 
-function decode_anon89(v, p, c, st) {
+function decode_anon114(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDNSConfigOption");
   const out = new Array(v.length);
@@ -3730,9 +5208,9 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nameservers": if (x !== null) f0 = decode_anon87(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
-      case "searches": if (x !== null) f1 = decode_anon88(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
-      case "options": if (x !== null) f2 = decode_anon89(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
+      case "nameservers": if (x !== null) f0 = decode_anon112(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
+      case "searches": if (x !== null) f1 = decode_anon113(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
+      case "options": if (x !== null) f2 = decode_anon114(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3778,7 +5256,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   return out;
 }
 
-function decode_anon90(v, p, c, st) {
+function decode_anon115(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Pod");
   const out = new Array(v.length);
@@ -3796,7 +5274,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodList"); break;
-      case "items": if (x !== null) f3 = decode_anon90(x, p ? p + ".items" : "items", c, "PodList"); break;
+      case "items": if (x !== null) f3 = decode_anon115(x, p ? p + ".items" : "items", c, "PodList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3900,7 +5378,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   return out;
 }
 
-function decode_anon91(v, p, c, st) {
+function decode_anon116(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -3908,7 +5386,7 @@ function decode_anon91(v, p, c, st) {
   return out;
 }
 
-function decode_anon92(v, p, c, st) {
+function decode_anon117(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Sysctl");
   const out = new Array(v.length);
@@ -3926,10 +5404,10 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
       case "runAsUser": if (x !== null) f1 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "PodSecurityContext"); break;
       case "runAsNonRoot": if (x !== null) f2 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "PodSecurityContext"); break;
-      case "supplementalGroups": if (x !== null) f3 = decode_anon91(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
+      case "supplementalGroups": if (x !== null) f3 = decode_anon116(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
       case "fsGroup": if (x !== null) f4 = int64(x, p ? p + ".fsGroup" : "fsGroup", c, "PodSecurityContext"); break;
       case "runAsGroup": if (x !== null) f5 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "PodSecurityContext"); break;
-      case "sysctls": if (x !== null) f6 = decode_anon92(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
+      case "sysctls": if (x !== null) f6 = decode_anon117(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
       case "windowsOptions": if (x !== null) f7 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "PodSecurityContext"); break;
       case "fsGroupChangePolicy": if (x !== null) f8 = string(x, p ? p + ".fsGroupChangePolicy" : "fsGroupChangePolicy", c, "PodSecurityContext"); break;
       case "seccompProfile": if (x !== null) f9 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "PodSecurityContext"); break;
@@ -3954,7 +5432,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon93(v, p, c, st) {
+function decode_anon118(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Volume");
   const out = new Array(v.length);
@@ -3962,7 +5440,7 @@ function decode_anon93(v, p, c, st) {
   return out;
 }
 
-function decode_anon94(v, p, c, st) {
+function decode_anon119(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -3970,7 +5448,7 @@ function decode_anon94(v, p, c, st) {
   return out;
 }
 
-function decode_anon95(v, p, c, st) {
+function decode_anon120(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -3978,7 +5456,7 @@ function decode_anon95(v, p, c, st) {
   return out;
 }
 
-function decode_anon96(v, p, c, st) {
+function decode_anon121(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -3986,7 +5464,7 @@ function decode_anon96(v, p, c, st) {
   return out;
 }
 
-function decode_anon97(v, p, c, st) {
+function decode_anon122(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -3994,7 +5472,7 @@ function decode_anon97(v, p, c, st) {
   return out;
 }
 
-function decode_anon98(v, p, c, st) {
+function decode_anon123(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
   const out = new Array(v.length);
@@ -4002,7 +5480,7 @@ function decode_anon98(v, p, c, st) {
   return out;
 }
 
-function decode_anon99(v, p, c, st) {
+function decode_anon124(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostAlias");
   const out = new Array(v.length);
@@ -4010,7 +5488,7 @@ function decode_anon99(v, p, c, st) {
   return out;
 }
 
-function decode_anon100(v, p, c, st) {
+function decode_anon125(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodReadinessGate");
   const out = new Array(v.length);
@@ -4018,7 +5496,7 @@ function decode_anon100(v, p, c, st) {
   return out;
 }
 
-function decode_anon101(v, p, c, st) {
+function decode_anon126(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4026,7 +5504,7 @@ function decode_anon101(v, p, c, st) {
   return out;
 }
 
-function decode_anon102(v, p, c, st) {
+function decode_anon127(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySpreadConstraint");
   const out = new Array(v.length);
@@ -4034,7 +5512,7 @@ function decode_anon102(v, p, c, st) {
   return out;
 }
 
-function decode_anon103(v, p, c, st) {
+function decode_anon128(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EphemeralContainer");
   const out = new Array(v.length);
@@ -4042,7 +5520,7 @@ function decode_anon103(v, p, c, st) {
   return out;
 }
 
-function decode_anon104(v, p, c, st) {
+function decode_anon129(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodSchedulingGate");
   const out = new Array(v.length);
@@ -4050,7 +5528,7 @@ function decode_anon104(v, p, c, st) {
   return out;
 }
 
-function decode_anon105(v, p, c, st) {
+function decode_anon130(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaim");
   const out = new Array(v.length);
@@ -4065,13 +5543,13 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "volumes": if (x !== null) f0 = decode_anon93(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
-      case "containers": if (x !== null) f1 = decode_anon94(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
+      case "volumes": if (x !== null) f0 = decode_anon118(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
+      case "containers": if (x !== null) f1 = decode_anon119(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
       case "restartPolicy": if (x !== null) f2 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "PodSpec"); break;
       case "terminationGracePeriodSeconds": if (x !== null) f3 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "PodSpec"); break;
       case "activeDeadlineSeconds": if (x !== null) f4 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "PodSpec"); break;
       case "dnsPolicy": if (x !== null) f5 = string(x, p ? p + ".dnsPolicy" : "dnsPolicy", c, "PodSpec"); break;
-      case "nodeSelector": if (x !== null) f6 = decode_anon95(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
+      case "nodeSelector": if (x !== null) f6 = decode_anon120(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
       case "serviceAccountName": if (x !== null) f7 = string(x, p ? p + ".serviceAccountName" : "serviceAccountName", c, "PodSpec"); break;
       case "serviceAccount": if (x !== null) f8 = string(x, p ? p + ".serviceAccount" : "serviceAccount", c, "PodSpec"); break;
       case "nodeName": if (x !== null) f9 = string(x, p ? p + ".nodeName" : "nodeName", c, "PodSpec"); break;
@@ -4079,31 +5557,31 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
       case "hostPID": if (x !== null) f11 = boolean(x, p ? p + ".hostPID" : "hostPID", c, "PodSpec"); break;
       case "hostIPC": if (x !== null) f12 = boolean(x, p ? p + ".hostIPC" : "hostIPC", c, "PodSpec"); break;
       case "securityContext": if (x !== null) f13 = decode_io_orch_api_core_v1_PodSecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "PodSpec"); break;
-      case "imagePullSecrets": if (x !== null) f14 = decode_anon96(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
+      case "imagePullSecrets": if (x !== null) f14 = decode_anon121(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
       case "hostname": if (x !== null) f15 = string(x, p ? p + ".hostname" : "hostname", c, "PodSpec"); break;
       case "subdomain": if (x !== null) f16 = string(x, p ? p + ".subdomain" : "subdomain", c, "PodSpec"); break;
       case "affinity": if (x !== null) f17 = decode_io_orch_api_core_v1_Affinity(x, p ? p + ".affinity" : "affinity", c, "PodSpec"); break;
       case "schedulerName": if (x !== null) f18 = string(x, p ? p + ".schedulerName" : "schedulerName", c, "PodSpec"); break;
-      case "initContainers": if (x !== null) f19 = decode_anon97(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
+      case "initContainers": if (x !== null) f19 = decode_anon122(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
       case "automountServiceAccountToken": if (x !== null) f20 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "PodSpec"); break;
-      case "tolerations": if (x !== null) f21 = decode_anon98(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
-      case "hostAliases": if (x !== null) f22 = decode_anon99(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
+      case "tolerations": if (x !== null) f21 = decode_anon123(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
+      case "hostAliases": if (x !== null) f22 = decode_anon124(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
       case "priorityClassName": if (x !== null) f23 = string(x, p ? p + ".priorityClassName" : "priorityClassName", c, "PodSpec"); break;
       case "priority": if (x !== null) f24 = int32(x, p ? p + ".priority" : "priority", c, "PodSpec"); break;
       case "dnsConfig": if (x !== null) f25 = decode_io_orch_api_core_v1_PodDNSConfig(x, p ? p + ".dnsConfig" : "dnsConfig", c, "PodSpec"); break;
       case "shareProcessNamespace": if (x !== null) f26 = boolean(x, p ? p + ".shareProcessNamespace" : "shareProcessNamespace", c, "PodSpec"); break;
-      case "readinessGates": if (x !== null) f27 = decode_anon100(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
+      case "readinessGates": if (x !== null) f27 = decode_anon125(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
       case "runtimeClassName": if (x !== null) f28 = string(x, p ? p + ".runtimeClassName" : "runtimeClassName", c, "PodSpec"); break;
       case "enableServiceLinks": if (x !== null) f29 = boolean(x, p ? p + ".enableServiceLinks" : "enableServiceLinks", c, "PodSpec"); break;
       case "preemptionPolicy": if (x !== null) f30 = string(x, p ? p + ".preemptionPolicy" : "preemptionPolicy", c, "PodSpec"); break;
-      case "overhead": if (x !== null) f31 = decode_anon101(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
-      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon102(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
-      case "ephemeralContainers": if (x !== null) f33 = decode_anon103(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
+      case "overhead": if (x !== null) f31 = decode_anon126(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
+      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon127(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
+      case "ephemeralContainers": if (x !== null) f33 = decode_anon128(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
       case "setHostnameAsFQDN": if (x !== null) f34 = boolean(x, p ? p + ".setHostnameAsFQDN" : "setHostnameAsFQDN", c, "PodSpec"); break;
       case "os": if (x !== null) f35 = decode_io_orch_api_core_v1_PodOS(x, p ? p + ".os" : "os", c, "PodSpec"); break;
       case "hostUsers": if (x !== null) f36 = boolean(x, p ? p + ".hostUsers" : "hostUsers", c, "PodSpec"); break;
-      case "schedulingGates": if (x !== null) f37 = decode_anon104(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
-      case "resourceClaims": if (x !== null) f38 = decode_anon105(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
+      case "schedulingGates": if (x !== null) f37 = decode_anon129(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
+      case "resourceClaims": if (x !== null) f38 = decode_anon130(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4150,7 +5628,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon106(v, p, c, st) {
+function decode_anon131(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodCondition");
   const out = new Array(v.length);
@@ -4158,7 +5636,7 @@ function decode_anon106(v, p, c, st) {
   return out;
 }
 
-function decode_anon107(v, p, c, st) {
+function decode_anon132(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -4166,7 +5644,7 @@ function decode_anon107(v, p, c, st) {
   return out;
 }
 
-function decode_anon108(v, p, c, st) {
+function decode_anon133(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -4174,7 +5652,7 @@ function decode_anon108(v, p, c, st) {
   return out;
 }
 
-function decode_anon109(v, p, c, st) {
+function decode_anon134(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodIP");
   const out = new Array(v.length);
@@ -4182,7 +5660,7 @@ function decode_anon109(v, p, c, st) {
   return out;
 }
 
-function decode_anon110(v, p, c, st) {
+function decode_anon135(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -4190,7 +5668,7 @@ function decode_anon110(v, p, c, st) {
   return out;
 }
 
-function decode_anon111(v, p, c, st) {
+function decode_anon136(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaimStatus");
   const out = new Array(v.length);
@@ -4198,7 +5676,7 @@ function decode_anon111(v, p, c, st) {
   return out;
 }
 
-function decode_anon112(v, p, c, st) {
+function decode_anon137(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostIP");
   const out = new Array(v.length);
@@ -4214,21 +5692,21 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon106(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon131(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
       case "message": if (x !== null) f2 = string(x, p ? p + ".message" : "message", c, "PodStatus"); break;
       case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PodStatus"); break;
       case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "PodStatus"); break;
       case "podIP": if (x !== null) f5 = string(x, p ? p + ".podIP" : "podIP", c, "PodStatus"); break;
       case "startTime": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "PodStatus"); break;
-      case "containerStatuses": if (x !== null) f7 = decode_anon107(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
+      case "containerStatuses": if (x !== null) f7 = decode_anon132(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
       case "qosClass": if (x !== null) f8 = string(x, p ? p + ".qosClass" : "qosClass", c, "PodStatus"); break;
-      case "initContainerStatuses": if (x !== null) f9 = decode_anon108(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
+      case "initContainerStatuses": if (x !== null) f9 = decode_anon133(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
       case "nominatedNodeName": if (x !== null) f10 = string(x, p ? p + ".nominatedNodeName" : "nominatedNodeName", c, "PodStatus"); break;
-      case "podIPs": if (x !== null) f11 = decode_anon109(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
-      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon110(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
+      case "podIPs": if (x !== null) f11 = decode_anon134(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
+      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon135(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
       case "resize": if (x !== null) f13 = string(x, p ? p + ".resize" : "resize", c, "PodStatus"); break;
-      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon111(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
-      case "hostIPs": if (x !== null) f15 = decode_anon112(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
+      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon136(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
+      case "hostIPs": if (x !== null) f15 = decode_anon137(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4249,6 +5727,26 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
   if (f13 !== undefined) out.resize = f13;
   if (f14 !== undefined) out.resourceClaimStatuses = f14;
   if (f15 !== undefined) out.hostIPs = f15;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PodTemplateSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplateSpec", "v1.PodTemplateSpec");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PodTemplateSpec"); break;
+      case "spec": if (x !== null) f1 = decode_io_orch_api_core_v1_PodSpec(x, p ? p + ".spec" : "spec", c, "PodTemplateSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PodTemplateSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_core_v1_PodSpec({}, p ? p + ".spec" : "spec", c, "PodTemplateSpec");
+  const out = {};
+  if (f0 !== undefined) out.metadata = f0;
+  if (f1 !== undefined) out.spec = f1;
   return out;
 }
 
@@ -4327,7 +5825,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   return out;
 }
 
-function decode_anon113(v, p, c, st) {
+function decode_anon138(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeProjection");
   const out = new Array(v.length);
@@ -4342,7 +5840,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "sources": if (x !== null) f0 = decode_anon113(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
+      case "sources": if (x !== null) f0 = decode_anon138(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ProjectedVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4381,7 +5879,7 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon114(v, p, c, st) {
+function decode_anon139(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4396,7 +5894,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon114(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon139(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDVolumeSource"); break;
       case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDVolumeSource"); break;
@@ -4482,7 +5980,7 @@ function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
   return out;
 }
 
-function decode_anon115(v, p, c, st) {
+function decode_anon140(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4490,7 +5988,7 @@ function decode_anon115(v, p, c, st) {
   return out;
 }
 
-function decode_anon116(v, p, c, st) {
+function decode_anon141(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4498,7 +5996,7 @@ function decode_anon116(v, p, c, st) {
   return out;
 }
 
-function decode_anon117(v, p, c, st) {
+function decode_anon142(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceClaim");
   const out = new Array(v.length);
@@ -4513,9 +6011,9 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon115(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon116(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
-      case "claims": if (x !== null) f2 = decode_anon117(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon140(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon141(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
+      case "claims": if (x !== null) f2 = decode_anon142(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4526,7 +6024,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   return out;
 }
 
-function decode_anon118(v, p, c, st) {
+function decode_anon143(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceHealth");
   const out = new Array(v.length);
@@ -4542,7 +6040,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
-      case "resources": if (x !== null) f1 = decode_anon118(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
+      case "resources": if (x !== null) f1 = decode_anon143(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4632,7 +6130,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   return out;
 }
 
-function decode_anon119(v, p, c, st) {
+function decode_anon144(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -4640,7 +6138,7 @@ function decode_anon119(v, p, c, st) {
   return out;
 }
 
-function decode_anon120(v, p, c, st) {
+function decode_anon145(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -4658,9 +6156,9 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Secret"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Secret"); break;
-      case "data": if (x !== null) f3 = decode_anon119(x, p ? p + ".data" : "data", c, "Secret"); break;
+      case "data": if (x !== null) f3 = decode_anon144(x, p ? p + ".data" : "data", c, "Secret"); break;
       case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "Secret"); break;
-      case "stringData": if (x !== null) f5 = decode_anon120(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
+      case "stringData": if (x !== null) f5 = decode_anon145(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
       case "immutable": if (x !== null) f6 = boolean(x, p ? p + ".immutable" : "immutable", c, "Secret"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4719,7 +6217,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon121(v, p, c, st) {
+function decode_anon146(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
@@ -4737,7 +6235,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SecretList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "SecretList"); break;
-      case "items": if (x !== null) f3 = decode_anon121(x, p ? p + ".items" : "items", c, "SecretList"); break;
+      case "items": if (x !== null) f3 = decode_anon146(x, p ? p + ".items" : "items", c, "SecretList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4750,7 +6248,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   return out;
 }
 
-function decode_anon122(v, p, c, st) {
+function decode_anon147(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -4766,7 +6264,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon122(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon147(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4779,7 +6277,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon123(v, p, c, st) {
+function decode_anon148(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -4795,7 +6293,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon123(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon148(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "SecretVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "SecretVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -4847,7 +6345,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon124(v, p, c, st) {
+function decode_anon149(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -4855,7 +6353,7 @@ function decode_anon124(v, p, c, st) {
   return out;
 }
 
-function decode_anon125(v, p, c, st) {
+function decode_anon150(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -4873,8 +6371,8 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccount"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccount"); break;
-      case "secrets": if (x !== null) f3 = decode_anon124(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
-      case "imagePullSecrets": if (x !== null) f4 = decode_anon125(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
+      case "secrets": if (x !== null) f3 = decode_anon149(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
+      case "imagePullSecrets": if (x !== null) f4 = decode_anon150(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
       case "automountServiceAccountToken": if (x !== null) f5 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "ServiceAccount"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4890,7 +6388,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   return out;
 }
 
-function decode_anon126(v, p, c, st) {
+function decode_anon151(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
@@ -4908,7 +6406,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccountList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccountList"); break;
-      case "items": if (x !== null) f3 = decode_anon126(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
+      case "items": if (x !== null) f3 = decode_anon151(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5069,7 +6567,7 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   return out;
 }
 
-function decode_anon127(v, p, c, st) {
+function decode_anon152(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5091,7 +6589,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
       case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
       case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
       case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
-      case "matchLabelKeys": if (x !== null) f7 = decode_anon127(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon152(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5331,7 +6829,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon128(v, p, c, st) {
+function decode_anon153(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5339,7 +6837,7 @@ function decode_anon128(v, p, c, st) {
   return out;
 }
 
-function decode_anon129(v, p, c, st) {
+function decode_anon154(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5354,8 +6852,8 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon128(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon129(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon153(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon154(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5430,7 +6928,7 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
-function decode_anon130(v, p, c, st) {
+function decode_anon155(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5446,7 +6944,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon130(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon155(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5481,7 +6979,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon131(v, p, c, st) {
+function decode_anon156(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -5489,7 +6987,7 @@ function decode_anon131(v, p, c, st) {
   return out;
 }
 
-function decode_anon132(v, p, c, st) {
+function decode_anon157(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -5504,8 +7002,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon131(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon132(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon156(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon157(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5515,7 +7013,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon133(v, p, c, st) {
+function decode_anon158(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -5523,7 +7021,7 @@ function decode_anon133(v, p, c, st) {
   return out;
 }
 
-function decode_anon134(v, p, c, st) {
+function decode_anon159(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -5538,8 +7036,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon133(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon134(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon158(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon159(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5549,7 +7047,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon135(v, p, c, st) {
+function decode_anon160(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -5567,7 +7065,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon135(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon160(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5621,7 +7119,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon136(v, p, c, st) {
+function decode_anon161(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -5629,7 +7127,7 @@ function decode_anon136(v, p, c, st) {
   return out;
 }
 
-function decode_anon137(v, p, c, st) {
+function decode_anon162(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -5637,7 +7135,7 @@ function decode_anon137(v, p, c, st) {
   return out;
 }
 
-function decode_anon138(v, p, c, st) {
+function decode_anon163(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5653,9 +7151,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon136(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon137(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon138(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon161(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon162(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon163(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5668,7 +7166,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon139(v, p, c, st) {
+function decode_anon164(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -5683,7 +7181,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon139(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon164(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5692,7 +7190,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon140(v, p, c, st) {
+function decode_anon165(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -5710,7 +7208,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon140(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon165(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5725,7 +7223,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon141(v, p, c, st) {
+function decode_anon166(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -5743,7 +7241,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon141(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon166(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5759,7 +7257,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon142(v, p, c, st) {
+function decode_anon167(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -5777,7 +7275,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon142(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon167(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5790,7 +7288,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon143(v, p, c, st) {
+function decode_anon168(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -5808,7 +7306,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon143(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon168(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5821,7 +7319,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon144(v, p, c, st) {
+function decode_anon169(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5829,7 +7327,7 @@ function decode_anon144(v, p, c, st) {
   return out;
 }
 
-function decode_anon145(v, p, c, st) {
+function decode_anon170(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5837,7 +7335,7 @@ function decode_anon145(v, p, c, st) {
   return out;
 }
 
-function decode_anon146(v, p, c, st) {
+function decode_anon171(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5845,7 +7343,7 @@ function decode_anon146(v, p, c, st) {
   return out;
 }
 
-function decode_anon147(v, p, c, st) {
+function decode_anon172(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5853,7 +7351,7 @@ function decode_anon147(v, p, c, st) {
   return out;
 }
 
-function decode_anon148(v, p, c, st) {
+function decode_anon173(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5868,11 +7366,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon144(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon145(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon146(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon147(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon148(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon169(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon170(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon171(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon172(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon173(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5885,7 +7383,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon149(v, p, c, st) {
+function decode_anon174(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -5903,7 +7401,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon149(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon174(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5916,7 +7414,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon150(v, p, c, st) {
+function decode_anon175(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -5934,7 +7432,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon150(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon175(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5950,7 +7448,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon151(v, p, c, st) {
+function decode_anon176(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -5968,7 +7466,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon151(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon176(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5981,7 +7479,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon152(v, p, c, st) {
+function decode_anon177(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -5999,7 +7497,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon152(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon177(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6160,7 +7658,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon153(v, p, c, st) {
+function decode_anon178(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -6178,7 +7676,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon153(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon178(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6191,7 +7689,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon154(v, p, c, st) {
+function decode_anon179(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6199,7 +7697,7 @@ function decode_anon154(v, p, c, st) {
   return out;
 }
 
-function decode_anon155(v, p, c, st) {
+function decode_anon180(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6217,9 +7715,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon154(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon179(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon155(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon180(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6235,7 +7733,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon156(v, p, c, st) {
+function decode_anon181(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -6253,7 +7751,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon156(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon181(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -6272,7 +7770,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon157(v, p, c, st) {
+function decode_anon182(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -6280,7 +7778,7 @@ function decode_anon157(v, p, c, st) {
   return out;
 }
 
-function decode_anon158(v, p, c, st) {
+function decode_anon183(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6295,9 +7793,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon157(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon182(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon158(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon183(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6309,7 +7807,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon159(v, p, c, st) {
+function decode_anon184(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -6317,7 +7815,7 @@ function decode_anon159(v, p, c, st) {
   return out;
 }
 
-function decode_anon160(v, p, c, st) {
+function decode_anon185(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -6337,10 +7835,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon159(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon184(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon160(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon185(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6442,7 +7940,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon186(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -6450,7 +7948,7 @@ function decode_anon161(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon187(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6458,7 +7956,7 @@ function decode_anon162(v, p, c, st) {
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon188(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -6466,7 +7964,7 @@ function decode_anon163(v, p, c, st) {
   return out;
 }
 
-function decode_anon164(v, p, c, st) {
+function decode_anon189(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -6474,7 +7972,7 @@ function decode_anon164(v, p, c, st) {
   return out;
 }
 
-function decode_anon165(v, p, c, st) {
+function decode_anon190(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -6482,7 +7980,7 @@ function decode_anon165(v, p, c, st) {
   return out;
 }
 
-function decode_anon166(v, p, c, st) {
+function decode_anon191(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -6490,7 +7988,7 @@ function decode_anon166(v, p, c, st) {
   return out;
 }
 
-function decode_anon167(v, p, c, st) {
+function decode_anon192(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -6498,7 +7996,7 @@ function decode_anon167(v, p, c, st) {
   return out;
 }
 
-function decode_anon168(v, p, c, st) {
+function decode_anon193(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
@@ -6506,7 +8004,7 @@ function decode_anon168(v, p, c, st) {
   return out;
 }
 
-function decode_anon169(v, p, c, st) {
+function decode_anon194(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -6514,7 +8012,7 @@ function decode_anon169(v, p, c, st) {
   return out;
 }
 
-function decode_anon170(v, p, c, st) {
+function decode_anon195(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6522,7 +8020,7 @@ function decode_anon170(v, p, c, st) {
   return out;
 }
 
-function decode_anon171(v, p, c, st) {
+function decode_anon196(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -6556,31 +8054,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon161(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon186(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon162(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon187(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon163(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon164(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon165(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon188(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon189(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon190(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon166(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon191(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon167(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon168(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon192(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon193(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon169(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon194(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon170(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon195(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon171(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon196(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6732,7 +8230,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon172(v, p, c, st) {
+function decode_anon197(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6748,7 +8246,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon172(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon197(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6762,7 +8260,7 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon173(v, p, c, st) {
+function decode_anon198(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6783,7 +8281,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon173(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon198(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6798,7 +8296,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon174(v, p, c, st) {
+function decode_anon199(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6815,7 +8313,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon174(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon199(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6832,7 +8330,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon175(v, p, c, st) {
+function decode_anon200(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6840,7 +8338,7 @@ function decode_anon175(v, p, c, st) {
   return out;
 }
 
-function decode_anon176(v, p, c, st) {
+function decode_anon201(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -6855,8 +8353,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon175(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon176(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon200(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon201(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6866,7 +8364,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon177(v, p, c, st) {
+function decode_anon202(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6883,7 +8381,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon177(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon202(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6950,7 +8448,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon178(v, p, c, st) {
+function decode_anon203(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6958,7 +8456,7 @@ function decode_anon178(v, p, c, st) {
   return out;
 }
 
-function decode_anon179(v, p, c, st) {
+function decode_anon204(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6966,7 +8464,7 @@ function decode_anon179(v, p, c, st) {
   return out;
 }
 
-function decode_anon180(v, p, c, st) {
+function decode_anon205(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -6974,7 +8472,7 @@ function decode_anon180(v, p, c, st) {
   return out;
 }
 
-function decode_anon181(v, p, c, st) {
+function decode_anon206(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6982,7 +8480,7 @@ function decode_anon181(v, p, c, st) {
   return out;
 }
 
-function decode_anon182(v, p, c, st) {
+function decode_anon207(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -7007,11 +8505,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon178(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon179(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon180(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon181(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon182(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon203(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon204(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon205(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon206(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon207(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7137,7 +8635,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon183(v, p, c, st) {
+function decode_anon208(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -7155,7 +8653,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon183(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon208(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -7175,11 +8673,45 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
+function decode_io_orch_apimachinery_pkg_runtime_RawExtension(v, p, c, st) {
+  return any(v, p, c, st);
+}
+
 function decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(v, p, c, st) {
   return intOrString(v, p, c, st);
 }
 
 export {
+  decode_io_orch_api_apps_v1_ControllerRevision,
+  decode_io_orch_api_apps_v1_ControllerRevisionList,
+  decode_io_orch_api_apps_v1_DaemonSet,
+  decode_io_orch_api_apps_v1_DaemonSetCondition,
+  decode_io_orch_api_apps_v1_DaemonSetList,
+  decode_io_orch_api_apps_v1_DaemonSetSpec,
+  decode_io_orch_api_apps_v1_DaemonSetStatus,
+  decode_io_orch_api_apps_v1_DaemonSetUpdateStrategy,
+  decode_io_orch_api_apps_v1_Deployment,
+  decode_io_orch_api_apps_v1_DeploymentCondition,
+  decode_io_orch_api_apps_v1_DeploymentList,
+  decode_io_orch_api_apps_v1_DeploymentSpec,
+  decode_io_orch_api_apps_v1_DeploymentStatus,
+  decode_io_orch_api_apps_v1_DeploymentStrategy,
+  decode_io_orch_api_apps_v1_ReplicaSet,
+  decode_io_orch_api_apps_v1_ReplicaSetCondition,
+  decode_io_orch_api_apps_v1_ReplicaSetList,
+  decode_io_orch_api_apps_v1_ReplicaSetSpec,
+  decode_io_orch_api_apps_v1_ReplicaSetStatus,
+  decode_io_orch_api_apps_v1_RollingUpdateDaemonSet,
+  decode_io_orch_api_apps_v1_RollingUpdateDeployment,
+  decode_io_orch_api_apps_v1_RollingUpdateStatefulSetStrategy,
+  decode_io_orch_api_apps_v1_StatefulSet,
+  decode_io_orch_api_apps_v1_StatefulSetCondition,
+  decode_io_orch_api_apps_v1_StatefulSetList,
+  decode_io_orch_api_apps_v1_StatefulSetOrdinals,
+  decode_io_orch_api_apps_v1_StatefulSetPersistentVolumeClaimRetentionPolicy,
+  decode_io_orch_api_apps_v1_StatefulSetSpec,
+  decode_io_orch_api_apps_v1_StatefulSetStatus,
+  decode_io_orch_api_apps_v1_StatefulSetUpdateStrategy,
   decode_io_orch_api_authentication_v1_BoundObjectReference,
   decode_io_orch_api_authentication_v1_SelfSubjectReview,
   decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus,
@@ -7208,6 +8740,23 @@ export {
   decode_io_orch_api_autoscaling_v1_Scale,
   decode_io_orch_api_autoscaling_v1_ScaleSpec,
   decode_io_orch_api_autoscaling_v1_ScaleStatus,
+  decode_io_orch_api_batch_v1_CronJob,
+  decode_io_orch_api_batch_v1_CronJobList,
+  decode_io_orch_api_batch_v1_CronJobSpec,
+  decode_io_orch_api_batch_v1_CronJobStatus,
+  decode_io_orch_api_batch_v1_Job,
+  decode_io_orch_api_batch_v1_JobCondition,
+  decode_io_orch_api_batch_v1_JobList,
+  decode_io_orch_api_batch_v1_JobSpec,
+  decode_io_orch_api_batch_v1_JobStatus,
+  decode_io_orch_api_batch_v1_JobTemplateSpec,
+  decode_io_orch_api_batch_v1_PodFailurePolicy,
+  decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement,
+  decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern,
+  decode_io_orch_api_batch_v1_PodFailurePolicyRule,
+  decode_io_orch_api_batch_v1_SuccessPolicy,
+  decode_io_orch_api_batch_v1_SuccessPolicyRule,
+  decode_io_orch_api_batch_v1_UncountedTerminatedPods,
   decode_io_orch_api_coordination_v1_Lease,
   decode_io_orch_api_coordination_v1_LeaseList,
   decode_io_orch_api_coordination_v1_LeaseSpec,
@@ -7273,6 +8822,7 @@ export {
   decode_io_orch_api_core_v1_LifecycleHandler,
   decode_io_orch_api_core_v1_LinuxContainerUser,
   decode_io_orch_api_core_v1_LocalObjectReference,
+  decode_io_orch_api_core_v1_ModifyVolumeStatus,
   decode_io_orch_api_core_v1_NFSVolumeSource,
   decode_io_orch_api_core_v1_Namespace,
   decode_io_orch_api_core_v1_NamespaceCondition,
@@ -7298,7 +8848,10 @@ export {
   decode_io_orch_api_core_v1_NodeSystemInfo,
   decode_io_orch_api_core_v1_ObjectFieldSelector,
   decode_io_orch_api_core_v1_ObjectReference,
+  decode_io_orch_api_core_v1_PersistentVolumeClaim,
+  decode_io_orch_api_core_v1_PersistentVolumeClaimCondition,
   decode_io_orch_api_core_v1_PersistentVolumeClaimSpec,
+  decode_io_orch_api_core_v1_PersistentVolumeClaimStatus,
   decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate,
   decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource,
   decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource,
@@ -7319,6 +8872,7 @@ export {
   decode_io_orch_api_core_v1_PodSecurityContext,
   decode_io_orch_api_core_v1_PodSpec,
   decode_io_orch_api_core_v1_PodStatus,
+  decode_io_orch_api_core_v1_PodTemplateSpec,
   decode_io_orch_api_core_v1_PortworxVolumeSource,
   decode_io_orch_api_core_v1_PreferredSchedulingTerm,
   decode_io_orch_api_core_v1_Probe,
@@ -7422,5 +8976,6 @@ export {
   decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_Time,
+  decode_io_orch_apimachinery_pkg_runtime_RawExtension,
   decode_io_orch_apimachinery_pkg_util_intstr_IntOrString,
 };

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 
 export { bodyKinds, kinds } from './kinds.ts';
 export { structure } from './structure.ts';
+/** The protobuf messages of every schema (SPEC 4.7). */
+export { protobuf } from './protobuf.ts';
 /** ObjectMeta's decoder, for kinds whose schema arrives at run time (custom resources). */
 export { decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta as decodeObjectMeta } from './decoders.ts';
 
@@ -11,8 +13,10 @@ export { decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta as decodeObject
 export const openapiV3Paths = {
       "api/v1": "v3/api__v1.json",
       "apis/apiextensions.orch.io/v1": "v3/apis__apiextensions.orch.io__v1.json",
+      "apis/apps/v1": "v3/apis__apps__v1.json",
       "apis/authentication.orch.io/v1": "v3/apis__authentication.orch.io__v1.json",
       "apis/authorization.orch.io/v1": "v3/apis__authorization.orch.io__v1.json",
+      "apis/batch/v1": "v3/apis__batch__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
       "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json",
       "apis/rbac.authorization.orch.io/v1": "v3/apis__rbac.authorization.orch.io__v1.json"

@@ -1075,6 +1075,757 @@ export const kinds = [
   },
   {
     ...{
+      "group": "apps",
+      "version": "v1",
+      "kind": "ControllerRevision",
+      "schemaName": "io.orch.api.apps.v1.ControllerRevision",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Controller of the object",
+          "format": "",
+          "formatter": "controllerOf",
+          "jsonPath": ".metadata.ownerReferences",
+          "name": "Controller",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "ownerReferences"
+          ]
+        },
+        {
+          "description": "Revision indicates the revision of the state represented by Data.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".revision",
+          "name": "Revision",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "revision"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "ControllerRevisionList",
+      "namespaced": true,
+      "plural": "controllerrevisions",
+      "singular": "controllerrevision",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "85nkx63pcBU="
+    },
+    decode: decoders.decode_io_orch_api_apps_v1_ControllerRevision,
+    decodeList: decoders.decode_io_orch_api_apps_v1_ControllerRevisionList,
+  },
+  {
+    ...{
+      "group": "apps",
+      "version": "v1",
+      "kind": "DaemonSet",
+      "schemaName": "io.orch.api.apps.v1.DaemonSet",
+      "shortNames": [
+        "ds"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "DaemonSet",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.desiredNumberScheduled",
+          "name": "Desired",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "desiredNumberScheduled"
+          ]
+        },
+        {
+          "description": "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.currentNumberScheduled",
+          "name": "Current",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "currentNumberScheduled"
+          ]
+        },
+        {
+          "description": "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.numberReady",
+          "name": "Ready",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "numberReady"
+          ]
+        },
+        {
+          "description": "The total number of nodes that are running updated daemon pod",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.updatedNumberScheduled",
+          "name": "Up-to-date",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "updatedNumberScheduled"
+          ]
+        },
+        {
+          "description": "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.numberAvailable",
+          "name": "Available",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "numberAvailable"
+          ]
+        },
+        {
+          "description": "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
+          "format": "",
+          "formatter": "labels",
+          "jsonPath": ".spec.template.spec.nodeSelector",
+          "name": "Node Selector",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "nodeSelector"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+          "format": "",
+          "formatter": "labelSelector",
+          "jsonPath": ".spec.selector",
+          "name": "Selector",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "selector"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "DaemonSetList",
+      "namespaced": true,
+      "plural": "daemonsets",
+      "singular": "daemonset",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "dd7pWHUlMKQ="
+    },
+    decode: decoders.decode_io_orch_api_apps_v1_DaemonSet,
+    decodeList: decoders.decode_io_orch_api_apps_v1_DaemonSetList,
+  },
+  {
+    ...{
+      "group": "apps",
+      "version": "v1",
+      "kind": "Deployment",
+      "schemaName": "io.orch.api.apps.v1.Deployment",
+      "shortNames": [
+        "deploy"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "group": "autoscaling",
+          "kind": "Scale",
+          "name": "scale",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ],
+          "version": "v1"
+        },
+        {
+          "kind": "Deployment",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Number of the pod with ready state",
+          "format": "",
+          "formatter": "readyOfReplicas",
+          "jsonPath": ".status",
+          "name": "Ready",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.updatedReplicas",
+          "name": "Up-to-date",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "updatedReplicas"
+          ]
+        },
+        {
+          "description": "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.availableReplicas",
+          "name": "Available",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "availableReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
+          "format": "",
+          "formatter": "labelSelector",
+          "jsonPath": ".spec.selector",
+          "name": "Selector",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "selector"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "DeploymentList",
+      "namespaced": true,
+      "plural": "deployments",
+      "singular": "deployment",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "8aSe+NMegvE="
+    },
+    decode: decoders.decode_io_orch_api_apps_v1_Deployment,
+    decodeList: decoders.decode_io_orch_api_apps_v1_DeploymentList,
+  },
+  {
+    ...{
+      "group": "apps",
+      "version": "v1",
+      "kind": "ReplicaSet",
+      "schemaName": "io.orch.api.apps.v1.ReplicaSet",
+      "shortNames": [
+        "rs"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "group": "autoscaling",
+          "kind": "Scale",
+          "name": "scale",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ],
+          "version": "v1"
+        },
+        {
+          "kind": "ReplicaSet",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [
+        {
+          "name": "status.replicas",
+          "path": [
+            "status",
+            "replicas"
+          ],
+          "default": "0"
+        }
+      ],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.replicas",
+          "name": "Desired",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "spec",
+            "replicas"
+          ]
+        },
+        {
+          "description": "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.replicas",
+          "name": "Current",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "replicas"
+          ]
+        },
+        {
+          "description": "readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.readyReplicas",
+          "name": "Ready",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "readyReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+          "format": "",
+          "formatter": "labelSelector",
+          "jsonPath": ".spec.selector",
+          "name": "Selector",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "selector"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "ReplicaSetList",
+      "namespaced": true,
+      "plural": "replicasets",
+      "singular": "replicaset",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "P1RzHs8/mWQ="
+    },
+    decode: decoders.decode_io_orch_api_apps_v1_ReplicaSet,
+    decodeList: decoders.decode_io_orch_api_apps_v1_ReplicaSetList,
+  },
+  {
+    ...{
+      "group": "apps",
+      "version": "v1",
+      "kind": "StatefulSet",
+      "schemaName": "io.orch.api.apps.v1.StatefulSet",
+      "shortNames": [
+        "sts"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "group": "autoscaling",
+          "kind": "Scale",
+          "name": "scale",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ],
+          "version": "v1"
+        },
+        {
+          "kind": "StatefulSet",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Number of the pod with ready state",
+          "format": "",
+          "formatter": "readyOfReplicas",
+          "jsonPath": ".status",
+          "name": "Ready",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSLabel",
+      "listKind": "StatefulSetList",
+      "namespaced": true,
+      "plural": "statefulsets",
+      "singular": "statefulset",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "H+vl74LkKdo="
+    },
+    decode: decoders.decode_io_orch_api_apps_v1_StatefulSet,
+    decodeList: decoders.decode_io_orch_api_apps_v1_StatefulSetList,
+  },
+  {
+    ...{
       "group": "authentication.orch.io",
       "version": "v1",
       "kind": "SelfSubjectReview",
@@ -1228,6 +1979,354 @@ export const kinds = [
       "storageVersionHash": ""
     },
     decode: decoders.decode_io_orch_api_authorization_v1_SubjectAccessReview,
+  },
+  {
+    ...{
+      "group": "batch",
+      "version": "v1",
+      "kind": "CronJob",
+      "schemaName": "io.orch.api.batch.v1.CronJob",
+      "shortNames": [
+        "cj"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "CronJob",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
+          "format": "",
+          "jsonPath": ".spec.schedule",
+          "name": "Schedule",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "schedule"
+          ]
+        },
+        {
+          "description": "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones",
+          "format": "",
+          "formatter": "noneIfEmpty",
+          "jsonPath": ".spec.timeZone",
+          "name": "Timezone",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "timeZone"
+          ]
+        },
+        {
+          "description": "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.",
+          "format": "",
+          "formatter": "boolPtr",
+          "jsonPath": ".spec.suspend",
+          "name": "Suspend",
+          "priority": 0,
+          "type": "boolean",
+          "path": [
+            "spec",
+            "suspend"
+          ]
+        },
+        {
+          "description": "A list of pointers to currently running jobs.",
+          "format": "",
+          "formatter": "count",
+          "jsonPath": ".status.active",
+          "name": "Active",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "active"
+          ]
+        },
+        {
+          "description": "Information when was the last time the job was successfully scheduled.",
+          "format": "",
+          "formatter": "ageOrNone",
+          "jsonPath": ".status.lastScheduleTime",
+          "name": "Last Schedule",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "lastScheduleTime"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.jobTemplate.spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "jobTemplate",
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.jobTemplate.spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "jobTemplate",
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+          "format": "",
+          "formatter": "labelSelector",
+          "jsonPath": ".spec.jobTemplate.spec.selector",
+          "name": "Selector",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "jobTemplate",
+            "spec",
+            "selector"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "CronJobList",
+      "namespaced": true,
+      "plural": "cronjobs",
+      "singular": "cronjob",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "sd5LIXh4Fjs="
+    },
+    decode: decoders.decode_io_orch_api_batch_v1_CronJob,
+    decodeList: decoders.decode_io_orch_api_batch_v1_CronJobList,
+  },
+  {
+    ...{
+      "group": "batch",
+      "version": "v1",
+      "kind": "Job",
+      "schemaName": "io.orch.api.batch.v1.Job",
+      "shortNames": [],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "Job",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [
+        {
+          "name": "status.successful",
+          "path": [
+            "status",
+            "succeeded"
+          ],
+          "default": "0"
+        }
+      ],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Status of the job.",
+          "format": "",
+          "formatter": "jobStatus",
+          "jsonPath": ".status",
+          "name": "Status",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.",
+          "format": "",
+          "formatter": "jobCompletions",
+          "jsonPath": ".status.succeeded",
+          "name": "Completions",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "succeeded"
+          ]
+        },
+        {
+          "description": "Time required to complete the job.",
+          "format": "",
+          "formatter": "jobDuration",
+          "jsonPath": ".status",
+          "name": "Duration",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+          "format": "",
+          "formatter": "labelSelector",
+          "jsonPath": ".spec.selector",
+          "name": "Selector",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "selector"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "JobList",
+      "namespaced": true,
+      "plural": "jobs",
+      "singular": "job",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "mudhfqk/qZY="
+    },
+    decode: decoders.decode_io_orch_api_batch_v1_Job,
+    decodeList: decoders.decode_io_orch_api_batch_v1_JobList,
   },
   {
     ...{

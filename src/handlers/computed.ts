@@ -9,7 +9,7 @@ import type { ComputedCreate } from '../registry/computed.ts';
 import type { BodyKind } from '../registry/kind.ts';
 import { writeObject, type EncodeOptions } from '../server/respond.ts';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.ts';
-import { decodeObject, limitWarnings, readBody, requestMediaType } from './request-body.ts';
+import { decodeObject, limitWarnings, objectMediaTypes, readBody, requestMediaType } from './request-body.ts';
 
 export interface ComputedCreateRequest {
   req: IncomingMessage;
@@ -30,7 +30,8 @@ export async function handleComputedCreate(ctx: ComputedCreateRequest, compute: 
   const fieldValidation = parseFieldValidation(ctx.query, 'CreateOptions');
   // Validated as upstream does, though nothing here records managed fields.
   parseFieldManager(ctx.query, 'CreateOptions');
-  const decoded = await decodeObject(ctx.kind, body, requestMediaType(ctx.req), fieldValidation, ctx.signal);
+  const mediaType = requestMediaType(ctx.req, objectMediaTypes(ctx.kind, ctx.encode.protobuf));
+  const decoded = await decodeObject(ctx.kind, body, mediaType, fieldValidation, ctx.signal, ctx.encode.protobuf);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
   const answer = await compute({
     body: decoded.object,

@@ -24,6 +24,11 @@ export interface ResourceRequest {
   encode: EncodeOptions;
   /** Whether the client accepts Table (SPEC 2.5, 4.7), and the group-version it asked for (`meta.orch.io/v1`, ...). */
   table?: { apiVersion: string };
+  /**
+   * Reads and watches go to storage instead of the watch cache (--watch-cache,
+   * --watch-cache-sizes; upstream's undecorated storage).
+   */
+  fromStorage?: boolean;
   /** The request's deadline (--request-timeout); undefined for long-running requests. Writes carry it to storage. */
   signal?: AbortSignal;
 }

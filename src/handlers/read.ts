@@ -16,9 +16,11 @@ import { JSON_TYPE, writeJsonAround, writeJsonItems, writeJsonText, writeObject 
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
 import { parseInt64 } from './options.ts';
-import { expiredFor, parseResourceVersion, planList, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
+import { expiredFor, parseResourceVersion, planList, requireReached, TOO_LARGE_WAIT_MS, type ListReadPlan } from './resource-version.ts';
 import { writeTable } from './table-rows.ts';
 import { convertForServing } from './conversion.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
+import { writeProtobufList, writeProtobufObject } from './protobuf-responses.ts';
 
 /**
  * SPEC 4.6 get, from the watch cache: unset = most recent (the cache once it has
@@ -29,11 +31,13 @@ export async function handleGet(ctx: ResourceRequest): Promise<void> {
   const { store } = ctx;
   const cached = await getCached(ctx);
   if (ctx.table) return writeTable(ctx, store.kind, [cached], { resourceVersion: String(cached.revision) });
+  if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufObject(ctx, cached);
   writeJsonText(ctx.res, 200, cached.body(readApiVersion(store.kind)), ctx.encode);
 }
 
 /** The object a get names, at the state its resourceVersion asks for (SPEC 4.6); 404 when there is none. */
 export async function getCached(ctx: ResourceRequest): Promise<CachedObject> {
+  if (ctx.fromStorage) return getFromStorage(ctx);
   const { cacher, store } = ctx;
   const rv = ctx.query.get('resourceVersion');
   if (!rv) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
@@ -42,6 +46,23 @@ export async function getCached(ctx: ResourceRequest): Promise<CachedObject> {
   if (!cached) throw errors.notFound(store.groupResource, ctx.info.name);
   if (store.kind.convert) await convertForServing(store.kind, [cached]);
   return cached;
+}
+
+/**
+ * A get the store serves (no watch cache for the resource; upstream's etcd3 Get):
+ * the latest state whatever the resourceVersion, which only has to have been reached.
+ */
+async function getFromStorage(ctx: ResourceRequest): Promise<CachedObject> {
+  const { store } = ctx;
+  const rv = ctx.query.get('resourceVersion');
+  const minimum = rv ? parseResourceVersion(rv) : 0;
+  const key = store.key(ctx.namespace, ctx.info.name);
+  const stored = await ctx.storage.get(key);
+  if (minimum) await requireReached(ctx.storage, minimum);
+  if (!stored) throw errors.notFound(store.groupResource, ctx.info.name);
+  const object = new CachedObject(key, stored.value, stored.modRevision);
+  if (store.kind.convert) await convertForServing(store.kind, [object]);
+  return object;
 }
 
 function cacheOf(ctx: ResourceRequest): ResourceCache {
@@ -73,7 +94,7 @@ export function parseListQuery(ctx: ResourceRequest): ListQuery {
 /** One page read from the store at the plan's revision (chunked and exact lists). */
 export async function readPage(ctx: ResourceRequest, list: ListQuery): Promise<ListPage> {
   const { plan, prefix } = list;
-  if (plan.minimumRevision) await ctx.cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS);
+  if (plan.minimumRevision) await (ctx.fromStorage ? requireReached(ctx.storage, plan.minimumRevision) : ctx.cacher.waitFor(plan.minimumRevision, TOO_LARGE_WAIT_MS));
   try {
     return await ctx.store.list({
       namespace: ctx.namespace,
@@ -138,6 +159,12 @@ async function readChunk(
   return { items, revision: page.revision, lastKey: page.lastKey, remaining: page.remaining };
 }
 
+/** A list the store serves (no watch cache for the resource), whatever its options: one page at the plan's revision. */
+async function readStoragePage(ctx: ResourceRequest, list: ListQuery): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number; sharedKey?: string }> {
+  const page = await readPage(ctx, list);
+  return { ...page, items: page.items.map((kv) => new CachedObject(kv.key, kv.value, kv.modRevision)) };
+}
+
 /** List metadata: the snapshot revision, and a continue token unless this is the last chunk (SPEC 2.3). */
 export function listMetadata(page: Pick<ListPage, 'revision' | 'lastKey' | 'remaining'>, list: ListQuery): Record<string, unknown> {
   const metadata: Record<string, unknown> = { resourceVersion: String(page.revision) };
@@ -170,7 +197,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   let metadata: Record<string, unknown>;
   /** What names an unfiltered state the cache holds, for readers to share its encoded body; the version is in it, as one cache may serve a kind at several. */
   let sharedKey: string | undefined;
-  if (servedFromCache(plan)) {
+  if (servedFromCache(plan) && !ctx.fromStorage) {
     const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
     metadata = { resourceVersion: String(revision) };
     // The whole collection as one shared, already-encoded body (not for a webhook's kind: its items are converted below, as of now).
@@ -181,13 +208,14 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     items = filter ? cached.filter((o) => filter(o.parsedAs(asVersion))) : cached;
     if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
   } else {
-    const chunk = await readChunk(ctx, list);
+    const chunk = ctx.fromStorage ? await readStoragePage(ctx, list) : await readChunk(ctx, list);
     items = chunk.items;
     metadata = listMetadata(chunk, list);
     if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
   }
   if (kind.convert) await convertForServing(kind, items);
   if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
+  if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufList(ctx, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
   if (!compactJson) {
     return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json(asVersion))) }, ctx.encode);
   }

@@ -4,12 +4,21 @@
  * the store has not reached (504 'Too large resource version') is the cacher's.
  */
 import * as errors from '../api/status-error.ts';
-import { CompactedError } from '../storage/interface.ts';
+import { CompactedError, type Storage } from '../storage/interface.ts';
 import { decodeContinueToken, encodeContinueStart, type ContinueToken } from './continue-token.ts';
 import { invalidOptions } from './options.ts';
 
 /** How long a read waits for a future resourceVersion before 504 (upstream waits 3 s). */
 export const TOO_LARGE_WAIT_MS = 3000;
+
+/**
+ * A read the store serves directly (no watch cache) of a version the store has
+ * not reached: 504 at once, as upstream's etcd3 validateMinimumResourceVersion.
+ */
+export async function requireReached(storage: Storage, minimum: number): Promise<void> {
+  const current = await storage.currentRevision();
+  if (minimum > current) throw errors.tooLargeResourceVersion(minimum, current, 0);
+}
 
 export function parseResourceVersion(value: string): number {
   if (!/^\d+$/.test(value) || value.length > 19) throw errors.badRequest(`invalid resource version: ${JSON.stringify(value)}`);

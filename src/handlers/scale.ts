@@ -1,7 +1,8 @@
 /**
- * get, update and patch of a custom resource's scale subresource (SPEC 2.1,
+ * get, update and patch of the scale subresource of a custom resource (SPEC 2.1,
  * 4.2, 4.5; upstream apiextensions-apiserver customresource/etcd.go ScaleREST
- * and scaleUpdatedObjectInfo): the body is an autoscaling/v1 Scale made from
+ * and scaleUpdatedObjectInfo) or of a built-in workload kind (K
+ * pkg/registry/apps/deployment/storage ScaleREST and friends): the body is an autoscaling/v1 Scale made from
  * the object; a write changes the object's spec replicas inside the store's
  * compare-and-swap, with the Scale's resourceVersion as its precondition, and
  * answers the Scale of the object written.
@@ -10,6 +11,7 @@ import * as errors from '../api/status-error.ts';
 import { scaleFromCustomResource, ScaleAccessError, setNestedField } from '../registry/custom-resources/scale.ts';
 import { apiVersionOf, readApiVersion, type BodyKind, type KindDefinition, type ScalePaths } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
+import { nonNegative } from '../registry/validation/workloads.ts';
 import { writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
@@ -69,6 +71,11 @@ function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: Scale
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   const replicas = scale.spec?.replicas ?? 0;
+  // A built-in kind's ScaleREST validates the Scale itself first (autoscaling validation ValidateScale).
+  if (paths.selectorObjectPath !== undefined) {
+    const scaleErrors = nonNegative(replicas, 'spec.replicas');
+    if (scaleErrors.length) throw errors.invalid('Scale', 'autoscaling', ctx.info.name, scaleErrors);
+  }
   if (replicas === INVALID_SPEC_REPLICAS) throw errors.badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`);
   try {
     setNestedField(current, paths.specReplicasPath, replicas);
@@ -114,8 +121,9 @@ export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<
 }
 
 /**
- * PATCH: a JSON or merge patch of the current Scale (the custom kind's patch
- * types, as upstream's scale scope copies its resource's; no strategic merge).
+ * PATCH: a patch of the current Scale in the resource's patch types, as
+ * upstream's scale scope copies its resource's (a custom kind's: JSON or merge;
+ * a built-in kind's: strategic merge too).
  * Server-side apply of a Scale is refused (415): it needs the managed fields
  * of the replicas mapped between the Scale and the object, which this server
  * does not do.

@@ -8,6 +8,7 @@ import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import type { ResourceRequest } from './context.ts';
 import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
 import { nodeFormatters } from './node-printer.ts';
+import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
 import { ageFormatter, type TimedFormatter } from './table-time.ts';
 import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
@@ -40,6 +41,7 @@ const FORMATTERS: Record<string, Formatter> = {
   },
   ...podFormatters,
   ...nodeFormatters,
+  ...workloadFormatters,
   // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
   roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   subjectUsers: (value) => subjectsOf(value, 'User'),
@@ -63,6 +65,7 @@ const TIMED_FORMATTERS: Record<string, TimedFormatter> = {
   eventLastSeen: ageFormatter((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
   podRestarts,
   crdDate: customDate,
+  ...workloadTimedFormatters,
 };
 
 /** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */

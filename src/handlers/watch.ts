@@ -7,7 +7,7 @@ import { watchEventRecorder } from '../metrics/registry.ts';
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf, readApiVersion } from '../registry/kind.ts';
 import { compileFilter } from '../registry/list-filter.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { Cacher, WatchRequest } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ResourceRequest } from './context.ts';
 import { invalidOptions, parseBoolean, parseInt64 } from './options.ts';
@@ -15,6 +15,8 @@ import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
 import { setLongTimeout } from '../util/timers.ts';
 import { toStatusError } from '../server/respond.ts';
 import { convertForServing } from './conversion.ts';
+import { PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
+import { protobufWatchEncoding } from './protobuf-responses.ts';
 
 export interface WatchSettings {
   /** Whether the WatchList gate is on (SPEC 4.4 item 4; alpha upstream, off by default). */
@@ -67,26 +69,29 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   // SPEC 4.6 watch: unset and "0" start with the state; sendInitialEvents decides explicitly.
   const initialEvents = sendInitialEvents ?? (resourceVersion === undefined || resourceVersion === 0);
   // Waits happen before the 200 is committed, so their 504 is still a plain Status response.
-  if (resourceVersion === undefined) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
+  // A watch the store serves reads its state there: nothing to wait for but a version not reached yet.
+  if (resourceVersion === undefined && !ctx.fromStorage) await cacher.waitUntilFresh(TOO_LARGE_WAIT_MS);
   else if (sendInitialEvents && resourceVersion) await cacher.waitFor(resourceVersion, TOO_LARGE_WAIT_MS);
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
+  const encoding = ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf ? protobufWatchEncoding(ctx.encode.protobuf, kind) : undefined;
+  const contentType = encoding ? PROTOBUF_WATCH_TYPE : 'application/json';
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  const watcher = await cacher.startWatch(
-    {
-      resourcePrefix: resourcePrefix(kind.group, kind.plural),
-      selection: { keyPrefix: store.prefix(ctx.namespace), matches },
-      resourceVersion: sendInitialEvents && resourceVersion === 0 ? 0 : resourceVersion,
-      initialEvents,
-      initialEventsEndBookmark: !!sendInitialEvents && options.allowBookmarks,
-      bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
-      apiVersion: readApiVersion(kind),
-      prepare: kind.convert ? (objects) => convertForServing(kind, objects).then(() => undefined, (err) => toStatusError(err).toStatus()) : undefined,
-      onEvent: watchEventRecorder(kind.group, kind.version, kind.kind),
-      out: res,
-    },
-    TOO_LARGE_WAIT_MS,
-  );
+  const request: WatchRequest = {
+    resourcePrefix: resourcePrefix(kind.group, kind.plural),
+    selection: { keyPrefix: store.prefix(ctx.namespace), matches },
+    resourceVersion: sendInitialEvents && resourceVersion === 0 ? 0 : resourceVersion,
+    initialEvents,
+    initialEventsEndBookmark: !!sendInitialEvents && options.allowBookmarks,
+    bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
+    apiVersion: readApiVersion(kind),
+    encoding,
+    onEvent: watchEventRecorder(kind.group, kind.version, kind.kind),
+    prepare: kind.convert ? (objects) => convertForServing(kind, objects).then(() => undefined, (err) => toStatusError(err).toStatus()) : undefined,
+    out: res,
+  };
+  const watcher = ctx.fromStorage ? await cacher.startStorageWatch(request) : await cacher.startWatch(request, TOO_LARGE_WAIT_MS);
   if (!watcher) return;
   // Upstream: 0 or absent picks the randomized default; a negative timeout ends the watch at once.
   const timeoutSeconds = options.timeoutSeconds || settings.minRequestTimeoutSeconds * (1 + Math.random());

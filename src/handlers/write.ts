@@ -10,7 +10,9 @@ import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { listMetadata, parseListQuery, readPage } from './read.ts';
 import { parseDryRun, parseFieldValidation, parseInt64, parseBoolean, invalidOption, parseFieldManager } from './options.ts';
-import { checkName, decodeObject, DocumentError, limitWarnings, parseDocument, readBody, requestMediaType } from './request-body.ts';
+import { checkName, decodeObject, DocumentError, limitWarnings, OBJECT_MEDIA_TYPES, objectMediaTypes, parseDocument, readBody, requestMediaType } from './request-body.ts';
+import { ProtobufBodyError } from '../api/protobuf/codec.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import { writeJsonText, writeObject } from '../server/respond.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 
@@ -22,8 +24,8 @@ async function decodeRequestObject(ctx: ResourceRequest, optionsKind: string, st
   const manager = managerFor(parseFieldManager(ctx.query, optionsKind), ctx.req);
   const kind = ctx.store.kind;
   const trackFields = fieldTracker(manager, apiVersionOf(kind), structure, kind.schemaName);
-  const mediaType = requestMediaType(ctx.req);
-  const decoded = await decodeObject(ctx.store.kind, body, mediaType, fieldValidation, ctx.signal);
+  const mediaType = requestMediaType(ctx.req, objectMediaTypes(kind, ctx.encode.protobuf));
+  const decoded = await decodeObject(kind, body, mediaType, fieldValidation, ctx.signal, ctx.encode.protobuf);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
   const warn = (message: string) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message]));
   return { object: decoded.object, options: { dryRun, trackFields, signal: ctx.signal, user: ctx.user, warn } };
@@ -129,12 +131,16 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
   const body = await readBody(ctx.req);
   let fromBody: DeleteOptionsBody = {};
   if (body.length) {
-    const mediaType = requestMediaType(ctx.req);
+    const apiVersion = apiVersionOf(ctx.store.kind);
+    // Custom resources' DELETE decodes JSON and YAML only, as apiextensions' codecs.
+    const protobuf = ctx.encode.protobuf?.supports(apiVersion, 'DeleteOptions') ? ctx.encode.protobuf : undefined;
+    const mediaType = requestMediaType(ctx.req, protobuf ? [...OBJECT_MEDIA_TYPES, PROTOBUF_TYPE] : OBJECT_MEDIA_TYPES);
     let value: unknown;
     try {
-      value = await parseDocument(body, mediaType, ctx.signal);
+      // A protobuf DeleteOptions, as upstream's DELETE decodes with the built-in codecs (every group registers meta/v1's).
+      value = mediaType === PROTOBUF_TYPE ? protobuf!.decodeObject(body, apiVersion, 'DeleteOptions') : await parseDocument(body, mediaType, ctx.signal);
     } catch (err) {
-      if (err instanceof DocumentError) throw errors.badRequest(err.message);
+      if (err instanceof DocumentError || err instanceof ProtobufBodyError) throw errors.badRequest(err.message);
       throw err;
     }
     fromBody = decodeDeleteOptions(value);
@@ -155,6 +161,8 @@ async function parseDeleteOptions(ctx: ResourceRequest): Promise<DeleteOptions &
   // The query's value replaces the body's, as upstream decodes parameters over the body.
   const gracePeriodSeconds = parseInt64(ctx.query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds;
   const policy = propagationPolicy ?? (orphanDependents === true ? 'Orphan' : orphanDependents === false ? 'Background' : undefined);
+  const { defaultPolicyWarning } = ctx.store.strategy;
+  if (policy === undefined && defaultPolicyWarning) ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), defaultPolicyWarning]);
   return {
     dryRun: queryDryRun || bodyDryRun.length > 0,
     preconditions: fromBody.preconditions,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonPath } from '../util/jsonpath.ts';
 import type { ApiObject } from './strategy.ts';
+import type { ProtobufTable } from '../api/protobuf/schema.ts';
 
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
@@ -81,15 +82,17 @@ export interface KindDefinition extends BodyKind {
    * object is served at another version by renaming its apiVersion.
    */
   convert?: (object: ApiObject, apiVersion: string) => Promise<ApiObject>;
-  /** Where a custom resource's scale subresource reads and writes replicas (subresources.scale). */
+  /**
+   * Set when the version is deprecated (a CustomResourceDefinition version with
+   * `deprecated: true`, or a built-in deprecated version): its requests carry the
+   * audit annotation `orch.io/deprecated`, and `orch.io/removed-release` when known,
+   * and set apiserver_requested_deprecated_apis (removed_release '' when unknown).
+   */
+  deprecated?: { removedRelease?: string };
+  /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;
-  /**
-   * A deprecated version (upstream deprecation.IsDeprecated): its requests set
-   * apiserver_requested_deprecated_apis; `removedRelease` is `M.m` or ''.
-   */
-  deprecated?: { removedRelease: string };
   /** The PATCH media types accepted, when not all four (custom resources take no strategic merge patch: SPEC 4.5). */
   patchTypes?: readonly string[];
 }
@@ -99,6 +102,12 @@ export interface ScalePaths {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
+  /**
+   * A built-in kind's LabelSelector object, served as Scale status.selector in
+   * its string form (upstream's scaleFromDeployment and friends:
+   * LabelSelectorAsSelector(spec.selector).String()).
+   */
+  selectorObjectPath?: string;
 }
 
 /** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */
@@ -117,6 +126,8 @@ export interface GeneratedApi {
   bodyKinds: readonly BodyKind[];
   /** Schema name -> structure node (codegen/structure.ts StructureNode). */
   structure: Record<string, any>;
+  /** Every schema's protobuf message and the schema of each apiVersion/Kind (SPEC 4.7). */
+  protobuf: ProtobufTable;
   /** ObjectMeta's decoder: custom resources decode their metadata as every kind does. */
   decodeObjectMeta: Decoder;
   openapiV3Paths: Record<string, string>;

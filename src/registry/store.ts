@@ -350,7 +350,8 @@ export class GenericStore {
       await this.admission.mutate(admission);
       await this.admission.validate(admission);
       try {
-        const policyFinalizer = this.deletion.garbageCollection && options.propagationPolicy ? POLICY_FINALIZERS[options.propagationPolicy] : undefined;
+        const policy = options.propagationPolicy ?? this.strategy.defaultGarbageCollectionPolicy;
+        const policyFinalizer = this.deletion.garbageCollection && policy ? POLICY_FINALIZERS[policy] : undefined;
         const grace = this.strategy.gracefulDeletePeriod?.(obj, options.gracePeriodSeconds);
         if (policyFinalizer || obj.metadata.finalizers?.length > 0 || this.strategy.holdsDeletion?.(obj)) {
           const marked = this.markDeleting(obj, policyFinalizer, grace ?? 0);

@@ -31,6 +31,13 @@ export interface Strategy {
    * for. Kinds without it are deleted at once with a grace period of 0.
    */
   gracefulDeletePeriod?(obj: ApiObject, requestedSeconds: number | undefined): number;
+  /**
+   * The propagation policy of a delete that names none (upstream
+   * GarbageCollectionDeleteStrategy.DefaultGarbageCollectionPolicy); undefined:
+   * Background, which holds nothing. `defaultPolicyWarning` is sent when it applies.
+   */
+  defaultGarbageCollectionPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  defaultPolicyWarning?: string;
   /** DELETE answers with the deleted object instead of a Status (upstream Store.ReturnDeletedObject). */
   returnDeletedObject?: boolean;
   /** Validation of an update through the status subresource (upstream's status strategy); defaults to validateUpdate. */

@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import type { BodyKind, GeneratedApi, KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
@@ -25,6 +25,7 @@ import { parseResourcePrefix, resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
+import { withBuiltinScale } from '../registry/builtin-scale.ts';
 import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
@@ -37,10 +38,14 @@ import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, 
 import { parseRequestTarget } from './request-target.ts';
 import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
 import { versionInfo } from './version.ts';
+import { WatchCacheSettings } from './watch-cache-settings.ts';
+import { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
 import { singleProcessMetrics, type MetricsSource, type RegistryName } from './metrics/pool-metrics.ts';
 import { monitorRequest } from './metrics/request-metrics.ts';
 import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
+import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -63,6 +68,10 @@ export interface ApiServerOptions {
   deletion?: DeletionSettings;
   /** Where /metrics text comes from (default: this process's registry alone). */
   metrics?: MetricsSource;
+  /** --watch-cache and --watch-cache-sizes (every resource but events through the cache when absent). */
+  watchCache?: WatchCacheSettings;
+  /** --audit-policy-file with a backend (SPEC 9.5); absent: nothing is audited. */
+  auditor?: Auditor;
 }
 
 interface Route {
@@ -73,9 +82,17 @@ interface Route {
   subresources: Map<string, GenericStore>;
   /** What a POST computes, for a review or an action subresource ('' = the resource itself). */
   computed: Map<string, { kind: BodyKind; compute: ComputedCreate }>;
+  /** Clients' reads and watches go to storage, not the watch cache (--watch-cache, --watch-cache-sizes). */
+  fromStorage: boolean;
+  /** Whether the kind has a protobuf message (the built-in kinds; SPEC 4.7). */
+  protobuf: boolean;
 }
 
 const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
+const PROTOBUF_SUBTYPE = PROTOBUF_TYPE.split('/')[1];
+
+/** Upstream's defaults: the watch cache on, events read from the store. */
+const DEFAULT_WATCH_CACHE = new WatchCacheSettings();
 
 const routeKey = (kind: { group: string; version: string; plural: string }) => `${kind.group}/${kind.version}/${kind.plural}`;
 
@@ -86,6 +103,8 @@ export class ApiServer {
   private readonly structure: Record<string, any>;
   private readonly customKinds = new Map<string, KindDefinition>();
   private readonly openapi: OpenApiPublisher;
+  /** Protobuf of the built-in kinds (SPEC 4.7). */
+  private readonly protobuf: ProtobufCodec;
   private readonly inflight: InflightLimiter;
   private readonly deadlines: Deadlines;
   /** Requests in flight that are not long-running: a graceful shutdown waits for them (upstream WithWaitGroup). */
@@ -96,12 +115,15 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
-    for (const kind of options.api.kinds) {
+    this.protobuf = new ProtobufCodec(options.api.protobuf);
+    for (const generated of options.api.kinds) {
+      const kind = withBuiltinScale(generated);
       if (!kind.stored) {
-        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map() });
+        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
-      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind)));
+      const fromStorage = !(options.watchCache ?? DEFAULT_WATCH_CACHE).servesBuiltIn(kind.group, kind.plural);
+      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
     }
     this.discovery = buildDiscovery(options.api.kinds, options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api);
@@ -112,7 +134,7 @@ export class ApiServer {
   }
 
   /** The stores of a stored kind: the resource and its status or finalize subresource, reading through its watch cache. */
-  private storedRoute(kind: KindDefinition, strategy: Strategy): Route {
+  private storedRoute(kind: KindDefinition, strategy: Strategy, fromStorage: boolean): Route {
     const { cacher, storage, admission } = this.options;
     const hasStatus = kind.subresources.some((s) => s.name === 'status');
     const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
@@ -130,7 +152,7 @@ export class ApiServer {
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
-    return { kind, store, subresources, computed: new Map() };
+    return { kind, store, subresources, computed: new Map(), fromStorage, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) };
   }
 
   /**
@@ -144,7 +166,7 @@ export class ApiServer {
     const key = routeKey(custom.kind);
     if (this.routes.has(key) && !this.customKinds.has(key)) return false;
     this.structure[custom.kind.schemaName] = custom.structure;
-    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy));
+    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy, !(this.options.watchCache ?? DEFAULT_WATCH_CACHE).servesCustom()));
     this.customKinds.set(key, custom.kind);
     return true;
   }
@@ -231,30 +253,40 @@ export class ApiServer {
    * authorization, then the resource or non-resource handler.
    */
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE };
+    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf };
     let deadline: Deadline | undefined;
     let release = () => {};
     let counted = false;
+    let audit: RequestAudit | undefined;
+    let requestInfo: RequestInfo | undefined;
     try {
       if (this.refusingNewRequests && !EXEMPT_FROM_RETRY_AFTER.test(req.url ?? '')) return refuseDuringShutdown(res);
       const refused = connectionVerdict(req);
       if (refused) throw refused;
       const target = parseRequestTarget(req.url ?? '');
       encode.pretty = wantsPretty(req, target.query);
-      const info = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo);
+      const info = (requestInfo = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo));
+      // upstream's 401 and 403 on API resources are negotiated with the built-in codecs (ErrorNegotiated):
+      // a client asking for protobuf gets its Status so. Discovery and other paths stay JSON.
+      if (info.isResourceRequest && req.headers.accept?.includes(PROTOBUF_SUBTYPE) && negotiate(req, '', true, false).mediaType === PROTOBUF_TYPE) encode.mediaType = PROTOBUF_TYPE;
       if (!isLongRunning(info)) {
         this.shortInFlight++;
         counted = true;
         const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
         deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
       }
-      const user = await impersonate(req, await this.options.authenticate(req, info.path), this.options.authorizer);
+      const authenticated = await this.options.authenticate(req, info.path);
+      // upstream's order: audit after authentication, before impersonation.
+      if (this.options.auditor && (audit = this.options.auditor.begin(req, res, info, authenticated, !counted))?.pending) await audit.pending;
+      const user = await impersonate(req, authenticated, this.options.authorizer);
+      if (audit && user !== authenticated) audit.impersonated(user);
       release = this.inflight.admit(info, user);
       const attributes = attributesFor(user, info);
-      await authorizeRequest(this.options.authorizer, attributes);
+      await authorizeRequest(this.options.authorizer, attributes, audit);
       if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
       else await this.serveNonResource(req, res, info.path, target.query, encode);
     } catch (err) {
+      if (this.options.auditor) auditFailure(this.options.auditor, audit, req, res, requestInfo, err);
       try {
         writeError(res, err, encode);
       } catch (failure) {
@@ -363,6 +395,7 @@ export class ApiServer {
     monitorRequest(req, res, info, query, kind, kind.deprecated);
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
+    if (kind.deprecated) annotateDeprecated(req, kind.deprecated);
     if (info.parts.length > 3) throw errors.routeNotFound();
     // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
     // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).
@@ -374,14 +407,17 @@ export class ApiServer {
     if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
     // A review has no objects to address.
     if (!kind.stored && info.name) throw errors.routeNotFound();
-    const negotiated = negotiate(req, info.verb);
+    // The resource's own negotiation: a custom resource's 406 is JSON whatever the client asked for.
+    encode.mediaType = JSON_TYPE;
+    const negotiated = negotiate(req, info.verb, route.protobuf);
     encode.mediaType = negotiated.mediaType;
     const namespace = kind.namespaced ? info.namespace || undefined : undefined;
     let store = route.store;
     const scaleStore = info.subresource === 'scale' && kind.scale ? route.subresources.get('scale') : undefined;
     if (scaleStore) {
       if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
-      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage: this.options.storage, cacher: this.options.cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal });
+      const { storage, cacher } = this.options;
+      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage, cacher, namespace, encode, table: negotiated.table, signal: deadline?.signal, fromStorage: route.fromStorage });
     }
     if (info.subresource) {
       const sub = kind.subresources.find((s) => s.name === info.subresource);
@@ -404,7 +440,7 @@ export class ApiServer {
       return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
     }
     const { storage, cacher } = this.options;
-    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, deadline);
+    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, deadline, route.fromStorage);
     switch (info.verb) {
       case 'get':
         return handleGet(ctx);
@@ -434,6 +470,22 @@ function* storedObjectsByResource(cacher: Cacher): Iterable<[string, number]> {
     const parsed = parseResourcePrefix(prefix);
     if (parsed) yield [parsed.group ? `${parsed.resource}.${parsed.group}` : parsed.resource, count];
   }
+}
+
+/**
+ * What a failed request's audit records: a failed authentication is audited
+ * without a user (upstream WithFailedAuthenticationAudit); anything thrown that
+ * is not a Status is the Panic stage (upstream's recovered panic).
+ */
+function auditFailure(auditor: Auditor, audit: RequestAudit | undefined, req: IncomingMessage, res: ServerResponse, info: RequestInfo | undefined, err: unknown): void {
+  if (!audit && info && err instanceof errors.StatusError && err.code === 401) auditor.unauthenticated(req, res, info);
+  else if (audit && !(err instanceof errors.StatusError) && !res.headersSent) audit.failed(err);
+}
+
+/** FACTS 9.5: a call to a deprecated version is marked on its audit event (upstream endpoints/metrics deprecatedAnnotationKey). */
+function annotateDeprecated(req: IncomingMessage, deprecation: { removedRelease?: string }): void {
+  annotateRequest(req, 'orch.io/deprecated', 'true');
+  if (deprecation.removedRelease) annotateRequest(req, 'orch.io/removed-release', deprecation.removedRelease);
 }
 
 /** The body kind of the scale subresource (autoscaling/v1 Scale, a contract body kind). */
@@ -475,6 +527,7 @@ class ResourceRequestContext implements ResourceRequest {
     public encode: EncodeOptions,
     public table: { apiVersion: string } | undefined,
     private readonly deadline: Deadline | undefined,
+    public fromStorage: boolean,
   ) {}
 
   get signal(): AbortSignal | undefined {
@@ -490,8 +543,14 @@ class ResourceRequestContext implements ResourceRequest {
  */
 const TABLE_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
 
-/** SPEC 4.7: the first acceptable media range wins; none acceptable is 406. */
-function negotiate(req: IncomingMessage, verb: string): { mediaType: string; table?: { apiVersion: string } } {
+/**
+ * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
+ * Protobuf is acceptable for kinds that have a message (`protobuf`: the
+ * built-in kinds), not for custom resources; `stream=watch` is the stream
+ * form of either, as upstream's negotiation allows it on every endpoint.
+ * Not `strict`: JSON when nothing is acceptable, instead of the 406.
+ */
+function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string } } {
   const ranges = parseAccept(req.headers.accept);
   if (ranges.length === 0) return { mediaType: JSON_TYPE };
   for (const range of ranges) {
@@ -502,8 +561,12 @@ function negotiate(req: IncomingMessage, verb: string): { mediaType: string; tab
       }
       continue;
     }
+    // upstream acceptMediaTypeOptions: `stream` names a streaming form, and `watch` is the only one.
+    if (params.stream !== undefined && params.stream !== 'watch') continue;
     if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
     if (type === 'application' && subtype === 'yaml') return { mediaType: YAML_TYPE };
+    if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
   }
-  throw errors.notAcceptable(SERVED_MEDIA_TYPES);
+  if (!strict) return { mediaType: JSON_TYPE };
+  throw errors.notAcceptable(protobuf ? [...SERVED_MEDIA_TYPES, PROTOBUF_TYPE] : SERVED_MEDIA_TYPES);
 }

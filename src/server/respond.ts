@@ -3,11 +3,14 @@
  * JSON, in the negotiated encoding (SPEC 4.7), pretty-printed on request
  * (SPEC 4.3 `pretty`), with the warnings a request collected (SPEC 4.9).
  */
+import { noteResponseStatus } from '../audit/request-audit.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { yaml } from '../util/lazy-packages.ts';
 import { goParseBool } from '../api/query-values.ts';
 import { internalError, requestTimeout, StatusError, type Status } from '../api/status-error.ts';
 import { DeadlineExceededError, StorageTimeoutError } from '../storage/interface.ts';
+import type { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -53,6 +56,8 @@ export interface EncodeOptions {
   mediaType: string;
   warnings?: string[];
   headers?: Record<string, string>;
+  /** The protobuf codec, for answers negotiated as protobuf (SPEC 4.7). */
+  protobuf?: ProtobufCodec;
 }
 
 /**
@@ -88,9 +93,13 @@ export function alreadyAnswered(res: ServerResponse): boolean {
   return res.writableEnded || res.destroyed;
 }
 
-/** Writes a JS value in the negotiated encoding. */
+/** Writes a JS value in the negotiated encoding; in protobuf, as the message its apiVersion and kind name. */
 export function writeObject(res: ServerResponse, status: number, body: unknown, options: EncodeOptions): void {
   if (alreadyAnswered(res)) return;
+  if (options.mediaType === PROTOBUF_TYPE) {
+    const { apiVersion, kind } = body as { apiVersion: string; kind: string };
+    return sendWhole(res, status, options, PROTOBUF_TYPE, options.protobuf!.encodeObject(apiVersion, kind, body));
+  }
   let text: string;
   if (options.mediaType === YAML_TYPE) text = yaml().stringify(body, { lineWidth: 0 });
   else text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
@@ -102,7 +111,7 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
  * as one header array straight to writeHead: a setHeader per header (name
  * check, lower-casing, a map entry) was a measurable part of a cached GET.
  */
-function sendWhole(res: ServerResponse, status: number, options: EncodeOptions, contentType: string, body: string | Buffer): void {
+export function sendWhole(res: ServerResponse, status: number, options: EncodeOptions, contentType: string, body: string | Buffer): void {
   if (options.headers !== undefined || options.warnings?.length) {
     baseHeaders(res, options, contentType);
     return endWhole(res, status, body);
@@ -243,7 +252,9 @@ export function writeError(res: ServerResponse, err: unknown, options: EncodeOpt
   const statusError = toStatusError(err);
   if (statusError.code >= 500) console.error('request failed:', err);
   const status: Status = statusError.toStatus();
-  const mediaType = options.mediaType === YAML_TYPE ? YAML_TYPE : JSON_TYPE;
+  noteResponseStatus(res, status);
+  // A Status is written in the negotiated type, protobuf included (upstream ErrorNegotiated).
+  const mediaType = options.mediaType === YAML_TYPE || (options.mediaType === PROTOBUF_TYPE && options.protobuf) ? options.mediaType : JSON_TYPE;
   writeObject(res, statusError.code, status, { ...options, mediaType, headers: { ...options.headers, ...statusError.headers } });
 }
 

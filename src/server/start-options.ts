@@ -16,9 +16,14 @@ import type { LeaderElectionSettings } from './controllers.ts';
 import type { ServiceAccountFlags } from './service-accounts.ts';
 import type { NamedCertKey, TlsMinVersion } from './tls-settings.ts';
 import type { DeletionSettings } from '../registry/store.ts';
+import type { WatchCacheSettings } from './watch-cache-settings.ts';
+import type { PolicyEvaluator } from '../audit/policy.ts';
+import type { AuditSink } from '../audit/request-audit.ts';
 
 export interface StartOptions {
   api: GeneratedApi;
+  /** --audit-policy-file's rules and where this process's events go (src/audit/setup.ts); absent: no auditing. */
+  audit?: { evaluator: PolicyEvaluator; sink: AuditSink };
   dataDir: string;
   port: number;
   bindAddress: string;
@@ -72,6 +77,8 @@ export interface StartOptions {
   eventTtlMs?: number;
   /** Watch history kept by the watch cache (SPEC 8: 5 minutes). */
   watchHistoryMs?: number;
+  /** --watch-cache and --watch-cache-sizes: which resources clients read through the watch cache (all but events when absent). */
+  watchCache?: WatchCacheSettings;
   /** Interval of BOOKMARK events (about a minute upstream). */
   bookmarkIntervalMs?: number;
   /** Unsent bytes a watcher may hold before it is closed as too slow. */
@@ -107,6 +114,8 @@ export interface StartOptions {
    * over once the worker is ready to serve (worker-pool.ts).
    */
   listen?: (server: Server) => Promise<void>;
+  /** --permit-port-sharing: the primary's socket is bound with SO_REUSEPORT (checked against the runtime by the flag). */
+  reusePort?: boolean;
   /** The pool's view of this process's load; it may ask the process to shed connections (process-load.ts). */
   load?: ProcessLoad;
   /** Where /metrics text comes from: the pool's sums (pool-metrics.ts); default this process alone. */

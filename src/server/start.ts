@@ -3,6 +3,7 @@
  * API server and its HTTPS listener, health checks and graceful shutdown
  * (SPEC 4.10, 5).
  */
+import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { createServer } from 'node:https';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +51,7 @@ import { CRD_GROUP, CRD_PLURAL, CustomResourceServing } from './custom-resources
 import { startCompactor } from '../storage/compactor.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { ApiServer } from './api-server.ts';
+import { Auditor } from '../audit/request-audit.ts';
 import type { RunningServer, StartOptions } from './start-options.ts';
 export type { RunningServer, StartOptions } from './start-options.ts';
 import { controllerManager } from './controllers.ts';
@@ -244,7 +246,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await (options.listen?.(server) ??
     new Promise<void>((resolveListen, rejectListen) => {
       server.once('error', rejectListen);
-      server.listen(options.port, options.bindAddress, () => resolveListen());
+      server.listen({ port: options.port, host: options.bindAddress, reusePort: options.reusePort === true }, () => resolveListen());
     }));
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = clientHost.includes(':') ? `[${clientHost}]` : clientHost;
@@ -267,6 +269,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     serverAddress: advertised,
     deletion: options.deletion,
     metrics: options.metrics,
+    watchCache: options.watchCache,
+    auditor: options.audit && new Auditor(options.audit.evaluator, options.audit.sink, new ProtobufCodec(options.api.protobuf)),
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
   });
 

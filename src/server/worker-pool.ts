@@ -21,6 +21,8 @@ import type { Server } from 'node:https';
 import type { WriterHost } from '../storage/sqlite/writer-host.ts';
 import type { LoadSample, ProcessLoad } from './process-load.ts';
 import { workerChannel } from './worker-channels.ts';
+import type { AuditMessage } from '../audit/setup.ts';
+import type { AuditEvent } from '../audit/event.ts';
 
 export const WORKER_INDEX_ENV = 'ORCH_WORKER_INDEX';
 
@@ -35,7 +37,9 @@ export type ControlMessage =
   /** worker → primary, every tick. */
   | ({ ctl: 'load' } & LoadSample)
   /** primary → worker. */
-  | { ctl: 'shed'; connections: number };
+  | { ctl: 'shed'; connections: number }
+  /** worker → primary: audit events for the primary's backends (src/audit/setup.ts). */
+  | AuditMessage;
 
 export interface WorkerPoolOptions {
   /** Most server processes, the primary included (--workers). */
@@ -52,6 +56,8 @@ export interface WorkerPoolOptions {
   writer?: WriterHost;
   /** The primary's side of /metrics, which collects every worker's registry. */
   metrics?: PrimaryMetrics;
+  /** Where the workers' audit events go: the primary's audit backends. */
+  onAudit?: (events: AuditEvent[]) => void;
 }
 
 /** Sampling period: short enough to follow a benchmark's warm-up, long enough that a window holds many requests. */
@@ -127,6 +133,9 @@ export class WorkerPool {
             return;
           case 'load':
             member.last = { utilization: message.utilization, connections: message.connections };
+            return;
+          case 'audit':
+            this.options.onAudit?.(message.events);
             return;
         }
       });

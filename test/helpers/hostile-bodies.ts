@@ -65,9 +65,11 @@ export function bodyCases({ token, namespace }: CorpusTargets): HostileCase[] {
   add('an endPort that is a string', 'POST', np, json, policy('"90"'), 400, 'BadRequest', /cannot unmarshal string/);
 
   // Media types nothing decodes.
-  for (const type of ['application/json;;', '}}}', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/vnd.orch.protobuf']) {
+  for (const type of ['application/json;;', '}}}', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded']) {
     add(`Content-Type ${type}`, 'POST', cm, type, '{"metadata":{"name":"media"}}', 415, 'UnsupportedMediaType');
   }
+  // Protobuf is decoded (SPEC 4.7): JSON sent as protobuf lacks the envelope's prefix.
+  add('JSON as Content-Type application/vnd.orch.protobuf', 'POST', cm, 'application/vnd.orch.protobuf', '{"metadata":{"name":"media"}}', 400, 'BadRequest', /does not appear to be a protobuf message/);
   add('a PATCH as application/json', 'PATCH', `${cm}/cm1`, json, '{"data":{"a":"b"}}', 415, 'UnsupportedMediaType');
   add('a PATCH without Content-Type', 'PATCH', `${cm}/cm1`, undefined, '{"data":{"a":"b"}}', 415, 'UnsupportedMediaType');
 

@@ -16,6 +16,8 @@ export interface Response {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes (a protobuf answer is not text). */
+  bytes: Buffer;
   /** Parsed JSON body, or undefined when the body is not JSON. */
   body: any;
 }
@@ -65,14 +67,15 @@ export function request(url: string, ca: string, method: string, path: string, o
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let body: any;
         try {
           body = JSON.parse(text);
         } catch {
           body = undefined;
         }
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, body });
       });
     });
     req.on('error', reject);
@@ -95,10 +98,10 @@ const WORKER_FLAGS = ['--min-workers=2'];
 
 export async function startTestServer(
   flags: string[] = [],
-  options: { dataDir?: string; bin?: string; nodeArgs?: string[]; wrapper?: string[]; startTimeoutMs?: number } = {},
+  options: { dataDir?: string; bin?: string; node?: string; nodeArgs?: string[]; wrapper?: string[]; startTimeoutMs?: number } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...WORKER_FLAGS, ...flags];
+  const [command, ...args] = [...(options.wrapper ?? []), options.node ?? process.execPath, ...(options.nodeArgs ?? []), options.bin ?? BIN, '--data-dir', dataDir, '--secure-port', '0', ...WORKER_FLAGS, ...flags];
   const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

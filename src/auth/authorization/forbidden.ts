@@ -19,13 +19,30 @@ export function forbiddenError(a: AuthorizationAttributes, reason: string): erro
   return errors.forbidden({ group: a.group, resource: a.resource }, a.name, reason ? `${text}: ${reason}` : text);
 }
 
+/** Where the decision is recorded: the request's audit event (upstream audit.AddAuditAnnotations). */
+export interface AuditAnnotations {
+  annotate(key: string, value: string): void;
+}
+
+const DECISION = 'authorization.orch.io/decision';
+const REASON = 'authorization.orch.io/reason';
+
 /**
  * upstream's WithAuthorization filter: an allow passes; an authorizer error
  * with no allow is a 500 (the decision could not be made); anything else 403.
  */
-export async function authorizeRequest(authorizer: Authorizer, attributes: AuthorizationAttributes): Promise<void> {
+export async function authorizeRequest(authorizer: Authorizer, attributes: AuthorizationAttributes, audit?: AuditAnnotations): Promise<void> {
   const { decision, reason, error } = await authorizer.authorize(attributes);
-  if (decision === 'Allow') return;
-  if (error) throw errors.internalError(new Error(error));
+  if (decision === 'Allow') {
+    audit?.annotate(DECISION, 'allow');
+    audit?.annotate(REASON, reason);
+    return;
+  }
+  if (error) {
+    audit?.annotate(REASON, 'internal error');
+    throw errors.internalError(new Error(error));
+  }
+  audit?.annotate(DECISION, 'forbid');
+  audit?.annotate(REASON, reason);
   throw forbiddenError(attributes, reason);
 }

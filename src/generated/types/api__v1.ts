@@ -1672,6 +1672,25 @@ export interface components {
              */
             name: string;
         };
+        /** @description ModifyVolumeStatus represents the status object of ControllerModifyVolume operation */
+        "io.orch.api.core.v1.ModifyVolumeStatus": {
+            /**
+             * @description status is the status of the ControllerModifyVolume operation. It can be in any of following states:
+             *      - Pending
+             *        Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as
+             *        the specified VolumeAttributesClass not existing.
+             *      - InProgress
+             *        InProgress indicates that the volume is being modified.
+             *      - Infeasible
+             *       Infeasible indicates that the request has been rejected as invalid by the CSI driver. To
+             *     	  resolve the error, a valid VolumeAttributesClass needs to be specified.
+             *     Note: New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately.
+             * @default
+             */
+            status: string;
+            /** @description targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled */
+            targetVolumeAttributesClassName?: string;
+        };
         /** @description Namespace provides a scope for Names. Use of multiple namespaces is optional. */
         "io.orch.api.core.v1.Namespace": {
             /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
@@ -2037,6 +2056,43 @@ export interface components {
             /** @description UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids */
             uid?: string;
         };
+        /** @description PersistentVolumeClaim is a user's request for and claim to a persistent volume */
+        "io.orch.api.core.v1.PersistentVolumeClaim": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description spec defines the desired characteristics of a volume requested by a pod author. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimSpec"];
+            /**
+             * @description status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimStatus"];
+        };
+        /** @description PersistentVolumeClaimCondition contains details about state of pvc */
+        "io.orch.api.core.v1.PersistentVolumeClaimCondition": {
+            /** @description lastProbeTime is the time we probed the condition. */
+            lastProbeTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description lastTransitionTime is the time the condition transitioned from one status to another. */
+            lastTransitionTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description message is the human-readable message indicating details about last transition. */
+            message?: string;
+            /** @description reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized. */
+            reason?: string;
+            /** @default  */
+            status: string;
+            /** @default  */
+            type: string;
+        };
         /** @description PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes */
         "io.orch.api.core.v1.PersistentVolumeClaimSpec": {
             /** @description accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1 */
@@ -2069,6 +2125,74 @@ export interface components {
             volumeMode?: string;
             /** @description volumeName is the binding reference to the PersistentVolume backing this claim. */
             volumeName?: string;
+        };
+        /** @description PersistentVolumeClaimStatus is the current status of a persistent volume claim. */
+        "io.orch.api.core.v1.PersistentVolumeClaimStatus": {
+            /** @description accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1 */
+            accessModes?: string[];
+            /**
+             * @description allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
+             *     	* Un-prefixed keys:
+             *     		- storage - the capacity of the volume.
+             *     	* Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
+             *     Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered reserved and hence may not be used.
+             *
+             *     Capacity reported here may be larger than the actual capacity when a volume expansion operation is requested. For storage quota, the larger value from allocatedResources and PVC.spec.resources is used. If allocatedResources is not set, PVC.spec.resources alone is used for quota calculation. If a volume expansion capacity request is lowered, allocatedResources is only lowered if there are no expansion operations in progress and if the actual volume capacity is equal or lower than the requested capacity.
+             *
+             *     A controller that receives PVC update with previously unknown resourceName should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
+             *
+             *     This is an alpha field and requires enabling RecoverVolumeExpansionFailure feature.
+             */
+            allocatedResources?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /**
+             * @description allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
+             *     	* Un-prefixed keys:
+             *     		- storage - the capacity of the volume.
+             *     	* Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
+             *     Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered reserved and hence may not be used.
+             *
+             *     ClaimResourceStatus can be in any of following states:
+             *     	- ControllerResizeInProgress:
+             *     		State set when resize controller starts resizing the volume in control-plane.
+             *     	- ControllerResizeFailed:
+             *     		State set when resize has failed in resize controller with a terminal error.
+             *     	- NodeResizePending:
+             *     		State set when resize controller has finished resizing the volume but further resizing of
+             *     		volume is needed on the node.
+             *     	- NodeResizeInProgress:
+             *     		State set when kubelet starts resizing the volume.
+             *     	- NodeResizeFailed:
+             *     		State set when resizing has failed in kubelet with a terminal error. Transient errors don't set
+             *     		NodeResizeFailed.
+             *     For example: if expanding a PVC for more capacity - this field can be one of the following states:
+             *     	- pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeInProgress"
+             *          - pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeFailed"
+             *          - pvc.status.allocatedResourceStatus['storage'] = "NodeResizePending"
+             *          - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeInProgress"
+             *          - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeFailed"
+             *     When this field is not set, it means that no resize operation is in progress for the given PVC.
+             *
+             *     A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
+             *
+             *     This is an alpha field and requires enabling RecoverVolumeExpansionFailure feature.
+             */
+            allocatedResourceStatuses?: {
+                [key: string]: string;
+            };
+            /** @description capacity represents the actual resources of the underlying volume. */
+            capacity?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'. */
+            conditions?: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimCondition"][];
+            /** @description currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim This is a beta field and requires enabling VolumeAttributesClass feature (off by default). */
+            currentVolumeAttributesClassName?: string;
+            /** @description ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted. This is a beta field and requires enabling VolumeAttributesClass feature (off by default). */
+            modifyVolumeStatus?: components["schemas"]["io.orch.api.core.v1.ModifyVolumeStatus"];
+            /** @description phase represents the current phase of PersistentVolumeClaim. */
+            phase?: string;
         };
         /** @description PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource. */
         "io.orch.api.core.v1.PersistentVolumeClaimTemplate": {
@@ -2467,6 +2591,19 @@ export interface components {
             resourceClaimStatuses?: components["schemas"]["io.orch.api.core.v1.PodResourceClaimStatus"][];
             /** @description RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod. */
             startTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+        };
+        /** @description PodTemplateSpec describes the data a pod should have when created from a template */
+        "io.orch.api.core.v1.PodTemplateSpec": {
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.PodSpec"];
         };
         /** @description PortworxVolumeSource represents a Portworx volume resource. */
         "io.orch.api.core.v1.PortworxVolumeSource": {

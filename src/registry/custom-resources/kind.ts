@@ -87,10 +87,10 @@ export function customKinds(crd: ApiObject, decodeObjectMeta: Decoder, reviewPos
         storageVersion: storage,
         ...(scale ? { scale } : {}),
         ...(convert ? { convert } : {}),
+        // A custom version has no removal release: the annotation says only that it is deprecated.
+        ...(version.deprecated === true ? { deprecated: {} } : {}),
         decode: customObjectDecoder(structural, decodeObjectMeta),
         patchTypes: PATCH_TYPES,
-        // Upstream's CRD handler marks a deprecated version's requests, with no removed release.
-        ...(version.deprecated === true ? { deprecated: { removedRelease: '' } } : {}),
       };
       return { kind, strategy: customResourceStrategy(hasStatus, structural, scale, resourceRuleValidator(schema, structural)), structure: structureOf(schema) };
     });

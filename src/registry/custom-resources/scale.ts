@@ -10,6 +10,7 @@ import { goPrint, goTypeName } from '../../util/go-print.ts';
 import type { ScalePaths } from '../kind.ts';
 import type { ApiObject } from '../strategy.ts';
 import { invalid, type FieldError } from '../validation/field-errors.ts';
+import { labelSelectorToRequirements, requirementsString } from '../selectors/label-selector.ts';
 
 const MAX_INT32 = 2147483647;
 
@@ -66,7 +67,7 @@ function nestedString(obj: unknown, path: string): string {
 export function scaleFromCustomResource(cr: ApiObject, paths: ScalePaths): { scale: ApiObject; replicasFound: boolean } {
   const spec = nestedInt64(cr, paths.specReplicasPath);
   const status = nestedInt64(cr, paths.statusReplicasPath);
-  const selector = paths.labelSelectorPath ? nestedString(cr, paths.labelSelectorPath) : '';
+  const selector = paths.labelSelectorPath ? nestedString(cr, paths.labelSelectorPath) : paths.selectorObjectPath ? selectorString(nestedField(cr, fieldsOf(paths.selectorObjectPath)).value) : '';
   const meta = cr.metadata ?? {};
   const metadata: Record<string, unknown> = { name: meta.name };
   if (meta.namespace) metadata.namespace = meta.namespace;
@@ -79,6 +80,12 @@ export function scaleFromCustomResource(cr: ApiObject, paths: ScalePaths): { sca
     scale: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: int32(spec.value) }, status: scaleStatus },
     replicasFound: spec.found,
   };
+}
+
+/** metav1.LabelSelectorAsSelector(...).String(); a selector that does not convert is the server's failure, as upstream's. */
+function selectorString(selector: unknown): string {
+  const requirements = labelSelectorToRequirements(selector);
+  return requirements ? requirementsString(requirements) : '';
 }
 
 /** Go's int32(int64): the low 32 bits, signed. */

@@ -20,6 +20,7 @@ import { podStrategy } from './pod.ts';
 import { nodeStrategy } from './node.ts';
 import { crdDeletion } from './crd-deletion.ts';
 import { CRD_GROUP, crdStrategy } from './crd.ts';
+import { workloadStrategies } from './workloads.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -65,6 +66,7 @@ const event: Strategy = {
 
 const strategies: Record<string, Strategy> = {
   ...rbacStrategies,
+  ...workloadStrategies,
   'networking.orch.io/NetworkPolicy': networkPolicy,
   '/Namespace': namespace,
   '/Secret': secret,

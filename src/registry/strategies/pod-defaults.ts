@@ -50,34 +50,38 @@ export function canonicalResourceList(list: unknown, kind = 'Pod'): void {
   for (const name of Object.keys(list)) canonicalQuantity(list, name, true, kind);
 }
 
-function canonicalRequirements(resources: unknown): void {
+function canonicalRequirements(resources: unknown, kind = 'Pod'): void {
   if (!isObj(resources)) return;
-  canonicalResourceList(resources.limits);
-  canonicalResourceList(resources.requests);
+  canonicalResourceList(resources.limits, kind);
+  canonicalResourceList(resources.requests, kind);
 }
 
-function canonicalDivisor(ref: unknown): void {
-  if (isObj(ref)) canonicalQuantity(ref, 'divisor', false);
+function canonicalDivisor(ref: unknown, kind: string): void {
+  if (isObj(ref)) canonicalQuantity(ref, 'divisor', false, kind);
 }
 
-/** Every quantity of a pod, spec and status, in canonical form (the decoder's part of upstream's work). */
-function canonicalizeQuantities(pod: ApiObject): void {
-  const spec = pod.spec ?? {};
+/** Every quantity of a pod spec in canonical form (the decoder's part of upstream's work); `kind` names the object in errors. */
+function canonicalizeSpecQuantities(spec: any, kind: string): void {
   for (const list of containerLists(spec)) {
     for (const c of list) {
       if (!isObj(c)) continue;
-      canonicalRequirements(c.resources);
-      for (const env of arr(c.env)) canonicalDivisor(env?.valueFrom?.resourceFieldRef);
+      canonicalRequirements(c.resources, kind);
+      for (const env of arr(c.env)) canonicalDivisor(env?.valueFrom?.resourceFieldRef, kind);
     }
   }
-  canonicalResourceList(spec.overhead);
+  canonicalResourceList(spec.overhead, kind);
   for (const v of arr(spec.volumes)) {
     if (!isObj(v)) continue;
-    if (isObj(v.emptyDir)) canonicalQuantity(v.emptyDir, 'sizeLimit', false);
-    for (const item of arr(v.downwardAPI?.items)) canonicalDivisor(item?.resourceFieldRef);
-    for (const source of arr(v.projected?.sources)) for (const item of arr(source?.downwardAPI?.items)) canonicalDivisor(item?.resourceFieldRef);
-    canonicalRequirements(v.ephemeral?.volumeClaimTemplate?.spec?.resources);
+    if (isObj(v.emptyDir)) canonicalQuantity(v.emptyDir, 'sizeLimit', false, kind);
+    for (const item of arr(v.downwardAPI?.items)) canonicalDivisor(item?.resourceFieldRef, kind);
+    for (const source of arr(v.projected?.sources)) for (const item of arr(source?.downwardAPI?.items)) canonicalDivisor(item?.resourceFieldRef, kind);
+    canonicalRequirements(v.ephemeral?.volumeClaimTemplate?.spec?.resources, kind);
   }
+}
+
+/** Every quantity of a pod, spec and status, in canonical form. */
+function canonicalizeQuantities(pod: ApiObject): void {
+  canonicalizeSpecQuantities(pod.spec ?? {}, 'Pod');
   for (const key of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
     for (const s of arr(pod.status?.[key])) {
       if (!isObj(s)) continue;
@@ -166,6 +170,21 @@ function convertStatusIPs(status: unknown): void {
   }
 }
 
+/**
+ * SetDefaults_PodSpec and the defaults of everything in a pod spec, as the
+ * generated defaulters apply them to a pod template's spec too (Deployment,
+ * Job, ...): not SetDefaults_Pod's, which upstream keeps to v1.Pod.
+ */
+function defaultPodSpecFields(spec: Record<string, any>): void {
+  spec.dnsPolicy ||= 'ClusterFirst';
+  spec.restartPolicy ||= 'Always';
+  if (!isObj(spec.securityContext)) spec.securityContext = {};
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.schedulerName ||= 'default-scheduler';
+  for (const v of arr(spec.volumes)) if (isObj(v)) defaultVolume(v);
+  for (const list of containerLists(spec)) for (const c of list) if (isObj(c)) defaultContainer(c);
+}
+
 /** Every default upstream gives a decoded v1 Pod (spec and status). */
 export function defaultPod(pod: ApiObject): void {
   canonicalizeQuantities(pod);
@@ -178,14 +197,20 @@ export function defaultPod(pod: ApiObject): void {
       for (const port of arr(c?.ports)) if (isObj(port) && !port.hostPort) port.hostPort = port.containerPort;
     }
   }
-  spec.dnsPolicy ||= 'ClusterFirst';
-  spec.restartPolicy ||= 'Always';
-  if (!isObj(spec.securityContext)) spec.securityContext = {};
-  spec.terminationGracePeriodSeconds ??= 30;
-  spec.schedulerName ||= 'default-scheduler';
-  for (const v of arr(spec.volumes)) if (isObj(v)) defaultVolume(v);
-  for (const list of containerLists(spec)) for (const c of list) if (isObj(c)) defaultContainer(c);
+  defaultPodSpecFields(spec);
   convertStatusIPs(pod.status);
+}
+
+/**
+ * The defaults of a pod template (a workload's spec.template, SPEC 9.7):
+ * quantities in canonical form (errors name `kind`, the object decoded) and
+ * the pod spec defaults.
+ */
+export function defaultPodTemplate(template: unknown, kind: string): void {
+  if (!isObj(template)) return;
+  if (!isObj(template.spec)) template.spec = {};
+  canonicalizeSpecQuantities(template.spec, kind);
+  defaultPodSpecFields(template.spec);
 }
 
 export { convertStatusIPs };

@@ -17,8 +17,8 @@ const APPLY_TYPE = 'application/apply-patch+yaml';
 
 /** A deprecated API version (upstream's deprecation.IsDeprecated result): a custom resource version marked deprecated, or a built-in one. */
 export interface Deprecation {
-  /** `M.m` when known, else ''. */
-  removedRelease: string;
+  /** `M.m` when known. */
+  removedRelease?: string;
 }
 
 /** upstream CleanScope: resource for a named object or a create, then namespace, cluster; '' for non-resource requests. */
@@ -85,8 +85,8 @@ export function monitorRequest(req: IncomingMessage, res: ServerResponse, info: 
 }
 
 function markDeprecated(info: RequestInfo, deprecation: Deprecation): void {
-  const key = `${info.group}|${info.version}|${info.resource}|${info.subresource}|${deprecation.removedRelease}`;
+  const key = `${info.group}|${info.version}|${info.resource}|${info.subresource}|${deprecation.removedRelease ?? ''}`;
   if (deprecationsSeen.has(key)) return;
   deprecationsSeen.add(key);
-  deprecatedApiRequests.labels(info.group, info.version, info.resource, info.subresource, deprecation.removedRelease).set(1);
+  deprecatedApiRequests.labels(info.group, info.version, info.resource, info.subresource, deprecation.removedRelease ?? '').set(1);
 }

@@ -16,6 +16,22 @@ export interface WatchSelection {
   matches?: (obj: any) => boolean;
 }
 
+/**
+ * How a watcher writes events when not as JSON lines (the protobuf frames of
+ * SPEC 4.7), made by the layer that negotiated the encoding. Watchers of one
+ * encoding share each event's frame (CacheEvent.frame).
+ */
+export interface WatchEncoding {
+  /** Tells apart the frames of different encodings of one event. */
+  readonly key: string;
+  /** An event of `type` carrying `object` at `revision`. */
+  event(type: WatchEventType, object: CachedObject, revision: number): Buffer;
+  /** A BOOKMARK at `revision`, marked as the end of the initial events when asked (SPEC 2.4, 4.4 item 4). */
+  bookmark(revision: number, initialEventsEnd: boolean): Buffer;
+  /** A terminal ERROR event carrying `status`. */
+  error(status: unknown): Buffer;
+}
+
 export interface CacheWatcherOptions {
   /** Bytes the socket may hold unsent before the watcher counts as too slow. */
   maxBufferedBytes: number;
@@ -30,6 +46,8 @@ export interface CacheWatcherOptions {
    * Events then wait for it, in order.
    */
   prepare?: (objects: ReadonlyArray<CachedObject | undefined>) => Promise<unknown>;
+  /** Frames events in another encoding than JSON lines. */
+  encoding?: WatchEncoding;
   onClose: (watcher: CacheWatcher) => void;
   /** Told of every event written (its line's length), for the watch-event metrics. */
   onEvent?: (bytes: number) => void;
@@ -143,7 +161,7 @@ export class CacheWatcher {
     // The common case writes at once, without a closure per event and watcher.
     if (!this.options.prepare) {
       const type = this.typeFor(event);
-      if (type) this.enqueue(event.line(type, this.options.apiVersion));
+      if (type) this.enqueue(this.lineOf(event, type));
       return;
     }
     // Selectors read the converted objects (selectable fields are the served version's).
@@ -151,8 +169,14 @@ export class CacheWatcher {
     const candidates = event.object.key.startsWith(this.selection.keyPrefix) ? (this.selection.matches ? [event.object, event.prev] : [event.object]) : [];
     this.whenPrepared(candidates, () => {
       const type = this.typeFor(event);
-      if (type) this.enqueue(event.line(type, this.options.apiVersion));
+      if (type) this.enqueue(this.lineOf(event, type));
     });
+  }
+
+  /** The shared wire form of an event as this watcher sees it. */
+  private lineOf(event: CacheEvent, type: WatchEventType): Buffer {
+    const { encoding } = this.options;
+    return encoding ? event.frame(type, encoding) : event.line(type, this.options.apiVersion);
   }
 
   /** Runs `write` once `prepare` made the objects ready (at once without it); a failure ends the watch. */
@@ -172,7 +196,9 @@ export class CacheWatcher {
   sendInitial(objects: readonly CachedObject[]): void {
     this.whenPrepared(objects, () => {
       for (const object of objects) {
-        if (!this.selection.matches || this.selection.matches(object.parsedAs(this.options.apiVersion))) this.enqueue(`{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
+        if (this.selection.matches && !this.selection.matches(object.parsedAs(this.options.apiVersion))) continue;
+        const { encoding } = this.options;
+        this.enqueue(encoding ? encoding.event('ADDED', object, object.revision) : `{"type":"ADDED","object":${object.json(this.options.apiVersion)}}\n`);
       }
     });
   }
@@ -182,12 +208,15 @@ export class CacheWatcher {
     if (this.closed || !this.options.bookmarkHead || revision < this.sentRevision) return;
     this.sentRevision = revision;
     const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
-    this.whenPrepared([], () => this.enqueue(`{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`));
+    const { encoding } = this.options;
+    this.whenPrepared([], () =>
+      this.enqueue(encoding ? encoding.bookmark(revision, initialEventsEnd) : `{"type":"BOOKMARK","object":{${this.options.bookmarkHead},"metadata":{"resourceVersion":"${revision}"${annotations}}}}\n`),
+    );
   }
 
   /** A terminal ERROR event carrying a Status (FACTS 2), then the stream ends. */
   fail(status: unknown): void {
-    this.enqueue(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    this.enqueue(this.options.encoding ? this.options.encoding.error(status) : `${JSON.stringify({ type: 'ERROR', object: status })}\n`);
     this.flush();
     this.close();
   }

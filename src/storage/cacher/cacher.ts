@@ -17,6 +17,7 @@ import * as errors from '../../api/status-error.ts';
 import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
 import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
+import { watchFromStorage } from './storage-watcher.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
 const PROGRESS_REQUEST_DELAY_MS = 50;
@@ -47,11 +48,15 @@ export interface WatchRequest {
   prepare?: CacheWatcherOptions['prepare'];
   /** CacheWatcherOptions.onEvent. */
   onEvent?: CacheWatcherOptions['onEvent'];
+  /** CacheWatcherOptions.encoding: JSON lines when undefined. */
+  encoding?: CacheWatcherOptions['encoding'];
   out: import('node:stream').Writable;
 }
 
 export class Cacher {
   private readonly caches = new Map<string, ResourceCache>();
+  /** Clients' watches the store serves (watchFromStorage), ended with the cache's at shutdown. */
+  private readonly storageWatchers = new Set<CacheWatcher>();
   private revision = 0;
   private watch: Watch | undefined;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -313,6 +318,7 @@ export class Cacher {
       apiVersion: request.apiVersion,
       prepare: request.prepare,
       onEvent: request.onEvent,
+      encoding: request.encoding,
       onClose: (w) => cache.watchers.delete(w),
     });
     if (request.initialEvents) {
@@ -327,6 +333,18 @@ export class Cacher {
       for (const event of history) watcher.offer(event);
     }
     cache.watchers.add(watcher);
+    return watcher;
+  }
+
+  /**
+   * A client's watch served by the store, for a resource the cache does not
+   * serve to clients (--watch-cache, --watch-cache-sizes): any revision the
+   * store still holds, one storage watch each.
+   */
+  async startStorageWatch(request: WatchRequest): Promise<CacheWatcher | undefined> {
+    const watcher = await watchFromStorage(this.storage, request, this.options.maxWatcherBufferedBytes, (w) => this.storageWatchers.delete(w));
+    if (watcher.isClosed()) return undefined;
+    this.storageWatchers.add(watcher);
     return watcher;
   }
 
@@ -346,5 +364,6 @@ export class Cacher {
     for (const timer of this.timers) clearInterval(timer);
     this.watch?.stop();
     for (const cache of this.caches.values()) for (const watcher of [...cache.watchers]) watcher.close();
+    for (const watcher of [...this.storageWatchers]) watcher.close();
   }
 }

@@ -7,7 +7,7 @@
  */
 import { withApiVersion, withResourceVersion } from '../../registry/object-meta.ts';
 import type { StorageEvent, WatchEventType } from '../interface.ts';
-import type { CacheWatcher } from './cache-watcher.ts';
+import type { CacheWatcher, WatchEncoding } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
 import { SortedKeys } from './sorted-keys.ts';
 
@@ -19,15 +19,41 @@ const SHARED_BODY_BYTES = 32 * 1024 * 1024;
 const sharedBodies = new Map<string, { body: Buffer; version: string }>();
 let sharedBodyBytes = 0;
 let nextCacheId = 0;
-/** The objects keeping one, oldest first from `firstHolder`: the oldest give theirs up past the budget. */
-let bodyHolders: Array<CachedObject | undefined> = [];
-let firstHolder = 0;
+/**
+ * Encoded bodies kept on objects, oldest first from `firstKept`, and the
+ * object keeping each (two arrays: no object or closure per body).
+ */
+let keptBodies: Array<Buffer | undefined> = [];
+let keptBy: Array<CachedObject | undefined> = [];
+let firstKept = 0;
 let bodyBytesKept = 0;
+
+/** Counts a body an object now keeps; past BODY_BYTES_KEPT the oldest are given up. */
+function keepBody(object: CachedObject, body: Buffer): void {
+  keptBodies.push(body);
+  keptBy.push(object);
+  bodyBytesKept += body.length;
+  while (bodyBytesKept > BODY_BYTES_KEPT && firstKept < keptBodies.length) {
+    const oldest = keptBodies[firstKept]!;
+    keptBy[firstKept]!.release(oldest);
+    keptBodies[firstKept] = undefined;
+    keptBy[firstKept++] = undefined;
+    bodyBytesKept -= oldest.length;
+  }
+  // Compacted once the released prefix dominates, so the queue stays amortized O(1).
+  if (firstKept > 4096 && firstKept * 2 > keptBodies.length) {
+    keptBodies = keptBodies.slice(firstKept);
+    keptBy = keptBy.slice(firstKept);
+    firstKept = 0;
+  }
+}
 
 /** One object version as the cache holds it; serialized and parsed forms are made on first use. */
 export class CachedObject {
   private parsedObject: any;
   private encodedBody: Buffer | undefined;
+  /** This version in another media type (an upper layer's, e.g. the protobuf envelope), and which. */
+  private alternate: { mediaType: string; body: Buffer } | undefined;
   /**
    * A form an upper layer derives from this version (the handlers' encoded
    * Table row, SPEC 4.7): made there on first use, it goes with the version.
@@ -87,20 +113,27 @@ export class CachedObject {
     if (this.encodedBody) return this.encodedBody;
     const body = Buffer.from(this.json());
     this.encodedBody = body;
-    bodyHolders.push(this);
-    bodyBytesKept += body.length;
-    while (bodyBytesKept > BODY_BYTES_KEPT && firstHolder < bodyHolders.length) {
-      const oldest = bodyHolders[firstHolder]!;
-      bodyHolders[firstHolder++] = undefined;
-      bodyBytesKept -= oldest.encodedBody!.length;
-      oldest.encodedBody = undefined;
-    }
-    // Compacted once the released prefix dominates, so the queue stays amortized O(1).
-    if (firstHolder > 4096 && firstHolder * 2 > bodyHolders.length) {
-      bodyHolders = bodyHolders.slice(firstHolder);
-      firstHolder = 0;
-    }
+    keepBody(this, body);
     return body;
+  }
+
+  /**
+   * This version encoded in another media type by `encode` (an upper layer's
+   * codec: the protobuf of SPEC 4.7), made once and kept like `body`, within
+   * the same budget; the last media type asked for is the one kept.
+   */
+  encoded(mediaType: string, encode: (object: CachedObject) => Buffer): Buffer {
+    if (this.alternate?.mediaType === mediaType) return this.alternate.body;
+    const body = encode(this);
+    this.alternate = { mediaType, body };
+    keepBody(this, body);
+    return body;
+  }
+
+  /** Gives up a kept body (keepBody's budget), if this version still holds it. */
+  release(body: Buffer): void {
+    if (this.encodedBody === body) this.encodedBody = undefined;
+    if (this.alternate?.body === body) this.alternate = undefined;
   }
 
   /** Parsed object for selectors; treat as read-only, it is shared. */
@@ -142,6 +175,18 @@ export class CacheEvent {
       this.lines.set(key, line);
     }
     return line;
+  }
+
+  /** The event as `encoding` frames it for a watcher that sees it as `asType` (as `line`), made once for all its watchers. */
+  frame(asType: WatchEventType, encoding: WatchEncoding): Buffer {
+    this.lines ??= new Map();
+    const key = `${asType}\0\0${encoding.key}`;
+    let frame = this.lines.get(key);
+    if (frame === undefined) {
+      frame = encoding.event(asType, asType === 'DELETED' && this.type === 'MODIFIED' ? this.prev! : this.object, this.revision);
+      this.lines.set(key, frame);
+    }
+    return frame;
   }
 }
 

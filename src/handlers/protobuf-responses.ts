@@ -1,0 +1,78 @@
+/**
+ * Protobuf answers of get, list and watch (SPEC 4.7), encoded once where it
+ * matters: an object version's envelope is made once and kept on its cached
+ * version (CachedObject.encoded), a list's body is its items' messages
+ * framed, not re-encoded, and a watch event's frame is shared by every
+ * protobuf watcher (CacheEvent.frame).
+ */
+import type { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { PROTOBUF_TYPE, rawOf, watchFrame } from '../api/protobuf/envelope.ts';
+import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
+import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
+import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
+import type { WatchEventType } from '../storage/interface.ts';
+import { sendWhole, writeSharedBody, type EncodeOptions } from '../server/respond.ts';
+import type { ResourceRequest } from './context.ts';
+
+/** A stored object (without resourceVersion) as served at `revision`. */
+function atRevision(stored: any, revision: number): any {
+  return { ...stored, metadata: { ...stored.metadata, resourceVersion: String(revision) } };
+}
+
+/** An object version's protobuf body (its envelope), made once per version and kept on it. */
+export function protobufBody(codec: ProtobufCodec, kind: KindDefinition, object: CachedObject): Buffer {
+  return object.encoded(PROTOBUF_TYPE, (o) => codec.encodeObject(apiVersionOf(kind), kind.kind, atRevision(o.parsed(), o.revision)));
+}
+
+/** SPEC 4.2 get in protobuf. */
+export function writeProtobufObject(ctx: ResourceRequest, object: CachedObject): void {
+  sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, protobufBody(codecOf(ctx.encode), ctx.store.kind, object));
+}
+
+/**
+ * SPEC 4.2 list in protobuf: the kind's List message, its items the kept
+ * messages of each version; with `shared`, the body is made once for every
+ * reader of the same state (ResourceCache.sharedBody).
+ */
+export function writeProtobufList(
+  ctx: ResourceRequest,
+  items: readonly CachedObject[],
+  metadata: Record<string, unknown>,
+  shared: { cache: ResourceCache; key: string } | undefined,
+): void {
+  const codec = codecOf(ctx.encode);
+  const kind = ctx.store.kind;
+  const encode = () => codec.encodeList(apiVersionOf(kind), kind.listKind, metadata, items.map((item) => rawOf(protobufBody(codec, kind, item))));
+  const body = shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}`, encode) : encode();
+  if (ctx.encode.headers !== undefined || ctx.encode.warnings?.length) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, body);
+  writeSharedBody(ctx.res, 200, { 'Content-Type': PROTOBUF_TYPE, 'Cache-Control': 'no-cache, private' }, body);
+}
+
+/**
+ * The frames of a protobuf watch of `kind` (apiserver serveWatchHandler with
+ * the protobuf stream serializer): each event's object in its own envelope
+ * inside a WatchEvent, an object at its own version reusing its kept body.
+ */
+export function protobufWatchEncoding(codec: ProtobufCodec, kind: KindDefinition): WatchEncoding {
+  const apiVersion = apiVersionOf(kind);
+  return {
+    key: PROTOBUF_TYPE,
+    event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
+      const body = revision === object.revision ? protobufBody(codec, kind, object) : codec.encodeObject(apiVersion, kind.kind, atRevision(object.parsed(), revision));
+      return watchFrame(type, body);
+    },
+    bookmark(revision: number, initialEventsEnd: boolean): Buffer {
+      const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+      if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
+      return watchFrame('BOOKMARK', codec.encodeObject(apiVersion, kind.kind, { metadata }));
+    },
+    error(status: unknown): Buffer {
+      return watchFrame('ERROR', codec.encodeObject('v1', 'Status', status));
+    },
+  };
+}
+
+function codecOf(encode: EncodeOptions): ProtobufCodec {
+  if (!encode.protobuf) throw new Error('protobuf negotiated without a codec');
+  return encode.protobuf;
+}
