@@ -5,6 +5,7 @@
  * On SIGTERM/SIGINT it shuts down gracefully (SPEC 4.10
  * --shutdown-delay-duration) and exits 0.
  */
+import { PrimaryMetrics, WorkerMetrics } from '../server/metrics/pool-metrics.ts';
 import { join, resolve } from 'node:path';
 import * as api from '../generated/index.ts';
 import { startServer, type StartOptions } from '../server/start.ts';
@@ -166,6 +167,7 @@ async function runWorker(flags: Flags): Promise<void> {
     controllersEnabled: !sqlite || flags.leaderElect === true,
     load,
     listen: listenAsWorker(load),
+    metrics: new WorkerMetrics(),
     writesOrchconfig: false,
     audit: evaluator && { evaluator, sink: workerSink() },
   });
@@ -189,9 +191,10 @@ async function runPrimary(flags: Flags, started: number): Promise<void> {
   await writer?.start();
   const load = new ProcessLoad();
   let pool: WorkerPool | undefined;
-  const running = await startServer({ ...startOptions(flags), storage, load, audit, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
+  const metrics = new PrimaryMetrics();
+  const running = await startServer({ ...startOptions(flags), storage, load, audit, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
   const onAudit = auditBackend && ((events: AuditEvent[]) => processWorkerEvents(auditBackend, events));
-  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit });
+  pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit, metrics });
   try {
     await pool.fill();
   } catch (err) {

@@ -3,6 +3,7 @@
  * `{type, object}` events served from the watch cache, with bookmarks,
  * streaming lists (sendInitialEvents) and timeoutSeconds.
  */
+import { watchEventRecorder } from '../metrics/registry.ts';
 import * as errors from '../api/status-error.ts';
 import { apiVersionOf, readApiVersion } from '../registry/kind.ts';
 import { compileFilter } from '../registry/list-filter.ts';
@@ -99,6 +100,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
     bookmarkHead: options.allowBookmarks ? `"kind":"${kind.kind}","apiVersion":"${apiVersionOf(kind)}"` : undefined,
     apiVersion: readApiVersion(kind),
     encoding,
+    onEvent: watchEventRecorder(kind.group, kind.version, kind.kind),
     prepare: kind.convert ? (objects) => convertForServing(kind, objects).then(() => undefined, (err) => toStatusError(err).toStatus()) : undefined,
     out: res,
   };

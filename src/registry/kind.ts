@@ -85,7 +85,8 @@ export interface KindDefinition extends BodyKind {
   /**
    * Set when the version is deprecated (a CustomResourceDefinition version with
    * `deprecated: true`, or a built-in deprecated version): its requests carry the
-   * audit annotation `orch.io/deprecated`, and `orch.io/removed-release` when known.
+   * audit annotation `orch.io/deprecated`, and `orch.io/removed-release` when known,
+   * and set apiserver_requested_deprecated_apis (removed_release '' when unknown).
    */
   deprecated?: { removedRelease?: string };
   /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */

@@ -21,7 +21,7 @@ import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
 import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
 import type { KeyValue, Storage } from '../storage/interface.ts';
-import { resourcePrefix } from '../storage/keys.ts';
+import { parseResourcePrefix, resourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
@@ -42,6 +42,9 @@ import { WatchCacheSettings } from './watch-cache-settings.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { StaticDocument } from './issuer-discovery.ts';
+import { singleProcessMetrics, type MetricsSource, type RegistryName } from './metrics/pool-metrics.ts';
+import { monitorRequest } from './metrics/request-metrics.ts';
+import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
 import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
 import { acceptsGzip } from './gzip-body.ts';
 import type { ApiEnablement } from './runtime-config.ts';
@@ -69,6 +72,8 @@ export interface ApiServerOptions {
   staticDocuments?: Map<string, StaticDocument>;
   /** --enable-garbage-collector and --delete-collection-workers. */
   deletion?: DeletionSettings;
+  /** Where /metrics text comes from (default: this process's registry alone). */
+  metrics?: MetricsSource;
   /** --watch-cache and --watch-cache-sizes (every resource but events through the cache when absent). */
   watchCache?: WatchCacheSettings;
   /** --audit-policy-file with a backend (SPEC 9.5); absent: nothing is audited. */
@@ -132,6 +137,8 @@ export class ApiServer {
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api, (group, version, plural) => options.enablement.resourceEnabled(group, version, plural));
     this.inflight = new InflightLimiter(options.limits);
+    reportInflight(() => Object.entries(this.inflight.current()));
+    reportStoredObjects(() => storedObjectsByResource(options.cacher));
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
 
@@ -328,6 +335,9 @@ export class ApiServer {
       if (await this.options.health.serveOne(endpoint, health[2], res)) return;
       return writeText(res, 404, '404 page not found\n');
     }
+    if ((trimmed === '/metrics' || trimmed === '/metrics/slis') && (req.method === 'GET' || req.method === 'HEAD')) {
+      return this.serveMetrics(req, res, trimmed === '/metrics' ? 'metrics' : 'slis');
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (this.discovery.legacy.has(trimmed) || trimmed === '/version') throw errors.methodNotAllowed();
       return writeText(res, 404, '404 page not found\n');
@@ -363,6 +373,17 @@ export class ApiServer {
     writeText(res, 404, '404 page not found\n');
   }
 
+  /**
+   * GET /metrics and /metrics/slis (SPEC 9.5): the pool's series in Prometheus
+   * text format 0.0.4, as upstream's legacyregistry and slis handlers.
+   */
+  private async serveMetrics(req: IncomingMessage, res: ServerResponse, registry: RegistryName): Promise<void> {
+    const source = this.options.metrics ?? singleProcessMetrics();
+    const text = await source.gather(registry);
+    res.writeHead(200, { 'Content-Type': source.contentType });
+    res.end(req.method === 'HEAD' ? undefined : text);
+  }
+
   /** A custom resource's scale subresource (SPEC 2.1): get, update and patch of its autoscaling/v1 Scale. */
   private serveScale(ctx: ResourceRequest): Promise<void> {
     const scaleKind = this.options.api.bodyKinds.find(isScale);
@@ -385,6 +406,7 @@ export class ApiServer {
     const route = this.routes.get(key);
     if (!route || this.unserved.has(key)) throw errors.routeNotFound();
     const { kind } = route;
+    monitorRequest(req, res, info, query, kind, kind.deprecated);
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
     if (kind.deprecated) annotateDeprecated(req, kind.deprecated);
@@ -456,6 +478,14 @@ export class ApiServer {
       default:
         throw errors.methodNotSupported(store.groupResource, info.verb);
     }
+  }
+}
+
+/** The watch cache's object counts by group-resource (`plural.group`, `plural` for the core group), as upstream labels them. */
+function* storedObjectsByResource(cacher: Cacher): Iterable<[string, number]> {
+  for (const [prefix, count] of cacher.objectCounts()) {
+    const parsed = parseResourcePrefix(prefix);
+    if (parsed) yield [parsed.group ? `${parsed.resource}.${parsed.group}` : parsed.resource, count];
   }
 }
 

@@ -3,6 +3,7 @@
  * The checks of one endpoint run concurrently and each is bounded in time, so a
  * frozen store makes the probe fail within its check timeout instead of hanging.
  */
+import { observeHealthcheck } from '../metrics/sli-registry.ts';
 import type { ServerResponse } from 'node:http';
 import { writeText } from './respond.ts';
 
@@ -88,6 +89,8 @@ export class HealthChecks {
     const excluded = new Set(query.getAll('exclude'));
     const checks = this.checksFor(endpoint);
     const outcomes = await Promise.all(checks.map((check) => (excluded.has(check.name) ? 'excluded' : this.passes(endpoint, check))));
+    // Upstream's root handlers record each check they ran for /metrics/slis; the per-check paths do not.
+    checks.forEach((check, i) => outcomes[i] !== 'excluded' && observeHealthcheck(check.name, endpoint, outcomes[i] === true));
     const lines: string[] = [];
     let failed = false;
     checks.forEach((check, i) => {

@@ -145,6 +145,11 @@ export class InflightLimiter {
 
   constructor(private readonly limits: RequestLimits) {}
 
+  /** The requests holding a slot now, for apiserver_current_inflight_requests. */
+  current(): { readOnly: number; mutating: number } {
+    return { readOnly: this.readOnly, mutating: this.mutating };
+  }
+
   /**
    * Takes a slot for the request, or throws 429 when its kind is full; returns
    * the release. Long-running requests and probes take none; members of

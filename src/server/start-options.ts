@@ -2,6 +2,7 @@
  * What starts a server (the flags, as src/cli/main.ts maps them) and what a
  * started server offers its caller.
  */
+import type { MetricsSource } from './metrics/pool-metrics.ts';
 import type { Server } from 'node:https';
 import type { ControllerManager } from '../controllers/controller-manager.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
@@ -120,6 +121,8 @@ export interface StartOptions {
   reusePort?: boolean;
   /** The pool's view of this process's load; it may ask the process to shed connections (process-load.ts). */
   load?: ProcessLoad;
+  /** Where /metrics text comes from: the pool's sums (pool-metrics.ts); default this process alone. */
+  metrics?: MetricsSource;
   /** Whether this process writes the admin orchconfig (default true; the pool's workers leave it to the primary). */
   writesOrchconfig?: boolean;
   /** Runs in a graceful stop after requests drained, before storage closes (the primary waits for its workers there). */

@@ -272,6 +272,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     health,
     serverAddress: advertised,
     deletion: options.deletion,
+    metrics: options.metrics,
     watchCache: options.watchCache,
     auditor: options.audit && new Auditor(options.audit.evaluator, options.audit.sink, new ProtobufCodec(options.api.protobuf)),
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),

@@ -15,6 +15,7 @@
  * themselves and send their writes to the primary's WriterHost. Over etcd
  * every process is a replica like any other.
  */
+import type { PrimaryMetrics } from './metrics/pool-metrics.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:https';
 import type { WriterHost } from '../storage/sqlite/writer-host.ts';
@@ -53,6 +54,8 @@ export interface WorkerPoolOptions {
   load: ProcessLoad;
   /** The SQLite writer the workers' writes go to; undefined over etcd. */
   writer?: WriterHost;
+  /** The primary's side of /metrics, which collects every worker's registry. */
+  metrics?: PrimaryMetrics;
   /** Where the workers' audit events go: the primary's audit backends. */
   onAudit?: (events: AuditEvent[]) => void;
 }
@@ -115,6 +118,7 @@ export class WorkerPool {
     const member: Member = { index, child, serving: false, retiring: false, shed: 0, last: { utilization: 0, connections: 0 } };
     this.members.set(index, member);
     this.options.writer?.attach(workerChannel(child));
+    this.options.metrics?.attach(child);
     this.startingWorker = true;
     return new Promise<void>((resolve, reject) => {
       child.on('message', (message: ControlMessage) => {

@@ -13,6 +13,13 @@ export function resourcePrefix(group: string, resource: string): string {
   return `/${group || 'core'}/${resource}/`;
 }
 
+/** The group and resource of a `resourcePrefix`, or undefined for another key. */
+export function parseResourcePrefix(prefix: string): { group: string; resource: string } | undefined {
+  const match = /^\/([^/]+)\/([^/]+)\/$/.exec(prefix);
+  if (!match) return undefined;
+  return { group: match[1] === 'core' ? '' : match[1], resource: match[2] };
+}
+
 export function collectionPrefix(group: string, resource: string, namespace: string | undefined): string {
   return namespace ? `${resourcePrefix(group, resource)}${namespace}/` : resourcePrefix(group, resource);
 }

@@ -54,6 +54,8 @@ export interface CacheWatcherOptions {
   /** Frames events in another encoding than JSON lines. */
   encoding?: WatchEncoding;
   onClose: (watcher: CacheWatcher) => void;
+  /** Told of every event written (its line's length), for the watch-event metrics. */
+  onEvent?: (bytes: number) => void;
 }
 
 const dirty = new Set<CacheWatcher>();
@@ -236,6 +238,7 @@ export class CacheWatcher {
 
   private enqueue(line: Chunk): void {
     if (this.closed) return;
+    this.options.onEvent?.(line.length);
     this.pending.push(line);
     dirty.add(this);
     scheduleFlush();

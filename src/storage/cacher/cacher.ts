@@ -46,6 +46,8 @@ export interface WatchRequest {
   apiVersion?: string;
   /** CacheWatcherOptions.prepare. */
   prepare?: CacheWatcherOptions['prepare'];
+  /** CacheWatcherOptions.onEvent. */
+  onEvent?: CacheWatcherOptions['onEvent'];
   /** CacheWatcherOptions.encoding: JSON lines when undefined. */
   encoding?: CacheWatcherOptions['encoding'];
   out: import('node:stream').Writable;
@@ -229,6 +231,13 @@ export class Cacher {
     for (const watcher of [...cache.watchers]) watcher.close();
   }
 
+  /** The objects each resource's cache holds now, by resource prefix (for apiserver_storage_objects). */
+  objectCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [prefix, cache] of this.caches) counts.set(prefix, cache.size());
+    return counts;
+  }
+
   currentRevision(): number {
     return this.revision;
   }
@@ -308,6 +317,7 @@ export class Cacher {
       bookmarkHead: request.bookmarkHead,
       apiVersion: request.apiVersion,
       prepare: request.prepare,
+      onEvent: request.onEvent,
       encoding: request.encoding,
       onClose: (w) => cache.watchers.delete(w),
     });

@@ -63,6 +63,7 @@ export async function watchFromStorage(
     apiVersion: request.apiVersion,
     encoding: request.encoding,
     prepare: request.prepare,
+    onEvent: request.onEvent,
     onClose: (closed) => {
       storageWatch?.stop();
       onClose(closed);

@@ -9,6 +9,7 @@
  * libuv's thread pool rather than inside COMMIT on the event loop (issue 10).
  */
 import Database from 'better-sqlite3';
+import { sqliteCommitBatchSizes, sqliteFsyncSeconds } from '../../metrics/registry.ts';
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -279,6 +280,7 @@ export class SqliteStorage implements Storage {
       for (const write of batch) outcomes.push(this.applyInSavepoint(write));
       this.stmt.commit.run();
       this.checkpointer.committed();
+      sqliteCommitBatchSizes.observe(batch.length);
     } catch (error) {
       this.rollback();
       const failure = storeFailure(error);
@@ -319,7 +321,9 @@ export class SqliteStorage implements Storage {
       this.awaitingSync = [];
       let error: unknown;
       try {
+        const started = performance.now();
         await new Promise<void>((resolve, reject) => fsync(this.wal(), (err) => (err ? reject(err) : resolve())));
+        sqliteFsyncSeconds.observe((performance.now() - started) / 1000);
       } catch (err) {
         error = new StorageUnavailableError(`sqlite: the commit may not be durable: fsync of the WAL failed: ${(err as Error).message}`);
       }
