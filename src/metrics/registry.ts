@@ -112,3 +112,35 @@ registerScraped(
   'histogram',
   () => (sqliteFsyncSeconds.count ? sqliteFsyncSeconds.values('apiserver_storage_sqlite_fsync_duration_seconds') : []),
 );
+
+/** One (operation, type) pair of the etcd store: its latency histogram (whose count is the request count) and its failures. */
+interface EtcdRequestCell {
+  latency: HistogramCell;
+  errors: number;
+}
+const etcdRequestCells = new Map<string, EtcdRequestCell>();
+/** upstream's request-latency buckets, which etcd_request_duration_seconds shares. */
+const ETCD_LATENCY_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+
+/**
+ * upstream pkg/storage/etcd3/metrics RecordEtcdRequest: one etcd call of an
+ * operation (get, list, listWithCount, create, update, delete) on an object
+ * type (`networkpolicies.networking.orch.io`, `configmaps`), and whether it failed.
+ */
+export function recordEtcdRequest(operation: string, type: string, seconds: number, failed: boolean): void {
+  const key = `${operation}\0${type}`;
+  let cell = etcdRequestCells.get(key);
+  if (!cell) etcdRequestCells.set(key, (cell = { latency: new HistogramCell({ operation, type }, ETCD_LATENCY_BUCKETS), errors: 0 }));
+  cell.latency.observe(seconds);
+  if (failed) cell.errors++;
+}
+
+registerScraped(metricsRegistry, 'etcd_request_duration_seconds', '[ALPHA] Etcd request latency in seconds for each operation and object type.', 'histogram', () =>
+  [...etcdRequestCells.values()].flatMap((cell) => cell.latency.values('etcd_request_duration_seconds')),
+);
+registerScraped(metricsRegistry, 'etcd_requests_total', '[ALPHA] Etcd request counts for each operation and object type.', 'counter', () =>
+  [...etcdRequestCells.values()].map((cell) => ({ labels: { ...cell.latency.labels }, value: cell.latency.count }) as any),
+);
+registerScraped(metricsRegistry, 'etcd_request_errors_total', '[ALPHA] Etcd failed request counts for each operation and object type.', 'counter', () =>
+  [...etcdRequestCells.values()].filter((cell) => cell.errors > 0).map((cell) => ({ labels: { ...cell.latency.labels }, value: cell.errors }) as any),
+);

@@ -10,6 +10,8 @@
  * gets through again. The watch reconnects by itself and resumes after the
  * last revision it delivered.
  */
+import { recordEtcdRequest } from '../../metrics/registry.ts';
+import { OutcomeError } from '../../util/outcome-error.ts';
 import {
   CasFailedError,
   CompactedError,
@@ -92,6 +94,24 @@ export class EtcdStorage implements Storage {
     this.prefix = options.prefix ?? '/registry';
   }
 
+  /**
+   * etcd_request_duration_seconds, etcd_requests_total and etcd_request_errors_total
+   * (upstream's RecordEtcdRequest): a failure is the store's, not an outcome such as
+   * a lost compare-and-swap, an existing key or a compacted revision.
+   */
+  private async measured<T>(operation: string, type: string, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let failed = false;
+    try {
+      return await run();
+    } catch (err) {
+      failed = !(err instanceof OutcomeError);
+      throw err;
+    } finally {
+      recordEtcdRequest(operation, type, (performance.now() - started) / 1000, failed);
+    }
+  }
+
   /** One unary call with its errors mapped to storage errors; never retried. */
   private async call<T>(run: () => Promise<T>): Promise<T> {
     try {
@@ -128,12 +148,20 @@ export class EtcdStorage implements Storage {
   }
 
   async get(key: string, revision = 0): Promise<KeyValue | null> {
+    return this.measured('get', objectType(key), () => this.getUnmeasured(key, revision));
+  }
+
+  private async getUnmeasured(key: string, revision: number): Promise<KeyValue | null> {
     if (revision && revision < this.compacted) throw new CompactedError(revision, this.compacted);
     const res = await this.range({ key: this.toEtcd(key), revision });
     return res.kvs.length ? this.fromEtcd(res.kvs[0]) : null;
   }
 
   async list(options: ListOptions): Promise<ListResult> {
+    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options));
+  }
+
+  private async listUnmeasured(options: ListOptions): Promise<ListResult> {
     if (options.revision && options.revision < this.compacted) throw new CompactedError(options.revision, this.compacted);
     const end = this.toEtcd(prefixEnd(options.prefix));
     let start = this.toEtcd(options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix);
@@ -168,11 +196,20 @@ export class EtcdStorage implements Storage {
   }
 
   async count(prefix: string): Promise<number> {
+    // upstream names this operation's type by its etcd key, not its resource.
+    return this.measured('listWithCount', this.prefix + prefix, () => this.countUnmeasured(prefix));
+  }
+
+  private async countUnmeasured(prefix: string): Promise<number> {
     const res = await this.range({ key: this.toEtcd(prefix), rangeEnd: this.toEtcd(prefixEnd(prefix)), countOnly: true });
     return res.count;
   }
 
   async create(key: string, value: string, control?: WriteControl): Promise<number> {
+    return this.measured('create', objectType(key), () => this.createUnmeasured(key, value, control));
+  }
+
+  private async createUnmeasured(key: string, value: string, control?: WriteControl): Promise<number> {
     checkDeadline(control);
     const k = this.toEtcd(key);
     const res = await this.txn({
@@ -185,6 +222,10 @@ export class EtcdStorage implements Storage {
   }
 
   async update(key: string, value: string, expectedRevision: number, control?: WriteControl): Promise<number> {
+    return this.measured('update', objectType(key), () => this.updateUnmeasured(key, value, expectedRevision, control));
+  }
+
+  private async updateUnmeasured(key: string, value: string, expectedRevision: number, control?: WriteControl): Promise<number> {
     checkDeadline(control);
     const k = this.toEtcd(key);
     const res = await this.txn({
@@ -197,6 +238,10 @@ export class EtcdStorage implements Storage {
   }
 
   async delete(key: string, expectedRevision: number, control?: WriteControl): Promise<number> {
+    return this.measured('delete', objectType(key), () => this.deleteUnmeasured(key, expectedRevision, control));
+  }
+
+  private async deleteUnmeasured(key: string, expectedRevision: number, control?: WriteControl): Promise<number> {
     checkDeadline(control);
     const k = this.toEtcd(key);
     const res = await this.txn({
@@ -297,4 +342,10 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     this.client.close();
   }
+}
+
+/** upstream's groupResourceString of a key: `networkpolicies.networking.orch.io`, `configmaps` for the core group. */
+function objectType(key: string): string {
+  const [, group = '', resource = ''] = key.split('/', 3);
+  return group === 'core' || group === '' ? resource : `${resource}.${group}`;
 }
