@@ -218,9 +218,11 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
   }
   if (kind.convert) await convertForServing(kind, items);
-  if (partial) return writePartialList(ctx, partial, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
-  if (ctx.table) return writeTable(ctx, kind, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
-  if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufList(ctx, items, metadata, sharedKey === undefined ? undefined : { cache, key: sharedKey });
+  // Where each representation keeps its encoding of this state, for every reader of it.
+  const shared = sharedKey === undefined ? undefined : { cache, key: sharedKey };
+  if (partial) return writePartialList(ctx, partial, items, metadata, shared);
+  if (ctx.table) return writeTable(ctx, kind, items, metadata, shared);
+  if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufList(ctx, items, metadata, shared);
   if (!compactJson) {
     return writeObject(ctx.res, 200, { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata, items: items.map((i) => JSON.parse(i.json(asVersion))) }, ctx.encode);
   }

@@ -78,6 +78,8 @@ export interface ApiServerOptions {
   watchCache?: WatchCacheSettings;
   /** --audit-policy-file with a backend (SPEC 9.5); absent: nothing is audited. */
   auditor?: Auditor;
+  /** The protobuf codec of the built-in kinds, shared with the auditor (made from `api` when absent). */
+  protobuf?: ProtobufCodec;
 }
 
 interface Route {
@@ -113,6 +115,8 @@ export class ApiServer {
   private readonly openapi: OpenApiPublisher;
   /** Protobuf of the built-in kinds (SPEC 4.7). */
   private readonly protobuf: ProtobufCodec;
+  /** Which resources clients read through the watch cache. */
+  private readonly watchCache: WatchCacheSettings;
   private readonly inflight: InflightLimiter;
   private readonly deadlines: Deadlines;
   /** Requests in flight that are not long-running: a graceful shutdown waits for them (upstream WithWaitGroup). */
@@ -123,7 +127,8 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
-    this.protobuf = new ProtobufCodec(options.api.protobuf);
+    this.protobuf = options.protobuf ?? new ProtobufCodec(options.api.protobuf);
+    this.watchCache = options.watchCache ?? DEFAULT_WATCH_CACHE;
     for (const generated of options.api.kinds) {
       const kind = withBuiltinScale(generated);
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
@@ -131,7 +136,7 @@ export class ApiServer {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
-      const fromStorage = !(options.watchCache ?? DEFAULT_WATCH_CACHE).servesBuiltIn(kind.group, kind.plural);
+      const fromStorage = !this.watchCache.servesBuiltIn(kind.group, kind.plural);
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
     }
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
@@ -179,7 +184,7 @@ export class ApiServer {
     const key = routeKey(custom.kind);
     if (this.routes.has(key) && !this.customKinds.has(key)) return false;
     this.structure[custom.kind.schemaName] = custom.structure;
-    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy, !(this.options.watchCache ?? DEFAULT_WATCH_CACHE).servesCustom()));
+    this.routes.set(key, this.storedRoute(custom.kind, custom.strategy, !this.watchCache.servesCustom()));
     this.customKinds.set(key, custom.kind);
     return true;
   }

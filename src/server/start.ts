@@ -253,6 +253,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = clientHost.includes(':') ? `[${clientHost}]` : clientHost;
   const advertised = externalAddress(options, port);
+  // One codec: the API answers and the audit of protobuf bodies read the same compiled messages.
+  const protobuf = new ProtobufCodec(options.api.protobuf);
   apiServer = new ApiServer({
     api: options.api,
     storage,
@@ -274,7 +276,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     deletion: options.deletion,
     metrics: options.metrics,
     watchCache: options.watchCache,
-    auditor: options.audit && new Auditor(options.audit.evaluator, options.audit.sink, new ProtobufCodec(options.api.protobuf)),
+    auditor: options.audit && new Auditor(options.audit.evaluator, options.audit.sink, protobuf),
+    protobuf,
     staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
   });
 
