@@ -167,9 +167,14 @@ describe('watch history window', () => {
 
   test('a resourceVersion older than the retained history gives a 410 Expired ERROR event', async () => {
     const first = await server.request('POST', CM, { body: configMap('old-1') });
-    await server.request('POST', CM, { body: configMap('old-2') });
-    await new Promise((r) => setTimeout(r, 400));
-    await server.request('POST', CM, { body: configMap('old-3') });
+    const second = await server.request('POST', CM, { body: configMap('old-2') });
+    // The window counts from when the cache saw an event: wait for the cache to reach each write
+    // (a list at NotOlderThan waits for it) so a loaded machine cannot shift the clock.
+    const reached = (rv: string) => server.request('GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
+    assert.equal((await reached(second.body.metadata.resourceVersion)).status, 200);
+    await new Promise((r) => setTimeout(r, 600));
+    const third = await server.request('POST', CM, { body: configMap('old-3') });
+    assert.equal((await reached(third.body.metadata.resourceVersion)).status, 200);
     const watch = openWatch(server, `${CM}?watch=1&resourceVersion=${first.body.metadata.resourceVersion}`);
     assert.equal(await watch.status, 200);
     await watch.ended;

@@ -125,7 +125,8 @@ export class LeaseLeadership implements Leadership {
           leaseDurationSeconds: Math.max(1, seconds),
           acquireTime: ours && spec.acquireTime ? spec.acquireTime : microTime(now),
           renewTime: microTime(now),
-          leaseTransitions: (spec.leaseTransitions ?? 0) + (lease && !ours && holder !== '' ? 1 : 0),
+          // client-go counts every acquisition by another identity, a released lease's too.
+          leaseTransitions: (spec.leaseTransitions ?? 0) + (lease && !ours ? 1 : 0),
         },
       };
     };
