@@ -120,12 +120,12 @@ const CMS = `/api/v1/namespaces/${PB_NAMESPACE}/configmaps`;
 const configMap = (name: string, data: Record<string, string> = { k: 'v' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: PB_NAMESPACE, labels: { set: 'paged' } }, data });
 
 /** A protobuf watch: its Content-Type and its frames read as upstream's WatchEvent, each object's envelope opened. */
-function openProtobufWatch(path: string) {
+function openProtobufWatch(path: string, accept = PB) {
   const events: Array<{ type: string; apiVersion: string; kind: string; object: any }> = [];
   let buffered = Buffer.alloc(0);
   let contentType: string | undefined;
   const watchEvent = referenceRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent');
-  const req = httpsRequest(new URL(path, server.url), { ca: server.ca, headers: { authorization: `Bearer ${server.token}`, accept: PB }, agent: false }, (res) => {
+  const req = httpsRequest(new URL(path, server.url), { ca: server.ca, headers: { authorization: `Bearer ${server.token}`, accept }, agent: false }, (res) => {
     contentType = res.headers['content-type'];
     res.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
@@ -246,6 +246,65 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     assert.deepEqual(protobufAnswer(unauthorized, 'v1', 'Status'), { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     const json = await server.request('GET', CMS, { headers: { accept: 'application/json' }, token: 'not-a-token' });
     assert.equal(json.headers['content-type'], 'application/json');
+  });
+
+  test('PartialObjectMetadata(List) in protobuf for every kind, custom ones too; Table only in JSON (upstream AllowsMediaTypeTransform)', async () => {
+    const asked = (as: string, g = 'meta.k8s.io') => ({ accept: `${PB};as=${as};g=${g};v=v1` });
+    const POM = 'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata';
+    await expectWrite(server, 'POST', CMS, configMap('pom-a'));
+    const full = (await server.request('GET', `${CMS}/pom-a`)).body;
+    const one = await server.request('GET', `${CMS}/pom-a`, { headers: asked('PartialObjectMetadata') });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.headers['content-type'], PB);
+    assert.deepEqual(openEnvelope(one.bytes).apiVersion, 'meta.k8s.io/v1');
+    assert.deepEqual(openEnvelope(one.bytes).kind, 'PartialObjectMetadata');
+    assert.deepEqual(comparable(referenceDecode(POM, openEnvelope(one.bytes).raw)), comparable({ metadata: full.metadata }));
+
+    const list = await server.request('GET', `${CMS}?labelSelector=set%3Dpaged`, { headers: asked('PartialObjectMetadataList', 'meta.orch.io') });
+    assert.equal(list.status, 200, list.text);
+    const listEnvelope = openEnvelope(list.bytes);
+    assert.deepEqual([listEnvelope.apiVersion, listEnvelope.kind], ['meta.orch.io/v1', 'PartialObjectMetadataList']);
+    const decodedList = comparable(referenceDecode(`${POM}List`, listEnvelope.raw));
+    const jsonList = (await server.request('GET', `${CMS}?labelSelector=set%3Dpaged`)).body;
+    assert.deepEqual(decodedList, comparable({ metadata: jsonList.metadata, items: jsonList.items.map((i: any) => ({ metadata: i.metadata })) }));
+
+    const made = await server.request('POST', CMS, { body: configMap('pom-written'), headers: asked('PartialObjectMetadata') });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(openEnvelope(made.bytes).kind, 'PartialObjectMetadata');
+    assert.equal(comparable(referenceDecode(POM, openEnvelope(made.bytes).raw)).metadata.name, 'pom-written');
+
+    const watch = openProtobufWatch(`${CMS}?watch=true&resourceVersion=${jsonList.metadata.resourceVersion}&labelSelector=set%3Dpaged`, asked('PartialObjectMetadata').accept);
+    try {
+      await expectWrite(server, 'PUT', `${CMS}/pom-a`, configMap('pom-a', { k: 'changed' }));
+      await watch.waitFor(2);
+      assert.equal(watch.contentType(), `${PB};stream=watch`);
+      assert.deepEqual(watch.events.map((e) => [e.type, e.apiVersion, e.kind, e.object.metadata.name]), [
+        ['ADDED', 'meta.k8s.io/v1', 'PartialObjectMetadata', 'pom-written'],
+        ['MODIFIED', 'meta.k8s.io/v1', 'PartialObjectMetadata', 'pom-a'],
+      ]);
+      assert.equal(watch.events[1].object.data, undefined, 'metadata alone');
+    } finally {
+      watch.close();
+    }
+
+    const crds = '/apis/apiextensions.orch.io/v1/customresourcedefinitions';
+    const keepAll = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    await expectWrite(server, 'POST', crds, {
+      apiVersion: 'apiextensions.orch.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'pomgadgets.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'pomgadgets', kind: 'PomGadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: keepAll } } } }] },
+    });
+    const gadgets = `/apis/example.com/v1/namespaces/${PB_NAMESPACE}/pomgadgets`;
+    const gadget = await eventually('the custom resource served', async () => {
+      const res = await server.request('POST', gadgets, { body: { apiVersion: 'example.com/v1', kind: 'PomGadget', metadata: { name: 'g1' }, spec: { n: 1 } } });
+      return res.status === 201 ? res.body : undefined;
+    });
+    assert.equal((await server.request('GET', `${gadgets}/g1`, { headers: { accept: PB } })).status, 406, 'a custom kind has no protobuf of its own');
+    const metadataOnly = await server.request('GET', `${gadgets}/g1`, { headers: asked('PartialObjectMetadata') });
+    assert.equal(metadataOnly.status, 200, metadataOnly.text);
+    assert.deepEqual(comparable(referenceDecode(POM, openEnvelope(metadataOnly.bytes).raw)), comparable({ metadata: gadget.metadata }));
+
+    const table = await server.request('GET', CMS, { headers: asked('Table') });
+    assert.equal(table.status, 406, 'Table has no protobuf message');
   });
 
   test('custom resources, discovery and OpenAPI stay JSON', async () => {

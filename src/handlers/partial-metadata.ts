@@ -11,8 +11,10 @@
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { writeJsonText, writeObject } from '../server/respond.ts';
+import { sendWhole, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
 import * as errors from '../api/status-error.ts';
+import type { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { envelope, PROTOBUF_TYPE, watchFrame } from '../api/protobuf/envelope.ts';
 import type { ResourceRequest } from './context.ts';
 import { derivedForm, type DerivedForm } from './derived-forms.ts';
 
@@ -52,6 +54,31 @@ export function metadataJson(object: CachedObject): string {
   return derivedForm(object, METADATA_FORM, () => new MetadataForm(metadataAt(object, object.revision))).json;
 }
 
+/** What makes the protobuf metadata form, as the key of its slot. */
+const PROTOBUF_METADATA_FORM = {};
+
+/** One object version's PartialObjectMetadata message (no envelope: the same under every meta group-version). */
+class ProtobufMetadataForm implements DerivedForm {
+  constructor(readonly message: Uint8Array) {}
+
+  get madeBy(): object {
+    return PROTOBUF_METADATA_FORM;
+  }
+}
+
+function metadataMessageAt(codec: ProtobufCodec, object: CachedObject, revision: number): Uint8Array {
+  return codec.message('meta.orch.io/v1', 'PartialObjectMetadata', { metadata: { ...object.parsed().metadata, resourceVersion: String(revision) } });
+}
+
+/** The version's PartialObjectMetadata message at its own revision, made once per version. */
+function metadataMessage(codec: ProtobufCodec, object: CachedObject): Uint8Array {
+  return derivedForm(object, PROTOBUF_METADATA_FORM, () => new ProtobufMetadataForm(metadataMessageAt(codec, object, object.revision))).message;
+}
+
+function protobufOf(encode: EncodeOptions): ProtobufCodec | undefined {
+  return encode.mediaType === PROTOBUF_TYPE ? encode.protobuf : undefined;
+}
+
 /** A PartialObjectMetadata of `metadata` (encoded) under `apiVersion` (meta.orch.io/v1, meta.k8s.io/v1beta1, ...). */
 function partialObject(apiVersion: string, metadata: string): string {
   return `{"kind":"PartialObjectMetadata","apiVersion":"${apiVersion}","metadata":${metadata}}`;
@@ -59,6 +86,8 @@ function partialObject(apiVersion: string, metadata: string): string {
 
 /** SPEC 4.2 get as PartialObjectMetadata. */
 export function writePartialObject(ctx: ResourceRequest, apiVersion: string, object: CachedObject): void {
+  const codec = protobufOf(ctx.encode);
+  if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, envelope(apiVersion, 'PartialObjectMetadata', [metadataMessage(codec, object)]));
   writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object)), ctx.encode);
 }
 
@@ -75,11 +104,15 @@ export function writePartialList(
   metadata: Record<string, unknown>,
   shared: { cache: ResourceCache; key: string } | undefined,
 ): void {
-  const make = () => {
-    const head = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1);
-    return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item))).join(',')}]}`);
-  };
-  const body = shared ? shared.cache.sharedBody(`PartialObjectMetadataList\0${apiVersion}\0${shared.key}`, make) : make();
+  const codec = protobufOf(ctx.encode);
+  const make = codec
+    ? () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item)))
+    : () => {
+        const head = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1);
+        return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item))).join(',')}]}`);
+      };
+  const body = shared ? shared.cache.sharedBody(`PartialObjectMetadataList\0${ctx.encode.mediaType}\0${apiVersion}\0${shared.key}`, make) : make();
+  if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, body);
   writeJsonText(ctx.res, 200, body, ctx.encode);
 }
 
@@ -88,7 +121,8 @@ export function writePartialList(
  * with the metadata transform): bookmarks too, as upstream transforms every
  * event's object. An object at its own version reuses its kept metadata.
  */
-export function partialWatchEncoding(apiVersion: string): WatchEncoding {
+export function partialWatchEncoding(apiVersion: string, codec?: ProtobufCodec): WatchEncoding {
+  if (codec) return partialProtobufWatchEncoding(apiVersion, codec);
   return {
     key: `PartialObjectMetadata\0${apiVersion}`,
     event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
@@ -102,6 +136,25 @@ export function partialWatchEncoding(apiVersion: string): WatchEncoding {
     },
     error(status: unknown): Buffer {
       return Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    },
+  };
+}
+
+/** The protobuf frames of a metadata-only watch (upstream's protobuf stream serializer over the transformed objects). */
+function partialProtobufWatchEncoding(apiVersion: string, codec: ProtobufCodec): WatchEncoding {
+  const frame = (type: string, message: Uint8Array) => watchFrame(type, envelope(apiVersion, 'PartialObjectMetadata', [message]));
+  return {
+    key: `${PROTOBUF_TYPE}\0PartialObjectMetadata\0${apiVersion}`,
+    event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
+      return frame(type, revision === object.revision ? metadataMessage(codec, object) : metadataMessageAt(codec, object, revision));
+    },
+    bookmark(revision: number, initialEventsEnd: boolean): Buffer {
+      const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+      if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
+      return frame('BOOKMARK', codec.message(apiVersion, 'PartialObjectMetadata', { metadata }));
+    },
+    error(status: unknown): Buffer {
+      return watchFrame('ERROR', codec.encodeObject('v1', 'Status', status));
     },
   };
 }

@@ -81,14 +81,15 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
 
   // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
   // As PartialObjectMetadata or Table: JSON lines of each event's metadata, or of a one-row Table.
+  const protobuf = ctx.encode.mediaType === PROTOBUF_TYPE ? ctx.encode.protobuf : undefined;
   const encoding = partial
-    ? partialWatchEncoding(partial)
+    ? partialWatchEncoding(partial, protobuf)
     : ctx.table && includeObject
       ? tableWatchEncoding(kind, ctx.table.apiVersion, includeObject)
-      : ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf
-        ? protobufWatchEncoding(ctx.encode.protobuf, kind)
+      : protobuf
+        ? protobufWatchEncoding(protobuf, kind)
         : undefined;
-  const contentType = encoding && !partial && !ctx.table ? PROTOBUF_WATCH_TYPE : 'application/json';
+  const contentType = protobuf && !ctx.table ? PROTOBUF_WATCH_TYPE : 'application/json';
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const request: WatchRequest = {

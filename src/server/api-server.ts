@@ -574,7 +574,8 @@ const PARTIAL_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'patc
 /**
  * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
  * Protobuf is acceptable for kinds that have a message (`protobuf`: the
- * built-in kinds), not for custom resources; `stream=watch` is the stream
+ * built-in kinds), not for custom resources, whose metadata-only forms may
+ * still be asked in it; `stream=watch` is the stream
  * form of either, as upstream's negotiation allows it on every endpoint.
  * Not `strict`: JSON when nothing is acceptable, instead of the 406.
  */
@@ -593,6 +594,8 @@ function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict
         const partial = { apiVersion: `${params.g}/${params.v}`, kind: params.as } as const;
         if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, partial };
         if (subtype === 'yaml') return { mediaType: YAML_TYPE, partial };
+        // Every kind, custom ones too: the metadata forms have their own messages (codec.ts PARTIAL_SCHEMAS).
+        if (type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE, partial };
       }
       continue;
     }

@@ -6,10 +6,43 @@
 import { envelope, messageField, openEnvelope, summarizeData } from './envelope.ts';
 import { MessageDecoder, ProtobufDecodeError } from './message-decoder.ts';
 import { MessageEncoder } from './message-encoder.ts';
-import type { ProtobufTable } from './schema.ts';
+import type { ProtobufTable, ProtoSchema } from './schema.ts';
 
-const LIST_META = 'io.orch.apimachinery.pkg.apis.meta.v1.ListMeta';
+const META = 'io.orch.apimachinery.pkg.apis.meta.v1.';
+const LIST_META = `${META}ListMeta`;
 const ITEM_TAG = 0x12;
+
+/**
+ * meta/v1 PartialObjectMetadata {metadata = 1} and PartialObjectMetadataList
+ * {metadata = 1; items = 2} (apimachinery generated.proto): the forms the
+ * metadata transform answers in any media type, for every kind, custom ones
+ * too (apiserver AllowsMediaTypeTransform), under the meta group-version the
+ * client asked. Not in the contract, which holds only kinds endpoints serve.
+ */
+const PARTIAL_SCHEMAS: Record<string, ProtoSchema> = {
+  [`${META}PartialObjectMetadata`]: {
+    message: 'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata',
+    fields: [{ name: 'metadata', number: 1, value: { ref: `${META}ObjectMeta` } }],
+  },
+  [`${META}PartialObjectMetadataList`]: {
+    message: 'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList',
+    fields: [
+      { name: 'metadata', number: 1, value: { ref: LIST_META } },
+      { name: 'items', number: 2, value: { ref: `${META}PartialObjectMetadata` }, repeated: true },
+    ],
+  },
+};
+
+/** The meta group-versions a metadata-only answer may be asked in (SPEC 4.7, and meta.k8s.io as kubectl and client-go send it). */
+export const PARTIAL_API_VERSIONS = ['meta.orch.io/v1', 'meta.orch.io/v1beta1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1'];
+
+function withPartialMetadata(table: ProtobufTable): ProtobufTable {
+  const kinds = { ...table.kinds };
+  for (const apiVersion of PARTIAL_API_VERSIONS) {
+    for (const kind of ['PartialObjectMetadata', 'PartialObjectMetadataList']) kinds[`${apiVersion}/${kind}`] = `${META}${kind}`;
+  }
+  return { schemas: { ...table.schemas, ...PARTIAL_SCHEMAS }, kinds };
+}
 
 /** Why a protobuf body could not be read, and whether its envelope was (upstream then knows the kind it names). */
 export class ProtobufBodyError extends Error {
@@ -32,9 +65,12 @@ export class ProtobufCodec {
   private readonly encoder: MessageEncoder;
   private readonly decoder: MessageDecoder;
 
-  constructor(private readonly table: ProtobufTable) {
-    this.encoder = new MessageEncoder(table.schemas);
-    this.decoder = new MessageDecoder(table.schemas);
+  private readonly table: ProtobufTable;
+
+  constructor(generated: ProtobufTable) {
+    this.table = withPartialMetadata(generated);
+    this.encoder = new MessageEncoder(this.table.schemas);
+    this.decoder = new MessageDecoder(this.table.schemas);
   }
 
   /** Whether `apiVersion`/`kind` has a protobuf message (the built-in kinds and their lists, Status). */
