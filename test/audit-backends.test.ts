@@ -195,7 +195,7 @@ describe('a blocking-strict webhook', () => {
       return list.items.some((e: any) => e.userAgent === 'refused-by-webhook') ? { code: 500, delayMs: 0 } : { code: 200, delayMs: 300 };
     }));
     writeFileSync(join(dir, 'received-only.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nomitStages: [ResponseComplete]\nrules:\n- level: Metadata\n  verbs: [get]\n');
-    // One process: only the process owning the backends can hold a request for its webhook.
+    // One process, so the refused request is the primary's own and its five tries are counted at one client.
     server = await startTestServer(['--workers=1', `--audit-policy-file=${join(dir, 'received-only.yaml')}`, `--audit-webhook-config-file=${config}`, '--audit-webhook-mode=blocking-strict', '--audit-webhook-initial-backoff=10ms']);
   });
   after(async () => {
@@ -213,6 +213,39 @@ describe('a blocking-strict webhook', () => {
     assert.equal(refused.status, 500);
     assert.match(refused.body.message, /failed to store audit event/);
     assert.equal(received.filter((r) => r.agent === 'refused-by-webhook').length, 5, "upstream's five tries");
+  });
+});
+
+describe('blocking modes in every process', () => {
+  let server: TestServer;
+  let hook: Server;
+  const logPath = () => join(dir, 'blocking', 'audit.log');
+  const received: Array<{ id: string; stage: string }> = [];
+  before(async () => {
+    let config: string;
+    ({ hook, config } = await startAuditWebhook('blocking-webhook', (_url, list) => {
+      for (const e of list.items) received.push({ id: e.auditID, stage: e.stage });
+      return { code: 200, delayMs: 50 };
+    }));
+    // Two processes (the tests' default): a worker's events are stored by the primary, and its requests wait for that too.
+    writeFileSync(join(dir, 'all-stages.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  verbs: [get]\n');
+    server = await startTestServer([`--audit-policy-file=${join(dir, 'all-stages.yaml')}`, `--audit-log-path=${logPath()}`, `--audit-webhook-config-file=${config}`, '--audit-webhook-mode=blocking']);
+  });
+  after(async () => {
+    await server?.close();
+    await new Promise((r) => hook?.close(r));
+  });
+
+  test('an answer ends only once its RequestReceived and ResponseComplete are in the log and taken by the webhook', async () => {
+    for (let i = 0; i < 8; i++) {
+      const res = await server.request('GET', '/api/v1/namespaces/default', { headers: { 'user-agent': `blocking-${i}` } });
+      assert.equal(res.status, 200);
+      const id = String(res.headers['audit-id']);
+      // Read at once, no waiting: the events were stored before the answer's last byte left.
+      const logged = readFileSync(logPath(), 'utf8').split('\n').filter((l) => l.includes(id)).map((l) => JSON.parse(l));
+      assert.deepEqual(logged.map((e) => [e.stage, e.responseStatus?.code]), [['RequestReceived', undefined], ['ResponseComplete', 200]], `request ${i}`);
+      assert.deepEqual(received.filter((r) => r.id === id).map((r) => r.stage), ['RequestReceived', 'ResponseComplete'], `request ${i} at the webhook`);
+    }
   });
 });
 

@@ -137,8 +137,35 @@ export class RequestAudit {
         this.emit('ResponseStarted');
         return writeHead.apply(res, args);
       }) as ServerResponse['writeHead'];
-    } else if (LEVEL_RANK[config.level] >= LEVEL_RANK.RequestResponse) this.captureBody();
-    res.once('close', () => this.complete());
+    } else {
+      this.completeAtEnd();
+      if (LEVEL_RANK[config.level] >= LEVEL_RANK.RequestResponse) this.captureBody();
+    }
+    // A connection closed before the answer ended (and a long-running request's end).
+    res.once('close', () => this.complete(false));
+  }
+
+  /**
+   * upstream emits ResponseComplete when the handler returns, before the
+   * answer's last bytes leave: the answer ends once its event is stored, and
+   * waits for a blocking backend that stores it asynchronously (a webhook, a
+   * worker's primary). Installed before captureBody, which then sees the last
+   * chunk first.
+   */
+  private completeAtEnd(): void {
+    const res = this.res;
+    const end = res.end;
+    const complete = () => this.complete(true);
+    res.end = function (this: ServerResponse, ...args: unknown[]) {
+      res.end = end;
+      const stored = complete();
+      if (typeof stored === 'object') {
+        const finish = () => (end as Function).apply(res, args);
+        stored.then(finish, finish);
+        return res;
+      }
+      return (end as Function).apply(this, args);
+    } as ServerResponse['end'];
   }
 
   /** upstream AddAuditAnnotation: the first value of a key stays. */
@@ -177,18 +204,19 @@ export class RequestAudit {
     this.finish('Panic');
   }
 
-  private complete(): void {
-    if (this.done) return;
-    this.status ??= this.res.headersSent ? { metadata: {}, code: this.res.statusCode } : { metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 };
-    this.finish('ResponseComplete');
+  /** `ending`: the answer is ending normally (its status is the response's), not cut by a closed connection. */
+  private complete(ending: boolean): boolean | Promise<void> | undefined {
+    if (this.done) return undefined;
+    this.status ??= ending || this.res.headersSent ? { metadata: {}, code: this.res.statusCode } : { metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 };
+    return this.finish('ResponseComplete');
   }
 
-  private finish(stage: Stage): void {
-    if (this.done) return;
+  private finish(stage: Stage): boolean | Promise<void> | undefined {
+    if (this.done) return undefined;
     this.done = true;
     this.event.responseStatus = this.status;
     this.addObjects();
-    this.emit(stage);
+    return this.emit(stage);
   }
 
   /** Emits the event at `stage` unless the policy omits that stage. */

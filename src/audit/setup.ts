@@ -17,6 +17,20 @@ import type { AuditSink } from './request-audit.ts';
 export interface AuditMessage {
   ctl: 'audit';
   events: AuditEvent[];
+  /** Set when the worker waits for the events to be stored (a blocking backend): the primary answers with an AuditAck. */
+  id?: number;
+}
+
+/** primary → worker: the events of message `id` were stored, or (`ok` false) a blocking-strict backend failed. */
+export interface AuditAck {
+  ctl: 'audit-ack';
+  id: number;
+  ok: boolean;
+}
+
+/** Whether a backend blocks requests on its events (--audit-<plugin>-mode blocking or blocking-strict). */
+export function auditBlocks(flags: AuditFlags): boolean {
+  return (!!flags.log.path && flags.log.mode !== 'batch') || (!!flags.webhook.configFile && flags.webhook.mode !== 'batch');
 }
 
 /** upstream newPolicyRuleEvaluator: no file, no auditing; a bad file stops the start. */
@@ -70,23 +84,60 @@ export function backendSink(backend: AuditBackend): AuditSink {
   return (event) => backend.process([event]);
 }
 
-/** The primary's handling of a worker's events: nobody waits for them, a failure was already logged. */
-export function processWorkerEvents(backend: AuditBackend, events: AuditEvent[]): void {
+/**
+ * The primary's handling of a worker's events: stored by its backends, and
+ * acknowledged when the worker waits (`reply` gets whether they were stored).
+ */
+export function processWorkerEvents(backend: AuditBackend, events: AuditEvent[], reply?: (ok: boolean) => void): void {
   const result = backend.process(events);
-  if (typeof result !== 'boolean') result.catch(() => {});
+  if (typeof result === 'boolean') return reply?.(result);
+  result.then(
+    () => reply?.(true),
+    () => reply?.(false),
+  );
 }
 
-/** A worker's sink: its events go to the primary in one message per turn of the event loop. */
-export function workerSink(): AuditSink {
+/**
+ * A worker's sink: its events go to the primary in one message per turn of
+ * the event loop. With a blocking backend (`blocking`) each event's request
+ * waits for the primary's acknowledgement, as it would wait for the write in
+ * the primary (upstream's blocking modes block the request on every event).
+ */
+export function workerSink(blocking: boolean): AuditSink {
   let pending: AuditEvent[] = [];
+  let batch: { id: number; done: Promise<void>; settle: (ok: boolean) => void } | undefined;
+  const waiting = new Map<number, (ok: boolean) => void>();
+  let nextId = 1;
+  if (blocking) {
+    process.on('message', (message: AuditAck) => {
+      if (message?.ctl !== 'audit-ack') return;
+      waiting.get(message.id)?.(message.ok);
+      waiting.delete(message.id);
+    });
+    // A primary gone answers nothing more: the requests still waiting fail rather than hang.
+    process.once('disconnect', () => {
+      for (const settle of waiting.values()) settle(false);
+      waiting.clear();
+    });
+  }
   const flush = () => {
     const events = pending;
+    const id = batch?.id;
+    if (batch) waiting.set(batch.id, batch.settle);
     pending = [];
-    if (process.connected) process.send!({ ctl: 'audit', events } satisfies AuditMessage);
+    batch = undefined;
+    if (process.connected) process.send!({ ctl: 'audit', events, id } satisfies AuditMessage);
+    else if (id !== undefined) waiting.get(id)?.(false), waiting.delete(id);
   };
   return (event) => {
     if (pending.length === 0) setImmediate(flush);
     pending.push(event);
-    return process.connected;
+    if (!blocking) return process.connected;
+    if (!batch) {
+      let settle!: (ok: boolean) => void;
+      const done = new Promise<void>((resolve, reject) => (settle = (ok) => (ok ? resolve() : reject(new Error('failed to store audit event')))));
+      batch = { id: nextId++, done, settle };
+    }
+    return batch.done;
   };
 }

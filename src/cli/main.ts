@@ -19,7 +19,7 @@ import { readEtcdTls } from '../storage/etcd3/etcd-tls.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
-import { auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorkerEvents, workerSink } from '../audit/setup.ts';
+import { auditBlocks, auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorkerEvents, workerSink } from '../audit/setup.ts';
 import type { AuditEvent } from '../audit/event.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
 import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
@@ -169,7 +169,7 @@ async function runWorker(flags: Flags): Promise<void> {
     listen: listenAsWorker(load),
     metrics: new WorkerMetrics(),
     writesOrchconfig: false,
-    audit: evaluator && { evaluator, sink: workerSink() },
+    audit: evaluator && { evaluator, sink: workerSink(auditBlocks(flags.audit)) },
   });
   boundHeapGrowth();
   onSignals(async () => {
@@ -193,7 +193,7 @@ async function runPrimary(flags: Flags, started: number): Promise<void> {
   let pool: WorkerPool | undefined;
   const metrics = new PrimaryMetrics();
   const running = await startServer({ ...startOptions(flags), storage, load, audit, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
-  const onAudit = auditBackend && ((events: AuditEvent[]) => processWorkerEvents(auditBackend, events));
+  const onAudit = auditBackend && ((events: AuditEvent[], reply?: (stored: boolean) => void) => processWorkerEvents(auditBackend, events, reply));
   pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit, metrics });
   try {
     await pool.fill();

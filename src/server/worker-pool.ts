@@ -21,7 +21,7 @@ import type { Server } from 'node:https';
 import type { WriterHost } from '../storage/sqlite/writer-host.ts';
 import type { LoadSample, ProcessLoad } from './process-load.ts';
 import { workerChannel } from './worker-channels.ts';
-import type { AuditMessage } from '../audit/setup.ts';
+import type { AuditAck, AuditMessage } from '../audit/setup.ts';
 import type { AuditEvent } from '../audit/event.ts';
 
 export const WORKER_INDEX_ENV = 'ORCH_WORKER_INDEX';
@@ -57,7 +57,7 @@ export interface WorkerPoolOptions {
   /** The primary's side of /metrics, which collects every worker's registry. */
   metrics?: PrimaryMetrics;
   /** Where the workers' audit events go: the primary's audit backends. */
-  onAudit?: (events: AuditEvent[]) => void;
+  onAudit?: (events: AuditEvent[], reply?: (stored: boolean) => void) => void;
 }
 
 /** Sampling period: short enough to follow a benchmark's warm-up, long enough that a window holds many requests. */
@@ -135,7 +135,10 @@ export class WorkerPool {
             member.last = { utilization: message.utilization, connections: message.connections };
             return;
           case 'audit':
-            this.options.onAudit?.(message.events);
+            this.options.onAudit?.(
+              message.events,
+              message.id === undefined ? undefined : (ok) => child.connected && child.send({ ctl: 'audit-ack', id: message.id!, ok } satisfies AuditAck),
+            );
             return;
         }
       });
