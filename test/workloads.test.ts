@@ -173,7 +173,10 @@ test('a Job gets its generated selector, uid and name labels, and upstream defau
   assert.equal(dotted.status, 201, dotted.text);
   assert.match(String(dotted.headers.warning), /metadata\.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: \[must not contain dots\]"$/);
   const always = await server.request('POST', path, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'always' }, spec: { template: template({}) } } });
-  assert.ok(causes(always).includes('spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"'), always.text);
+  // The template's restartPolicy defaults to Always, so upstream asks for one of the two it takes.
+  assert.ok(causes(always).includes('spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'), always.text);
+  const sometimes = await server.request('POST', path, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'sometimes' }, spec: { template: template({}, 'Sometimes') } } });
+  assert.ok(causes(sometimes).includes('spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "OnFailure", "Never"'), sometimes.text);
   const changed = await server.request('PATCH', `${path}/pi`, { body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
   assert.ok(causes(changed).some((c) => c.startsWith('spec.template: Invalid value: ') && c.endsWith('field is immutable')), changed.text);
   const completions = await server.request('PATCH', `${path}/pi`, { body: { spec: { completions: 2 } }, headers: { 'content-type': 'application/merge-patch+json' } });
@@ -182,6 +185,80 @@ test('a Job gets its generated selector, uid and name labels, and upstream defau
   assert.deepEqual(byField.body.items.map((j: any) => j.metadata.name), ['pi', 'pi.v2']);
   const none = await server.request('GET', `${path}?fieldSelector=status.successful=1`);
   assert.deepEqual(none.body.items, []);
+});
+
+test("a Job's failure and success policies and indexed limits are checked as upstream checks them", async () => {
+  const path = '/apis/batch/v1/namespaces/default/jobs';
+  const job = (name: string, spec: Record<string, any>, restartPolicy = 'Never') => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { template: template({}, restartPolicy), ...spec } });
+  const indexed = { completionMode: 'Indexed', completions: 5, parallelism: 5 };
+  const good = await server.request('POST', path, {
+    body: job('policies', {
+      ...indexed,
+      backoffLimitPerIndex: 1,
+      maxFailedIndexes: 2,
+      podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { containerName: 'web', operator: 'In', values: [1, 42] } }, { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] },
+      successPolicy: { rules: [{ succeededIndexes: '0,2-4', succeededCount: 3 }] },
+    }),
+  });
+  assert.equal(good.status, 201, good.text);
+  assert.equal(good.body.spec.podReplacementPolicy, 'Failed', 'defaulted to Failed with a podFailurePolicy');
+  // JobManagedBy is alpha and off in 1.31: the field is dropped, on create and on an update that adds it.
+  const managed = await server.request('POST', path, { body: job('managed', { managedBy: 'example.com/queue' }) });
+  assert.equal(managed.status, 201, managed.text);
+  assert.equal(managed.body.spec.managedBy, undefined);
+  const added = await server.request('PATCH', `${path}/managed`, { body: { spec: { managedBy: 'example.com/queue' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(added.status, 200, added.text);
+  assert.equal(added.body.spec.managedBy, undefined);
+  const cases: Array<[string, Record<string, any>, string[], string?]> = [
+    ['nonindexed', { backoffLimitPerIndex: 1, maxFailedIndexes: 1 }, ['spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode', 'spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode']],
+    ['nolimit', { ...indexed, maxFailedIndexes: 1 }, ['spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified']],
+    ['toomany', { ...indexed, backoffLimitPerIndex: 1, maxFailedIndexes: 6 }, ['spec.maxFailedIndexes: Invalid value: 6: must be less than or equal to completions']],
+    ['bothrule', { podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [1] }, onPodConditions: [{ type: 'X', status: 'True' }] }] } }, ['spec.podFailurePolicy.rules[0]: Invalid value: specifying both OnExitCodes and OnPodConditions is not supported']],
+    ['norule', { podFailurePolicy: { rules: [{ action: 'Count' }] } }, ['spec.podFailurePolicy.rules[0]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required']],
+    ['badaction', { podFailurePolicy: { rules: [{ action: 'Retry', onExitCodes: { operator: 'In', values: [1] } }] } }, ['spec.podFailurePolicy.rules[0].action: Unsupported value: "Retry": supported values: "Count", "FailIndex", "FailJob", "Ignore"']],
+    ['noaction', { podFailurePolicy: { rules: [{ onExitCodes: { operator: 'In', values: [1] } }] } }, ['spec.podFailurePolicy.rules[0].action: Required value: valid values: ["Count" "FailIndex" "FailJob" "Ignore"]']],
+    ['failindex', { podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [1] } }] } }, ['spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set']],
+    [
+      'exitcodes',
+      { podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: 'nope', operator: 'In', values: [3, 0, 3] } }] } },
+      [
+        'spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "nope": must be one of the container or initContainer names in the pod template',
+        'spec.podFailurePolicy.rules[0].onExitCodes.values[1]: Invalid value: 0: must not be 0 for the In operator',
+        'spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value: 3',
+        'spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: [3,0,3]: must be ordered',
+      ],
+    ],
+    ['condstatus', { podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'Maybe' }] }] } }, ['spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: "Maybe": supported values: "False", "True", "Unknown"']],
+    ['onfailure', { podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] } }, ['spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified'], 'OnFailure'],
+    ['replacement', { podReplacementPolicy: 'TerminatingOrFailed', podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] } }, ['spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: "Failed"']],
+    ['replacement2', { podReplacementPolicy: 'Sometimes' }, ['spec.podReplacementPolicy: Unsupported value: "Sometimes": supported values: "Failed", "TerminatingOrFailed"']],
+    ['success-nonindexed', { successPolicy: { rules: [{ succeededCount: 1 }] } }, ['spec.successPolicy: Invalid value: {"rules":[{"succeededCount":1}]}: requires indexed completion mode']],
+    ['success-empty', { ...indexed, successPolicy: { rules: [] } }, ['spec.successPolicy.rules: Required value: at least one rules must be specified when the successPolicy is specified']],
+    ['success-rule', { ...indexed, successPolicy: { rules: [{}] } }, ['spec.successPolicy.rules[0]: Required value: at least one of succeededCount or succeededIndexes must be specified']],
+    ['success-indexes', { ...indexed, successPolicy: { rules: [{ succeededIndexes: '3-1' }, { succeededIndexes: '1,7' }, { succeededIndexes: '0-1-2' }] } }, [
+      'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "3-1": error parsing succeededIndexes: non-increasing order, previous: 3, current: 1',
+      'spec.successPolicy.rules[1].succeededIndexes: Invalid value: "1,7": error parsing succeededIndexes: too large index: "7"',
+      'spec.successPolicy.rules[2].succeededIndexes: Invalid value: "0-1-2": error parsing succeededIndexes: the fragment "0-1-2" violates the requirement that an index interval can have at most two parts separated by \'-\'',
+    ]],
+    ['success-count', { ...indexed, successPolicy: { rules: [{ succeededIndexes: '0-1', succeededCount: 3 }, { succeededCount: 6 }] } }, [
+      'spec.successPolicy.rules[0].succeededCount: Invalid value: 3: must be less than or equal to 2 (the number of indexes in the specified succeededIndexes field)',
+      'spec.successPolicy.rules[1].succeededCount: Invalid value: 6: must be less than or equal to 5 (the number of specified completions)',
+    ]],
+  ];
+  for (const [name, spec, expected, restartPolicy] of cases) {
+    const res = await server.request('POST', path, { body: job(name, spec, restartPolicy) });
+    assert.equal(res.status, 422, `${name}: ${res.text}`);
+    assert.deepEqual(causes(res), expected, name);
+    assert.equal((await server.request('GET', `${path}/${name}`)).status, 404, `${name} not stored`);
+  }
+  const longName = 'x'.repeat(62);
+  const hostname = await server.request('POST', path, { body: job(longName, { ...indexed, completions: 10, parallelism: 1 }) });
+  assert.ok(causes(hostname).includes(`metadata.name: Invalid value: "${longName}": will not able to create pod with invalid DNS label: ${longName}-9`), hostname.text);
+  // A CronJob's jobTemplate is checked the same way.
+  const cron = await server.request('POST', '/apis/batch/v1/namespaces/default/cronjobs', {
+    body: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'cron-policy' }, spec: { schedule: '0 * * * *', jobTemplate: { spec: { template: template({}, 'Never'), backoffLimitPerIndex: 2 } } } },
+  });
+  assert.deepEqual(causes(cron), ['spec.jobTemplate.spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode']);
 });
 
 test('a CronJob gets its defaults; its schedule is parsed with cron words and TZ= is refused', async () => {

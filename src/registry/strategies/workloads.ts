@@ -190,8 +190,18 @@ function nameWarnings(obj: ApiObject): string[] {
   return labelErrors.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${labelErrors.join(' ')}]`] : [];
 }
 
+/** dropJobDisabledFields: the JobManagedBy gate is alpha and off in 1.31, so a managedBy the object did not have is dropped. */
+function dropNewManagedBy(obj: ApiObject, old?: ApiObject): void {
+  if (obj.spec && old?.spec?.managedBy === undefined) delete obj.spec.managedBy;
+}
+
+const jobWorkload = workloadStrategy(defaultJob, validateJob);
 const job: Strategy = {
-  ...workloadStrategy(defaultJob, validateJob),
+  ...jobWorkload,
+  prepareForUpdate(obj, old) {
+    dropNewManagedBy(obj, old);
+    jobWorkload.prepareForUpdate?.(obj, old);
+  },
   // K pkg/registry/batch/job/strategy.go DefaultGarbageCollectionPolicy: batch/v1 orphans the pods
   // for compatibility, and storage.go Delete says so when the client chose nothing.
   warningsOnCreate: nameWarnings,
@@ -200,6 +210,7 @@ const job: Strategy = {
     'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
   prepareForCreate(obj) {
     obj.status = {};
+    dropNewManagedBy(obj);
     specGeneration.prepareForCreate(obj);
     generateJobSelector(obj);
   },

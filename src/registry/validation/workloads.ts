@@ -13,6 +13,7 @@ import { FIELD_IMMUTABLE, validateAnnotations } from './object-meta.ts';
 import { validatePodSpec } from './pod.ts';
 import { labelSelectorToRequirements, matchesLabels } from '../selectors/label-selector.ts';
 import { cronScheduleError, isTimeZone } from './cron-schedule.ts';
+import { validateIndexedHostnames, validateJobPolicies, validateJobRestartPolicy } from './job-policies.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -213,13 +214,13 @@ export function validateControllerRevision(obj: any, old?: any): FieldError[] {
 /** validateJobSpec: the checks a Job and a CronJob's jobTemplate share. */
 function validateJobSpec(spec: any, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const key of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished']) errs.push(...nonNegative(spec[key], `${path}.${key}`));
+  for (const key of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes']) {
+    errs.push(...nonNegative(spec[key], `${path}.${key}`));
+  }
   const mode = spec.completionMode;
   if (mode !== undefined && mode !== 'NonIndexed' && mode !== 'Indexed') errs.push(notSupported(`${path}.completionMode`, mode, ['NonIndexed', 'Indexed']));
   if (mode === 'Indexed' && spec.completions === undefined) errs.push(required(`${path}.completions`, `when completion mode is Indexed`));
-  errs.push(...validatePodTemplate(spec.template, `${path}.template`));
-  const restartPolicy = spec.template?.spec?.restartPolicy;
-  if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') errs.push(notSupported(`${path}.template.spec.restartPolicy`, restartPolicy ?? '', ['OnFailure', 'Never']));
+  errs.push(...validateJobPolicies(spec, path), ...validatePodTemplate(spec.template, `${path}.template`), ...validateJobRestartPolicy(spec, path));
   return errs;
 }
 
@@ -248,7 +249,7 @@ const SCHEDULING_DIRECTIVES = ['nodeSelector', 'affinity', 'tolerations', 'sched
 /** ValidateJob / ValidateJobUpdate. */
 export function validateJob(job: any, old?: any): FieldError[] {
   const spec = job.spec ?? {};
-  const errs = [...validateSelectorAndTemplate(spec, 'spec', { required: true }), ...validateJobSpec(spec, 'spec')];
+  const errs = [...validateSelectorAndTemplate(spec, 'spec', { required: true }), ...validateJobSpec(spec, 'spec'), ...validateIndexedHostnames(job)];
   if (spec.manualSelector !== true) errs.push(...validateGeneratedSelector(job));
   if (!old) return errs;
   const oldSpec = old.spec ?? {};
