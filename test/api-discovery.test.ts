@@ -220,6 +220,13 @@ describe('Table output', () => {
     const fallback = await table(NPS, `${TABLE.replace('v=v1', 'v=v9')}, application/json`);
     assert.equal(fallback.body.kind, 'NetworkPolicyList');
     assertFailure(await table(NPS, TABLE.replace('v=v1', 'v=v9')), 406, 'NotAcceptable');
+    // YAML is the other media type a Table is served in (upstream AllowsMediaTypeTransform); not for a watch.
+    const yaml = await server.request('GET', '/api/v1/namespaces/default', { headers: { accept: 'application/yaml;as=Table;g=meta.orch.io;v=v1' } });
+    assert.equal(yaml.status, 200, yaml.text);
+    assert.match(String(yaml.headers['content-type']), /^application\/yaml/);
+    assert.match(yaml.text, /^kind: Table\napiVersion: meta\.orch\.io\/v1\n/);
+    assert.match(yaml.text, /cells:\n\s+- default\n\s+- Active\n/);
+    assertFailure(await server.request('GET', '/api/v1/namespaces?watch=1', { headers: { accept: 'application/yaml;as=Table;g=meta.orch.io;v=v1' } }), 406, 'NotAcceptable');
   });
 
   test("kubectl's own Table request (g=meta.k8s.io) gets the same Table in the group it named; other groups are 406", async () => {

@@ -588,6 +588,8 @@ function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict
       if (!META_GROUPS.has(params.g) || (params.v !== 'v1' && params.v !== 'v1beta1')) continue;
       if (params.as === 'Table' && (verb === 'get' || verb === 'list' || verb === 'watch')) {
         if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
+        // upstream AllowsMediaTypeTransform: Table in JSON or YAML; YAML has no stream form for a watch.
+        if (subtype === 'yaml' && verb !== 'watch') return { mediaType: YAML_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
       }
       // upstream AllowsMediaTypeTransform: either form on any read; the wrong one for the verb is the transform's 406 (partialFor).
       if ((params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') && PARTIAL_VERBS.has(verb)) {
