@@ -133,6 +133,9 @@ test('a PersistentVolume gets Retain, Filesystem, a Pending phase and canonical 
   assert.equal(bound.status, 200, bound.text);
   assert.equal(bound.body.status.phase, 'Available');
   assert.notEqual(bound.body.status.lastPhaseTransitionTime, undefined);
+  const cleared = await server.request('PUT', '/api/v1/persistentvolumes/pv1/status', { body: { ...bound.body, status: {} } });
+  assert.equal(cleared.status, 200, cleared.text);
+  assert.equal(cleared.body.status.phase, 'Pending', 'a status without a phase is Pending, as upstream defaults it');
 });
 
 test('PersistentVolume validation answers 422 with upstream paths and words', async () => {
@@ -240,9 +243,27 @@ test('a ResourceQuota starts with an empty status and checks its resources and s
     'spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: unsupported scope applied to resource',
     'spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: conflicting scopes',
   ]);
+  const selector = await server.request('POST', path, {
+    body: quota('selector', {
+      hard: { pods: '5' },
+      scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In' }, { scopeName: 'BestEffort', operator: 'In', values: ['x'] }, { scopeName: 'Galaxy', operator: 'Near' }] },
+    }),
+  });
+  assert.deepEqual(causes(selector), [
+    "spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
+    "spec.scopeSelector.matchExpressions.operator: Invalid value: \"In\": must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+    'spec.scopeSelector.matchExpressions.scopeName: Invalid value: "Galaxy": unsupported scope',
+    'spec.scopeSelector.matchExpressions.operator: Invalid value: "Near": not a valid selector operator',
+  ]);
+  await created(path, quota('scoped', { hard: { pods: '5' }, scopes: ['NotTerminating', 'NotBestEffort'] }));
+  const reordered = await server.request('PATCH', `${path}/scoped`, { body: { spec: { scopes: ['NotBestEffort', 'NotTerminating'] } }, headers: MERGE });
+  assert.equal(reordered.status, 200, reordered.text);
+  const rescoped = await server.request('PATCH', `${path}/scoped`, { body: { spec: { scopes: ['Terminating'] } }, headers: MERGE });
+  assert.deepEqual(causes(rescoped), ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"Terminating"}: field is immutable']);
   const current = (await server.request('GET', `${path}/compute`)).body;
-  const status = await server.request('PUT', `${path}/compute/status`, { body: { ...current, status: { hard: current.spec.hard, used: { 'requests.cpu': '500m', 'limits.memory': '512Mi' } } } });
+  const status = await server.request('PUT', `${path}/compute/status`, { body: { ...current, status: { hard: current.spec.hard, used: { 'requests.cpu': '0.5', 'limits.memory': '512Mi' } } } });
   assert.equal(status.status, 200, status.text);
+  assert.equal(status.body.status.used['requests.cpu'], '500m', 'status quantities in canonical form');
   const badStatus = await server.request('PUT', `${path}/compute/status`, { body: { ...status.body, status: { used: { pods: '-1' } } } });
   assert.deepEqual(causes(badStatus), ['status.used[pods]: Invalid value: "-1": must be greater than or equal to 0']);
 });

@@ -8,7 +8,8 @@
  * are here (the plain ones are the contract's x-orch-default), every
  * ResourceList in canonical form (SetDefaults_ResourceList), templates get the
  * Pod's defaults. Upstream defaults again on every read from storage, so a
- * status emptied on create still reads phase Pending: the phase is set on create.
+ * status emptied on create still reads phase Pending: the phase is set on create
+ * as well as on every write.
  */
 import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
 import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
@@ -42,6 +43,23 @@ function defaultLimitRange(obj: ApiObject): void {
     fill('defaultRequest', item.default);
     fill('defaultRequest', item.min);
   }
+}
+
+/** SetDefaults_PersistentVolume and _PersistentVolumeClaim: a status without a phase is Pending (a Go struct's status is never absent). */
+function defaultPhase(obj: ApiObject): void {
+  if (!isObj(obj.status)) obj.status = {};
+  obj.status.phase ||= 'Pending';
+}
+
+/** SetDefaults_ResourceList on status lists (also on a status write: the status subresource's strategy takes no applyDefaults). */
+function canonicalStatusLists(obj: ApiObject, kind: string, keys: string[]): void {
+  for (const key of keys) canonicalResourceList(obj.status?.[key], kind);
+}
+
+/** A claim's status: canonical capacity and allocated resources, Pending without a phase. */
+function claimStatusDefaults(obj: ApiObject): void {
+  canonicalStatusLists(obj, 'PersistentVolumeClaim', ['capacity', 'allocatedResources']);
+  defaultPhase(obj);
 }
 
 /** SetDefaults_ReplicationController: selector and labels from the template's labels when empty (replicas: x-orch-default). */
@@ -81,32 +99,39 @@ export const coreKindStrategies: Record<string, Strategy> = {
     ...validated(validateResourceQuota),
     applyDefaults(obj) {
       canonicalResourceList(obj.spec?.hard, 'ResourceQuota');
-      canonicalResourceList(obj.status?.hard, 'ResourceQuota');
-      canonicalResourceList(obj.status?.used, 'ResourceQuota');
+      canonicalStatusLists(obj, 'ResourceQuota', ['hard', 'used']);
     },
     prepareForCreate(obj) {
       obj.status = {};
     },
+    prepareForStatusUpdate: (obj) => canonicalStatusLists(obj, 'ResourceQuota', ['hard', 'used']),
     validateStatusUpdate: (obj) => validateResourceQuotaStatus(obj),
   },
   '/PersistentVolume': {
     ...validated(validatePersistentVolume),
-    applyDefaults: (obj) => canonicalResourceList(obj.spec?.capacity, 'PersistentVolume'),
+    applyDefaults(obj) {
+      canonicalResourceList(obj.spec?.capacity, 'PersistentVolume');
+      defaultPhase(obj);
+    },
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending', lastPhaseTransitionTime: nowSeconds() };
     },
-    prepareForStatusUpdate: stampPhaseTransition,
+    prepareForStatusUpdate(obj, old) {
+      defaultPhase(obj);
+      stampPhaseTransition(obj, old);
+    },
   },
   '/PersistentVolumeClaim': {
     ...validated(validatePersistentVolumeClaim),
     applyDefaults(obj) {
-      for (const list of [obj.spec?.resources?.limits, obj.spec?.resources?.requests, obj.status?.capacity, obj.status?.allocatedResources]) {
-        canonicalResourceList(list, 'PersistentVolumeClaim');
-      }
+      canonicalResourceList(obj.spec?.resources?.limits, 'PersistentVolumeClaim');
+      canonicalResourceList(obj.spec?.resources?.requests, 'PersistentVolumeClaim');
+      claimStatusDefaults(obj);
     },
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending' };
     },
+    prepareForStatusUpdate: claimStatusDefaults,
   },
   '/ReplicationController': {
     ...validated(validateReplicationController),

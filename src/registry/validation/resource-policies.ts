@@ -59,31 +59,67 @@ function scopeFits(scope: string, resource: string): boolean {
   return true;
 }
 
-/** validateResourceQuotaScopes. */
-function validateScopes(spec: any): FieldError[] {
-  const scopes: string[] = Array.isArray(spec.scopes) ? spec.scopes : [];
-  if (scopes.length === 0) return [];
-  const value = goStringSlice(scopes, '[]core.ResourceQuotaScope');
-  const hard = Object.keys(isObj(spec.hard) ? spec.hard : {}).sort();
+/**
+ * The rules validateResourceQuotaScopes and validateScopedResourceSelectorRequirement
+ * share: each scope standard and fitting every standard hard resource, no
+ * conflicting pair. `unsupported` reports an unknown scope at its own place.
+ */
+function scopeErrors(scopes: string[], hard: string[], path: string, value: unknown, unsupported: (scope: string) => FieldError): FieldError[] {
   const errs: FieldError[] = [];
   for (const scope of scopes) {
-    if (!SCOPES.includes(scope)) errs.push(invalid('spec.scopes', value, 'unsupported scope'));
-    for (const name of hard) if (isStandardQuota(name) && !scopeFits(scope, name)) errs.push(invalid('spec.scopes', value, 'unsupported scope applied to resource'));
-  }
-  for (const [a, b] of [['BestEffort', 'NotBestEffort'], ['Terminating', 'NotTerminating']]) {
-    if (scopes.includes(a) && scopes.includes(b)) errs.push(invalid('spec.scopes', value, 'conflicting scopes'));
+    if (!SCOPES.includes(scope)) errs.push(unsupported(scope));
+    for (const name of hard) if (isStandardQuota(name) && !scopeFits(scope, name)) errs.push(invalid(path, value, 'unsupported scope applied to resource'));
   }
   return errs;
 }
 
-/** ValidateResourceQuota (its status is emptied on create) and ValidateResourceQuotaUpdate: scopes are immutable. */
+function conflictingScopes(scopes: string[], path: string, value: unknown): FieldError[] {
+  return [['BestEffort', 'NotBestEffort'], ['Terminating', 'NotTerminating']].filter(([a, b]) => scopes.includes(a) && scopes.includes(b)).map(() => invalid(path, value, 'conflicting scopes'));
+}
+
+const scopesValue = (scopes: unknown) => goStringSlice(Array.isArray(scopes) ? scopes : [], '[]core.ResourceQuotaScope');
+/** The scopes whose selector requirement can only be Exists. */
+const EXISTS_ONLY = ['BestEffort', 'NotBestEffort', 'Terminating', 'NotTerminating', 'CrossNamespacePodAffinity'];
+
+/** validateResourceQuotaScopes and validateScopeSelector. */
+function validateScopes(spec: any): FieldError[] {
+  const hard = Object.keys(isObj(spec.hard) ? spec.hard : {}).sort();
+  const scopes: string[] = Array.isArray(spec.scopes) ? spec.scopes : [];
+  const errs: FieldError[] = [];
+  if (scopes.length) {
+    const value = scopesValue(scopes);
+    errs.push(...scopeErrors(scopes, hard, 'spec.scopes', value, () => invalid('spec.scopes', value, 'unsupported scope')), ...conflictingScopes(scopes, 'spec.scopes', value));
+  }
+  if (!isObj(spec.scopeSelector)) return errs;
+  const path = 'spec.scopeSelector.matchExpressions';
+  const requirements: any[] = Array.isArray(spec.scopeSelector.matchExpressions) ? spec.scopeSelector.matchExpressions : [];
+  const names: string[] = [];
+  for (const req of requirements) {
+    const scope = String(req?.scopeName ?? '');
+    const operator = String(req?.operator ?? '');
+    const values: unknown[] = Array.isArray(req?.values) ? req.values : [];
+    errs.push(...scopeErrors([scope], hard, path, spec.scopeSelector, () => invalid(`${path}.scopeName`, scope, 'unsupported scope')));
+    if (EXISTS_ONLY.includes(scope) && operator !== 'Exists') {
+      errs.push(invalid(`${path}.operator`, operator, "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"));
+    }
+    if (operator === 'In' || operator === 'NotIn') {
+      if (values.length === 0) errs.push(required(`${path}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+    } else if (operator === 'Exists' || operator === 'DoesNotExist') {
+      if (values.length) errs.push(invalid(`${path}.values`, goStringSlice(values.map(String)), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+    } else errs.push(invalid(`${path}.operator`, operator, 'not a valid selector operator'));
+    names.push(scope);
+  }
+  // upstream reports the conflict with spec.scopes as the value
+  errs.push(...conflictingScopes(names, path, scopesValue(spec.scopes)));
+  return errs;
+}
+
+/** ValidateResourceQuota (its status is emptied on create) and ValidateResourceQuotaUpdate: the set of scopes is immutable. */
 export function validateResourceQuota(quota: any, old?: any): FieldError[] {
   const spec = isObj(quota.spec) ? quota.spec : {};
   const errs = [...validateQuotaList(spec.hard, 'spec.hard'), ...validateScopes(spec)];
-  if (old) {
-    if (!same(spec.scopes ?? [], old.spec?.scopes ?? [])) errs.push(invalid('spec.scopes', goStringSlice(spec.scopes ?? [], '[]core.ResourceQuotaScope'), FIELD_IMMUTABLE));
-    if (!same(spec.scopeSelector, old.spec?.scopeSelector)) errs.push(invalid('spec.scopeSelector', spec.scopeSelector ?? null, FIELD_IMMUTABLE));
-  }
+  const scopeSet = (scopes: unknown) => [...new Set(Array.isArray(scopes) ? scopes.map(String) : [])].sort();
+  if (old && !same(scopeSet(spec.scopes), scopeSet(old.spec?.scopes))) errs.push(invalid('spec.scopes', scopesValue(spec.scopes), FIELD_IMMUTABLE));
   return errs;
 }
 
