@@ -144,6 +144,10 @@ test('PersistentVolume validation answers 422 with upstream paths and words', as
   assert.deepEqual(causes(none), ['spec.accessModes: Required value', 'spec.capacity: Required value', 'spec.capacity: Unsupported value: null: supported values: "storage"', 'spec: Required value: must specify a volume type']);
   const two = await server.request('POST', path, { body: pv('two', { nfs: { server: 'nfs.example', path: '/x' } }) });
   assert.deepEqual(causes(two), ['spec.nfs: Forbidden: may not specify more than 1 volume type']);
+  const incomplete = await server.request('POST', path, { body: pv('incomplete', { hostPath: undefined, csi: { volumeAttributes: { a: 'b' } } }) });
+  assert.deepEqual(causes(incomplete), ['spec.csi.driver: Required value', 'spec.csi.volumeHandle: Required value']);
+  const local = await server.request('POST', path, { body: pv('local', { hostPath: undefined, local: { path: '/mnt/../etc' } }) });
+  assert.deepEqual(causes(local), ["spec.local.path: Invalid value: \"/mnt/../etc\": must not contain '..'", 'spec.nodeAffinity: Required value: Local volume requires node affinity']);
   const zero = await server.request('POST', path, { body: pv('zero', { capacity: { storage: '0' } }) });
   assert.deepEqual(causes(zero), ['spec.capacity[storage]: Invalid value: "0": must be greater than zero']);
   const modes = await server.request('POST', path, { body: pv('modes', { accessModes: ['ReadWriteOncePod', 'ReadOnlyMany', 'Sometimes'] }) });

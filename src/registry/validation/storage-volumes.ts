@@ -4,9 +4,10 @@
  * ValidatePersistentVolumeSpec, ValidatePersistentVolumeUpdate,
  * ValidatePersistentVolumeClaimSpec and ValidatePersistentVolumeClaimUpdate
  * (1.31, VolumeAttributesClass and RecoverVolumeExpansionFailure off): the
- * rules a user meets, with upstream's paths and words. The per-source checks
- * of the many in-tree volume plugins are not translated, only that exactly
- * one source is given. Upstream appends a cmp.Diff of the Go structs to its
+ * rules a user meets, with upstream's paths and words. A source's checks are
+ * the Pod volume source's of the same type (pod-volumes.ts); the fields only a
+ * PersistentVolumeSource has (secret namespaces, CSI secret references) are
+ * not checked. Upstream appends a cmp.Diff of the Go structs to its
  * immutability messages; those are the message without the diff here.
  */
 import { child, forbidden, invalid, notSupported, required, type FieldError } from './field-errors.ts';
@@ -14,6 +15,7 @@ import { validateLabelSelector } from './label-selector.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
 import { isDNS1123Subdomain } from './names.ts';
 import { compareQuantities, parseQuantity, zeroQuantity } from './quantity.ts';
+import { validatePathNoBacksteps, validateVolumeSource } from './pod-volumes.ts';
 import { deepEqual } from '../json-value.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -62,6 +64,21 @@ function positive(text: string, path: string): FieldError[] {
   return compareQuantities(parseQuantity(text), zeroQuantity()) <= 0 ? [invalid(path, text, 'must be greater than zero')] : [];
 }
 
+/**
+ * One source's checks: the Pod volume source's of the same type (their
+ * errors at the same paths: a GCE disk's at `persistentDisk`), and what only a
+ * volume has (validateCSIPersistentVolumeSource's handle, validateLocalVolumeSource's path).
+ */
+function validatePersistentVolumeSource(field: string, source: any): FieldError[] {
+  if (field === 'local') {
+    const localPath = String(source.path ?? '');
+    return localPath ? validatePathNoBacksteps(localPath, 'spec.local.path') : [required('spec.local.path')];
+  }
+  const errs = validateVolumeSource(field, source, `spec.${field === 'gcePersistentDisk' ? 'persistentDisk' : field}`, '', '');
+  if (field === 'csi' && !source.volumeHandle) errs.push(required('spec.csi.volumeHandle'));
+  return errs;
+}
+
 /** ValidatePersistentVolumeSpec (not inline). */
 function validatePersistentVolumeSpec(spec: any): FieldError[] {
   const errs: FieldError[] = [];
@@ -77,20 +94,21 @@ function validatePersistentVolumeSpec(spec: any): FieldError[] {
   if (policy && !RECLAIM_POLICIES.includes(policy)) errs.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
   let sources = 0;
   for (const [field, path] of VOLUME_SOURCES) {
-    if (spec[field] === undefined || spec[field] === null) continue;
+    if (!isObj(spec[field])) continue;
     // upstream counts flexVolume without the check
-    if (sources > 0 && field !== 'flexVolume') errs.push(forbidden(`spec.${path}`, 'may not specify more than 1 volume type'));
-    else sources++;
+    if (sources > 0 && field !== 'flexVolume') {
+      errs.push(forbidden(`spec.${path}`, 'may not specify more than 1 volume type'));
+      continue;
+    }
+    sources++;
+    errs.push(...validatePersistentVolumeSource(field, spec[field]));
+    if (field === 'local' && !isObj(spec.nodeAffinity?.required)) errs.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
   }
   if (sources === 0) errs.push(required('spec', 'must specify a volume type'));
-  if (isObj(spec.hostPath)) {
-    const hostPath = String(spec.hostPath.path ?? '');
-    if (!hostPath) errs.push(required('spec.hostPath.path'));
-    else if (hostPath.replace(/\/+/g, '/').replace(/(.)\/$/, '$1') === '/' && policy === 'Recycle') {
-      errs.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
-    }
+  const hostPath = String(spec.hostPath?.path ?? '');
+  if (hostPath && hostPath.replace(/\/+/g, '/').replace(/(.)\/$/, '$1') === '/' && policy === 'Recycle') {
+    errs.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
   }
-  if (isObj(spec.local) && spec.nodeAffinity === undefined) errs.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
   errs.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'), ...validateVolumeMode(spec.volumeMode, 'spec.volumeMode'));
   return errs;
 }
