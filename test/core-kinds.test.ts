@@ -179,6 +179,12 @@ test('a PersistentVolumeClaim is Pending with Filesystem; its spec is immutable 
   assert.deepEqual(causes(shrunk), ['spec.resources.requests.storage: Forbidden: field can not be less than previous value']);
   const missing = await server.request('POST', path, { body: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'bare' }, spec: {} } });
   assert.deepEqual(causes(missing), ['spec.accessModes: Required value: at least 1 access mode is required', 'spec.resources[storage]: Required value']);
+  const annotated = await created(path, { ...pvc('gold'), metadata: { name: 'gold', annotations: { 'volume.beta.orch.io/storage-class': 'gold' } } });
+  assert.equal(annotated.spec.storageClassName, undefined);
+  const upgraded = await server.request('PATCH', `${path}/gold`, { body: { spec: { storageClassName: 'gold' } }, headers: MERGE });
+  assert.equal(upgraded.status, 200, 'the class may move from the beta annotation to the field');
+  const reclassed = await server.request('PATCH', `${path}/gold`, { body: { metadata: { annotations: { 'volume.beta.orch.io/storage-class': 'silver' } } }, headers: MERGE });
+  assert.ok(causes(reclassed).includes('metadata.annotations.volume.beta.orch.io/storage-class: Invalid value: "silver": field is immutable'), reclassed.text);
   const block = await server.request('POST', path, { body: pvc('weird', { volumeMode: 'Tape' }) });
   assert.deepEqual(causes(block), ['spec.volumeMode: Unsupported value: "Tape": supported values: "Block", "Filesystem"']);
 });
@@ -340,6 +346,7 @@ test('Tables carry upstream printers columns and cells', async () => {
   const data = row(claims, 'data');
   assert.deepEqual([...data.slice(0, 7), data[8]], ['data', 'Bound', 'pv1', '1Gi', 'RWO', '', '<unset>', 'Filesystem']);
   assert.deepEqual(row(claims, 'watched').slice(0, 5), ['watched', 'Pending', '', '', '']);
+  assert.equal(row(claims, 'gold')[5], 'gold', 'the beta annotation names the class');
 
   const rcs = await table(`${NS}/replicationcontrollers`);
   assert.deepEqual(names(rcs), ['Name', 'Desired', 'Current', 'Ready', 'Age', 'Containers', 'Images', 'Selector']);

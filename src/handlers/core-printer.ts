@@ -7,14 +7,13 @@
  * the workload printer's (integer, labels, container names and images).
  */
 import { formatQuantity, quantityFromJson } from '../registry/validation/quantity.ts';
+import { BETA_STORAGE_CLASS } from '../registry/validation/storage-volumes.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 type Formatter = (value: unknown, obj: any) => unknown;
 
-/** The annotation that names a volume's class before spec.storageClassName (BetaStorageClassAnnotation, renamed as FACTS 0). */
-export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.orch.io/storage-class';
 
 /** resource.Quantity String(): the canonical form; an absent entry is the zero Quantity, "0". */
 function quantityText(value: unknown): string {
@@ -105,7 +104,7 @@ export const coreFormatters: Record<string, Formatter> = {
   volumePhase: (phase, obj) => (obj.metadata?.deletionTimestamp ? 'Terminating' : (phase ?? '')),
   claimRef: (ref) => (isObj(ref) ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : ''),
   // GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName
-  storageClass: (className, obj) => obj.metadata?.annotations?.[BETA_STORAGE_CLASS_ANNOTATION] ?? className ?? '',
+  storageClass: (className, obj) => obj.metadata?.annotations?.[BETA_STORAGE_CLASS] ?? className ?? '',
   // an optional string the printers show as <unset> when nil
   unsetIfAbsent: (value) => (typeof value === 'string' ? value : '<unset>'),
   // printPersistentVolumeClaim: capacity and access modes only once the claim names a volume

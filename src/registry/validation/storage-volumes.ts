@@ -159,8 +159,8 @@ function validateClaimSpec(spec: any): FieldError[] {
   return errs;
 }
 
-/** The annotation a claim's class was named by before spec.storageClassName (v1.BetaStorageClassAnnotation, renamed). */
-const BETA_STORAGE_CLASS = 'volume.beta.orch.io/storage-class';
+/** The annotation a volume's or claim's class was named by before spec.storageClassName (v1.BetaStorageClassAnnotation, renamed as FACTS 0). */
+export const BETA_STORAGE_CLASS = 'volume.beta.orch.io/storage-class';
 
 /**
  * ValidatePersistentVolumeClaim and, on update, ValidatePersistentVolumeClaimUpdate:
