@@ -6,7 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -397,6 +397,15 @@ test('kubectl gets, scales and explains the core kinds with upstream columns', {
     assert.equal((await kubectl('get', 'rc', 'web', '-o', 'jsonpath={.spec.replicas}')).stdout, '5');
     const wide = await kubectl('get', 'pvc', 'data', '-o', 'wide');
     assert.match(wide.stdout, /VOLUMEMODE/);
+    const manifest = join(home, 'limits.yaml');
+    const limits = (max: string) => `apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: applied\nspec:\n  limits:\n  - type: Container\n    max:\n      cpu: "${max}"\n`;
+    writeFileSync(manifest, limits('2'));
+    assert.equal((await kubectl('apply', '--server-side', '-f', manifest)).code, 0);
+    writeFileSync(manifest, limits('3'));
+    const reapplied = await kubectl('apply', '--server-side', '-f', manifest);
+    assert.equal(reapplied.code, 0, reapplied.stderr);
+    // spec.limits is an atomic list: the second apply replaces it, and the defaults follow the new max
+    assert.equal((await kubectl('get', 'limits', 'applied', '-o', 'jsonpath={.spec.limits[0].max.cpu} {.spec.limits[0].default.cpu}')).stdout, '3 3');
     const explain = await kubectl('explain', 'pvc.spec');
     assert.equal(explain.code, 0, explain.stderr);
     assert.match(explain.stdout, /accessModes/);
