@@ -82,7 +82,7 @@ export function loadContract(dir: string): GroupVersionDocument[] {
     const [group, version] = parts[0] === 'api' ? ['', parts[1]] : [parts[1], parts[2]];
     if (!version) throw new Error(`${file}: name must be api__<version>.json or apis__<group>__<version>.json`);
     const document = bundle(doc, docs, file);
-    result.push({ stem, group, version, document, kinds: extractKinds(document, group, version, file) });
+    result.push({ stem, group, version, document, kinds: extractKinds(document, group, version, file, new Set(Object.keys(doc.components?.schemas ?? {}))) });
   }
   return result;
 }
@@ -154,11 +154,15 @@ function sortKeys<T>(obj: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(obj).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function extractKinds(doc: OpenApiDocument, group: string, version: string, file: string): ContractKind[] {
+/**
+ * The kinds a document serves: its own schemas with x-orch-resource (`owned`, before bundling; a
+ * bundled copy of another document's kind, such as StatefulSet's PersistentVolumeClaim, is that document's).
+ */
+function extractKinds(doc: OpenApiDocument, group: string, version: string, file: string, owned: ReadonlySet<string>): ContractKind[] {
   const kinds: ContractKind[] = [];
   for (const [schemaName, schema] of Object.entries(doc.components.schemas)) {
     const resource = schema['x-orch-resource'] as ResourceExtension | undefined;
-    if (!resource) continue;
+    if (!resource || !owned.has(schemaName)) continue;
     const gvk = (schema['x-kubernetes-group-version-kind'] ?? [])[0];
     if (!gvk || gvk.group !== group || gvk.version !== version) {
       throw new Error(`${file}: ${schemaName} has x-orch-resource but no x-kubernetes-group-version-kind for ${group}/${version}`);

@@ -386,7 +386,7 @@ const DOCS: DocSpec[] = [
     description: 'Kinds of the core group (""), version v1, served under /api/v1. paths are emitted by the generator.',
     upstream: ['api__v1_openapi.json'],
     owns: (n) => n.startsWith(CORE),
-    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event', 'Pod', 'Node'].flatMap((k) => [CORE + k, CORE + k + 'List']),
+    roots: ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Event', 'Pod', 'Node', 'LimitRange', 'ResourceQuota', 'PersistentVolume', 'PersistentVolumeClaim', 'ReplicationController', 'Endpoints', 'PodTemplate'].flatMap((k) => [CORE + k, CORE + k + 'List']),
   },
   {
     file: 'apis__authentication.orch.io__v1.json',
@@ -1013,7 +1013,86 @@ const RESOURCES: Record<string, ResourceSpec> = {
       AGE_COLUMN,
     ],
   },
+  // K pkg/registry/core/{limitrange,resourcequota,persistentvolume,persistentvolumeclaim,replicationcontroller,
+  // endpoint,podtemplate}/storage and strategy.go (short names, category all, status and scale subresources,
+  // create on update for LimitRange and Endpoints), K pkg/apis/core/v1/conversion.go (RC's status.replicas
+  // selector; the others select on metadata only), K printers.go (LimitRange has no printer: the default
+  // Name / Created At table).
+  [CORE + 'LimitRange']: { ...coreKind('LimitRange', 'limitranges', ['limits'], [], ROLE_COLUMNS), allowCreateOnUpdate: true },
+  [CORE + 'ResourceQuota']: coreKind('ResourceQuota', 'resourcequotas', ['quota'], ['status'], [
+    NAME_COLUMN,
+    AGE_COLUMN,
+    { name: 'Request', type: 'string', description: 'Request represents a minimum amount of cpu/memory that a container may consume.', jsonPath: '.status', formatter: 'quotaRequests' },
+    { name: 'Limit', type: 'string', description: 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', jsonPath: '.status', formatter: 'quotaLimits' },
+  ]),
+  [CORE + 'PersistentVolume']: { ...coreKind('PersistentVolume', 'persistentvolumes', ['pv'], ['status'], [
+    NAME_COLUMN,
+    { name: 'Capacity', type: 'string', description: { schema: CORE + 'PersistentVolumeSpec', property: 'capacity' }, jsonPath: '.spec.capacity', formatter: 'storageQuantity' },
+    { name: 'Access Modes', type: 'string', description: { schema: CORE + 'PersistentVolumeSpec', property: 'accessModes' }, jsonPath: '.spec.accessModes', formatter: 'accessModes' },
+    { name: 'Reclaim Policy', type: 'string', description: { schema: CORE + 'PersistentVolumeSpec', property: 'persistentVolumeReclaimPolicy' }, jsonPath: '.spec.persistentVolumeReclaimPolicy' },
+    { name: 'Status', type: 'string', description: { schema: CORE + 'PersistentVolumeStatus', property: 'phase' }, jsonPath: '.status.phase', formatter: 'volumePhase' },
+    { name: 'Claim', type: 'string', description: { schema: CORE + 'PersistentVolumeSpec', property: 'claimRef' }, jsonPath: '.spec.claimRef', formatter: 'claimRef' },
+    ...volumeClassColumns('pv'),
+    { name: 'Reason', type: 'string', description: { schema: CORE + 'PersistentVolumeStatus', property: 'reason' }, jsonPath: '.status.reason' },
+    AGE_COLUMN,
+    volumeModeColumn(CORE + 'PersistentVolumeSpec'),
+  ]), namespaced: false },
+  [CORE + 'PersistentVolumeClaim']: coreKind('PersistentVolumeClaim', 'persistentvolumeclaims', ['pvc'], ['status'], [
+    NAME_COLUMN,
+    { name: 'Status', type: 'string', description: { schema: CORE + 'PersistentVolumeClaimStatus', property: 'phase' }, jsonPath: '.status.phase', formatter: 'volumePhase' },
+    { name: 'Volume', type: 'string', description: { schema: CORE + 'PersistentVolumeClaimSpec', property: 'volumeName' }, jsonPath: '.spec.volumeName' },
+    { name: 'Capacity', type: 'string', description: { schema: CORE + 'PersistentVolumeClaimStatus', property: 'capacity' }, jsonPath: '.status.capacity', formatter: 'boundCapacity' },
+    { name: 'Access Modes', type: 'string', description: { schema: CORE + 'PersistentVolumeClaimStatus', property: 'accessModes' }, jsonPath: '.status.accessModes', formatter: 'boundAccessModes' },
+    ...volumeClassColumns('pvc'),
+    AGE_COLUMN,
+    volumeModeColumn(CORE + 'PersistentVolumeClaimSpec'),
+  ]),
+  [CORE + 'ReplicationController']: {
+    ...coreKind('ReplicationController', 'replicationcontrollers', ['rc'], ['scale', 'status'], [
+      NAME_COLUMN,
+      { name: 'Desired', type: 'integer', description: { schema: CORE + 'ReplicationControllerSpec', property: 'replicas' }, jsonPath: '.spec.replicas', formatter: 'integer' },
+      { name: 'Current', type: 'integer', description: { schema: CORE + 'ReplicationControllerStatus', property: 'replicas' }, jsonPath: '.status.replicas', formatter: 'integer' },
+      { name: 'Ready', type: 'integer', description: { schema: CORE + 'ReplicationControllerStatus', property: 'readyReplicas' }, jsonPath: '.status.readyReplicas', formatter: 'integer' },
+      AGE_COLUMN,
+      ...templateColumns('.spec.template'),
+      { name: 'Selector', type: 'string', priority: 1, description: { schema: CORE + 'ReplicationControllerSpec', property: 'selector' }, jsonPath: '.spec.selector', formatter: 'labels' },
+    ]),
+    categories: ['all'],
+    fieldSelectors: [{ name: 'status.replicas', jsonPath: '.status.replicas', default: '0' }],
+  },
+  [CORE + 'Endpoints']: {
+    ...coreKind('Endpoints', 'endpoints', ['ep'], [], [
+      NAME_COLUMN,
+      { name: 'Endpoints', type: 'string', description: { schema: CORE + 'Endpoints', property: 'subsets' }, jsonPath: '.subsets', formatter: 'endpoints' },
+      AGE_COLUMN,
+    ]),
+    allowCreateOnUpdate: true,
+  },
+  [CORE + 'PodTemplate']: coreKind('PodTemplate', 'podtemplates', [], [], [
+    NAME_COLUMN,
+    { name: 'Containers', type: 'string', description: 'Names of each container in the template.', jsonPath: '.template.spec.containers', formatter: 'containerNames' },
+    { name: 'Images', type: 'string', description: 'Images referenced by each container in the template.', jsonPath: '.template.spec.containers', formatter: 'containerImages' },
+    { name: 'Pod Labels', type: 'string', description: 'The labels for the pod template.', jsonPath: '.template.metadata.labels', formatter: 'labels' },
+  ]),
 };
+
+/** K printers.go: the StorageClass and VolumeAttributesClass columns of a volume (`pv`) or claim (`pvc`). */
+function volumeClassColumns(short: 'pv' | 'pvc'): ColumnSpec[] {
+  return [
+    { name: 'StorageClass', type: 'string', description: `StorageClass of the ${short}`, jsonPath: '.spec.storageClassName', formatter: 'storageClass' },
+    { name: 'VolumeAttributesClass', type: 'string', description: `VolumeAttributesClass of the ${short}`, jsonPath: '.spec.volumeAttributesClassName', formatter: 'unsetIfAbsent' },
+  ];
+}
+
+/** K printers.go: the wide VolumeMode column, `<unset>` when nil. */
+function volumeModeColumn(specSchema: string): ColumnSpec {
+  return { name: 'VolumeMode', type: 'string', priority: 1, description: { schema: specSchema, property: 'volumeMode' }, jsonPath: '.spec.volumeMode', formatter: 'unsetIfAbsent' };
+}
+
+/** A namespaced core/v1 kind (DNS-subdomain names, every verb, no category) with its status and scale subresources. */
+function coreKind(kind: string, plural: string, shortNames: string[], subresources: Array<'scale' | 'status'>, printerColumns: ColumnSpec[]): ResourceSpec {
+  return { ...workload(kind, plural, shortNames, subresources, 'DNSSubdomain', [], printerColumns), singular: kind.toLowerCase(), categories: [] };
+}
 
 /** A namespaced workload kind of apps/v1 or batch/v1: every verb, category `all`, status (and scale) subresources. */
 function workload(
@@ -1077,6 +1156,13 @@ const DEFAULTS: { schema: string; property: string; value: Json }[] = [
   { schema: BATCH + 'CronJobSpec', property: 'suspend', value: false },
   { schema: BATCH + 'CronJobSpec', property: 'successfulJobsHistoryLimit', value: 3 },
   { schema: BATCH + 'CronJobSpec', property: 'failedJobsHistoryLimit', value: 1 },
+  // K pkg/apis/core/v1/defaults.go SetDefaults_PersistentVolume, _PersistentVolumeClaimSpec, _EndpointPort,
+  // _ReplicationController (its selector and labels from the template, and the status phases, are in code).
+  { schema: CORE + 'PersistentVolumeSpec', property: 'persistentVolumeReclaimPolicy', value: 'Retain' },
+  { schema: CORE + 'PersistentVolumeSpec', property: 'volumeMode', value: 'Filesystem' },
+  { schema: CORE + 'PersistentVolumeClaimSpec', property: 'volumeMode', value: 'Filesystem' },
+  { schema: CORE + 'EndpointPort', property: 'protocol', value: 'TCP' },
+  { schema: CORE + 'ReplicationControllerSpec', property: 'replicas', value: 1 },
 ];
 
 /**

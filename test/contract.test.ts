@@ -55,6 +55,9 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
   Event: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Event', group: '' },
   Pod: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Pod', group: '' },
   Node: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Node', group: '' },
+  ...Object.fromEntries(
+    ['LimitRange', 'ResourceQuota', 'PersistentVolume', 'PersistentVolumeClaim', 'ReplicationController', 'Endpoints', 'PodTemplate'].map((k) => [k, { file: 'api__v1.json', schema: `io.orch.api.core.v1.${k}`, group: '' }]),
+  ),
   Lease: { file: 'apis__coordination.orch.io__v1.json', schema: 'io.orch.api.coordination.v1.Lease', group: 'coordination.orch.io' },
   SelfSubjectReview: {
     file: 'apis__authentication.orch.io__v1.json',
@@ -186,7 +189,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.ok(Array.isArray(r.shortNames) && r.shortNames.every((x) => typeof x === 'string'));
     assert.ok(Array.isArray(r.categories) && r.categories.every((x) => typeof x === 'string'));
     assert.equal(typeof r.namespaced, 'boolean');
-    const clusterScoped = ['Namespace', 'Node', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'];
+    const clusterScoped = ['Namespace', 'Node', 'PersistentVolume', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'];
     assert.equal(r.namespaced, !clusterScoped.includes(kind));
     assert.ok(Array.isArray(r.verbs) && r.verbs.length > 0);
     assert.deepEqual(r.verbs, [...(r.verbs as string[])].sort(), `${kind}: verbs must be sorted`);
@@ -203,7 +206,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       assert.deepEqual(sub.verbs, [...(sub.verbs as string[])].sort());
     }
     assert.equal(typeof r.allowCreateOnUpdate, 'boolean');
-    assert.equal(r.allowCreateOnUpdate, ['Event', 'Lease', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].includes(kind));
+    assert.equal(r.allowCreateOnUpdate, ['Event', 'Lease', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'LimitRange', 'Endpoints'].includes(kind), kind);
     assert.equal(r.allowUnconditionalUpdate, kind !== 'CustomResourceDefinition');
     assert.ok(['DNSSubdomain', 'DNSLabel', 'PathSegment'].includes(r.nameValidation as string), `${kind}: nameValidation`);
     assert.ok(Array.isArray(r.fieldSelectors));

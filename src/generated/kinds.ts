@@ -84,6 +84,80 @@ export const kinds = [
     ...{
       "group": "",
       "version": "v1",
+      "kind": "Endpoints",
+      "schemaName": "io.orch.api.core.v1.Endpoints",
+      "shortNames": [
+        "ep"
+      ],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.",
+          "format": "",
+          "formatter": "endpoints",
+          "jsonPath": ".subsets",
+          "name": "Endpoints",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "subsets"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "EndpointsList",
+      "namespaced": true,
+      "plural": "endpoints",
+      "singular": "endpoints",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "fWeeMqaN/OA="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_Endpoints,
+    decodeList: decoders.decode_io_orch_api_core_v1_EndpointsList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
       "kind": "Event",
       "schemaName": "io.orch.api.core.v1.Event",
       "shortNames": [
@@ -312,6 +386,67 @@ export const kinds = [
     },
     decode: decoders.decode_io_orch_api_core_v1_Event,
     decodeList: decoders.decode_io_orch_api_core_v1_EventList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
+      "kind": "LimitRange",
+      "schemaName": "io.orch.api.core.v1.LimitRange",
+      "shortNames": [
+        "limits"
+      ],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Created At",
+          "priority": 0,
+          "type": "date",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "LimitRangeList",
+      "namespaced": true,
+      "plural": "limitranges",
+      "singular": "limitrange",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "EBKMFVe6cwo="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_LimitRange,
+    decodeList: decoders.decode_io_orch_api_core_v1_LimitRangeList,
   },
   {
     ...{
@@ -602,6 +737,355 @@ export const kinds = [
     ...{
       "group": "",
       "version": "v1",
+      "kind": "PersistentVolume",
+      "schemaName": "io.orch.api.core.v1.PersistentVolume",
+      "shortNames": [
+        "pv"
+      ],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PersistentVolume",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+          "format": "",
+          "formatter": "storageQuantity",
+          "jsonPath": ".spec.capacity",
+          "name": "Capacity",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "capacity"
+          ]
+        },
+        {
+          "description": "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes",
+          "format": "",
+          "formatter": "accessModes",
+          "jsonPath": ".spec.accessModes",
+          "name": "Access Modes",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "accessModes"
+          ]
+        },
+        {
+          "description": "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
+          "format": "",
+          "jsonPath": ".spec.persistentVolumeReclaimPolicy",
+          "name": "Reclaim Policy",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "persistentVolumeReclaimPolicy"
+          ]
+        },
+        {
+          "description": "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
+          "format": "",
+          "formatter": "volumePhase",
+          "jsonPath": ".status.phase",
+          "name": "Status",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "phase"
+          ]
+        },
+        {
+          "description": "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding",
+          "format": "",
+          "formatter": "claimRef",
+          "jsonPath": ".spec.claimRef",
+          "name": "Claim",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "claimRef"
+          ]
+        },
+        {
+          "description": "StorageClass of the pv",
+          "format": "",
+          "formatter": "storageClass",
+          "jsonPath": ".spec.storageClassName",
+          "name": "StorageClass",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "storageClassName"
+          ]
+        },
+        {
+          "description": "VolumeAttributesClass of the pv",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.volumeAttributesClassName",
+          "name": "VolumeAttributesClass",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "volumeAttributesClassName"
+          ]
+        },
+        {
+          "description": "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.",
+          "format": "",
+          "jsonPath": ".status.reason",
+          "name": "Reason",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "reason"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.volumeMode",
+          "name": "VolumeMode",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "volumeMode"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PersistentVolumeList",
+      "namespaced": false,
+      "plural": "persistentvolumes",
+      "singular": "persistentvolume",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "HN/zwEC+JgM="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_PersistentVolume,
+    decodeList: decoders.decode_io_orch_api_core_v1_PersistentVolumeList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
+      "kind": "PersistentVolumeClaim",
+      "schemaName": "io.orch.api.core.v1.PersistentVolumeClaim",
+      "shortNames": [
+        "pvc"
+      ],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PersistentVolumeClaim",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "phase represents the current phase of PersistentVolumeClaim.",
+          "format": "",
+          "formatter": "volumePhase",
+          "jsonPath": ".status.phase",
+          "name": "Status",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "phase"
+          ]
+        },
+        {
+          "description": "volumeName is the binding reference to the PersistentVolume backing this claim.",
+          "format": "",
+          "jsonPath": ".spec.volumeName",
+          "name": "Volume",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "volumeName"
+          ]
+        },
+        {
+          "description": "capacity represents the actual resources of the underlying volume.",
+          "format": "",
+          "formatter": "boundCapacity",
+          "jsonPath": ".status.capacity",
+          "name": "Capacity",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "capacity"
+          ]
+        },
+        {
+          "description": "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1",
+          "format": "",
+          "formatter": "boundAccessModes",
+          "jsonPath": ".status.accessModes",
+          "name": "Access Modes",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "accessModes"
+          ]
+        },
+        {
+          "description": "StorageClass of the pvc",
+          "format": "",
+          "formatter": "storageClass",
+          "jsonPath": ".spec.storageClassName",
+          "name": "StorageClass",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "storageClassName"
+          ]
+        },
+        {
+          "description": "VolumeAttributesClass of the pvc",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.volumeAttributesClassName",
+          "name": "VolumeAttributesClass",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "volumeAttributesClassName"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.volumeMode",
+          "name": "VolumeMode",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "volumeMode"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PersistentVolumeClaimList",
+      "namespaced": true,
+      "plural": "persistentvolumeclaims",
+      "singular": "persistentvolumeclaim",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "QWTyNDq0dC4="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_PersistentVolumeClaim,
+    decodeList: decoders.decode_io_orch_api_core_v1_PersistentVolumeClaimList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
       "kind": "Pod",
       "schemaName": "io.orch.api.core.v1.Pod",
       "shortNames": [
@@ -824,6 +1308,367 @@ export const kinds = [
     },
     decode: decoders.decode_io_orch_api_core_v1_Pod,
     decodeList: decoders.decode_io_orch_api_core_v1_PodList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
+      "kind": "PodTemplate",
+      "schemaName": "io.orch.api.core.v1.PodTemplate",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".template.spec.containers",
+          "name": "Containers",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".template.spec.containers",
+          "name": "Images",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "The labels for the pod template.",
+          "format": "",
+          "formatter": "labels",
+          "jsonPath": ".template.metadata.labels",
+          "name": "Pod Labels",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "template",
+            "metadata",
+            "labels"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PodTemplateList",
+      "namespaced": true,
+      "plural": "podtemplates",
+      "singular": "podtemplate",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "LIXB2x4IFpk="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_PodTemplate,
+    decodeList: decoders.decode_io_orch_api_core_v1_PodTemplateList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
+      "kind": "ReplicationController",
+      "schemaName": "io.orch.api.core.v1.ReplicationController",
+      "shortNames": [
+        "rc"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "group": "autoscaling",
+          "kind": "Scale",
+          "name": "scale",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ],
+          "version": "v1"
+        },
+        {
+          "kind": "ReplicationController",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [
+        {
+          "name": "status.replicas",
+          "path": [
+            "status",
+            "replicas"
+          ],
+          "default": "0"
+        }
+      ],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.replicas",
+          "name": "Desired",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "spec",
+            "replicas"
+          ]
+        },
+        {
+          "description": "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.replicas",
+          "name": "Current",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "replicas"
+          ]
+        },
+        {
+          "description": "The number of ready replicas for this replication controller.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.readyReplicas",
+          "name": "Ready",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "readyReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Names of each container in the template.",
+          "format": "",
+          "formatter": "containerNames",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Containers",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Images referenced by each container in the template.",
+          "format": "",
+          "formatter": "containerImages",
+          "jsonPath": ".spec.template.spec.containers",
+          "name": "Images",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "template",
+            "spec",
+            "containers"
+          ]
+        },
+        {
+          "description": "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+          "format": "",
+          "formatter": "labels",
+          "jsonPath": ".spec.selector",
+          "name": "Selector",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "spec",
+            "selector"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "ReplicationControllerList",
+      "namespaced": true,
+      "plural": "replicationcontrollers",
+      "singular": "replicationcontroller",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "Jond2If31h0="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_ReplicationController,
+    decodeList: decoders.decode_io_orch_api_core_v1_ReplicationControllerList,
+  },
+  {
+    ...{
+      "group": "",
+      "version": "v1",
+      "kind": "ResourceQuota",
+      "schemaName": "io.orch.api.core.v1.ResourceQuota",
+      "shortNames": [
+        "quota"
+      ],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "ResourceQuota",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "Request represents a minimum amount of cpu/memory that a container may consume.",
+          "format": "",
+          "formatter": "quotaRequests",
+          "jsonPath": ".status",
+          "name": "Request",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        },
+        {
+          "description": "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
+          "format": "",
+          "formatter": "quotaLimits",
+          "jsonPath": ".status",
+          "name": "Limit",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "ResourceQuotaList",
+      "namespaced": true,
+      "plural": "resourcequotas",
+      "singular": "resourcequota",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "8uhSgffRX6w="
+    },
+    decode: decoders.decode_io_orch_api_core_v1_ResourceQuota,
+    decodeList: decoders.decode_io_orch_api_core_v1_ResourceQuotaList,
   },
   {
     ...{

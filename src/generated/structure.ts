@@ -1478,6 +1478,24 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.AzureFilePersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretName": {
+        "kind": "scalar"
+      },
+      "secretNamespace": {
+        "kind": "scalar"
+      },
+      "shareName": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.AzureFileVolumeSource": {
     "kind": "struct",
     "fields": {
@@ -1488,6 +1506,36 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "shareName": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.CSIPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "controllerExpandSecretRef": "io.orch.api.core.v1.SecretReference",
+      "controllerPublishSecretRef": "io.orch.api.core.v1.SecretReference",
+      "driver": {
+        "kind": "scalar"
+      },
+      "fsType": {
+        "kind": "scalar"
+      },
+      "nodeExpandSecretRef": "io.orch.api.core.v1.SecretReference",
+      "nodePublishSecretRef": "io.orch.api.core.v1.SecretReference",
+      "nodeStageSecretRef": "io.orch.api.core.v1.SecretReference",
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "volumeAttributes": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "granular"
+      },
+      "volumeHandle": {
         "kind": "scalar"
       }
     },
@@ -1536,6 +1584,32 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.CephFSPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "monitors": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "path": {
+        "kind": "scalar"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretFile": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.SecretReference",
+      "user": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.CephFSVolumeSource": {
     "kind": "struct",
     "fields": {
@@ -1557,6 +1631,22 @@ export const structure: Record<string, any> = {
       },
       "secretRef": "io.orch.api.core.v1.LocalObjectReference",
       "user": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.CinderPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "fsType": {
+        "kind": "scalar"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.SecretReference",
+      "volumeID": {
         "kind": "scalar"
       }
     },
@@ -2058,6 +2148,97 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.EndpointAddress": {
+    "kind": "struct",
+    "fields": {
+      "hostname": {
+        "kind": "scalar"
+      },
+      "ip": {
+        "kind": "scalar"
+      },
+      "nodeName": {
+        "kind": "scalar"
+      },
+      "targetRef": "io.orch.api.core.v1.ObjectReference"
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.core.v1.EndpointPort": {
+    "kind": "struct",
+    "fields": {
+      "appProtocol": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "port": {
+        "kind": "scalar"
+      },
+      "protocol": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.core.v1.EndpointSubset": {
+    "kind": "struct",
+    "fields": {
+      "addresses": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.EndpointAddress",
+        "listType": "atomic"
+      },
+      "notReadyAddresses": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.EndpointAddress",
+        "listType": "atomic"
+      },
+      "ports": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.EndpointPort",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.Endpoints": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "subsets": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.EndpointSubset",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.EndpointsList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.Endpoints",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.EnvFromSource": {
     "kind": "struct",
     "fields": {
@@ -2332,6 +2513,29 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.FlexPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "driver": {
+        "kind": "scalar"
+      },
+      "fsType": {
+        "kind": "scalar"
+      },
+      "options": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "granular"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.SecretReference"
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.FlexVolumeSource": {
     "kind": "struct",
     "fields": {
@@ -2407,6 +2611,24 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "revision": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.GlusterfsPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "endpoints": {
+        "kind": "scalar"
+      },
+      "endpointsNamespace": {
+        "kind": "scalar"
+      },
+      "path": {
+        "kind": "scalar"
+      },
+      "readOnly": {
         "kind": "scalar"
       }
     },
@@ -2492,6 +2714,47 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ISCSIPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "chapAuthDiscovery": {
+        "kind": "scalar"
+      },
+      "chapAuthSession": {
+        "kind": "scalar"
+      },
+      "fsType": {
+        "kind": "scalar"
+      },
+      "initiatorName": {
+        "kind": "scalar"
+      },
+      "iqn": {
+        "kind": "scalar"
+      },
+      "iscsiInterface": {
+        "kind": "scalar"
+      },
+      "lun": {
+        "kind": "scalar"
+      },
+      "portals": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.SecretReference",
+      "targetPortal": {
         "kind": "scalar"
       }
     },
@@ -2583,6 +2846,83 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.LimitRange": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.core.v1.LimitRangeSpec"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.LimitRangeItem": {
+    "kind": "struct",
+    "fields": {
+      "default": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "defaultRequest": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "max": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "maxLimitRequestRatio": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "min": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.LimitRangeList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.LimitRange",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.LimitRangeSpec": {
+    "kind": "struct",
+    "fields": {
+      "limits": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.LimitRangeItem",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.LinuxContainerUser": {
     "kind": "struct",
     "fields": {
@@ -2610,6 +2950,18 @@ export const structure: Record<string, any> = {
       }
     },
     "mapType": "atomic"
+  },
+  "io.orch.api.core.v1.LocalVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "fsType": {
+        "kind": "scalar"
+      },
+      "path": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
   },
   "io.orch.api.core.v1.ModifyVolumeStatus": {
     "kind": "struct",
@@ -3074,6 +3426,21 @@ export const structure: Record<string, any> = {
     },
     "mapType": "atomic"
   },
+  "io.orch.api.core.v1.PersistentVolume": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.core.v1.PersistentVolumeSpec",
+      "status": "io.orch.api.core.v1.PersistentVolumeStatus"
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.PersistentVolumeClaim": {
     "kind": "struct",
     "fields": {
@@ -3106,6 +3473,24 @@ export const structure: Record<string, any> = {
       "type": {
         "kind": "scalar"
       }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.PersistentVolumeClaimList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.PersistentVolumeClaim",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
     },
     "mapType": "granular"
   },
@@ -3200,6 +3585,101 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "readOnly": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.PersistentVolumeList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.PersistentVolume",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.PersistentVolumeSpec": {
+    "kind": "struct",
+    "fields": {
+      "accessModes": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "awsElasticBlockStore": "io.orch.api.core.v1.AWSElasticBlockStoreVolumeSource",
+      "azureDisk": "io.orch.api.core.v1.AzureDiskVolumeSource",
+      "azureFile": "io.orch.api.core.v1.AzureFilePersistentVolumeSource",
+      "capacity": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "cephfs": "io.orch.api.core.v1.CephFSPersistentVolumeSource",
+      "cinder": "io.orch.api.core.v1.CinderPersistentVolumeSource",
+      "claimRef": "io.orch.api.core.v1.ObjectReference",
+      "csi": "io.orch.api.core.v1.CSIPersistentVolumeSource",
+      "fc": "io.orch.api.core.v1.FCVolumeSource",
+      "flexVolume": "io.orch.api.core.v1.FlexPersistentVolumeSource",
+      "flocker": "io.orch.api.core.v1.FlockerVolumeSource",
+      "gcePersistentDisk": "io.orch.api.core.v1.GCEPersistentDiskVolumeSource",
+      "glusterfs": "io.orch.api.core.v1.GlusterfsPersistentVolumeSource",
+      "hostPath": "io.orch.api.core.v1.HostPathVolumeSource",
+      "iscsi": "io.orch.api.core.v1.ISCSIPersistentVolumeSource",
+      "local": "io.orch.api.core.v1.LocalVolumeSource",
+      "mountOptions": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "nfs": "io.orch.api.core.v1.NFSVolumeSource",
+      "nodeAffinity": "io.orch.api.core.v1.VolumeNodeAffinity",
+      "persistentVolumeReclaimPolicy": {
+        "kind": "scalar"
+      },
+      "photonPersistentDisk": "io.orch.api.core.v1.PhotonPersistentDiskVolumeSource",
+      "portworxVolume": "io.orch.api.core.v1.PortworxVolumeSource",
+      "quobyte": "io.orch.api.core.v1.QuobyteVolumeSource",
+      "rbd": "io.orch.api.core.v1.RBDPersistentVolumeSource",
+      "scaleIO": "io.orch.api.core.v1.ScaleIOPersistentVolumeSource",
+      "storageClassName": {
+        "kind": "scalar"
+      },
+      "storageos": "io.orch.api.core.v1.StorageOSPersistentVolumeSource",
+      "volumeAttributesClassName": {
+        "kind": "scalar"
+      },
+      "volumeMode": {
+        "kind": "scalar"
+      },
+      "vsphereVolume": "io.orch.api.core.v1.VsphereVirtualDiskVolumeSource"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.PersistentVolumeStatus": {
+    "kind": "struct",
+    "fields": {
+      "lastPhaseTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "phase": {
+        "kind": "scalar"
+      },
+      "reason": {
         "kind": "scalar"
       }
     },
@@ -3746,6 +4226,38 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.PodTemplate": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "template": "io.orch.api.core.v1.PodTemplateSpec"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.PodTemplateList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.PodTemplate",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.PodTemplateSpec": {
     "kind": "struct",
     "fields": {
@@ -3845,6 +4357,38 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.RBDPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "fsType": {
+        "kind": "scalar"
+      },
+      "image": {
+        "kind": "scalar"
+      },
+      "keyring": {
+        "kind": "scalar"
+      },
+      "monitors": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "pool": {
+        "kind": "scalar"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.SecretReference",
+      "user": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.RBDVolumeSource": {
     "kind": "struct",
     "fields": {
@@ -3872,6 +4416,109 @@ export const structure: Record<string, any> = {
       },
       "secretRef": "io.orch.api.core.v1.LocalObjectReference",
       "user": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ReplicationController": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.core.v1.ReplicationControllerSpec",
+      "status": "io.orch.api.core.v1.ReplicationControllerStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ReplicationControllerCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ReplicationControllerList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.ReplicationController",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ReplicationControllerSpec": {
+    "kind": "struct",
+    "fields": {
+      "minReadySeconds": {
+        "kind": "scalar"
+      },
+      "replicas": {
+        "kind": "scalar"
+      },
+      "selector": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "atomic"
+      },
+      "template": "io.orch.api.core.v1.PodTemplateSpec"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ReplicationControllerStatus": {
+    "kind": "struct",
+    "fields": {
+      "availableReplicas": {
+        "kind": "scalar"
+      },
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.ReplicationControllerCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      },
+      "fullyLabeledReplicas": {
+        "kind": "scalar"
+      },
+      "observedGeneration": {
+        "kind": "scalar"
+      },
+      "readyReplicas": {
+        "kind": "scalar"
+      },
+      "replicas": {
         "kind": "scalar"
       }
     },
@@ -3910,6 +4557,74 @@ export const structure: Record<string, any> = {
       },
       "resourceID": {
         "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ResourceQuota": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.core.v1.ResourceQuotaSpec",
+      "status": "io.orch.api.core.v1.ResourceQuotaStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ResourceQuotaList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.ResourceQuota",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ResourceQuotaSpec": {
+    "kind": "struct",
+    "fields": {
+      "hard": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "scopeSelector": "io.orch.api.core.v1.ScopeSelector",
+      "scopes": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ResourceQuotaStatus": {
+    "kind": "struct",
+    "fields": {
+      "hard": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      },
+      "used": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
       }
     },
     "mapType": "granular"
@@ -3973,6 +4688,40 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.ScaleIOPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "fsType": {
+        "kind": "scalar"
+      },
+      "gateway": {
+        "kind": "scalar"
+      },
+      "protectionDomain": {
+        "kind": "scalar"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.SecretReference",
+      "sslEnabled": {
+        "kind": "scalar"
+      },
+      "storageMode": {
+        "kind": "scalar"
+      },
+      "storagePool": {
+        "kind": "scalar"
+      },
+      "system": {
+        "kind": "scalar"
+      },
+      "volumeName": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.core.v1.ScaleIOVolumeSource": {
     "kind": "struct",
     "fields": {
@@ -4003,6 +4752,36 @@ export const structure: Record<string, any> = {
       },
       "volumeName": {
         "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.ScopeSelector": {
+    "kind": "struct",
+    "fields": {
+      "matchExpressions": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.ScopedResourceSelectorRequirement",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.core.v1.ScopedResourceSelectorRequirement": {
+    "kind": "struct",
+    "fields": {
+      "operator": {
+        "kind": "scalar"
+      },
+      "scopeName": {
+        "kind": "scalar"
+      },
+      "values": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
       }
     },
     "mapType": "granular"
@@ -4113,6 +4892,18 @@ export const structure: Record<string, any> = {
       }
     },
     "mapType": "granular"
+  },
+  "io.orch.api.core.v1.SecretReference": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
   },
   "io.orch.api.core.v1.SecretVolumeSource": {
     "kind": "struct",
@@ -4234,6 +5025,25 @@ export const structure: Record<string, any> = {
     "kind": "struct",
     "fields": {
       "seconds": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.StorageOSPersistentVolumeSource": {
+    "kind": "struct",
+    "fields": {
+      "fsType": {
+        "kind": "scalar"
+      },
+      "readOnly": {
+        "kind": "scalar"
+      },
+      "secretRef": "io.orch.api.core.v1.ObjectReference",
+      "volumeName": {
+        "kind": "scalar"
+      },
+      "volumeNamespace": {
         "kind": "scalar"
       }
     },
@@ -4475,6 +5285,13 @@ export const structure: Record<string, any> = {
       "recursiveReadOnly": {
         "kind": "scalar"
       }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.VolumeNodeAffinity": {
+    "kind": "struct",
+    "fields": {
+      "required": "io.orch.api.core.v1.NodeSelector"
     },
     "mapType": "granular"
   },

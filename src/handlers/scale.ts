@@ -75,7 +75,7 @@ function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: Scale
   }
   const replicas = scale.spec?.replicas ?? 0;
   // A built-in kind's ScaleREST validates the Scale itself first (autoscaling validation ValidateScale).
-  if (paths.selectorObjectPath !== undefined) {
+  if (paths.selectorObjectPath !== undefined || paths.selectorMapPath !== undefined) {
     const scaleErrors = nonNegative(replicas, 'spec.replicas');
     if (scaleErrors.length) throw errors.invalid('Scale', 'autoscaling', ctx.info.name, scaleErrors);
   }

@@ -108,6 +108,8 @@ export interface ScalePaths {
    * LabelSelectorAsSelector(spec.selector).String()).
    */
   selectorObjectPath?: string;
+  /** A built-in kind's plain label map (ReplicationController spec.selector), served in its string form (labels.SelectorFromSet). */
+  selectorMapPath?: string;
 }
 
 /** What a request body is decoded as: a served kind, or a kind that is only a subresource's body. */

@@ -214,4 +214,62 @@ export const FIXTURES: KindFixture[] = [
       };
     },
   },
+  // core/v1 kinds of SPEC 9.7 (quantities in canonical form: the server rewrites others)
+  {
+    apiVersion: 'v1',
+    kind: 'LimitRange',
+    collection: `/api/v1/namespaces/${NS}/limitranges`,
+    object: (name) => ({ metadata: meta(name, NS), spec: { limits: [{ type: 'Container', max: { cpu: '2', memory: '1Gi' }, min: { cpu: '100m' }, default: { cpu: '1' }, defaultRequest: { cpu: '500m' }, maxLimitRequestRatio: { cpu: '4' } }] } }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    collection: `/api/v1/namespaces/${NS}/resourcequotas`,
+    object: (name) => ({ metadata: meta(name, NS), spec: { hard: { pods: '10', 'requests.cpu': '1500m' }, scopes: ['NotTerminating'] } }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    collection: '/api/v1/persistentvolumes',
+    object: (name) => ({
+      metadata: { name, labels: { app: 'pb' } },
+      spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], persistentVolumeReclaimPolicy: 'Delete', storageClassName: 'fast', mountOptions: ['hard'], volumeMode: 'Filesystem', nfs: { server: 'nfs.example', path: '/exports', readOnly: true }, claimRef: { kind: 'PersistentVolumeClaim', namespace: NS, name: 'claim', uid: '2f5b6a1e-0000-4000-8000-000000000003' } },
+    }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    collection: `/api/v1/namespaces/${NS}/persistentvolumeclaims`,
+    object: (name) => ({ metadata: meta(name, NS), spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' }, limits: { storage: '8Gi' } }, storageClassName: 'fast', volumeMode: 'Block', selector } }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'ReplicationController',
+    collection: `/api/v1/namespaces/${NS}/replicationcontrollers`,
+    object: (name) => ({
+      metadata: meta(name, NS),
+      spec: { replicas: 3, minReadySeconds: 5, selector: { app: 'web' }, template: { metadata: { labels: { app: 'web', tier: 'x' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25', resources: { limits: { cpu: '500m' } } }] } } },
+    }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    collection: `/api/v1/namespaces/${NS}/endpoints`,
+    object: (name) => ({
+      metadata: meta(name, NS),
+      subsets: [
+        {
+          addresses: [{ ip: '10.1.2.3', hostname: 'web-0', nodeName: 'node-1', targetRef: { kind: 'Pod', namespace: NS, name: 'web-0' } }],
+          notReadyAddresses: [{ ip: 'fd00::5' }],
+          ports: [{ name: 'http', port: 80, protocol: 'TCP', appProtocol: 'http' }, { name: 'dns', port: 53, protocol: 'UDP' }],
+        },
+      ],
+    }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'PodTemplate',
+    collection: `/api/v1/namespaces/${NS}/podtemplates`,
+    object: (name) => ({ metadata: meta(name, NS), template: { metadata: { labels: { app: 'web' }, annotations: { a: 'b' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25', ports: [{ containerPort: 80, protocol: 'TCP' }] }], nodeSelector: { disk: 'ssd' } } } }),
+  },
 ];

@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/endpoints": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind Endpoints */
+        get: operations["listCoreV1EndpointsForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: {
@@ -33,6 +53,26 @@ export interface paths {
         };
         /** @description list or watch objects of kind Event */
         get: operations["listCoreV1EventForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/limitranges": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind LimitRange */
+        get: operations["listCoreV1LimitRangeForAllNamespaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -189,6 +229,59 @@ export interface paths {
         patch: operations["patchCoreV1NamespacedConfigMap"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/endpoints": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind Endpoints */
+        get: operations["listCoreV1NamespacedEndpoints"];
+        put?: never;
+        /** @description create a Endpoints */
+        post: operations["createCoreV1NamespacedEndpoints"];
+        /** @description delete collection of Endpoints */
+        delete: operations["deleteCoreV1CollectionNamespacedEndpoints"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/endpoints/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified Endpoints */
+        get: operations["readCoreV1NamespacedEndpoints"];
+        /** @description replace the specified Endpoints */
+        put: operations["replaceCoreV1NamespacedEndpoints"];
+        post?: never;
+        /** @description delete a Endpoints */
+        delete: operations["deleteCoreV1NamespacedEndpoints"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified Endpoints */
+        patch: operations["patchCoreV1NamespacedEndpoints"];
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/events": {
         parameters: {
             query?: {
@@ -240,6 +333,139 @@ export interface paths {
         head?: never;
         /** @description partially update the specified Event */
         patch: operations["patchCoreV1NamespacedEvent"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/limitranges": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind LimitRange */
+        get: operations["listCoreV1NamespacedLimitRange"];
+        put?: never;
+        /** @description create a LimitRange */
+        post: operations["createCoreV1NamespacedLimitRange"];
+        /** @description delete collection of LimitRange */
+        delete: operations["deleteCoreV1CollectionNamespacedLimitRange"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/limitranges/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified LimitRange */
+        get: operations["readCoreV1NamespacedLimitRange"];
+        /** @description replace the specified LimitRange */
+        put: operations["replaceCoreV1NamespacedLimitRange"];
+        post?: never;
+        /** @description delete a LimitRange */
+        delete: operations["deleteCoreV1NamespacedLimitRange"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified LimitRange */
+        patch: operations["patchCoreV1NamespacedLimitRange"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/persistentvolumeclaims": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind PersistentVolumeClaim */
+        get: operations["listCoreV1NamespacedPersistentVolumeClaim"];
+        put?: never;
+        /** @description create a PersistentVolumeClaim */
+        post: operations["createCoreV1NamespacedPersistentVolumeClaim"];
+        /** @description delete collection of PersistentVolumeClaim */
+        delete: operations["deleteCoreV1CollectionNamespacedPersistentVolumeClaim"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified PersistentVolumeClaim */
+        get: operations["readCoreV1NamespacedPersistentVolumeClaim"];
+        /** @description replace the specified PersistentVolumeClaim */
+        put: operations["replaceCoreV1NamespacedPersistentVolumeClaim"];
+        post?: never;
+        /** @description delete a PersistentVolumeClaim */
+        delete: operations["deleteCoreV1NamespacedPersistentVolumeClaim"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified PersistentVolumeClaim */
+        patch: operations["patchCoreV1NamespacedPersistentVolumeClaim"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}/status": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read status of the specified PersistentVolumeClaim */
+        get: operations["readCoreV1NamespacedPersistentVolumeClaimStatus"];
+        /** @description replace status of the specified PersistentVolumeClaim */
+        put: operations["replaceCoreV1NamespacedPersistentVolumeClaimStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update status of the specified PersistentVolumeClaim */
+        patch: operations["patchCoreV1NamespacedPersistentVolumeClaimStatus"];
         trace?: never;
     };
     "/api/v1/namespaces/{namespace}/pods": {
@@ -320,6 +546,246 @@ export interface paths {
         head?: never;
         /** @description partially update status of the specified Pod */
         patch: operations["patchCoreV1NamespacedPodStatus"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/podtemplates": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind PodTemplate */
+        get: operations["listCoreV1NamespacedPodTemplate"];
+        put?: never;
+        /** @description create a PodTemplate */
+        post: operations["createCoreV1NamespacedPodTemplate"];
+        /** @description delete collection of PodTemplate */
+        delete: operations["deleteCoreV1CollectionNamespacedPodTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/podtemplates/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified PodTemplate */
+        get: operations["readCoreV1NamespacedPodTemplate"];
+        /** @description replace the specified PodTemplate */
+        put: operations["replaceCoreV1NamespacedPodTemplate"];
+        post?: never;
+        /** @description delete a PodTemplate */
+        delete: operations["deleteCoreV1NamespacedPodTemplate"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified PodTemplate */
+        patch: operations["patchCoreV1NamespacedPodTemplate"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/replicationcontrollers": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind ReplicationController */
+        get: operations["listCoreV1NamespacedReplicationController"];
+        put?: never;
+        /** @description create a ReplicationController */
+        post: operations["createCoreV1NamespacedReplicationController"];
+        /** @description delete collection of ReplicationController */
+        delete: operations["deleteCoreV1CollectionNamespacedReplicationController"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/replicationcontrollers/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified ReplicationController */
+        get: operations["readCoreV1NamespacedReplicationController"];
+        /** @description replace the specified ReplicationController */
+        put: operations["replaceCoreV1NamespacedReplicationController"];
+        post?: never;
+        /** @description delete a ReplicationController */
+        delete: operations["deleteCoreV1NamespacedReplicationController"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified ReplicationController */
+        patch: operations["patchCoreV1NamespacedReplicationController"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read scale of the specified ReplicationController */
+        get: operations["readCoreV1NamespacedReplicationControllerScale"];
+        /** @description replace scale of the specified ReplicationController */
+        put: operations["replaceCoreV1NamespacedReplicationControllerScale"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update scale of the specified ReplicationController */
+        patch: operations["patchCoreV1NamespacedReplicationControllerScale"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/replicationcontrollers/{name}/status": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read status of the specified ReplicationController */
+        get: operations["readCoreV1NamespacedReplicationControllerStatus"];
+        /** @description replace status of the specified ReplicationController */
+        put: operations["replaceCoreV1NamespacedReplicationControllerStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update status of the specified ReplicationController */
+        patch: operations["patchCoreV1NamespacedReplicationControllerStatus"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/resourcequotas": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind ResourceQuota */
+        get: operations["listCoreV1NamespacedResourceQuota"];
+        put?: never;
+        /** @description create a ResourceQuota */
+        post: operations["createCoreV1NamespacedResourceQuota"];
+        /** @description delete collection of ResourceQuota */
+        delete: operations["deleteCoreV1CollectionNamespacedResourceQuota"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/resourcequotas/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified ResourceQuota */
+        get: operations["readCoreV1NamespacedResourceQuota"];
+        /** @description replace the specified ResourceQuota */
+        put: operations["replaceCoreV1NamespacedResourceQuota"];
+        post?: never;
+        /** @description delete a ResourceQuota */
+        delete: operations["deleteCoreV1NamespacedResourceQuota"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified ResourceQuota */
+        patch: operations["patchCoreV1NamespacedResourceQuota"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/resourcequotas/{name}/status": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read status of the specified ResourceQuota */
+        get: operations["readCoreV1NamespacedResourceQuotaStatus"];
+        /** @description replace status of the specified ResourceQuota */
+        put: operations["replaceCoreV1NamespacedResourceQuotaStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update status of the specified ResourceQuota */
+        patch: operations["patchCoreV1NamespacedResourceQuotaStatus"];
         trace?: never;
     };
     "/api/v1/namespaces/{namespace}/secrets": {
@@ -526,6 +992,99 @@ export interface paths {
         patch: operations["patchCoreV1NodeStatus"];
         trace?: never;
     };
+    "/api/v1/persistentvolumeclaims": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind PersistentVolumeClaim */
+        get: operations["listCoreV1PersistentVolumeClaimForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/persistentvolumes": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind PersistentVolume */
+        get: operations["listCoreV1PersistentVolume"];
+        put?: never;
+        /** @description create a PersistentVolume */
+        post: operations["createCoreV1PersistentVolume"];
+        /** @description delete collection of PersistentVolume */
+        delete: operations["deleteCoreV1CollectionPersistentVolume"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/persistentvolumes/{name}": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the specified PersistentVolume */
+        get: operations["readCoreV1PersistentVolume"];
+        /** @description replace the specified PersistentVolume */
+        put: operations["replaceCoreV1PersistentVolume"];
+        post?: never;
+        /** @description delete a PersistentVolume */
+        delete: operations["deleteCoreV1PersistentVolume"];
+        options?: never;
+        head?: never;
+        /** @description partially update the specified PersistentVolume */
+        patch: operations["patchCoreV1PersistentVolume"];
+        trace?: never;
+    };
+    "/api/v1/persistentvolumes/{name}/status": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description read status of the specified PersistentVolume */
+        get: operations["readCoreV1PersistentVolumeStatus"];
+        /** @description replace status of the specified PersistentVolume */
+        put: operations["replaceCoreV1PersistentVolumeStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description partially update status of the specified PersistentVolume */
+        patch: operations["patchCoreV1PersistentVolumeStatus"];
+        trace?: never;
+    };
     "/api/v1/pods": {
         parameters: {
             query?: {
@@ -538,6 +1097,66 @@ export interface paths {
         };
         /** @description list or watch objects of kind Pod */
         get: operations["listCoreV1PodForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/podtemplates": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind PodTemplate */
+        get: operations["listCoreV1PodTemplateForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/replicationcontrollers": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind ReplicationController */
+        get: operations["listCoreV1ReplicationControllerForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/resourcequotas": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description list or watch objects of kind ResourceQuota */
+        get: operations["listCoreV1ResourceQuotaForAllNamespaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -645,6 +1264,47 @@ export interface components {
              */
             token: string;
         };
+        /** @description Scale represents a scaling request for a resource. */
+        "io.orch.api.autoscaling.v1.Scale": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description spec defines the behavior of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.autoscaling.v1.ScaleSpec"];
+            /**
+             * @description status is the current status of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. Read-only.
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.autoscaling.v1.ScaleStatus"];
+        };
+        /** @description ScaleSpec describes the attributes of a scale subresource. */
+        "io.orch.api.autoscaling.v1.ScaleSpec": {
+            /**
+             * Format: int32
+             * @description replicas is the desired number of instances for the scaled object.
+             */
+            replicas?: number;
+        };
+        /** @description ScaleStatus represents the current status of a scale subresource. */
+        "io.orch.api.autoscaling.v1.ScaleStatus": {
+            /**
+             * Format: int32
+             * @description replicas is the actual number of observed instances of the scaled object.
+             * @default 0
+             */
+            replicas: number;
+            /** @description selector is the label query over pods that should match the replicas count. This is same as the label selector but in the string format to avoid introspection by clients. The string will be in the same format as the query-param syntax. More info about label selectors: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ */
+            selector?: string;
+        };
         /** @description Affinity is a group of affinity scheduling rules. */
         "io.orch.api.core.v1.Affinity": {
             /** @description Describes node affinity scheduling rules for the pod. */
@@ -735,6 +1395,23 @@ export interface components {
             readOnly: boolean;
         };
         /** @description AzureFile represents an Azure File Service mount on the host and bind mount to the pod. */
+        "io.orch.api.core.v1.AzureFilePersistentVolumeSource": {
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /**
+             * @description secretName is the name of secret that contains Azure Storage Account Name and Key
+             * @default
+             */
+            secretName: string;
+            /** @description secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod */
+            secretNamespace?: string;
+            /**
+             * @description shareName is the azure Share Name
+             * @default
+             */
+            shareName: string;
+        };
+        /** @description AzureFile represents an Azure File Service mount on the host and bind mount to the pod. */
         "io.orch.api.core.v1.AzureFileVolumeSource": {
             /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
             readOnly?: boolean;
@@ -757,6 +1434,21 @@ export interface components {
             drop?: string[];
         };
         /** @description Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.CephFSPersistentVolumeSource": {
+            /** @description monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            monitors: string[];
+            /** @description path is Optional: Used as the mounted root, rather than the full Ceph tree, default is / */
+            path?: string;
+            /** @description readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            readOnly?: boolean;
+            /** @description secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            secretFile?: string;
+            /** @description secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            user?: string;
+        };
+        /** @description Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling. */
         "io.orch.api.core.v1.CephFSVolumeSource": {
             /** @description monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
             monitors: string[];
@@ -770,6 +1462,20 @@ export interface components {
             secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
             /** @description user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
             user?: string;
+        };
+        /** @description Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.CinderPersistentVolumeSource": {
+            /** @description fsType Filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            fsType?: string;
+            /** @description readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            readOnly?: boolean;
+            /** @description secretRef is Optional: points to a secret object containing parameters used to connect to OpenStack. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+             * @default
+             */
+            volumeID: string;
         };
         /** @description Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling. */
         "io.orch.api.core.v1.CinderVolumeSource": {
@@ -1135,6 +1841,37 @@ export interface components {
             /** @description Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so. */
             linux?: components["schemas"]["io.orch.api.core.v1.LinuxContainerUser"];
         };
+        /** @description Represents storage that is managed by an external CSI volume driver (Beta feature) */
+        "io.orch.api.core.v1.CSIPersistentVolumeSource": {
+            /** @description controllerExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerExpandVolume call. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            controllerExpandSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description controllerPublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerPublishVolume and ControllerUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            controllerPublishSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description driver is the name of the driver to use for this volume. Required.
+             * @default
+             */
+            driver: string;
+            /** @description fsType to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". */
+            fsType?: string;
+            /** @description nodeExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeExpandVolume call. This field is optional, may be omitted if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            nodeExpandSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            nodePublishSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description nodeStageSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeStageVolume and NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            nodeStageSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write). */
+            readOnly?: boolean;
+            /** @description volumeAttributes of the volume to publish. */
+            volumeAttributes?: {
+                [key: string]: string;
+            };
+            /**
+             * @description volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
+             * @default
+             */
+            volumeHandle: string;
+        };
         /** @description Represents a source location of a volume to mount, managed by an external CSI driver */
         "io.orch.api.core.v1.CSIVolumeSource": {
             /**
@@ -1200,6 +1937,109 @@ export interface components {
             medium?: string;
             /** @description sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir */
             sizeLimit?: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+        };
+        /** @description EndpointAddress is a tuple that describes single IP address. */
+        "io.orch.api.core.v1.EndpointAddress": {
+            /** @description The Hostname of this endpoint */
+            hostname?: string;
+            /**
+             * @description The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
+             * @default
+             */
+            ip: string;
+            /** @description Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node. */
+            nodeName?: string;
+            /** @description Reference to object providing the endpoint. */
+            targetRef?: components["schemas"]["io.orch.api.core.v1.ObjectReference"];
+        };
+        /** @description EndpointPort is a tuple that describes a single port. */
+        "io.orch.api.core.v1.EndpointPort": {
+            /**
+             * @description The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax. Valid values are either:
+             *
+             *     * Un-prefixed protocol names - reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names).
+             *
+             *     * Kubernetes-defined prefixed names:
+             *       * 'orch.io/h2c' - HTTP/2 prior knowledge over cleartext as described in https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
+             *       * 'orch.io/ws'  - WebSocket over cleartext as described in https://www.rfc-editor.org/rfc/rfc6455
+             *       * 'orch.io/wss' - WebSocket over TLS as described in https://www.rfc-editor.org/rfc/rfc6455
+             *
+             *     * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
+             */
+            appProtocol?: string;
+            /** @description The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined. */
+            name?: string;
+            /**
+             * Format: int32
+             * @description The port number of the endpoint.
+             * @default 0
+             */
+            port: number;
+            /** @description The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP. */
+            protocol?: string;
+        };
+        /**
+         * @description Endpoints is a collection of endpoints that implement the actual service. Example:
+         *
+         *     	 Name: "mysvc",
+         *     	 Subsets: [
+         *     	   {
+         *     	     Addresses: [{"ip": "10.10.1.1"}, {"ip": "10.10.2.2"}],
+         *     	     Ports: [{"name": "a", "port": 8675}, {"name": "b", "port": 309}]
+         *     	   },
+         *     	   {
+         *     	     Addresses: [{"ip": "10.10.3.3"}],
+         *     	     Ports: [{"name": "a", "port": 93}, {"name": "b", "port": 76}]
+         *     	   },
+         *     	]
+         */
+        "io.orch.api.core.v1.Endpoints": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service. */
+            subsets?: components["schemas"]["io.orch.api.core.v1.EndpointSubset"][];
+        };
+        /** @description EndpointsList is a list of endpoints. */
+        "io.orch.api.core.v1.EndpointsList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description List of endpoints. */
+            items: components["schemas"]["io.orch.api.core.v1.Endpoints"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /**
+         * @description EndpointSubset is a group of addresses with a common set of ports. The expanded set of endpoints is the Cartesian product of Addresses x Ports. For example, given:
+         *
+         *     	{
+         *     	  Addresses: [{"ip": "10.10.1.1"}, {"ip": "10.10.2.2"}],
+         *     	  Ports:     [{"name": "a", "port": 8675}, {"name": "b", "port": 309}]
+         *     	}
+         *
+         *     The resulting set of endpoints can be viewed as:
+         *
+         *     	a: [ 10.10.1.1:8675, 10.10.2.2:8675 ],
+         *     	b: [ 10.10.1.1:309, 10.10.2.2:309 ]
+         */
+        "io.orch.api.core.v1.EndpointSubset": {
+            /** @description IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize. */
+            addresses?: components["schemas"]["io.orch.api.core.v1.EndpointAddress"][];
+            /** @description IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check. */
+            notReadyAddresses?: components["schemas"]["io.orch.api.core.v1.EndpointAddress"][];
+            /** @description Port numbers available on the related IP addresses. */
+            ports?: components["schemas"]["io.orch.api.core.v1.EndpointPort"][];
         };
         /** @description EnvFromSource represents the source of a set of ConfigMaps */
         "io.orch.api.core.v1.EnvFromSource": {
@@ -1420,6 +2260,24 @@ export interface components {
             /** @description wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously. */
             wwids?: string[];
         };
+        /** @description FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin. */
+        "io.orch.api.core.v1.FlexPersistentVolumeSource": {
+            /**
+             * @description driver is the name of the driver to use for this volume.
+             * @default
+             */
+            driver: string;
+            /** @description fsType is the Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script. */
+            fsType?: string;
+            /** @description options is Optional: this field holds extra command options if any. */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef is Optional: SecretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+        };
         /** @description FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. */
         "io.orch.api.core.v1.FlexVolumeSource": {
             /**
@@ -1481,6 +2339,23 @@ export interface components {
             repository: string;
             /** @description revision is the commit hash for the specified revision. */
             revision?: string;
+        };
+        /** @description Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.GlusterfsPersistentVolumeSource": {
+            /**
+             * @description endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+             * @default
+             */
+            endpoints: string;
+            /** @description endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod */
+            endpointsNamespace?: string;
+            /**
+             * @description path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+             * @default
+             */
+            path: string;
+            /** @description readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod */
+            readOnly?: boolean;
         };
         /** @description Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling. */
         "io.orch.api.core.v1.GlusterfsVolumeSource": {
@@ -1573,6 +2448,44 @@ export interface components {
             /** @description Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
             reference?: string;
         };
+        /** @description ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.ISCSIPersistentVolumeSource": {
+            /** @description chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication */
+            chapAuthDiscovery?: boolean;
+            /** @description chapAuthSession defines whether support iSCSI Session CHAP authentication */
+            chapAuthSession?: boolean;
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi */
+            fsType?: string;
+            /** @description initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection. */
+            initiatorName?: string;
+            /**
+             * @description iqn is Target iSCSI Qualified Name.
+             * @default
+             */
+            iqn: string;
+            /**
+             * @description iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
+             * @default default
+             */
+            iscsiInterface: string;
+            /**
+             * Format: int32
+             * @description lun is iSCSI Target Lun number.
+             * @default 0
+             */
+            lun: number;
+            /** @description portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260). */
+            portals?: string[];
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. */
+            readOnly?: boolean;
+            /** @description secretRef is the CHAP Secret for iSCSI target and initiator authentication */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+             * @default
+             */
+            targetPortal: string;
+        };
         /** @description Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling. */
         "io.orch.api.core.v1.ISCSIVolumeSource": {
             /** @description chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication */
@@ -1647,6 +2560,70 @@ export interface components {
             /** @description Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for the backward compatibility. There are no validation of this field and lifecycle hooks will fail in runtime when tcp handler is specified. */
             tcpSocket?: components["schemas"]["io.orch.api.core.v1.TCPSocketAction"];
         };
+        /** @description LimitRange sets resource usage limits for each kind of resource in a Namespace. */
+        "io.orch.api.core.v1.LimitRange": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.LimitRangeSpec"];
+        };
+        /** @description LimitRangeItem defines a min/max usage limit for any resource that matches on kind. */
+        "io.orch.api.core.v1.LimitRangeItem": {
+            /** @description Default resource requirement limit value by resource name if resource limit is omitted. */
+            default?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description DefaultRequest is the default resource requirement request value by resource name if resource request is omitted. */
+            defaultRequest?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Max usage constraints on this kind by resource name. */
+            max?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value; this represents the max burst for the named resource. */
+            maxLimitRequestRatio?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Min usage constraints on this kind by resource name. */
+            min?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /**
+             * @description Type of resource that this limit applies to.
+             * @default
+             */
+            type: string;
+        };
+        /** @description LimitRangeList is a list of LimitRange items. */
+        "io.orch.api.core.v1.LimitRangeList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Items is a list of LimitRange objects. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
+            items: components["schemas"]["io.orch.api.core.v1.LimitRange"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description LimitRangeSpec defines a min/max usage limit for resources that match on kind. */
+        "io.orch.api.core.v1.LimitRangeSpec": {
+            /** @description Limits is the list of LimitRangeItem objects that are enforced. */
+            limits: components["schemas"]["io.orch.api.core.v1.LimitRangeItem"][];
+        };
         /** @description LinuxContainerUser represents user identity information in Linux containers */
         "io.orch.api.core.v1.LinuxContainerUser": {
             /**
@@ -1671,6 +2648,16 @@ export interface components {
              * @default
              */
             name: string;
+        };
+        /** @description Local represents directly-attached storage with node affinity (Beta feature) */
+        "io.orch.api.core.v1.LocalVolumeSource": {
+            /** @description fsType is the filesystem type to mount. It applies only when the Path is a block device. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default value is to auto-select a filesystem if unspecified. */
+            fsType?: string;
+            /**
+             * @description path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...).
+             * @default
+             */
+            path: string;
         };
         /** @description ModifyVolumeStatus represents the status object of ControllerModifyVolume operation */
         "io.orch.api.core.v1.ModifyVolumeStatus": {
@@ -2056,6 +3043,28 @@ export interface components {
             /** @description UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids */
             uid?: string;
         };
+        /** @description PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes */
+        "io.orch.api.core.v1.PersistentVolume": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description spec defines a specification of a persistent volume owned by the cluster. Provisioned by an administrator. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.PersistentVolumeSpec"];
+            /**
+             * @description status represents the current information/status for the persistent volume. Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.core.v1.PersistentVolumeStatus"];
+        };
         /** @description PersistentVolumeClaim is a user's request for and claim to a persistent volume */
         "io.orch.api.core.v1.PersistentVolumeClaim": {
             /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
@@ -2092,6 +3101,20 @@ export interface components {
             status: string;
             /** @default  */
             type: string;
+        };
+        /** @description PersistentVolumeClaimList is a list of PersistentVolumeClaim items. */
+        "io.orch.api.core.v1.PersistentVolumeClaimList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description items is a list of persistent volume claims. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims */
+            items: components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
         };
         /** @description PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes */
         "io.orch.api.core.v1.PersistentVolumeClaimSpec": {
@@ -2216,6 +3239,98 @@ export interface components {
             claimName: string;
             /** @description readOnly Will force the ReadOnly setting in VolumeMounts. Default false. */
             readOnly?: boolean;
+        };
+        /** @description PersistentVolumeList is a list of PersistentVolume items. */
+        "io.orch.api.core.v1.PersistentVolumeList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description items is a list of persistent volumes. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes */
+            items: components["schemas"]["io.orch.api.core.v1.PersistentVolume"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description PersistentVolumeSpec is the specification of a persistent volume. */
+        "io.orch.api.core.v1.PersistentVolumeSpec": {
+            /** @description accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes */
+            accessModes?: string[];
+            /** @description awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore */
+            awsElasticBlockStore?: components["schemas"]["io.orch.api.core.v1.AWSElasticBlockStoreVolumeSource"];
+            /** @description azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. */
+            azureDisk?: components["schemas"]["io.orch.api.core.v1.AzureDiskVolumeSource"];
+            /** @description azureFile represents an Azure File Service mount on the host and bind mount to the pod. */
+            azureFile?: components["schemas"]["io.orch.api.core.v1.AzureFilePersistentVolumeSource"];
+            /** @description capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity */
+            capacity?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description cephFS represents a Ceph FS mount on the host that shares a pod's lifetime */
+            cephfs?: components["schemas"]["io.orch.api.core.v1.CephFSPersistentVolumeSource"];
+            /** @description cinder represents a cinder volume attached and mounted on kubelets host machine. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            cinder?: components["schemas"]["io.orch.api.core.v1.CinderPersistentVolumeSource"];
+            /** @description claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding */
+            claimRef?: components["schemas"]["io.orch.api.core.v1.ObjectReference"];
+            /** @description csi represents storage that is handled by an external CSI driver (Beta feature). */
+            csi?: components["schemas"]["io.orch.api.core.v1.CSIPersistentVolumeSource"];
+            /** @description fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod. */
+            fc?: components["schemas"]["io.orch.api.core.v1.FCVolumeSource"];
+            /** @description flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. */
+            flexVolume?: components["schemas"]["io.orch.api.core.v1.FlexPersistentVolumeSource"];
+            /** @description flocker represents a Flocker volume attached to a kubelet's host machine and exposed to the pod for its usage. This depends on the Flocker control service being running */
+            flocker?: components["schemas"]["io.orch.api.core.v1.FlockerVolumeSource"];
+            /** @description gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk */
+            gcePersistentDisk?: components["schemas"]["io.orch.api.core.v1.GCEPersistentDiskVolumeSource"];
+            /** @description glusterfs represents a Glusterfs volume that is attached to a host and exposed to the pod. Provisioned by an admin. More info: https://examples.k8s.io/volumes/glusterfs/README.md */
+            glusterfs?: components["schemas"]["io.orch.api.core.v1.GlusterfsPersistentVolumeSource"];
+            /** @description hostPath represents a directory on the host. Provisioned by a developer or tester. This is useful for single-node development and testing only! On-host storage is not supported in any way and WILL NOT WORK in a multi-node cluster. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
+            hostPath?: components["schemas"]["io.orch.api.core.v1.HostPathVolumeSource"];
+            /** @description iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. */
+            iscsi?: components["schemas"]["io.orch.api.core.v1.ISCSIPersistentVolumeSource"];
+            /** @description local represents directly-attached storage with node affinity */
+            local?: components["schemas"]["io.orch.api.core.v1.LocalVolumeSource"];
+            /** @description mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options */
+            mountOptions?: string[];
+            /** @description nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs */
+            nfs?: components["schemas"]["io.orch.api.core.v1.NFSVolumeSource"];
+            /** @description nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume. */
+            nodeAffinity?: components["schemas"]["io.orch.api.core.v1.VolumeNodeAffinity"];
+            /** @description persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming */
+            persistentVolumeReclaimPolicy?: string;
+            /** @description photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine */
+            photonPersistentDisk?: components["schemas"]["io.orch.api.core.v1.PhotonPersistentDiskVolumeSource"];
+            /** @description portworxVolume represents a portworx volume attached and mounted on kubelets host machine */
+            portworxVolume?: components["schemas"]["io.orch.api.core.v1.PortworxVolumeSource"];
+            /** @description quobyte represents a Quobyte mount on the host that shares a pod's lifetime */
+            quobyte?: components["schemas"]["io.orch.api.core.v1.QuobyteVolumeSource"];
+            /** @description rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. More info: https://examples.k8s.io/volumes/rbd/README.md */
+            rbd?: components["schemas"]["io.orch.api.core.v1.RBDPersistentVolumeSource"];
+            /** @description scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. */
+            scaleIO?: components["schemas"]["io.orch.api.core.v1.ScaleIOPersistentVolumeSource"];
+            /** @description storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass. */
+            storageClassName?: string;
+            /** @description storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod More info: https://examples.k8s.io/volumes/storageos/README.md */
+            storageos?: components["schemas"]["io.orch.api.core.v1.StorageOSPersistentVolumeSource"];
+            /** @description Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process. This is a beta field and requires enabling VolumeAttributesClass feature (off by default). */
+            volumeAttributesClassName?: string;
+            /** @description volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec. */
+            volumeMode?: string;
+            /** @description vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine */
+            vsphereVolume?: components["schemas"]["io.orch.api.core.v1.VsphereVirtualDiskVolumeSource"];
+        };
+        /** @description PersistentVolumeStatus is the current status of a persistent volume. */
+        "io.orch.api.core.v1.PersistentVolumeStatus": {
+            /** @description lastPhaseTransitionTime is the time the phase transitioned from one to another and automatically resets to current time everytime a volume phase transitions. */
+            lastPhaseTransitionTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description message is a human-readable message indicating details about why the volume is in this state. */
+            message?: string;
+            /** @description phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase */
+            phase?: string;
+            /** @description reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI. */
+            reason?: string;
         };
         /** @description Represents a Photon Controller persistent disk resource. */
         "io.orch.api.core.v1.PhotonPersistentDiskVolumeSource": {
@@ -2592,6 +3707,37 @@ export interface components {
             /** @description RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod. */
             startTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
         };
+        /** @description PodTemplate describes a template for creating copies of a predefined pod. */
+        "io.orch.api.core.v1.PodTemplate": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            template: components["schemas"]["io.orch.api.core.v1.PodTemplateSpec"];
+        };
+        /** @description PodTemplateList is a list of PodTemplates. */
+        "io.orch.api.core.v1.PodTemplateList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description List of pod templates */
+            items: components["schemas"]["io.orch.api.core.v1.PodTemplate"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
         /** @description PodTemplateSpec describes the data a pod should have when created from a template */
         "io.orch.api.core.v1.PodTemplateSpec": {
             /**
@@ -2704,6 +3850,37 @@ export interface components {
             volume: string;
         };
         /** @description Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.RBDPersistentVolumeSource": {
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd */
+            fsType?: string;
+            /**
+             * @description image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default
+             */
+            image: string;
+            /**
+             * @description keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default /etc/ceph/keyring
+             */
+            keyring: string;
+            /** @description monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            monitors: string[];
+            /**
+             * @description pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default rbd
+             */
+            pool: string;
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            readOnly?: boolean;
+            /** @description secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default admin
+             */
+            user: string;
+        };
+        /** @description Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling. */
         "io.orch.api.core.v1.RBDVolumeSource": {
             /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd */
             fsType?: string;
@@ -2733,6 +3910,111 @@ export interface components {
              * @default admin
              */
             user: string;
+        };
+        /** @description ReplicationController represents the configuration of a replication controller. */
+        "io.orch.api.core.v1.ReplicationController": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description If the Labels of a ReplicationController are empty, they are defaulted to be the same as the Pod(s) that the replication controller manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Spec defines the specification of the desired behavior of the replication controller. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.ReplicationControllerSpec"];
+            /**
+             * @description Status is the most recently observed status of the replication controller. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.core.v1.ReplicationControllerStatus"];
+        };
+        /** @description ReplicationControllerCondition describes the state of a replication controller at a certain point. */
+        "io.orch.api.core.v1.ReplicationControllerCondition": {
+            /** @description The last time the condition transitioned from one status to another. */
+            lastTransitionTime?: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Time"];
+            /** @description A human readable message indicating details about the transition. */
+            message?: string;
+            /** @description The reason for the condition's last transition. */
+            reason?: string;
+            /**
+             * @description Status of the condition, one of True, False, Unknown.
+             * @default
+             */
+            status: string;
+            /**
+             * @description Type of replication controller condition.
+             * @default
+             */
+            type: string;
+        };
+        /** @description ReplicationControllerList is a collection of replication controllers. */
+        "io.orch.api.core.v1.ReplicationControllerList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description List of replication controllers. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller */
+            items: components["schemas"]["io.orch.api.core.v1.ReplicationController"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description ReplicationControllerSpec is the specification of a replication controller. */
+        "io.orch.api.core.v1.ReplicationControllerSpec": {
+            /**
+             * Format: int32
+             * @description Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+             */
+            minReadySeconds?: number;
+            /**
+             * Format: int32
+             * @description Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
+             */
+            replicas?: number;
+            /** @description Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors */
+            selector?: {
+                [key: string]: string;
+            };
+            /** @description Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template */
+            template?: components["schemas"]["io.orch.api.core.v1.PodTemplateSpec"];
+        };
+        /** @description ReplicationControllerStatus represents the current status of a replication controller. */
+        "io.orch.api.core.v1.ReplicationControllerStatus": {
+            /**
+             * Format: int32
+             * @description The number of available replicas (ready for at least minReadySeconds) for this replication controller.
+             */
+            availableReplicas?: number;
+            /** @description Represents the latest available observations of a replication controller's current state. */
+            conditions?: components["schemas"]["io.orch.api.core.v1.ReplicationControllerCondition"][];
+            /**
+             * Format: int32
+             * @description The number of pods that have labels matching the labels of the pod template of the replication controller.
+             */
+            fullyLabeledReplicas?: number;
+            /**
+             * Format: int64
+             * @description ObservedGeneration reflects the generation of the most recently observed replication controller.
+             */
+            observedGeneration?: number;
+            /**
+             * Format: int32
+             * @description The number of ready replicas for this replication controller.
+             */
+            readyReplicas?: number;
+            /**
+             * Format: int32
+             * @description Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
+             * @default 0
+             */
+            replicas: number;
         };
         /** @description ResourceClaim references one entry in PodSpec.ResourceClaims. */
         "io.orch.api.core.v1.ResourceClaim": {
@@ -2776,6 +4058,64 @@ export interface components {
              */
             resourceID: string;
         };
+        /** @description ResourceQuota sets aggregate quota restrictions enforced per namespace */
+        "io.orch.api.core.v1.ResourceQuota": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * @description Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            spec: components["schemas"]["io.orch.api.core.v1.ResourceQuotaSpec"];
+            /**
+             * @description Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+             * @default {}
+             */
+            status: components["schemas"]["io.orch.api.core.v1.ResourceQuotaStatus"];
+        };
+        /** @description ResourceQuotaList is a list of ResourceQuota items. */
+        "io.orch.api.core.v1.ResourceQuotaList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
+            apiVersion?: string;
+            /** @description Items is a list of ResourceQuota objects. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/ */
+            items: components["schemas"]["io.orch.api.core.v1.ResourceQuota"][];
+            /** @description Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds */
+            kind?: string;
+            /**
+             * @description Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+             * @default {}
+             */
+            metadata: components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"];
+        };
+        /** @description ResourceQuotaSpec defines the desired hard limits to enforce for Quota. */
+        "io.orch.api.core.v1.ResourceQuotaSpec": {
+            /** @description hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/ */
+            hard?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects. */
+            scopes?: string[];
+            /** @description scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched. */
+            scopeSelector?: components["schemas"]["io.orch.api.core.v1.ScopeSelector"];
+        };
+        /** @description ResourceQuotaStatus defines the enforced hard limits and observed use. */
+        "io.orch.api.core.v1.ResourceQuotaStatus": {
+            /** @description Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/ */
+            hard?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description Used is the current observed total usage of the resource in the namespace. */
+            used?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+        };
         /** @description ResourceRequirements describes the compute resource requirements. */
         "io.orch.api.core.v1.ResourceRequirements": {
             /**
@@ -2803,6 +4143,41 @@ export interface components {
             name: string;
             /** @description List of unique Resources health. Each element in the list contains an unique resource ID and resource health. At a minimum, ResourceID must uniquely identify the Resource allocated to the Pod on the Node for the lifetime of a Pod. See ResourceID type for it's definition. */
             resources?: components["schemas"]["io.orch.api.core.v1.ResourceHealth"][];
+        };
+        /** @description ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume */
+        "io.orch.api.core.v1.ScaleIOPersistentVolumeSource": {
+            /**
+             * @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"
+             * @default xfs
+             */
+            fsType: string;
+            /**
+             * @description gateway is the host address of the ScaleIO API Gateway.
+             * @default
+             */
+            gateway: string;
+            /** @description protectionDomain is the name of the ScaleIO Protection Domain for the configured storage. */
+            protectionDomain?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail. */
+            secretRef: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description sslEnabled is the flag to enable/disable SSL communication with Gateway, default false */
+            sslEnabled?: boolean;
+            /**
+             * @description storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
+             * @default ThinProvisioned
+             */
+            storageMode: string;
+            /** @description storagePool is the ScaleIO Storage Pool associated with the protection domain. */
+            storagePool?: string;
+            /**
+             * @description system is the name of the storage system as configured in ScaleIO.
+             * @default
+             */
+            system: string;
+            /** @description volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source. */
+            volumeName?: string;
         };
         /** @description ScaleIOVolumeSource represents a persistent ScaleIO volume */
         "io.orch.api.core.v1.ScaleIOVolumeSource": {
@@ -2838,6 +4213,26 @@ export interface components {
             system: string;
             /** @description volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source. */
             volumeName?: string;
+        };
+        /** @description A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values. */
+        "io.orch.api.core.v1.ScopedResourceSelectorRequirement": {
+            /**
+             * @description Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist.
+             * @default
+             */
+            operator: string;
+            /**
+             * @description The name of the scope that the selector applies to.
+             * @default
+             */
+            scopeName: string;
+            /** @description An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch. */
+            values?: string[];
+        };
+        /** @description A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements. */
+        "io.orch.api.core.v1.ScopeSelector": {
+            /** @description A list of scope selector requirements by scope of the resources. */
+            matchExpressions?: components["schemas"]["io.orch.api.core.v1.ScopedResourceSelectorRequirement"][];
         };
         /** @description SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set. */
         "io.orch.api.core.v1.SeccompProfile": {
@@ -2933,6 +4328,13 @@ export interface components {
             name: string;
             /** @description optional field specify whether the Secret or its key must be defined */
             optional?: boolean;
+        };
+        /** @description SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace */
+        "io.orch.api.core.v1.SecretReference": {
+            /** @description name is unique within a namespace to reference a secret resource. */
+            name?: string;
+            /** @description namespace defines the space within which the secret name must be unique. */
+            namespace?: string;
         };
         /**
          * @description Adapts a Secret into a volume.
@@ -3051,6 +4453,19 @@ export interface components {
              * @default 0
              */
             seconds: number;
+        };
+        /** @description Represents a StorageOS persistent volume resource. */
+        "io.orch.api.core.v1.StorageOSPersistentVolumeSource": {
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.ObjectReference"];
+            /** @description volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace. */
+            volumeName?: string;
+            /** @description volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created. */
+            volumeNamespace?: string;
         };
         /** @description Represents a StorageOS persistent volume resource. */
         "io.orch.api.core.v1.StorageOSVolumeSource": {
@@ -3349,6 +4764,11 @@ export interface components {
             readOnly?: boolean;
             /** @description RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result. */
             recursiveReadOnly?: string;
+        };
+        /** @description VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from. */
+        "io.orch.api.core.v1.VolumeNodeAffinity": {
+            /** @description required specifies hard node constraints that must be met. */
+            required?: components["schemas"]["io.orch.api.core.v1.NodeSelector"];
         };
         /** @description Projection that may be projected along with other supported volume types. Exactly one of these fields must be set. */
         "io.orch.api.core.v1.VolumeProjection": {
@@ -3815,6 +5235,90 @@ export interface operations {
             };
         };
     };
+    listCoreV1EndpointsForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listCoreV1EventForAllNamespaces: {
         parameters: {
             query?: {
@@ -3888,6 +5392,90 @@ export interface operations {
                     "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.EventList"];
                     "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.EventList"];
                     "application/yaml": components["schemas"]["io.orch.api.core.v1.EventList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1LimitRangeForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
                 };
             };
             /** @description Unauthorized */
@@ -4930,6 +6518,471 @@ export interface operations {
             };
         };
     };
+    listCoreV1NamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.EndpointsList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedEndpoints: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.Endpoints"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listCoreV1NamespacedEvent: {
         parameters: {
             query?: {
@@ -5384,6 +7437,1094 @@ export interface operations {
                     "application/json": components["schemas"]["io.orch.api.core.v1.Event"];
                     "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Event"];
                     "application/yaml": components["schemas"]["io.orch.api.core.v1.Event"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRangeList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedLimitRange: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.LimitRange"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedPersistentVolumeClaim: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedPersistentVolumeClaimStatus: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedPersistentVolumeClaimStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedPersistentVolumeClaimStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaim"];
                 };
             };
             /** @description Unauthorized */
@@ -6007,6 +9148,1875 @@ export interface operations {
                     "application/json": components["schemas"]["io.orch.api.core.v1.Pod"];
                     "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.Pod"];
                     "application/yaml": components["schemas"]["io.orch.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedPodTemplate: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedReplicationController: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedReplicationControllerScale: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedReplicationControllerScale: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedReplicationControllerScale: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedReplicationControllerStatus: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedReplicationControllerStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedReplicationControllerStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationController"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedResourceQuota: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedResourceQuotaStatus: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedResourceQuotaStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedResourceQuotaStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuota"];
                 };
             };
             /** @description Unauthorized */
@@ -7617,6 +12627,690 @@ export interface operations {
             };
         };
     };
+    listCoreV1PersistentVolumeClaimForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeClaimList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1PersistentVolume: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolumeList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PersistentVolumeList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolumeList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PersistentVolumeList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolumeList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1PersistentVolume: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionPersistentVolume: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1PersistentVolume: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1PersistentVolume: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1PersistentVolume: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately. */
+                gracePeriodSeconds?: number;
+                /** @description Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both. */
+                orphanDependents?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /** @description Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1PersistentVolume: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1PersistentVolumeStatus: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1PersistentVolumeStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1PersistentVolumeStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed */
+                dryRun?: string;
+                /** @description fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. */
+                fieldManager?: string;
+                /** @description fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered. */
+                fieldValidation?: string;
+                /** @description Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests. */
+                force?: boolean;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the the object */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/apply-patch+yaml": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/json-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.orch.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PersistentVolume"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listCoreV1PodForAllNamespaces: {
         parameters: {
             query?: {
@@ -7690,6 +13384,258 @@ export interface operations {
                     "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodList"];
                     "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PodList"];
                     "application/yaml": components["schemas"]["io.orch.api.core.v1.PodList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1PodTemplateForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.PodTemplateList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1ReplicationControllerForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ReplicationControllerList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1ResourceQuotaForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored. */
+                allowWatchBookmarks?: boolean;
+                /**
+                 * @description The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".
+                 *
+                 *     This field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.
+                 */
+                continue?: string;
+                /** @description A selector to restrict the list of returned objects by their fields. Defaults to everything. */
+                fieldSelector?: string;
+                /** @description A selector to restrict the list of returned objects by their labels. Defaults to everything. */
+                labelSelector?: string;
+                /**
+                 * @description limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.
+                 *
+                 *     The server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned.
+                 */
+                limit?: number;
+                /** @description If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget). */
+                pretty?: string;
+                /**
+                 * @description resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersion?: string;
+                /**
+                 * @description resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.
+                 *
+                 *     Defaults to unset
+                 */
+                resourceVersionMatch?: string;
+                /**
+                 * @description `sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic "Bookmark" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `"k8s.io/initial-events-end": "true"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.
+                 *
+                 *     When `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan
+                 *       is interpreted as "data at least as new as the provided `resourceVersion`"
+                 *       and the bookmark event is send when the state is synced
+                 *       to a `resourceVersion` at least as fresh as the one provided by the ListOptions.
+                 *       If `resourceVersion` is unset, this is interpreted as "consistent read" and the
+                 *       bookmark event is send when the state is synced at least to the moment
+                 *       when request started being processed.
+                 *     - `resourceVersionMatch` set to any other value or unset
+                 *       Invalid error is returned.
+                 *
+                 *     Defaults to true if `resourceVersion=""` or `resourceVersion="0"` (for backward compatibility reasons) and to false otherwise.
+                 */
+                sendInitialEvents?: boolean;
+                /** @description Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity. */
+                timeoutSeconds?: number;
+                /** @description Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/json;stream=watch": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/vnd.orch.protobuf": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/vnd.orch.protobuf;stream=watch": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
+                    "application/yaml": components["schemas"]["io.orch.api.core.v1.ResourceQuotaList"];
                 };
             };
             /** @description Unauthorized */

@@ -67,7 +67,13 @@ function nestedString(obj: unknown, path: string): string {
 export function scaleFromCustomResource(cr: ApiObject, paths: ScalePaths): { scale: ApiObject; replicasFound: boolean } {
   const spec = nestedInt64(cr, paths.specReplicasPath);
   const status = nestedInt64(cr, paths.statusReplicasPath);
-  const selector = paths.labelSelectorPath ? nestedString(cr, paths.labelSelectorPath) : paths.selectorObjectPath ? selectorString(nestedField(cr, fieldsOf(paths.selectorObjectPath)).value) : '';
+  const selector = paths.labelSelectorPath
+    ? nestedString(cr, paths.labelSelectorPath)
+    : paths.selectorObjectPath
+      ? selectorString(nestedField(cr, fieldsOf(paths.selectorObjectPath)).value)
+      : paths.selectorMapPath
+        ? selectorString({ matchLabels: nestedField(cr, fieldsOf(paths.selectorMapPath)).value ?? {} })
+        : '';
   const meta = cr.metadata ?? {};
   const metadata: Record<string, unknown> = { name: meta.name };
   if (meta.namespace) metadata.namespace = meta.namespace;

@@ -154,7 +154,8 @@ function validateVolumeMounts(c: any, volumes: Map<string, any>, path: string): 
   return errs;
 }
 
-const STANDARD_RESOURCES = new Set([
+/** Upstream IsStandardResourceName's set (the hugepages prefixes are checked apart). */
+export const STANDARD_RESOURCES = new Set([
   'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory',
   'limits.ephemeral-storage', 'pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps',
   'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
@@ -162,14 +163,22 @@ const STANDARD_RESOURCES = new Set([
 const isHugePages = (name: string) => name.startsWith('hugepages-');
 /** Upstream IsNativeResource with the renamed default prefix `orch.io/`. */
 const isNative = (name: string) => !name.includes('/') || name.includes('orch.io/');
-const isExtended = (name: string) => !isNative(name) && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
+/** Upstream IsExtendedResourceName. */
+export const isExtended = (name: string) => !isNative(name) && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
 
-/** Upstream validateContainerResourceName. */
-function validateResourceName(name: string, path: string): FieldError[] {
+/** Upstream validateResourceName: a qualified name, and a standard one when it has no domain. */
+export function validateResourceName(name: string, path: string): FieldError[] {
   const errs = isQualifiedName(name).map((m) => invalid(path, name, m));
   if (errs.length) return errs;
+  if (!name.includes('/') && !STANDARD_RESOURCES.has(name) && !isHugePages(name) && !/^(requests|limits)\.hugepages-/.test(name)) return [invalid(path, name, 'must be a standard resource type or fully qualified')];
+  return [];
+}
+
+/** Upstream validateContainerResourceName. */
+export function validateContainerResourceName(name: string, path: string): FieldError[] {
+  const errs = validateResourceName(name, path);
+  if (errs.length) return errs;
   if (!name.includes('/')) {
-    if (!STANDARD_RESOURCES.has(name) && !isHugePages(name) && !/^(requests|limits)\.hugepages-/.test(name)) return [invalid(path, name, 'must be a standard resource type or fully qualified')];
     if (!['cpu', 'memory', 'ephemeral-storage'].includes(name) && !isHugePages(name)) return [invalid(path, name, 'must be a standard resource for containers')];
   } else if (!isNative(name) && !isExtended(name)) {
     return [invalid(path, name, "doesn't follow extended resource name standard")];
@@ -194,7 +203,7 @@ export function validateResources(resources: unknown, path: string): FieldError[
   let cpuOrMemory = false;
   let hugePages = false;
   const checkValue = (name: string, text: string, p: string) => {
-    errs.push(...validateResourceName(name, p));
+    errs.push(...validateContainerResourceName(name, p));
     const q = parseQuantity(text);
     if (compareQuantities(q, zeroQuantity()) < 0) errs.push(invalid(p, text, 'must be greater than or equal to 0'));
     if (isExtended(name) && !isIntegerQuantity(q)) errs.push(invalid(p, text, 'must be an integer'));

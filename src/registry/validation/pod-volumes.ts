@@ -184,8 +184,11 @@ function validateProjected(projected: any, path: string): FieldError[] {
 
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
 
-/** The checks of one source (the sources a pod without a node can still mean something with). */
-function validateSource(key: string, source: any, path: string, volumeName: string, podName: string): FieldError[] {
+/**
+ * The checks of one source (the sources a pod without a node can still mean
+ * something with); a PersistentVolume's sources of the same types take them too.
+ */
+export function validateVolumeSource(key: string, source: any, path: string, volumeName: string, podName: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of REQUIRED_FIELDS[key] ?? []) {
     const v = source[f];
@@ -256,7 +259,7 @@ export function validateVolumes(volumes: unknown, podName: string, path: string)
         continue;
       }
       count++;
-      el.push(...validateSource(key, vol[key], child(idxPath, key === 'gcePersistentDisk' ? 'persistentDisk' : key), name, podName));
+      el.push(...validateVolumeSource(key, vol[key], child(idxPath, key === 'gcePersistentDisk' ? 'persistentDisk' : key), name, podName));
     }
     if (count === 0) el.push(required(idxPath, 'must specify a volume type'));
     if (!name) el.push(required(child(idxPath, 'name')));

@@ -29,7 +29,7 @@ function immutable(value: unknown, old: unknown, path: string): FieldError[] {
 }
 
 /** ValidatePodTemplateSpec: template labels and annotations, the pod spec, no ephemeral containers. */
-function validatePodTemplate(template: any, path: string): FieldError[] {
+export function validatePodTemplate(template: any, path: string): FieldError[] {
   const t = isObj(template) ? template : {};
   const errs = [...validateLabels(t.metadata?.labels, child(child(path, 'metadata'), 'labels')), ...validateAnnotations(t.metadata?.annotations, child(child(path, 'metadata'), 'annotations'))];
   errs.push(...validatePodSpec(t.spec, '', child(path, 'spec')));
@@ -40,7 +40,7 @@ function validatePodTemplate(template: any, path: string): FieldError[] {
 }
 
 /** Go `%#v` of a label map, as upstream prints the template labels it refuses. */
-function goLabels(labels: unknown): GoRepr {
+export function goLabels(labels: unknown): GoRepr {
   if (!isObj(labels)) return goRepr('map[string]string(nil)');
   const keys = Object.keys(labels).sort();
   return goRepr(`map[string]string{${keys.map((k) => `${goQuote(k)}:${goQuote(String(labels[k]))}`).join(', ')}}`);
@@ -85,7 +85,7 @@ function validateSelectorAndTemplate(spec: any, path: string, rules: SelectorRul
 }
 
 /** The template of a controller whose pods run forever: restartPolicy Always, no activeDeadlineSeconds. */
-function alwaysRestarting(spec: any, kind: string, path: string): FieldError[] {
+export function alwaysRestarting(spec: any, kind: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const restartPolicy = spec.template?.spec?.restartPolicy;
   if (restartPolicy !== 'Always') errs.push(notSupported(`${path}.template.spec.restartPolicy`, restartPolicy ?? '', ['Always']));
