@@ -225,7 +225,8 @@ for (const { backend, skip } of BACKENDS) {
       assertFailure(await list(`resourceVersion=${old}&limit=1`), 410, 'Expired', 'The resourceVersion for the provided list is too old.');
       // Not older than is served from the current state.
       assert.equal((await list(`resourceVersion=${old}&resourceVersionMatch=NotOlderThan&limit=1`)).status, 200);
-      const watch = openWatch(server, `${CM}?watch=1&resourceVersion=${old}`);
+      // timeoutSeconds bounds the wait if the version were still reachable (the server's own limit is 30 to 60 minutes).
+      const watch = openWatch(server, `${CM}?watch=1&timeoutSeconds=10&resourceVersion=${old}`);
       assert.equal(await watch.status, 200);
       await watch.ended;
       assert.equal(watch.events.length, 1);

@@ -175,7 +175,9 @@ describe('watch history window', () => {
     await new Promise((r) => setTimeout(r, 600));
     const third = await server.request('POST', CM, { body: configMap('old-3') });
     assert.equal((await reached(third.body.metadata.resourceVersion)).status, 200);
-    const watch = openWatch(server, `${CM}?watch=1&resourceVersion=${first.body.metadata.resourceVersion}`);
+    // timeoutSeconds bounds the wait should the window still reach back: the server ends the watch
+    // (without it, the server's own limit is 30 to 60 minutes).
+    const watch = openWatch(server, `${CM}?watch=1&timeoutSeconds=10&resourceVersion=${first.body.metadata.resourceVersion}`);
     assert.equal(await watch.status, 200);
     await watch.ended;
     assert.equal(watch.events.length, 1);
