@@ -2362,6 +2362,30 @@ function decode_io_orch_api_core_v1_AzureDiskVolumeSource(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_AzureFilePersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFilePersistentVolumeSource", "v1.AzureFilePersistentVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "AzureFilePersistentVolumeSource"); break;
+      case "shareName": if (x !== null) f1 = string(x, p ? p + ".shareName" : "shareName", c, "AzureFilePersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "AzureFilePersistentVolumeSource"); break;
+      case "secretNamespace": if (x !== null) f3 = string(x, p ? p + ".secretNamespace" : "secretNamespace", c, "AzureFilePersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".secretName" : "secretName", c, "AzureFilePersistentVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".shareName" : "shareName", c, "AzureFilePersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.secretName = f0;
+  if (f1 !== undefined) out.shareName = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.secretNamespace = f3;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFileVolumeSource", "v1.AzureFileVolumeSource");
@@ -2392,6 +2416,50 @@ function decode_anon40(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_CSIPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIPersistentVolumeSource", "v1.CSIPersistentVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIPersistentVolumeSource"); break;
+      case "volumeHandle": if (x !== null) f1 = string(x, p ? p + ".volumeHandle" : "volumeHandle", c, "CSIPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f3 = string(x, p ? p + ".fsType" : "fsType", c, "CSIPersistentVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f4 = decode_anon40(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIPersistentVolumeSource"); break;
+      case "controllerPublishSecretRef": if (x !== null) f5 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".controllerPublishSecretRef" : "controllerPublishSecretRef", c, "CSIPersistentVolumeSource"); break;
+      case "nodeStageSecretRef": if (x !== null) f6 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".nodeStageSecretRef" : "nodeStageSecretRef", c, "CSIPersistentVolumeSource"); break;
+      case "nodePublishSecretRef": if (x !== null) f7 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIPersistentVolumeSource"); break;
+      case "controllerExpandSecretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".controllerExpandSecretRef" : "controllerExpandSecretRef", c, "CSIPersistentVolumeSource"); break;
+      case "nodeExpandSecretRef": if (x !== null) f9 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".nodeExpandSecretRef" : "nodeExpandSecretRef", c, "CSIPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".driver" : "driver", c, "CSIPersistentVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".volumeHandle" : "volumeHandle", c, "CSIPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.driver = f0;
+  if (f1 !== undefined) out.volumeHandle = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.fsType = f3;
+  if (f4 !== undefined) out.volumeAttributes = f4;
+  if (f5 !== undefined) out.controllerPublishSecretRef = f5;
+  if (f6 !== undefined) out.nodeStageSecretRef = f6;
+  if (f7 !== undefined) out.nodePublishSecretRef = f7;
+  if (f8 !== undefined) out.controllerExpandSecretRef = f8;
+  if (f9 !== undefined) out.nodeExpandSecretRef = f9;
+  return out;
+}
+
+function decode_anon41(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
 function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIVolumeSource", "v1.CSIVolumeSource");
@@ -2402,7 +2470,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
       case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "CSIVolumeSource"); break;
-      case "volumeAttributes": if (x !== null) f3 = decode_anon40(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f3 = decode_anon41(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
       case "nodePublishSecretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2417,7 +2485,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon41(v, p, c, st) {
+function decode_anon42(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2425,7 +2493,7 @@ function decode_anon41(v, p, c, st) {
   return out;
 }
 
-function decode_anon42(v, p, c, st) {
+function decode_anon43(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2440,8 +2508,8 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "add": if (x !== null) f0 = decode_anon41(x, p ? p + ".add" : "add", c, "Capabilities"); break;
-      case "drop": if (x !== null) f1 = decode_anon42(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
+      case "add": if (x !== null) f0 = decode_anon42(x, p ? p + ".add" : "add", c, "Capabilities"); break;
+      case "drop": if (x !== null) f1 = decode_anon43(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2451,7 +2519,41 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   return out;
 }
 
-function decode_anon43(v, p, c, st) {
+function decode_anon44(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_CephFSPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CephFSPersistentVolumeSource", "v1.CephFSPersistentVolumeSource");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "monitors": if (x !== null) f0 = decode_anon44(x, p ? p + ".monitors" : "monitors", c, "CephFSPersistentVolumeSource"); break;
+      case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSPersistentVolumeSource"); break;
+      case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSPersistentVolumeSource"); break;
+      case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "CephFSPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CephFSPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.monitors = f0;
+  if (f1 !== undefined) out.path = f1;
+  if (f2 !== undefined) out.user = f2;
+  if (f3 !== undefined) out.secretFile = f3;
+  if (f4 !== undefined) out.secretRef = f4;
+  if (f5 !== undefined) out.readOnly = f5;
+  return out;
+}
+
+function decode_anon45(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2466,7 +2568,7 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon43(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon45(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
       case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSVolumeSource"); break;
       case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSVolumeSource"); break;
       case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSVolumeSource"); break;
@@ -2482,6 +2584,29 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   if (f3 !== undefined) out.secretFile = f3;
   if (f4 !== undefined) out.secretRef = f4;
   if (f5 !== undefined) out.readOnly = f5;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_CinderPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CinderPersistentVolumeSource", "v1.CinderPersistentVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "CinderPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "CinderPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CinderPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f3 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "CinderPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".volumeID" : "volumeID", c, "CinderPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.volumeID = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.secretRef = f3;
   return out;
 }
 
@@ -2533,7 +2658,7 @@ function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon44(v, p, c, st) {
+function decode_anon46(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2541,7 +2666,7 @@ function decode_anon44(v, p, c, st) {
   return out;
 }
 
-function decode_anon45(v, p, c, st) {
+function decode_anon47(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2559,8 +2684,8 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMap"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMap"); break;
-      case "data": if (x !== null) f3 = decode_anon44(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
-      case "binaryData": if (x !== null) f4 = decode_anon45(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
+      case "data": if (x !== null) f3 = decode_anon46(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
+      case "binaryData": if (x !== null) f4 = decode_anon47(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
       case "immutable": if (x !== null) f5 = boolean(x, p ? p + ".immutable" : "immutable", c, "ConfigMap"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2617,7 +2742,7 @@ function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon46(v, p, c, st) {
+function decode_anon48(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ConfigMap");
   const out = new Array(v.length);
@@ -2635,7 +2760,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMapList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMapList"); break;
-      case "items": if (x !== null) f3 = decode_anon46(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
+      case "items": if (x !== null) f3 = decode_anon48(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2675,7 +2800,7 @@ function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon47(v, p, c, st) {
+function decode_anon49(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -2691,7 +2816,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon47(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon49(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2704,7 +2829,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon48(v, p, c, st) {
+function decode_anon50(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -2720,7 +2845,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon48(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon50(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ConfigMapVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -2735,23 +2860,23 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon49(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
-function decode_anon50(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
 function decode_anon51(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon52(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon53(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -2759,7 +2884,7 @@ function decode_anon51(v, p, c, st) {
   return out;
 }
 
-function decode_anon52(v, p, c, st) {
+function decode_anon54(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -2767,7 +2892,7 @@ function decode_anon52(v, p, c, st) {
   return out;
 }
 
-function decode_anon53(v, p, c, st) {
+function decode_anon55(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -2775,7 +2900,7 @@ function decode_anon53(v, p, c, st) {
   return out;
 }
 
-function decode_anon54(v, p, c, st) {
+function decode_anon56(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -2783,7 +2908,7 @@ function decode_anon54(v, p, c, st) {
   return out;
 }
 
-function decode_anon55(v, p, c, st) {
+function decode_anon57(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -2791,7 +2916,7 @@ function decode_anon55(v, p, c, st) {
   return out;
 }
 
-function decode_anon56(v, p, c, st) {
+function decode_anon58(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -2808,13 +2933,13 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "Container"); break;
-      case "command": if (x !== null) f2 = decode_anon49(x, p ? p + ".command" : "command", c, "Container"); break;
-      case "args": if (x !== null) f3 = decode_anon50(x, p ? p + ".args" : "args", c, "Container"); break;
+      case "command": if (x !== null) f2 = decode_anon51(x, p ? p + ".command" : "command", c, "Container"); break;
+      case "args": if (x !== null) f3 = decode_anon52(x, p ? p + ".args" : "args", c, "Container"); break;
       case "workingDir": if (x !== null) f4 = string(x, p ? p + ".workingDir" : "workingDir", c, "Container"); break;
-      case "ports": if (x !== null) f5 = decode_anon51(x, p ? p + ".ports" : "ports", c, "Container"); break;
-      case "env": if (x !== null) f6 = decode_anon52(x, p ? p + ".env" : "env", c, "Container"); break;
+      case "ports": if (x !== null) f5 = decode_anon53(x, p ? p + ".ports" : "ports", c, "Container"); break;
+      case "env": if (x !== null) f6 = decode_anon54(x, p ? p + ".env" : "env", c, "Container"); break;
       case "resources": if (x !== null) f7 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "Container"); break;
-      case "volumeMounts": if (x !== null) f8 = decode_anon53(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
+      case "volumeMounts": if (x !== null) f8 = decode_anon55(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
       case "livenessProbe": if (x !== null) f9 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "Container"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "Container"); break;
       case "lifecycle": if (x !== null) f11 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "Container"); break;
@@ -2824,11 +2949,11 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
       case "stdin": if (x !== null) f15 = boolean(x, p ? p + ".stdin" : "stdin", c, "Container"); break;
       case "stdinOnce": if (x !== null) f16 = boolean(x, p ? p + ".stdinOnce" : "stdinOnce", c, "Container"); break;
       case "tty": if (x !== null) f17 = boolean(x, p ? p + ".tty" : "tty", c, "Container"); break;
-      case "envFrom": if (x !== null) f18 = decode_anon54(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
+      case "envFrom": if (x !== null) f18 = decode_anon56(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "Container"); break;
-      case "volumeDevices": if (x !== null) f20 = decode_anon55(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
+      case "volumeDevices": if (x !== null) f20 = decode_anon57(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
       case "startupProbe": if (x !== null) f21 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".startupProbe" : "startupProbe", c, "Container"); break;
-      case "resizePolicy": if (x !== null) f22 = decode_anon56(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
+      case "resizePolicy": if (x !== null) f22 = decode_anon58(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
       case "restartPolicy": if (x !== null) f23 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "Container"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2863,7 +2988,7 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   return out;
 }
 
-function decode_anon57(v, p, c, st) {
+function decode_anon59(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2878,7 +3003,7 @@ function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "names": if (x !== null) f0 = decode_anon57(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
+      case "names": if (x !== null) f0 = decode_anon59(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
       case "sizeBytes": if (x !== null) f1 = int64(x, p ? p + ".sizeBytes" : "sizeBytes", c, "ContainerImage"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3018,7 +3143,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   return out;
 }
 
-function decode_anon58(v, p, c, st) {
+function decode_anon60(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3026,7 +3151,7 @@ function decode_anon58(v, p, c, st) {
   return out;
 }
 
-function decode_anon59(v, p, c, st) {
+function decode_anon61(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMountStatus");
   const out = new Array(v.length);
@@ -3034,7 +3159,7 @@ function decode_anon59(v, p, c, st) {
   return out;
 }
 
-function decode_anon60(v, p, c, st) {
+function decode_anon62(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceStatus");
   const out = new Array(v.length);
@@ -3058,11 +3183,11 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
       case "imageID": if (x !== null) f6 = string(x, p ? p + ".imageID" : "imageID", c, "ContainerStatus"); break;
       case "containerID": if (x !== null) f7 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStatus"); break;
       case "started": if (x !== null) f8 = boolean(x, p ? p + ".started" : "started", c, "ContainerStatus"); break;
-      case "allocatedResources": if (x !== null) f9 = decode_anon58(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
+      case "allocatedResources": if (x !== null) f9 = decode_anon60(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
       case "resources": if (x !== null) f10 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "ContainerStatus"); break;
-      case "volumeMounts": if (x !== null) f11 = decode_anon59(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
+      case "volumeMounts": if (x !== null) f11 = decode_anon61(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
       case "user": if (x !== null) f12 = decode_io_orch_api_core_v1_ContainerUser(x, p ? p + ".user" : "user", c, "ContainerStatus"); break;
-      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon60(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
+      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon62(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3124,7 +3249,7 @@ function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
   return out;
 }
 
-function decode_anon61(v, p, c, st) {
+function decode_anon63(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -3139,7 +3264,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon61(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
+      case "items": if (x !== null) f0 = decode_anon63(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3171,7 +3296,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   return out;
 }
 
-function decode_anon62(v, p, c, st) {
+function decode_anon64(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -3186,7 +3311,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon62(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
+      case "items": if (x !== null) f0 = decode_anon64(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "DownwardAPIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3278,23 +3403,23 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon63(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
-function decode_anon64(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
 function decode_anon65(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon66(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon67(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -3302,7 +3427,7 @@ function decode_anon65(v, p, c, st) {
   return out;
 }
 
-function decode_anon66(v, p, c, st) {
+function decode_anon68(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -3310,7 +3435,7 @@ function decode_anon66(v, p, c, st) {
   return out;
 }
 
-function decode_anon67(v, p, c, st) {
+function decode_anon69(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -3318,7 +3443,7 @@ function decode_anon67(v, p, c, st) {
   return out;
 }
 
-function decode_anon68(v, p, c, st) {
+function decode_anon70(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -3326,7 +3451,7 @@ function decode_anon68(v, p, c, st) {
   return out;
 }
 
-function decode_anon69(v, p, c, st) {
+function decode_anon71(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -3334,7 +3459,7 @@ function decode_anon69(v, p, c, st) {
   return out;
 }
 
-function decode_anon70(v, p, c, st) {
+function decode_anon72(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -3349,18 +3474,18 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "args": if (x !== null) f0 = decode_anon63(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
-      case "command": if (x !== null) f1 = decode_anon64(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
-      case "env": if (x !== null) f2 = decode_anon65(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
-      case "envFrom": if (x !== null) f3 = decode_anon66(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
+      case "args": if (x !== null) f0 = decode_anon65(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
+      case "command": if (x !== null) f1 = decode_anon66(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
+      case "env": if (x !== null) f2 = decode_anon67(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
+      case "envFrom": if (x !== null) f3 = decode_anon68(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
       case "image": if (x !== null) f4 = string(x, p ? p + ".image" : "image", c, "EphemeralContainer"); break;
       case "imagePullPolicy": if (x !== null) f5 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "EphemeralContainer"); break;
       case "lifecycle": if (x !== null) f6 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "EphemeralContainer"); break;
       case "livenessProbe": if (x !== null) f7 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "EphemeralContainer"); break;
       case "name": if (x !== null) f8 = string(x, p ? p + ".name" : "name", c, "EphemeralContainer"); break;
-      case "ports": if (x !== null) f9 = decode_anon67(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
+      case "ports": if (x !== null) f9 = decode_anon69(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "EphemeralContainer"); break;
-      case "resizePolicy": if (x !== null) f11 = decode_anon68(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
+      case "resizePolicy": if (x !== null) f11 = decode_anon70(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
       case "resources": if (x !== null) f12 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "EphemeralContainer"); break;
       case "restartPolicy": if (x !== null) f13 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "EphemeralContainer"); break;
       case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "EphemeralContainer"); break;
@@ -3370,8 +3495,8 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
       case "terminationMessagePath": if (x !== null) f18 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "EphemeralContainer"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "EphemeralContainer"); break;
       case "tty": if (x !== null) f20 = boolean(x, p ? p + ".tty" : "tty", c, "EphemeralContainer"); break;
-      case "volumeDevices": if (x !== null) f21 = decode_anon69(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
-      case "volumeMounts": if (x !== null) f22 = decode_anon70(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
+      case "volumeDevices": if (x !== null) f21 = decode_anon71(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
+      case "volumeMounts": if (x !== null) f22 = decode_anon72(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
       case "workingDir": if (x !== null) f23 = string(x, p ? p + ".workingDir" : "workingDir", c, "EphemeralContainer"); break;
       case "targetContainerName": if (x !== null) f24 = string(x, p ? p + ".targetContainerName" : "targetContainerName", c, "EphemeralContainer"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -3477,7 +3602,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   return out;
 }
 
-function decode_anon71(v, p, c, st) {
+function decode_anon73(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
@@ -3495,7 +3620,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
-      case "items": if (x !== null) f3 = decode_anon71(x, p ? p + ".items" : "items", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon73(x, p ? p + ".items" : "items", c, "EventList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3544,7 +3669,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon72(v, p, c, st) {
+function decode_anon74(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3559,7 +3684,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "command": if (x !== null) f0 = decode_anon72(x, p ? p + ".command" : "command", c, "ExecAction"); break;
+      case "command": if (x !== null) f0 = decode_anon74(x, p ? p + ".command" : "command", c, "ExecAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3568,7 +3693,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   return out;
 }
 
-function decode_anon73(v, p, c, st) {
+function decode_anon75(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3576,7 +3701,7 @@ function decode_anon73(v, p, c, st) {
   return out;
 }
 
-function decode_anon74(v, p, c, st) {
+function decode_anon76(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3591,11 +3716,11 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "targetWWNs": if (x !== null) f0 = decode_anon73(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
+      case "targetWWNs": if (x !== null) f0 = decode_anon75(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
       case "lun": if (x !== null) f1 = int32(x, p ? p + ".lun" : "lun", c, "FCVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "FCVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FCVolumeSource"); break;
-      case "wwids": if (x !== null) f4 = decode_anon74(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
+      case "wwids": if (x !== null) f4 = decode_anon76(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3608,7 +3733,40 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon75(v, p, c, st) {
+function decode_anon77(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_core_v1_FlexPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlexPersistentVolumeSource", "v1.FlexPersistentVolumeSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "FlexPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexPersistentVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon77(x, p ? p + ".options" : "options", c, "FlexPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".driver" : "driver", c, "FlexPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.driver = f0;
+  if (f1 !== undefined) out.fsType = f1;
+  if (f2 !== undefined) out.secretRef = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  if (f4 !== undefined) out.options = f4;
+  return out;
+}
+
+function decode_anon78(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -3627,7 +3785,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
       case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexVolumeSource"); break;
       case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexVolumeSource"); break;
-      case "options": if (x !== null) f4 = decode_anon75(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon78(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3723,6 +3881,30 @@ function decode_io_orch_api_core_v1_GitRepoVolumeSource(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_GlusterfsPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsPersistentVolumeSource", "v1.GlusterfsPersistentVolumeSource");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "endpoints": if (x !== null) f0 = string(x, p ? p + ".endpoints" : "endpoints", c, "GlusterfsPersistentVolumeSource"); break;
+      case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "GlusterfsPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "GlusterfsPersistentVolumeSource"); break;
+      case "endpointsNamespace": if (x !== null) f3 = string(x, p ? p + ".endpointsNamespace" : "endpointsNamespace", c, "GlusterfsPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".endpoints" : "endpoints", c, "GlusterfsPersistentVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".path" : "path", c, "GlusterfsPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.endpoints = f0;
+  if (f1 !== undefined) out.path = f1;
+  if (f2 !== undefined) out.readOnly = f2;
+  if (f3 !== undefined) out.endpointsNamespace = f3;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsVolumeSource", "v1.GlusterfsVolumeSource");
@@ -3745,7 +3927,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon76(v, p, c, st) {
+function decode_anon79(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPHeader");
   const out = new Array(v.length);
@@ -3764,7 +3946,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
       case "port": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "HTTPGetAction"); break;
       case "host": if (x !== null) f2 = string(x, p ? p + ".host" : "host", c, "HTTPGetAction"); break;
       case "scheme": if (x !== null) f3 = string(x, p ? p + ".scheme" : "scheme", c, "HTTPGetAction"); break;
-      case "httpHeaders": if (x !== null) f4 = decode_anon76(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
+      case "httpHeaders": if (x !== null) f4 = decode_anon79(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3797,7 +3979,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   return out;
 }
 
-function decode_anon77(v, p, c, st) {
+function decode_anon80(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3813,7 +3995,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
-      case "hostnames": if (x !== null) f1 = decode_anon77(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
+      case "hostnames": if (x !== null) f1 = decode_anon80(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3860,7 +4042,55 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon78(v, p, c, st) {
+function decode_anon81(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ISCSIPersistentVolumeSource", "v1.ISCSIPersistentVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "targetPortal": if (x !== null) f0 = string(x, p ? p + ".targetPortal" : "targetPortal", c, "ISCSIPersistentVolumeSource"); break;
+      case "iqn": if (x !== null) f1 = string(x, p ? p + ".iqn" : "iqn", c, "ISCSIPersistentVolumeSource"); break;
+      case "lun": if (x !== null) f2 = int32(x, p ? p + ".lun" : "lun", c, "ISCSIPersistentVolumeSource"); break;
+      case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIPersistentVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon81(x, p ? p + ".portals" : "portals", c, "ISCSIPersistentVolumeSource"); break;
+      case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIPersistentVolumeSource"); break;
+      case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIPersistentVolumeSource"); break;
+      case "initiatorName": if (x !== null) f10 = string(x, p ? p + ".initiatorName" : "initiatorName", c, "ISCSIPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".targetPortal" : "targetPortal", c, "ISCSIPersistentVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".iqn" : "iqn", c, "ISCSIPersistentVolumeSource");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".lun" : "lun", c, "ISCSIPersistentVolumeSource");
+  if (f3 === undefined && c.defaults !== false) f3 = string("default", p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.targetPortal = f0;
+  if (f1 !== undefined) out.iqn = f1;
+  if (f2 !== undefined) out.lun = f2;
+  if (f3 !== undefined) out.iscsiInterface = f3;
+  if (f4 !== undefined) out.fsType = f4;
+  if (f5 !== undefined) out.readOnly = f5;
+  if (f6 !== undefined) out.portals = f6;
+  if (f7 !== undefined) out.chapAuthDiscovery = f7;
+  if (f8 !== undefined) out.secretRef = f8;
+  if (f9 !== undefined) out.chapAuthSession = f9;
+  if (f10 !== undefined) out.initiatorName = f10;
+  return out;
+}
+
+function decode_anon82(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3881,7 +4111,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
       case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource"); break;
       case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIVolumeSource"); break;
       case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIVolumeSource"); break;
-      case "portals": if (x !== null) f6 = decode_anon78(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon82(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
       case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIVolumeSource"); break;
       case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIVolumeSource"); break;
       case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIVolumeSource"); break;
@@ -3988,7 +4218,7 @@ function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
   return out;
 }
 
-function decode_anon79(v, p, c, st) {
+function decode_anon83(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -4005,7 +4235,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
       case "gid": if (x !== null) f1 = int64(x, p ? p + ".gid" : "gid", c, "LinuxContainerUser"); break;
-      case "supplementalGroups": if (x !== null) f2 = decode_anon79(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
+      case "supplementalGroups": if (x !== null) f2 = decode_anon83(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4032,6 +4262,25 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "LocalObjectReference");
   const out = {};
   if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_LocalVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalVolumeSource", "v1.LocalVolumeSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "LocalVolumeSource"); break;
+      case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "LocalVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".path" : "path", c, "LocalVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.path = f0;
+  if (f1 !== undefined) out.fsType = f1;
   return out;
 }
 
@@ -4129,7 +4378,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon80(v, p, c, st) {
+function decode_anon84(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
@@ -4147,7 +4396,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NamespaceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NamespaceList"); break;
-      case "items": if (x !== null) f3 = decode_anon80(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
+      case "items": if (x !== null) f3 = decode_anon84(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4160,7 +4409,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   return out;
 }
 
-function decode_anon81(v, p, c, st) {
+function decode_anon85(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4175,7 +4424,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "finalizers": if (x !== null) f0 = decode_anon81(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
+      case "finalizers": if (x !== null) f0 = decode_anon85(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4184,7 +4433,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon82(v, p, c, st) {
+function decode_anon86(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
@@ -4200,7 +4449,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon82(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon86(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4257,7 +4506,7 @@ function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
   return out;
 }
 
-function decode_anon83(v, p, c, st) {
+function decode_anon87(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PreferredSchedulingTerm");
   const out = new Array(v.length);
@@ -4273,7 +4522,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon83(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon87(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4382,7 +4631,7 @@ function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon84(v, p, c, st) {
+function decode_anon88(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Node");
   const out = new Array(v.length);
@@ -4400,7 +4649,7 @@ function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NodeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NodeList"); break;
-      case "items": if (x !== null) f3 = decode_anon84(x, p ? p + ".items" : "items", c, "NodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon88(x, p ? p + ".items" : "items", c, "NodeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4450,7 +4699,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon85(v, p, c, st) {
+function decode_anon89(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorTerm");
   const out = new Array(v.length);
@@ -4465,7 +4714,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon85(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
+      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon89(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4474,7 +4723,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon86(v, p, c, st) {
+function decode_anon90(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4491,7 +4740,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "NodeSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon86(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon90(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4504,7 +4753,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   return out;
 }
 
-function decode_anon87(v, p, c, st) {
+function decode_anon91(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -4512,7 +4761,7 @@ function decode_anon87(v, p, c, st) {
   return out;
 }
 
-function decode_anon88(v, p, c, st) {
+function decode_anon92(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -4527,8 +4776,8 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchExpressions": if (x !== null) f0 = decode_anon87(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
-      case "matchFields": if (x !== null) f1 = decode_anon88(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
+      case "matchExpressions": if (x !== null) f0 = decode_anon91(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
+      case "matchFields": if (x !== null) f1 = decode_anon92(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4538,7 +4787,7 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon89(v, p, c, st) {
+function decode_anon93(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Taint");
   const out = new Array(v.length);
@@ -4546,7 +4795,7 @@ function decode_anon89(v, p, c, st) {
   return out;
 }
 
-function decode_anon90(v, p, c, st) {
+function decode_anon94(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4565,9 +4814,9 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
       case "externalID": if (x !== null) f1 = string(x, p ? p + ".externalID" : "externalID", c, "NodeSpec"); break;
       case "providerID": if (x !== null) f2 = string(x, p ? p + ".providerID" : "providerID", c, "NodeSpec"); break;
       case "unschedulable": if (x !== null) f3 = boolean(x, p ? p + ".unschedulable" : "unschedulable", c, "NodeSpec"); break;
-      case "taints": if (x !== null) f4 = decode_anon89(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
+      case "taints": if (x !== null) f4 = decode_anon93(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
       case "configSource": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".configSource" : "configSource", c, "NodeSpec"); break;
-      case "podCIDRs": if (x !== null) f6 = decode_anon90(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
+      case "podCIDRs": if (x !== null) f6 = decode_anon94(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4582,7 +4831,7 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon91(v, p, c, st) {
+function decode_anon95(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4590,7 +4839,7 @@ function decode_anon91(v, p, c, st) {
   return out;
 }
 
-function decode_anon92(v, p, c, st) {
+function decode_anon96(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4598,7 +4847,7 @@ function decode_anon92(v, p, c, st) {
   return out;
 }
 
-function decode_anon93(v, p, c, st) {
+function decode_anon97(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeCondition");
   const out = new Array(v.length);
@@ -4606,7 +4855,7 @@ function decode_anon93(v, p, c, st) {
   return out;
 }
 
-function decode_anon94(v, p, c, st) {
+function decode_anon98(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeAddress");
   const out = new Array(v.length);
@@ -4614,7 +4863,7 @@ function decode_anon94(v, p, c, st) {
   return out;
 }
 
-function decode_anon95(v, p, c, st) {
+function decode_anon99(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerImage");
   const out = new Array(v.length);
@@ -4622,7 +4871,7 @@ function decode_anon95(v, p, c, st) {
   return out;
 }
 
-function decode_anon96(v, p, c, st) {
+function decode_anon100(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4630,7 +4879,7 @@ function decode_anon96(v, p, c, st) {
   return out;
 }
 
-function decode_anon97(v, p, c, st) {
+function decode_anon101(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.AttachedVolume");
   const out = new Array(v.length);
@@ -4638,7 +4887,7 @@ function decode_anon97(v, p, c, st) {
   return out;
 }
 
-function decode_anon98(v, p, c, st) {
+function decode_anon102(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeRuntimeHandler");
   const out = new Array(v.length);
@@ -4653,18 +4902,18 @@ function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "capacity": if (x !== null) f0 = decode_anon91(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
-      case "allocatable": if (x !== null) f1 = decode_anon92(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
+      case "capacity": if (x !== null) f0 = decode_anon95(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
+      case "allocatable": if (x !== null) f1 = decode_anon96(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
       case "phase": if (x !== null) f2 = string(x, p ? p + ".phase" : "phase", c, "NodeStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon93(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
-      case "addresses": if (x !== null) f4 = decode_anon94(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon97(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
+      case "addresses": if (x !== null) f4 = decode_anon98(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
       case "daemonEndpoints": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeDaemonEndpoints(x, p ? p + ".daemonEndpoints" : "daemonEndpoints", c, "NodeStatus"); break;
       case "nodeInfo": if (x !== null) f6 = decode_io_orch_api_core_v1_NodeSystemInfo(x, p ? p + ".nodeInfo" : "nodeInfo", c, "NodeStatus"); break;
-      case "images": if (x !== null) f7 = decode_anon95(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
-      case "volumesInUse": if (x !== null) f8 = decode_anon96(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
-      case "volumesAttached": if (x !== null) f9 = decode_anon97(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
+      case "images": if (x !== null) f7 = decode_anon99(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
+      case "volumesInUse": if (x !== null) f8 = decode_anon100(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
+      case "volumesAttached": if (x !== null) f9 = decode_anon101(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
       case "config": if (x !== null) f10 = decode_io_orch_api_core_v1_NodeConfigStatus(x, p ? p + ".config" : "config", c, "NodeStatus"); break;
-      case "runtimeHandlers": if (x !== null) f11 = decode_anon98(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
+      case "runtimeHandlers": if (x !== null) f11 = decode_anon102(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
       case "features": if (x !== null) f12 = decode_io_orch_api_core_v1_NodeFeatures(x, p ? p + ".features" : "features", c, "NodeStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4834,7 +5083,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v, p, c, st) 
   return out;
 }
 
-function decode_anon99(v, p, c, st) {
+function decode_anon103(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4849,7 +5098,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "accessModes": if (x !== null) f0 = decode_anon99(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
+      case "accessModes": if (x !== null) f0 = decode_anon103(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
       case "resources": if (x !== null) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements(x, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec"); break;
       case "volumeName": if (x !== null) f2 = string(x, p ? p + ".volumeName" : "volumeName", c, "PersistentVolumeClaimSpec"); break;
       case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PersistentVolumeClaimSpec"); break;
@@ -4875,7 +5124,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon100(v, p, c, st) {
+function decode_anon104(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4883,7 +5132,7 @@ function decode_anon100(v, p, c, st) {
   return out;
 }
 
-function decode_anon101(v, p, c, st) {
+function decode_anon105(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4891,7 +5140,7 @@ function decode_anon101(v, p, c, st) {
   return out;
 }
 
-function decode_anon102(v, p, c, st) {
+function decode_anon106(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolumeClaimCondition");
   const out = new Array(v.length);
@@ -4899,7 +5148,7 @@ function decode_anon102(v, p, c, st) {
   return out;
 }
 
-function decode_anon103(v, p, c, st) {
+function decode_anon107(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4907,7 +5156,7 @@ function decode_anon103(v, p, c, st) {
   return out;
 }
 
-function decode_anon104(v, p, c, st) {
+function decode_anon108(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -4923,11 +5172,11 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeClaimStatus"); break;
-      case "accessModes": if (x !== null) f1 = decode_anon100(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
-      case "capacity": if (x !== null) f2 = decode_anon101(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon102(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
-      case "allocatedResources": if (x !== null) f4 = decode_anon103(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
-      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon104(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
+      case "accessModes": if (x !== null) f1 = decode_anon104(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
+      case "capacity": if (x !== null) f2 = decode_anon105(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon106(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResources": if (x !== null) f4 = decode_anon107(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon108(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
       case "currentVolumeAttributesClassName": if (x !== null) f6 = string(x, p ? p + ".currentVolumeAttributesClassName" : "currentVolumeAttributesClassName", c, "PersistentVolumeClaimStatus"); break;
       case "modifyVolumeStatus": if (x !== null) f7 = decode_io_orch_api_core_v1_ModifyVolumeStatus(x, p ? p + ".modifyVolumeStatus" : "modifyVolumeStatus", c, "PersistentVolumeClaimStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -4984,6 +5233,106 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource(v, p, c, s
   return out;
 }
 
+function decode_anon109(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon110(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon111(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_PersistentVolumeSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeSpec", "v1.PersistentVolumeSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "capacity": if (x !== null) f0 = decode_anon109(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeSpec"); break;
+      case "awsElasticBlockStore": if (x !== null) f1 = decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource(x, p ? p + ".awsElasticBlockStore" : "awsElasticBlockStore", c, "PersistentVolumeSpec"); break;
+      case "azureDisk": if (x !== null) f2 = decode_io_orch_api_core_v1_AzureDiskVolumeSource(x, p ? p + ".azureDisk" : "azureDisk", c, "PersistentVolumeSpec"); break;
+      case "azureFile": if (x !== null) f3 = decode_io_orch_api_core_v1_AzureFilePersistentVolumeSource(x, p ? p + ".azureFile" : "azureFile", c, "PersistentVolumeSpec"); break;
+      case "cephfs": if (x !== null) f4 = decode_io_orch_api_core_v1_CephFSPersistentVolumeSource(x, p ? p + ".cephfs" : "cephfs", c, "PersistentVolumeSpec"); break;
+      case "cinder": if (x !== null) f5 = decode_io_orch_api_core_v1_CinderPersistentVolumeSource(x, p ? p + ".cinder" : "cinder", c, "PersistentVolumeSpec"); break;
+      case "csi": if (x !== null) f6 = decode_io_orch_api_core_v1_CSIPersistentVolumeSource(x, p ? p + ".csi" : "csi", c, "PersistentVolumeSpec"); break;
+      case "fc": if (x !== null) f7 = decode_io_orch_api_core_v1_FCVolumeSource(x, p ? p + ".fc" : "fc", c, "PersistentVolumeSpec"); break;
+      case "flexVolume": if (x !== null) f8 = decode_io_orch_api_core_v1_FlexPersistentVolumeSource(x, p ? p + ".flexVolume" : "flexVolume", c, "PersistentVolumeSpec"); break;
+      case "flocker": if (x !== null) f9 = decode_io_orch_api_core_v1_FlockerVolumeSource(x, p ? p + ".flocker" : "flocker", c, "PersistentVolumeSpec"); break;
+      case "gcePersistentDisk": if (x !== null) f10 = decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource(x, p ? p + ".gcePersistentDisk" : "gcePersistentDisk", c, "PersistentVolumeSpec"); break;
+      case "glusterfs": if (x !== null) f11 = decode_io_orch_api_core_v1_GlusterfsPersistentVolumeSource(x, p ? p + ".glusterfs" : "glusterfs", c, "PersistentVolumeSpec"); break;
+      case "hostPath": if (x !== null) f12 = decode_io_orch_api_core_v1_HostPathVolumeSource(x, p ? p + ".hostPath" : "hostPath", c, "PersistentVolumeSpec"); break;
+      case "iscsi": if (x !== null) f13 = decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource(x, p ? p + ".iscsi" : "iscsi", c, "PersistentVolumeSpec"); break;
+      case "local": if (x !== null) f14 = decode_io_orch_api_core_v1_LocalVolumeSource(x, p ? p + ".local" : "local", c, "PersistentVolumeSpec"); break;
+      case "nfs": if (x !== null) f15 = decode_io_orch_api_core_v1_NFSVolumeSource(x, p ? p + ".nfs" : "nfs", c, "PersistentVolumeSpec"); break;
+      case "photonPersistentDisk": if (x !== null) f16 = decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource(x, p ? p + ".photonPersistentDisk" : "photonPersistentDisk", c, "PersistentVolumeSpec"); break;
+      case "portworxVolume": if (x !== null) f17 = decode_io_orch_api_core_v1_PortworxVolumeSource(x, p ? p + ".portworxVolume" : "portworxVolume", c, "PersistentVolumeSpec"); break;
+      case "quobyte": if (x !== null) f18 = decode_io_orch_api_core_v1_QuobyteVolumeSource(x, p ? p + ".quobyte" : "quobyte", c, "PersistentVolumeSpec"); break;
+      case "rbd": if (x !== null) f19 = decode_io_orch_api_core_v1_RBDPersistentVolumeSource(x, p ? p + ".rbd" : "rbd", c, "PersistentVolumeSpec"); break;
+      case "scaleIO": if (x !== null) f20 = decode_io_orch_api_core_v1_ScaleIOPersistentVolumeSource(x, p ? p + ".scaleIO" : "scaleIO", c, "PersistentVolumeSpec"); break;
+      case "storageos": if (x !== null) f21 = decode_io_orch_api_core_v1_StorageOSPersistentVolumeSource(x, p ? p + ".storageos" : "storageos", c, "PersistentVolumeSpec"); break;
+      case "vsphereVolume": if (x !== null) f22 = decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource(x, p ? p + ".vsphereVolume" : "vsphereVolume", c, "PersistentVolumeSpec"); break;
+      case "accessModes": if (x !== null) f23 = decode_anon110(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeSpec"); break;
+      case "claimRef": if (x !== null) f24 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".claimRef" : "claimRef", c, "PersistentVolumeSpec"); break;
+      case "persistentVolumeReclaimPolicy": if (x !== null) f25 = string(x, p ? p + ".persistentVolumeReclaimPolicy" : "persistentVolumeReclaimPolicy", c, "PersistentVolumeSpec"); break;
+      case "storageClassName": if (x !== null) f26 = string(x, p ? p + ".storageClassName" : "storageClassName", c, "PersistentVolumeSpec"); break;
+      case "mountOptions": if (x !== null) f27 = decode_anon111(x, p ? p + ".mountOptions" : "mountOptions", c, "PersistentVolumeSpec"); break;
+      case "volumeMode": if (x !== null) f28 = string(x, p ? p + ".volumeMode" : "volumeMode", c, "PersistentVolumeSpec"); break;
+      case "nodeAffinity": if (x !== null) f29 = decode_io_orch_api_core_v1_VolumeNodeAffinity(x, p ? p + ".nodeAffinity" : "nodeAffinity", c, "PersistentVolumeSpec"); break;
+      case "volumeAttributesClassName": if (x !== null) f30 = string(x, p ? p + ".volumeAttributesClassName" : "volumeAttributesClassName", c, "PersistentVolumeSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.capacity = f0;
+  if (f1 !== undefined) out.awsElasticBlockStore = f1;
+  if (f2 !== undefined) out.azureDisk = f2;
+  if (f3 !== undefined) out.azureFile = f3;
+  if (f4 !== undefined) out.cephfs = f4;
+  if (f5 !== undefined) out.cinder = f5;
+  if (f6 !== undefined) out.csi = f6;
+  if (f7 !== undefined) out.fc = f7;
+  if (f8 !== undefined) out.flexVolume = f8;
+  if (f9 !== undefined) out.flocker = f9;
+  if (f10 !== undefined) out.gcePersistentDisk = f10;
+  if (f11 !== undefined) out.glusterfs = f11;
+  if (f12 !== undefined) out.hostPath = f12;
+  if (f13 !== undefined) out.iscsi = f13;
+  if (f14 !== undefined) out.local = f14;
+  if (f15 !== undefined) out.nfs = f15;
+  if (f16 !== undefined) out.photonPersistentDisk = f16;
+  if (f17 !== undefined) out.portworxVolume = f17;
+  if (f18 !== undefined) out.quobyte = f18;
+  if (f19 !== undefined) out.rbd = f19;
+  if (f20 !== undefined) out.scaleIO = f20;
+  if (f21 !== undefined) out.storageos = f21;
+  if (f22 !== undefined) out.vsphereVolume = f22;
+  if (f23 !== undefined) out.accessModes = f23;
+  if (f24 !== undefined) out.claimRef = f24;
+  if (f25 !== undefined) out.persistentVolumeReclaimPolicy = f25;
+  if (f26 !== undefined) out.storageClassName = f26;
+  if (f27 !== undefined) out.mountOptions = f27;
+  if (f28 !== undefined) out.volumeMode = f28;
+  if (f29 !== undefined) out.nodeAffinity = f29;
+  if (f30 !== undefined) out.volumeAttributesClassName = f30;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PhotonPersistentDiskVolumeSource", "v1.PhotonPersistentDiskVolumeSource");
@@ -5030,7 +5379,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   return out;
 }
 
-function decode_anon105(v, p, c, st) {
+function decode_anon112(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -5038,7 +5387,7 @@ function decode_anon105(v, p, c, st) {
   return out;
 }
 
-function decode_anon106(v, p, c, st) {
+function decode_anon113(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -5053,8 +5402,8 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon105(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon106(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon112(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon113(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5064,7 +5413,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   return out;
 }
 
-function decode_anon107(v, p, c, st) {
+function decode_anon114(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5072,7 +5421,7 @@ function decode_anon107(v, p, c, st) {
   return out;
 }
 
-function decode_anon108(v, p, c, st) {
+function decode_anon115(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5080,7 +5429,7 @@ function decode_anon108(v, p, c, st) {
   return out;
 }
 
-function decode_anon109(v, p, c, st) {
+function decode_anon116(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5096,11 +5445,11 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
-      case "namespaces": if (x !== null) f1 = decode_anon107(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
+      case "namespaces": if (x !== null) f1 = decode_anon114(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
       case "topologyKey": if (x !== null) f2 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm"); break;
       case "namespaceSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".namespaceSelector" : "namespaceSelector", c, "PodAffinityTerm"); break;
-      case "matchLabelKeys": if (x !== null) f4 = decode_anon108(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
-      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon109(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
+      case "matchLabelKeys": if (x !== null) f4 = decode_anon115(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
+      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon116(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5115,7 +5464,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon110(v, p, c, st) {
+function decode_anon117(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -5123,7 +5472,7 @@ function decode_anon110(v, p, c, st) {
   return out;
 }
 
-function decode_anon111(v, p, c, st) {
+function decode_anon118(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -5138,8 +5487,8 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon110(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon111(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon117(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon118(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5177,7 +5526,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon112(v, p, c, st) {
+function decode_anon119(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5185,7 +5534,7 @@ function decode_anon112(v, p, c, st) {
   return out;
 }
 
-function decode_anon113(v, p, c, st) {
+function decode_anon120(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5193,7 +5542,7 @@ function decode_anon113(v, p, c, st) {
   return out;
 }
 
-function decode_anon114(v, p, c, st) {
+function decode_anon121(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDNSConfigOption");
   const out = new Array(v.length);
@@ -5208,9 +5557,9 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nameservers": if (x !== null) f0 = decode_anon112(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
-      case "searches": if (x !== null) f1 = decode_anon113(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
-      case "options": if (x !== null) f2 = decode_anon114(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
+      case "nameservers": if (x !== null) f0 = decode_anon119(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
+      case "searches": if (x !== null) f1 = decode_anon120(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
+      case "options": if (x !== null) f2 = decode_anon121(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5256,7 +5605,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   return out;
 }
 
-function decode_anon115(v, p, c, st) {
+function decode_anon122(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Pod");
   const out = new Array(v.length);
@@ -5274,7 +5623,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodList"); break;
-      case "items": if (x !== null) f3 = decode_anon115(x, p ? p + ".items" : "items", c, "PodList"); break;
+      case "items": if (x !== null) f3 = decode_anon122(x, p ? p + ".items" : "items", c, "PodList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5378,7 +5727,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   return out;
 }
 
-function decode_anon116(v, p, c, st) {
+function decode_anon123(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -5386,7 +5735,7 @@ function decode_anon116(v, p, c, st) {
   return out;
 }
 
-function decode_anon117(v, p, c, st) {
+function decode_anon124(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Sysctl");
   const out = new Array(v.length);
@@ -5404,10 +5753,10 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
       case "runAsUser": if (x !== null) f1 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "PodSecurityContext"); break;
       case "runAsNonRoot": if (x !== null) f2 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "PodSecurityContext"); break;
-      case "supplementalGroups": if (x !== null) f3 = decode_anon116(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
+      case "supplementalGroups": if (x !== null) f3 = decode_anon123(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
       case "fsGroup": if (x !== null) f4 = int64(x, p ? p + ".fsGroup" : "fsGroup", c, "PodSecurityContext"); break;
       case "runAsGroup": if (x !== null) f5 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "PodSecurityContext"); break;
-      case "sysctls": if (x !== null) f6 = decode_anon117(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
+      case "sysctls": if (x !== null) f6 = decode_anon124(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
       case "windowsOptions": if (x !== null) f7 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "PodSecurityContext"); break;
       case "fsGroupChangePolicy": if (x !== null) f8 = string(x, p ? p + ".fsGroupChangePolicy" : "fsGroupChangePolicy", c, "PodSecurityContext"); break;
       case "seccompProfile": if (x !== null) f9 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "PodSecurityContext"); break;
@@ -5432,7 +5781,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon118(v, p, c, st) {
+function decode_anon125(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Volume");
   const out = new Array(v.length);
@@ -5440,7 +5789,7 @@ function decode_anon118(v, p, c, st) {
   return out;
 }
 
-function decode_anon119(v, p, c, st) {
+function decode_anon126(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -5448,7 +5797,7 @@ function decode_anon119(v, p, c, st) {
   return out;
 }
 
-function decode_anon120(v, p, c, st) {
+function decode_anon127(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -5456,7 +5805,7 @@ function decode_anon120(v, p, c, st) {
   return out;
 }
 
-function decode_anon121(v, p, c, st) {
+function decode_anon128(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -5464,7 +5813,7 @@ function decode_anon121(v, p, c, st) {
   return out;
 }
 
-function decode_anon122(v, p, c, st) {
+function decode_anon129(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -5472,7 +5821,7 @@ function decode_anon122(v, p, c, st) {
   return out;
 }
 
-function decode_anon123(v, p, c, st) {
+function decode_anon130(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
   const out = new Array(v.length);
@@ -5480,7 +5829,7 @@ function decode_anon123(v, p, c, st) {
   return out;
 }
 
-function decode_anon124(v, p, c, st) {
+function decode_anon131(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostAlias");
   const out = new Array(v.length);
@@ -5488,7 +5837,7 @@ function decode_anon124(v, p, c, st) {
   return out;
 }
 
-function decode_anon125(v, p, c, st) {
+function decode_anon132(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodReadinessGate");
   const out = new Array(v.length);
@@ -5496,7 +5845,7 @@ function decode_anon125(v, p, c, st) {
   return out;
 }
 
-function decode_anon126(v, p, c, st) {
+function decode_anon133(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5504,7 +5853,7 @@ function decode_anon126(v, p, c, st) {
   return out;
 }
 
-function decode_anon127(v, p, c, st) {
+function decode_anon134(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySpreadConstraint");
   const out = new Array(v.length);
@@ -5512,7 +5861,7 @@ function decode_anon127(v, p, c, st) {
   return out;
 }
 
-function decode_anon128(v, p, c, st) {
+function decode_anon135(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EphemeralContainer");
   const out = new Array(v.length);
@@ -5520,7 +5869,7 @@ function decode_anon128(v, p, c, st) {
   return out;
 }
 
-function decode_anon129(v, p, c, st) {
+function decode_anon136(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodSchedulingGate");
   const out = new Array(v.length);
@@ -5528,7 +5877,7 @@ function decode_anon129(v, p, c, st) {
   return out;
 }
 
-function decode_anon130(v, p, c, st) {
+function decode_anon137(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaim");
   const out = new Array(v.length);
@@ -5543,13 +5892,13 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "volumes": if (x !== null) f0 = decode_anon118(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
-      case "containers": if (x !== null) f1 = decode_anon119(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
+      case "volumes": if (x !== null) f0 = decode_anon125(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
+      case "containers": if (x !== null) f1 = decode_anon126(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
       case "restartPolicy": if (x !== null) f2 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "PodSpec"); break;
       case "terminationGracePeriodSeconds": if (x !== null) f3 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "PodSpec"); break;
       case "activeDeadlineSeconds": if (x !== null) f4 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "PodSpec"); break;
       case "dnsPolicy": if (x !== null) f5 = string(x, p ? p + ".dnsPolicy" : "dnsPolicy", c, "PodSpec"); break;
-      case "nodeSelector": if (x !== null) f6 = decode_anon120(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
+      case "nodeSelector": if (x !== null) f6 = decode_anon127(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
       case "serviceAccountName": if (x !== null) f7 = string(x, p ? p + ".serviceAccountName" : "serviceAccountName", c, "PodSpec"); break;
       case "serviceAccount": if (x !== null) f8 = string(x, p ? p + ".serviceAccount" : "serviceAccount", c, "PodSpec"); break;
       case "nodeName": if (x !== null) f9 = string(x, p ? p + ".nodeName" : "nodeName", c, "PodSpec"); break;
@@ -5557,31 +5906,31 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
       case "hostPID": if (x !== null) f11 = boolean(x, p ? p + ".hostPID" : "hostPID", c, "PodSpec"); break;
       case "hostIPC": if (x !== null) f12 = boolean(x, p ? p + ".hostIPC" : "hostIPC", c, "PodSpec"); break;
       case "securityContext": if (x !== null) f13 = decode_io_orch_api_core_v1_PodSecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "PodSpec"); break;
-      case "imagePullSecrets": if (x !== null) f14 = decode_anon121(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
+      case "imagePullSecrets": if (x !== null) f14 = decode_anon128(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
       case "hostname": if (x !== null) f15 = string(x, p ? p + ".hostname" : "hostname", c, "PodSpec"); break;
       case "subdomain": if (x !== null) f16 = string(x, p ? p + ".subdomain" : "subdomain", c, "PodSpec"); break;
       case "affinity": if (x !== null) f17 = decode_io_orch_api_core_v1_Affinity(x, p ? p + ".affinity" : "affinity", c, "PodSpec"); break;
       case "schedulerName": if (x !== null) f18 = string(x, p ? p + ".schedulerName" : "schedulerName", c, "PodSpec"); break;
-      case "initContainers": if (x !== null) f19 = decode_anon122(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
+      case "initContainers": if (x !== null) f19 = decode_anon129(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
       case "automountServiceAccountToken": if (x !== null) f20 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "PodSpec"); break;
-      case "tolerations": if (x !== null) f21 = decode_anon123(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
-      case "hostAliases": if (x !== null) f22 = decode_anon124(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
+      case "tolerations": if (x !== null) f21 = decode_anon130(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
+      case "hostAliases": if (x !== null) f22 = decode_anon131(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
       case "priorityClassName": if (x !== null) f23 = string(x, p ? p + ".priorityClassName" : "priorityClassName", c, "PodSpec"); break;
       case "priority": if (x !== null) f24 = int32(x, p ? p + ".priority" : "priority", c, "PodSpec"); break;
       case "dnsConfig": if (x !== null) f25 = decode_io_orch_api_core_v1_PodDNSConfig(x, p ? p + ".dnsConfig" : "dnsConfig", c, "PodSpec"); break;
       case "shareProcessNamespace": if (x !== null) f26 = boolean(x, p ? p + ".shareProcessNamespace" : "shareProcessNamespace", c, "PodSpec"); break;
-      case "readinessGates": if (x !== null) f27 = decode_anon125(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
+      case "readinessGates": if (x !== null) f27 = decode_anon132(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
       case "runtimeClassName": if (x !== null) f28 = string(x, p ? p + ".runtimeClassName" : "runtimeClassName", c, "PodSpec"); break;
       case "enableServiceLinks": if (x !== null) f29 = boolean(x, p ? p + ".enableServiceLinks" : "enableServiceLinks", c, "PodSpec"); break;
       case "preemptionPolicy": if (x !== null) f30 = string(x, p ? p + ".preemptionPolicy" : "preemptionPolicy", c, "PodSpec"); break;
-      case "overhead": if (x !== null) f31 = decode_anon126(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
-      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon127(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
-      case "ephemeralContainers": if (x !== null) f33 = decode_anon128(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
+      case "overhead": if (x !== null) f31 = decode_anon133(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
+      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon134(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
+      case "ephemeralContainers": if (x !== null) f33 = decode_anon135(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
       case "setHostnameAsFQDN": if (x !== null) f34 = boolean(x, p ? p + ".setHostnameAsFQDN" : "setHostnameAsFQDN", c, "PodSpec"); break;
       case "os": if (x !== null) f35 = decode_io_orch_api_core_v1_PodOS(x, p ? p + ".os" : "os", c, "PodSpec"); break;
       case "hostUsers": if (x !== null) f36 = boolean(x, p ? p + ".hostUsers" : "hostUsers", c, "PodSpec"); break;
-      case "schedulingGates": if (x !== null) f37 = decode_anon129(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
-      case "resourceClaims": if (x !== null) f38 = decode_anon130(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
+      case "schedulingGates": if (x !== null) f37 = decode_anon136(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
+      case "resourceClaims": if (x !== null) f38 = decode_anon137(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5628,7 +5977,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon131(v, p, c, st) {
+function decode_anon138(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodCondition");
   const out = new Array(v.length);
@@ -5636,7 +5985,7 @@ function decode_anon131(v, p, c, st) {
   return out;
 }
 
-function decode_anon132(v, p, c, st) {
+function decode_anon139(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -5644,7 +5993,7 @@ function decode_anon132(v, p, c, st) {
   return out;
 }
 
-function decode_anon133(v, p, c, st) {
+function decode_anon140(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -5652,7 +6001,7 @@ function decode_anon133(v, p, c, st) {
   return out;
 }
 
-function decode_anon134(v, p, c, st) {
+function decode_anon141(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodIP");
   const out = new Array(v.length);
@@ -5660,7 +6009,7 @@ function decode_anon134(v, p, c, st) {
   return out;
 }
 
-function decode_anon135(v, p, c, st) {
+function decode_anon142(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -5668,7 +6017,7 @@ function decode_anon135(v, p, c, st) {
   return out;
 }
 
-function decode_anon136(v, p, c, st) {
+function decode_anon143(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaimStatus");
   const out = new Array(v.length);
@@ -5676,7 +6025,7 @@ function decode_anon136(v, p, c, st) {
   return out;
 }
 
-function decode_anon137(v, p, c, st) {
+function decode_anon144(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostIP");
   const out = new Array(v.length);
@@ -5692,21 +6041,21 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon131(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon138(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
       case "message": if (x !== null) f2 = string(x, p ? p + ".message" : "message", c, "PodStatus"); break;
       case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PodStatus"); break;
       case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "PodStatus"); break;
       case "podIP": if (x !== null) f5 = string(x, p ? p + ".podIP" : "podIP", c, "PodStatus"); break;
       case "startTime": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "PodStatus"); break;
-      case "containerStatuses": if (x !== null) f7 = decode_anon132(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
+      case "containerStatuses": if (x !== null) f7 = decode_anon139(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
       case "qosClass": if (x !== null) f8 = string(x, p ? p + ".qosClass" : "qosClass", c, "PodStatus"); break;
-      case "initContainerStatuses": if (x !== null) f9 = decode_anon133(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
+      case "initContainerStatuses": if (x !== null) f9 = decode_anon140(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
       case "nominatedNodeName": if (x !== null) f10 = string(x, p ? p + ".nominatedNodeName" : "nominatedNodeName", c, "PodStatus"); break;
-      case "podIPs": if (x !== null) f11 = decode_anon134(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
-      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon135(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
+      case "podIPs": if (x !== null) f11 = decode_anon141(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
+      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon142(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
       case "resize": if (x !== null) f13 = string(x, p ? p + ".resize" : "resize", c, "PodStatus"); break;
-      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon136(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
-      case "hostIPs": if (x !== null) f15 = decode_anon137(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
+      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon143(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
+      case "hostIPs": if (x !== null) f15 = decode_anon144(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5825,7 +6174,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   return out;
 }
 
-function decode_anon138(v, p, c, st) {
+function decode_anon145(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeProjection");
   const out = new Array(v.length);
@@ -5840,7 +6189,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "sources": if (x !== null) f0 = decode_anon138(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
+      case "sources": if (x !== null) f0 = decode_anon145(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ProjectedVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5879,7 +6228,49 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon139(v, p, c, st) {
+function decode_anon146(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_RBDPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RBDPersistentVolumeSource", "v1.RBDPersistentVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "monitors": if (x !== null) f0 = decode_anon146(x, p ? p + ".monitors" : "monitors", c, "RBDPersistentVolumeSource"); break;
+      case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDPersistentVolumeSource"); break;
+      case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDPersistentVolumeSource"); break;
+      case "user": if (x !== null) f4 = string(x, p ? p + ".user" : "user", c, "RBDPersistentVolumeSource"); break;
+      case "keyring": if (x !== null) f5 = string(x, p ? p + ".keyring" : "keyring", c, "RBDPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f6 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "RBDPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f7 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "RBDPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".image" : "image", c, "RBDPersistentVolumeSource");
+  if (f3 === undefined && c.defaults !== false) f3 = string("rbd", p ? p + ".pool" : "pool", c, "RBDPersistentVolumeSource");
+  if (f4 === undefined && c.defaults !== false) f4 = string("admin", p ? p + ".user" : "user", c, "RBDPersistentVolumeSource");
+  if (f5 === undefined && c.defaults !== false) f5 = string("/etc/ceph/keyring", p ? p + ".keyring" : "keyring", c, "RBDPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.monitors = f0;
+  if (f1 !== undefined) out.image = f1;
+  if (f2 !== undefined) out.fsType = f2;
+  if (f3 !== undefined) out.pool = f3;
+  if (f4 !== undefined) out.user = f4;
+  if (f5 !== undefined) out.keyring = f5;
+  if (f6 !== undefined) out.secretRef = f6;
+  if (f7 !== undefined) out.readOnly = f7;
+  return out;
+}
+
+function decode_anon147(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5894,7 +6285,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon139(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon147(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDVolumeSource"); break;
       case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDVolumeSource"); break;
@@ -5980,7 +6371,7 @@ function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
   return out;
 }
 
-function decode_anon140(v, p, c, st) {
+function decode_anon148(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5988,7 +6379,7 @@ function decode_anon140(v, p, c, st) {
   return out;
 }
 
-function decode_anon141(v, p, c, st) {
+function decode_anon149(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5996,7 +6387,7 @@ function decode_anon141(v, p, c, st) {
   return out;
 }
 
-function decode_anon142(v, p, c, st) {
+function decode_anon150(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceClaim");
   const out = new Array(v.length);
@@ -6011,9 +6402,9 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon140(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon141(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
-      case "claims": if (x !== null) f2 = decode_anon142(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon148(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon149(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
+      case "claims": if (x !== null) f2 = decode_anon150(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6024,7 +6415,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   return out;
 }
 
-function decode_anon143(v, p, c, st) {
+function decode_anon151(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceHealth");
   const out = new Array(v.length);
@@ -6040,7 +6431,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
-      case "resources": if (x !== null) f1 = decode_anon143(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
+      case "resources": if (x !== null) f1 = decode_anon151(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6070,6 +6461,44 @@ function decode_io_orch_api_core_v1_SELinuxOptions(v, p, c, st) {
   if (f1 !== undefined) out.role = f1;
   if (f2 !== undefined) out.type = f2;
   if (f3 !== undefined) out.level = f3;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_ScaleIOPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleIOPersistentVolumeSource", "v1.ScaleIOPersistentVolumeSource");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "gateway": if (x !== null) f0 = string(x, p ? p + ".gateway" : "gateway", c, "ScaleIOPersistentVolumeSource"); break;
+      case "system": if (x !== null) f1 = string(x, p ? p + ".system" : "system", c, "ScaleIOPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "ScaleIOPersistentVolumeSource"); break;
+      case "sslEnabled": if (x !== null) f3 = boolean(x, p ? p + ".sslEnabled" : "sslEnabled", c, "ScaleIOPersistentVolumeSource"); break;
+      case "protectionDomain": if (x !== null) f4 = string(x, p ? p + ".protectionDomain" : "protectionDomain", c, "ScaleIOPersistentVolumeSource"); break;
+      case "storagePool": if (x !== null) f5 = string(x, p ? p + ".storagePool" : "storagePool", c, "ScaleIOPersistentVolumeSource"); break;
+      case "storageMode": if (x !== null) f6 = string(x, p ? p + ".storageMode" : "storageMode", c, "ScaleIOPersistentVolumeSource"); break;
+      case "volumeName": if (x !== null) f7 = string(x, p ? p + ".volumeName" : "volumeName", c, "ScaleIOPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f8 = string(x, p ? p + ".fsType" : "fsType", c, "ScaleIOPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f9 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ScaleIOPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".gateway" : "gateway", c, "ScaleIOPersistentVolumeSource");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".system" : "system", c, "ScaleIOPersistentVolumeSource");
+  if (f6 === undefined && c.defaults !== false) f6 = string("ThinProvisioned", p ? p + ".storageMode" : "storageMode", c, "ScaleIOPersistentVolumeSource");
+  if (f8 === undefined && c.defaults !== false) f8 = string("xfs", p ? p + ".fsType" : "fsType", c, "ScaleIOPersistentVolumeSource");
+  const out = {};
+  if (f0 !== undefined) out.gateway = f0;
+  if (f1 !== undefined) out.system = f1;
+  if (f2 !== undefined) out.secretRef = f2;
+  if (f3 !== undefined) out.sslEnabled = f3;
+  if (f4 !== undefined) out.protectionDomain = f4;
+  if (f5 !== undefined) out.storagePool = f5;
+  if (f6 !== undefined) out.storageMode = f6;
+  if (f7 !== undefined) out.volumeName = f7;
+  if (f8 !== undefined) out.fsType = f8;
+  if (f9 !== undefined) out.readOnly = f9;
   return out;
 }
 
@@ -6130,7 +6559,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   return out;
 }
 
-function decode_anon144(v, p, c, st) {
+function decode_anon152(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6138,7 +6567,7 @@ function decode_anon144(v, p, c, st) {
   return out;
 }
 
-function decode_anon145(v, p, c, st) {
+function decode_anon153(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6156,9 +6585,9 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Secret"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Secret"); break;
-      case "data": if (x !== null) f3 = decode_anon144(x, p ? p + ".data" : "data", c, "Secret"); break;
+      case "data": if (x !== null) f3 = decode_anon152(x, p ? p + ".data" : "data", c, "Secret"); break;
       case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "Secret"); break;
-      case "stringData": if (x !== null) f5 = decode_anon145(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
+      case "stringData": if (x !== null) f5 = decode_anon153(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
       case "immutable": if (x !== null) f6 = boolean(x, p ? p + ".immutable" : "immutable", c, "Secret"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6217,7 +6646,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon146(v, p, c, st) {
+function decode_anon154(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
@@ -6235,7 +6664,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SecretList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "SecretList"); break;
-      case "items": if (x !== null) f3 = decode_anon146(x, p ? p + ".items" : "items", c, "SecretList"); break;
+      case "items": if (x !== null) f3 = decode_anon154(x, p ? p + ".items" : "items", c, "SecretList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6248,7 +6677,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   return out;
 }
 
-function decode_anon147(v, p, c, st) {
+function decode_anon155(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -6264,7 +6693,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon147(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon155(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6277,7 +6706,25 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon148(v, p, c, st) {
+function decode_io_orch_api_core_v1_SecretReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretReference", "v1.SecretReference");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretReference"); break;
+      case "namespace": if (x !== null) f1 = string(x, p ? p + ".namespace" : "namespace", c, "SecretReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.namespace = f1;
+  return out;
+}
+
+function decode_anon156(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -6293,7 +6740,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon148(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon156(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "SecretVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "SecretVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -6345,7 +6792,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon149(v, p, c, st) {
+function decode_anon157(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -6353,7 +6800,7 @@ function decode_anon149(v, p, c, st) {
   return out;
 }
 
-function decode_anon150(v, p, c, st) {
+function decode_anon158(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -6371,8 +6818,8 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccount"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccount"); break;
-      case "secrets": if (x !== null) f3 = decode_anon149(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
-      case "imagePullSecrets": if (x !== null) f4 = decode_anon150(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
+      case "secrets": if (x !== null) f3 = decode_anon157(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
+      case "imagePullSecrets": if (x !== null) f4 = decode_anon158(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
       case "automountServiceAccountToken": if (x !== null) f5 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "ServiceAccount"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6388,7 +6835,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   return out;
 }
 
-function decode_anon151(v, p, c, st) {
+function decode_anon159(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
@@ -6406,7 +6853,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccountList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccountList"); break;
-      case "items": if (x !== null) f3 = decode_anon151(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
+      case "items": if (x !== null) f3 = decode_anon159(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6454,6 +6901,30 @@ function decode_io_orch_api_core_v1_SleepAction(v, p, c, st) {
   if (f0 === undefined && c.defaults !== false) f0 = int64(0, p ? p + ".seconds" : "seconds", c, "SleepAction");
   const out = {};
   if (f0 !== undefined) out.seconds = f0;
+  return out;
+}
+
+function decode_io_orch_api_core_v1_StorageOSPersistentVolumeSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageOSPersistentVolumeSource", "v1.StorageOSPersistentVolumeSource");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "volumeName": if (x !== null) f0 = string(x, p ? p + ".volumeName" : "volumeName", c, "StorageOSPersistentVolumeSource"); break;
+      case "volumeNamespace": if (x !== null) f1 = string(x, p ? p + ".volumeNamespace" : "volumeNamespace", c, "StorageOSPersistentVolumeSource"); break;
+      case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "StorageOSPersistentVolumeSource"); break;
+      case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "StorageOSPersistentVolumeSource"); break;
+      case "secretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "StorageOSPersistentVolumeSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.volumeName = f0;
+  if (f1 !== undefined) out.volumeNamespace = f1;
+  if (f2 !== undefined) out.fsType = f2;
+  if (f3 !== undefined) out.readOnly = f3;
+  if (f4 !== undefined) out.secretRef = f4;
   return out;
 }
 
@@ -6567,7 +7038,58 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   return out;
 }
 
-function decode_anon152(v, p, c, st) {
+function decode_anon160(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorLabelRequirement", "v1.TopologySelectorLabelRequirement");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement"); break;
+      case "values": if (x !== null) f1 = decode_anon160(x, p ? p + ".values" : "values", c, "TopologySelectorLabelRequirement"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement");
+  const out = {};
+  if (f0 !== undefined) out.key = f0;
+  if (f1 !== undefined) out.values = f1;
+  return out;
+}
+
+function decode_anon161(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySelectorLabelRequirement");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TopologySelectorTerm(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorTerm", "v1.TopologySelectorTerm");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "matchLabelExpressions": if (x !== null) f0 = decode_anon161(x, p ? p + ".matchLabelExpressions" : "matchLabelExpressions", c, "TopologySelectorTerm"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.matchLabelExpressions = f0;
+  return out;
+}
+
+function decode_anon162(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6589,7 +7111,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
       case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
       case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
       case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
-      case "matchLabelKeys": if (x !== null) f7 = decode_anon152(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon162(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6805,6 +7327,22 @@ function decode_io_orch_api_core_v1_VolumeMountStatus(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_VolumeNodeAffinity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeAffinity", "v1.VolumeNodeAffinity");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "required": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".required" : "required", c, "VolumeNodeAffinity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.required = f0;
+  return out;
+}
+
 function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeProjection", "v1.VolumeProjection");
@@ -6829,7 +7367,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon153(v, p, c, st) {
+function decode_anon163(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -6837,7 +7375,7 @@ function decode_anon153(v, p, c, st) {
   return out;
 }
 
-function decode_anon154(v, p, c, st) {
+function decode_anon164(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -6852,8 +7390,8 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon153(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon154(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon163(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon164(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6928,7 +7466,259 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
-function decode_anon155(v, p, c, st) {
+function decode_anon165(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon166(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_Endpoint(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Endpoint", "v1.Endpoint");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "addresses": if (x !== null) f0 = decode_anon165(x, p ? p + ".addresses" : "addresses", c, "Endpoint"); break;
+      case "conditions": if (x !== null) f1 = decode_io_orch_api_discovery_v1_EndpointConditions(x, p ? p + ".conditions" : "conditions", c, "Endpoint"); break;
+      case "hostname": if (x !== null) f2 = string(x, p ? p + ".hostname" : "hostname", c, "Endpoint"); break;
+      case "targetRef": if (x !== null) f3 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".targetRef" : "targetRef", c, "Endpoint"); break;
+      case "deprecatedTopology": if (x !== null) f4 = decode_anon166(x, p ? p + ".deprecatedTopology" : "deprecatedTopology", c, "Endpoint"); break;
+      case "nodeName": if (x !== null) f5 = string(x, p ? p + ".nodeName" : "nodeName", c, "Endpoint"); break;
+      case "zone": if (x !== null) f6 = string(x, p ? p + ".zone" : "zone", c, "Endpoint"); break;
+      case "hints": if (x !== null) f7 = decode_io_orch_api_discovery_v1_EndpointHints(x, p ? p + ".hints" : "hints", c, "Endpoint"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_discovery_v1_EndpointConditions({}, p ? p + ".conditions" : "conditions", c, "Endpoint");
+  const out = {};
+  if (f0 !== undefined) out.addresses = f0;
+  if (f1 !== undefined) out.conditions = f1;
+  if (f2 !== undefined) out.hostname = f2;
+  if (f3 !== undefined) out.targetRef = f3;
+  if (f4 !== undefined) out.deprecatedTopology = f4;
+  if (f5 !== undefined) out.nodeName = f5;
+  if (f6 !== undefined) out.zone = f6;
+  if (f7 !== undefined) out.hints = f7;
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointConditions(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointConditions", "v1.EndpointConditions");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ready": if (x !== null) f0 = boolean(x, p ? p + ".ready" : "ready", c, "EndpointConditions"); break;
+      case "serving": if (x !== null) f1 = boolean(x, p ? p + ".serving" : "serving", c, "EndpointConditions"); break;
+      case "terminating": if (x !== null) f2 = boolean(x, p ? p + ".terminating" : "terminating", c, "EndpointConditions"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.ready = f0;
+  if (f1 !== undefined) out.serving = f1;
+  if (f2 !== undefined) out.terminating = f2;
+  return out;
+}
+
+function decode_anon167(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ForZone");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_ForZone(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointHints(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointHints", "v1.EndpointHints");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "forZones": if (x !== null) f0 = decode_anon167(x, p ? p + ".forZones" : "forZones", c, "EndpointHints"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.forZones = f0;
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointPort(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointPort", "v1.EndpointPort");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EndpointPort"); break;
+      case "protocol": if (x !== null) f1 = string(x, p ? p + ".protocol" : "protocol", c, "EndpointPort"); break;
+      case "port": if (x !== null) f2 = int32(x, p ? p + ".port" : "port", c, "EndpointPort"); break;
+      case "appProtocol": if (x !== null) f3 = string(x, p ? p + ".appProtocol" : "appProtocol", c, "EndpointPort"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "EndpointPort");
+  if (f1 === undefined && c.defaults !== false) f1 = string("TCP", p ? p + ".protocol" : "protocol", c, "EndpointPort");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.protocol = f1;
+  if (f2 !== undefined) out.port = f2;
+  if (f3 !== undefined) out.appProtocol = f3;
+  return out;
+}
+
+function decode_anon168(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Endpoint");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_Endpoint(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon169(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointPort");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_EndpointPort(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointSlice(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSlice", "v1.EndpointSlice");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSlice"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointSlice"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointSlice"); break;
+      case "endpoints": if (x !== null) f3 = decode_anon168(x, p ? p + ".endpoints" : "endpoints", c, "EndpointSlice"); break;
+      case "ports": if (x !== null) f4 = decode_anon169(x, p ? p + ".ports" : "ports", c, "EndpointSlice"); break;
+      case "addressType": if (x !== null) f5 = string(x, p ? p + ".addressType" : "addressType", c, "EndpointSlice"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "EndpointSlice");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".addressType" : "addressType", c, "EndpointSlice");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.endpoints = f3;
+  if (f4 !== undefined) out.ports = f4;
+  if (f5 !== undefined) out.addressType = f5;
+  return out;
+}
+
+function decode_anon170(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointSlice");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_EndpointSlice(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointSliceList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSliceList", "v1.EndpointSliceList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSliceList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointSliceList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointSliceList"); break;
+      case "items": if (x !== null) f3 = decode_anon170(x, p ? p + ".items" : "items", c, "EndpointSliceList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "EndpointSliceList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_ForZone(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ForZone", "v1.ForZone");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ForZone"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ForZone");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_HTTPIngressPath(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressPath", "v1.HTTPIngressPath");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPIngressPath"); break;
+      case "backend": if (x !== null) f1 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".backend" : "backend", c, "HTTPIngressPath"); break;
+      case "pathType": if (x !== null) f2 = string(x, p ? p + ".pathType" : "pathType", c, "HTTPIngressPath"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_networking_v1_IngressBackend({}, p ? p + ".backend" : "backend", c, "HTTPIngressPath");
+  const out = {};
+  if (f0 !== undefined) out.path = f0;
+  if (f1 !== undefined) out.backend = f1;
+  if (f2 !== undefined) out.pathType = f2;
+  return out;
+}
+
+function decode_anon171(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPIngressPath");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_HTTPIngressPath(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_HTTPIngressRuleValue(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressRuleValue", "v1.HTTPIngressRuleValue");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "paths": if (x !== null) f0 = decode_anon171(x, p ? p + ".paths" : "paths", c, "HTTPIngressRuleValue"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.paths = f0;
+  return out;
+}
+
+function decode_anon172(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6944,7 +7734,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon155(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon172(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6952,6 +7742,375 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
   const out = {};
   if (f0 !== undefined) out.cidr = f0;
   if (f1 !== undefined) out.except = f1;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_Ingress(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Ingress", "v1.Ingress");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Ingress"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Ingress"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Ingress"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_networking_v1_IngressSpec(x, p ? p + ".spec" : "spec", c, "Ingress"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_networking_v1_IngressStatus(x, p ? p + ".status" : "status", c, "Ingress"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Ingress");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_networking_v1_IngressSpec({}, p ? p + ".spec" : "spec", c, "Ingress");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_networking_v1_IngressStatus({}, p ? p + ".status" : "status", c, "Ingress");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressBackend(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressBackend", "v1.IngressBackend");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "resource": if (x !== null) f0 = decode_io_orch_api_core_v1_TypedLocalObjectReference(x, p ? p + ".resource" : "resource", c, "IngressBackend"); break;
+      case "service": if (x !== null) f1 = decode_io_orch_api_networking_v1_IngressServiceBackend(x, p ? p + ".service" : "service", c, "IngressBackend"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.resource = f0;
+  if (f1 !== undefined) out.service = f1;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClass(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClass", "v1.IngressClass");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClass"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressClass"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "IngressClass"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_networking_v1_IngressClassSpec(x, p ? p + ".spec" : "spec", c, "IngressClass"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "IngressClass");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_networking_v1_IngressClassSpec({}, p ? p + ".spec" : "spec", c, "IngressClass");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon173(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressClass");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressClass(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClassList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassList", "v1.IngressClassList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClassList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressClassList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "IngressClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon173(x, p ? p + ".items" : "items", c, "IngressClassList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "IngressClassList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClassParametersReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassParametersReference", "v1.IngressClassParametersReference");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "IngressClassParametersReference"); break;
+      case "apiGroup": if (x !== null) f1 = string(x, p ? p + ".apiGroup" : "apiGroup", c, "IngressClassParametersReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "IngressClassParametersReference"); break;
+      case "scope": if (x !== null) f3 = string(x, p ? p + ".scope" : "scope", c, "IngressClassParametersReference"); break;
+      case "namespace": if (x !== null) f4 = string(x, p ? p + ".namespace" : "namespace", c, "IngressClassParametersReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "IngressClassParametersReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "IngressClassParametersReference");
+  if (f3 === undefined && c.defaults !== false) f3 = string("Cluster", p ? p + ".scope" : "scope", c, "IngressClassParametersReference");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.apiGroup = f1;
+  if (f2 !== undefined) out.name = f2;
+  if (f3 !== undefined) out.scope = f3;
+  if (f4 !== undefined) out.namespace = f4;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClassSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassSpec", "v1.IngressClassSpec");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "controller": if (x !== null) f0 = string(x, p ? p + ".controller" : "controller", c, "IngressClassSpec"); break;
+      case "parameters": if (x !== null) f1 = decode_io_orch_api_networking_v1_IngressClassParametersReference(x, p ? p + ".parameters" : "parameters", c, "IngressClassSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.controller = f0;
+  if (f1 !== undefined) out.parameters = f1;
+  return out;
+}
+
+function decode_anon174(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Ingress");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_Ingress(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressList", "v1.IngressList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "IngressList"); break;
+      case "items": if (x !== null) f3 = decode_anon174(x, p ? p + ".items" : "items", c, "IngressList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "IngressList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon175(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressPortStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressPortStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerIngress", "v1.IngressLoadBalancerIngress");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "IngressLoadBalancerIngress"); break;
+      case "hostname": if (x !== null) f1 = string(x, p ? p + ".hostname" : "hostname", c, "IngressLoadBalancerIngress"); break;
+      case "ports": if (x !== null) f2 = decode_anon175(x, p ? p + ".ports" : "ports", c, "IngressLoadBalancerIngress"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.ip = f0;
+  if (f1 !== undefined) out.hostname = f1;
+  if (f2 !== undefined) out.ports = f2;
+  return out;
+}
+
+function decode_anon176(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressLoadBalancerIngress");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerStatus", "v1.IngressLoadBalancerStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ingress": if (x !== null) f0 = decode_anon176(x, p ? p + ".ingress" : "ingress", c, "IngressLoadBalancerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.ingress = f0;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressPortStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressPortStatus", "v1.IngressPortStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "IngressPortStatus"); break;
+      case "protocol": if (x !== null) f1 = string(x, p ? p + ".protocol" : "protocol", c, "IngressPortStatus"); break;
+      case "error": if (x !== null) f2 = string(x, p ? p + ".error" : "error", c, "IngressPortStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".port" : "port", c, "IngressPortStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".protocol" : "protocol", c, "IngressPortStatus");
+  const out = {};
+  if (f0 !== undefined) out.port = f0;
+  if (f1 !== undefined) out.protocol = f1;
+  if (f2 !== undefined) out.error = f2;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressRule", "v1.IngressRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "host": if (x !== null) f0 = string(x, p ? p + ".host" : "host", c, "IngressRule"); break;
+      case "http": if (x !== null) f1 = decode_io_orch_api_networking_v1_HTTPIngressRuleValue(x, p ? p + ".http" : "http", c, "IngressRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.host = f0;
+  if (f1 !== undefined) out.http = f1;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressServiceBackend(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressServiceBackend", "v1.IngressServiceBackend");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "IngressServiceBackend"); break;
+      case "port": if (x !== null) f1 = decode_io_orch_api_networking_v1_ServiceBackendPort(x, p ? p + ".port" : "port", c, "IngressServiceBackend"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "IngressServiceBackend");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_networking_v1_ServiceBackendPort({}, p ? p + ".port" : "port", c, "IngressServiceBackend");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.port = f1;
+  return out;
+}
+
+function decode_anon177(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressTLS");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressTLS(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon178(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressSpec", "v1.IngressSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "defaultBackend": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".defaultBackend" : "defaultBackend", c, "IngressSpec"); break;
+      case "tls": if (x !== null) f1 = decode_anon177(x, p ? p + ".tls" : "tls", c, "IngressSpec"); break;
+      case "rules": if (x !== null) f2 = decode_anon178(x, p ? p + ".rules" : "rules", c, "IngressSpec"); break;
+      case "ingressClassName": if (x !== null) f3 = string(x, p ? p + ".ingressClassName" : "ingressClassName", c, "IngressSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.defaultBackend = f0;
+  if (f1 !== undefined) out.tls = f1;
+  if (f2 !== undefined) out.rules = f2;
+  if (f3 !== undefined) out.ingressClassName = f3;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressStatus", "v1.IngressStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "loadBalancer": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(x, p ? p + ".loadBalancer" : "loadBalancer", c, "IngressStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_networking_v1_IngressLoadBalancerStatus({}, p ? p + ".loadBalancer" : "loadBalancer", c, "IngressStatus");
+  const out = {};
+  if (f0 !== undefined) out.loadBalancer = f0;
+  return out;
+}
+
+function decode_anon179(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressTLS(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressTLS", "v1.IngressTLS");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "hosts": if (x !== null) f0 = decode_anon179(x, p ? p + ".hosts" : "hosts", c, "IngressTLS"); break;
+      case "secretName": if (x !== null) f1 = string(x, p ? p + ".secretName" : "secretName", c, "IngressTLS"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.hosts = f0;
+  if (f1 !== undefined) out.secretName = f1;
   return out;
 }
 
@@ -6979,7 +8138,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon156(v, p, c, st) {
+function decode_anon180(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -6987,7 +8146,7 @@ function decode_anon156(v, p, c, st) {
   return out;
 }
 
-function decode_anon157(v, p, c, st) {
+function decode_anon181(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -7002,8 +8161,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon156(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon157(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon180(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon181(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7013,7 +8172,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon158(v, p, c, st) {
+function decode_anon182(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -7021,7 +8180,7 @@ function decode_anon158(v, p, c, st) {
   return out;
 }
 
-function decode_anon159(v, p, c, st) {
+function decode_anon183(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -7036,8 +8195,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon158(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon159(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon182(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon183(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7047,7 +8206,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon160(v, p, c, st) {
+function decode_anon184(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -7065,7 +8224,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon160(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon184(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7119,7 +8278,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon185(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -7127,7 +8286,7 @@ function decode_anon161(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon186(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -7135,7 +8294,7 @@ function decode_anon162(v, p, c, st) {
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon187(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7151,9 +8310,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon161(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon162(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon163(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon185(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon186(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon187(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7166,7 +8325,270 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon164(v, p, c, st) {
+function decode_io_orch_api_networking_v1_ServiceBackendPort(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceBackendPort", "v1.ServiceBackendPort");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ServiceBackendPort"); break;
+      case "number": if (x !== null) f1 = int32(x, p ? p + ".number" : "number", c, "ServiceBackendPort"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.number = f1;
+  return out;
+}
+
+function decode_anon188(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_node_v1_Overhead(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Overhead", "v1.Overhead");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "podFixed": if (x !== null) f0 = decode_anon188(x, p ? p + ".podFixed" : "podFixed", c, "Overhead"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.podFixed = f0;
+  return out;
+}
+
+function decode_io_orch_api_node_v1_RuntimeClass(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClass", "v1.RuntimeClass");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClass"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RuntimeClass"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RuntimeClass"); break;
+      case "handler": if (x !== null) f3 = string(x, p ? p + ".handler" : "handler", c, "RuntimeClass"); break;
+      case "overhead": if (x !== null) f4 = decode_io_orch_api_node_v1_Overhead(x, p ? p + ".overhead" : "overhead", c, "RuntimeClass"); break;
+      case "scheduling": if (x !== null) f5 = decode_io_orch_api_node_v1_Scheduling(x, p ? p + ".scheduling" : "scheduling", c, "RuntimeClass"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "RuntimeClass");
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".handler" : "handler", c, "RuntimeClass");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.handler = f3;
+  if (f4 !== undefined) out.overhead = f4;
+  if (f5 !== undefined) out.scheduling = f5;
+  return out;
+}
+
+function decode_anon189(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RuntimeClass");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_node_v1_RuntimeClass(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_node_v1_RuntimeClassList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClassList", "v1.RuntimeClassList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClassList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RuntimeClassList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RuntimeClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon189(x, p ? p + ".items" : "items", c, "RuntimeClassList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "RuntimeClassList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon190(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon191(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Toleration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_node_v1_Scheduling(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scheduling", "v1.Scheduling");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nodeSelector": if (x !== null) f0 = decode_anon190(x, p ? p + ".nodeSelector" : "nodeSelector", c, "Scheduling"); break;
+      case "tolerations": if (x !== null) f1 = decode_anon191(x, p ? p + ".tolerations" : "tolerations", c, "Scheduling"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nodeSelector = f0;
+  if (f1 !== undefined) out.tolerations = f1;
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudget(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudget", "v1.PodDisruptionBudget");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudget"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodDisruptionBudget"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudget"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(x, p ? p + ".spec" : "spec", c, "PodDisruptionBudget"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(x, p ? p + ".status" : "status", c, "PodDisruptionBudget"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudget");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec({}, p ? p + ".spec" : "spec", c, "PodDisruptionBudget");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus({}, p ? p + ".status" : "status", c, "PodDisruptionBudget");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon192(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDisruptionBudget");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_policy_v1_PodDisruptionBudget(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudgetList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetList", "v1.PodDisruptionBudgetList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudgetList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodDisruptionBudgetList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudgetList"); break;
+      case "items": if (x !== null) f3 = decode_anon192(x, p ? p + ".items" : "items", c, "PodDisruptionBudgetList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudgetList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetSpec", "v1.PodDisruptionBudgetSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "minAvailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".minAvailable" : "minAvailable", c, "PodDisruptionBudgetSpec"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PodDisruptionBudgetSpec"); break;
+      case "maxUnavailable": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "PodDisruptionBudgetSpec"); break;
+      case "unhealthyPodEvictionPolicy": if (x !== null) f3 = string(x, p ? p + ".unhealthyPodEvictionPolicy" : "unhealthyPodEvictionPolicy", c, "PodDisruptionBudgetSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.minAvailable = f0;
+  if (f1 !== undefined) out.selector = f1;
+  if (f2 !== undefined) out.maxUnavailable = f2;
+  if (f3 !== undefined) out.unhealthyPodEvictionPolicy = f3;
+  return out;
+}
+
+function decode_anon193(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.Time");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon194(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Condition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetStatus", "v1.PodDisruptionBudgetStatus");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "PodDisruptionBudgetStatus"); break;
+      case "disruptedPods": if (x !== null) f1 = decode_anon193(x, p ? p + ".disruptedPods" : "disruptedPods", c, "PodDisruptionBudgetStatus"); break;
+      case "disruptionsAllowed": if (x !== null) f2 = int32(x, p ? p + ".disruptionsAllowed" : "disruptionsAllowed", c, "PodDisruptionBudgetStatus"); break;
+      case "currentHealthy": if (x !== null) f3 = int32(x, p ? p + ".currentHealthy" : "currentHealthy", c, "PodDisruptionBudgetStatus"); break;
+      case "desiredHealthy": if (x !== null) f4 = int32(x, p ? p + ".desiredHealthy" : "desiredHealthy", c, "PodDisruptionBudgetStatus"); break;
+      case "expectedPods": if (x !== null) f5 = int32(x, p ? p + ".expectedPods" : "expectedPods", c, "PodDisruptionBudgetStatus"); break;
+      case "conditions": if (x !== null) f6 = decode_anon194(x, p ? p + ".conditions" : "conditions", c, "PodDisruptionBudgetStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".disruptionsAllowed" : "disruptionsAllowed", c, "PodDisruptionBudgetStatus");
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".currentHealthy" : "currentHealthy", c, "PodDisruptionBudgetStatus");
+  if (f4 === undefined && c.defaults !== false) f4 = int32(0, p ? p + ".desiredHealthy" : "desiredHealthy", c, "PodDisruptionBudgetStatus");
+  if (f5 === undefined && c.defaults !== false) f5 = int32(0, p ? p + ".expectedPods" : "expectedPods", c, "PodDisruptionBudgetStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.disruptedPods = f1;
+  if (f2 !== undefined) out.disruptionsAllowed = f2;
+  if (f3 !== undefined) out.currentHealthy = f3;
+  if (f4 !== undefined) out.desiredHealthy = f4;
+  if (f5 !== undefined) out.expectedPods = f5;
+  if (f6 !== undefined) out.conditions = f6;
+  return out;
+}
+
+function decode_anon195(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -7181,7 +8603,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon164(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon195(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7190,7 +8612,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon165(v, p, c, st) {
+function decode_anon196(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -7208,7 +8630,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon165(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon196(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7223,7 +8645,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon166(v, p, c, st) {
+function decode_anon197(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -7241,7 +8663,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon166(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon197(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7257,7 +8679,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon167(v, p, c, st) {
+function decode_anon198(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -7275,7 +8697,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon167(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon198(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7288,7 +8710,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon168(v, p, c, st) {
+function decode_anon199(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -7306,7 +8728,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon168(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon199(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7319,7 +8741,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon169(v, p, c, st) {
+function decode_anon200(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7327,7 +8749,7 @@ function decode_anon169(v, p, c, st) {
   return out;
 }
 
-function decode_anon170(v, p, c, st) {
+function decode_anon201(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7335,7 +8757,7 @@ function decode_anon170(v, p, c, st) {
   return out;
 }
 
-function decode_anon171(v, p, c, st) {
+function decode_anon202(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7343,7 +8765,7 @@ function decode_anon171(v, p, c, st) {
   return out;
 }
 
-function decode_anon172(v, p, c, st) {
+function decode_anon203(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7351,7 +8773,7 @@ function decode_anon172(v, p, c, st) {
   return out;
 }
 
-function decode_anon173(v, p, c, st) {
+function decode_anon204(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7366,11 +8788,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon169(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon170(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon171(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon172(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon173(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon200(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon201(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon202(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon203(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon204(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7383,7 +8805,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon174(v, p, c, st) {
+function decode_anon205(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -7401,7 +8823,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon174(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon205(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7414,7 +8836,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon175(v, p, c, st) {
+function decode_anon206(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -7432,7 +8854,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon175(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon206(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7448,7 +8870,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon176(v, p, c, st) {
+function decode_anon207(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -7466,7 +8888,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon176(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon207(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7479,7 +8901,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon177(v, p, c, st) {
+function decode_anon208(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -7497,7 +8919,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon177(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon208(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7554,6 +8976,561 @@ function decode_io_orch_api_rbac_v1_Subject(v, p, c, st) {
   if (f1 !== undefined) out.apiGroup = f1;
   if (f2 !== undefined) out.name = f2;
   if (f3 !== undefined) out.namespace = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIDriver(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriver", "v1.CSIDriver");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriver"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIDriver"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CSIDriver"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_storage_v1_CSIDriverSpec(x, p ? p + ".spec" : "spec", c, "CSIDriver"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CSIDriver");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_storage_v1_CSIDriverSpec({}, p ? p + ".spec" : "spec", c, "CSIDriver");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon209(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSIDriver");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSIDriver(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIDriverList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverList", "v1.CSIDriverList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriverList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIDriverList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSIDriverList"); break;
+      case "items": if (x !== null) f3 = decode_anon209(x, p ? p + ".items" : "items", c, "CSIDriverList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CSIDriverList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon210(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon211(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TokenRequest");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_TokenRequest(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIDriverSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverSpec", "v1.CSIDriverSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "attachRequired": if (x !== null) f0 = boolean(x, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec"); break;
+      case "podInfoOnMount": if (x !== null) f1 = boolean(x, p ? p + ".podInfoOnMount" : "podInfoOnMount", c, "CSIDriverSpec"); break;
+      case "volumeLifecycleModes": if (x !== null) f2 = decode_anon210(x, p ? p + ".volumeLifecycleModes" : "volumeLifecycleModes", c, "CSIDriverSpec"); break;
+      case "storageCapacity": if (x !== null) f3 = boolean(x, p ? p + ".storageCapacity" : "storageCapacity", c, "CSIDriverSpec"); break;
+      case "fsGroupPolicy": if (x !== null) f4 = string(x, p ? p + ".fsGroupPolicy" : "fsGroupPolicy", c, "CSIDriverSpec"); break;
+      case "tokenRequests": if (x !== null) f5 = decode_anon211(x, p ? p + ".tokenRequests" : "tokenRequests", c, "CSIDriverSpec"); break;
+      case "requiresRepublish": if (x !== null) f6 = boolean(x, p ? p + ".requiresRepublish" : "requiresRepublish", c, "CSIDriverSpec"); break;
+      case "seLinuxMount": if (x !== null) f7 = boolean(x, p ? p + ".seLinuxMount" : "seLinuxMount", c, "CSIDriverSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = boolean(true, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = boolean(false, p ? p + ".podInfoOnMount" : "podInfoOnMount", c, "CSIDriverSpec");
+  if (f3 === undefined && c.defaults !== false) f3 = boolean(false, p ? p + ".storageCapacity" : "storageCapacity", c, "CSIDriverSpec");
+  if (f4 === undefined && c.defaults !== false) f4 = string("ReadWriteOnceWithFSType", p ? p + ".fsGroupPolicy" : "fsGroupPolicy", c, "CSIDriverSpec");
+  if (f6 === undefined && c.defaults !== false) f6 = boolean(false, p ? p + ".requiresRepublish" : "requiresRepublish", c, "CSIDriverSpec");
+  if (f7 === undefined && c.defaults !== false) f7 = boolean(false, p ? p + ".seLinuxMount" : "seLinuxMount", c, "CSIDriverSpec");
+  const out = {};
+  if (f0 !== undefined) out.attachRequired = f0;
+  if (f1 !== undefined) out.podInfoOnMount = f1;
+  if (f2 !== undefined) out.volumeLifecycleModes = f2;
+  if (f3 !== undefined) out.storageCapacity = f3;
+  if (f4 !== undefined) out.fsGroupPolicy = f4;
+  if (f5 !== undefined) out.tokenRequests = f5;
+  if (f6 !== undefined) out.requiresRepublish = f6;
+  if (f7 !== undefined) out.seLinuxMount = f7;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINode(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINode", "v1.CSINode");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINode"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSINode"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CSINode"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_storage_v1_CSINodeSpec(x, p ? p + ".spec" : "spec", c, "CSINode"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CSINode");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_storage_v1_CSINodeSpec({}, p ? p + ".spec" : "spec", c, "CSINode");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon212(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINodeDriver(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeDriver", "v1.CSINodeDriver");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CSINodeDriver"); break;
+      case "nodeID": if (x !== null) f1 = string(x, p ? p + ".nodeID" : "nodeID", c, "CSINodeDriver"); break;
+      case "topologyKeys": if (x !== null) f2 = decode_anon212(x, p ? p + ".topologyKeys" : "topologyKeys", c, "CSINodeDriver"); break;
+      case "allocatable": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeNodeResources(x, p ? p + ".allocatable" : "allocatable", c, "CSINodeDriver"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "CSINodeDriver");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".nodeID" : "nodeID", c, "CSINodeDriver");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.nodeID = f1;
+  if (f2 !== undefined) out.topologyKeys = f2;
+  if (f3 !== undefined) out.allocatable = f3;
+  return out;
+}
+
+function decode_anon213(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSINode");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSINode(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINodeList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeList", "v1.CSINodeList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINodeList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSINodeList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSINodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon213(x, p ? p + ".items" : "items", c, "CSINodeList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CSINodeList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon214(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSINodeDriver");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSINodeDriver(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINodeSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeSpec", "v1.CSINodeSpec");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "drivers": if (x !== null) f0 = decode_anon214(x, p ? p + ".drivers" : "drivers", c, "CSINodeSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.drivers = f0;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIStorageCapacity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacity", "v1.CSIStorageCapacity");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacity"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIStorageCapacity"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacity"); break;
+      case "nodeTopology": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".nodeTopology" : "nodeTopology", c, "CSIStorageCapacity"); break;
+      case "storageClassName": if (x !== null) f4 = string(x, p ? p + ".storageClassName" : "storageClassName", c, "CSIStorageCapacity"); break;
+      case "capacity": if (x !== null) f5 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".capacity" : "capacity", c, "CSIStorageCapacity"); break;
+      case "maximumVolumeSize": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".maximumVolumeSize" : "maximumVolumeSize", c, "CSIStorageCapacity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacity");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".storageClassName" : "storageClassName", c, "CSIStorageCapacity");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.nodeTopology = f3;
+  if (f4 !== undefined) out.storageClassName = f4;
+  if (f5 !== undefined) out.capacity = f5;
+  if (f6 !== undefined) out.maximumVolumeSize = f6;
+  return out;
+}
+
+function decode_anon215(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSIStorageCapacity");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSIStorageCapacity(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIStorageCapacityList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacityList", "v1.CSIStorageCapacityList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacityList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIStorageCapacityList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacityList"); break;
+      case "items": if (x !== null) f3 = decode_anon215(x, p ? p + ".items" : "items", c, "CSIStorageCapacityList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacityList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon216(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon217(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon218(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySelectorTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_TopologySelectorTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_StorageClass(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClass", "v1.StorageClass");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClass"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StorageClass"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "StorageClass"); break;
+      case "provisioner": if (x !== null) f3 = string(x, p ? p + ".provisioner" : "provisioner", c, "StorageClass"); break;
+      case "parameters": if (x !== null) f4 = decode_anon216(x, p ? p + ".parameters" : "parameters", c, "StorageClass"); break;
+      case "reclaimPolicy": if (x !== null) f5 = string(x, p ? p + ".reclaimPolicy" : "reclaimPolicy", c, "StorageClass"); break;
+      case "mountOptions": if (x !== null) f6 = decode_anon217(x, p ? p + ".mountOptions" : "mountOptions", c, "StorageClass"); break;
+      case "allowVolumeExpansion": if (x !== null) f7 = boolean(x, p ? p + ".allowVolumeExpansion" : "allowVolumeExpansion", c, "StorageClass"); break;
+      case "volumeBindingMode": if (x !== null) f8 = string(x, p ? p + ".volumeBindingMode" : "volumeBindingMode", c, "StorageClass"); break;
+      case "allowedTopologies": if (x !== null) f9 = decode_anon218(x, p ? p + ".allowedTopologies" : "allowedTopologies", c, "StorageClass"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "StorageClass");
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".provisioner" : "provisioner", c, "StorageClass");
+  if (f5 === undefined && c.defaults !== false) f5 = string("Delete", p ? p + ".reclaimPolicy" : "reclaimPolicy", c, "StorageClass");
+  if (f8 === undefined && c.defaults !== false) f8 = string("Immediate", p ? p + ".volumeBindingMode" : "volumeBindingMode", c, "StorageClass");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.provisioner = f3;
+  if (f4 !== undefined) out.parameters = f4;
+  if (f5 !== undefined) out.reclaimPolicy = f5;
+  if (f6 !== undefined) out.mountOptions = f6;
+  if (f7 !== undefined) out.allowVolumeExpansion = f7;
+  if (f8 !== undefined) out.volumeBindingMode = f8;
+  if (f9 !== undefined) out.allowedTopologies = f9;
+  return out;
+}
+
+function decode_anon219(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StorageClass");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_StorageClass(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_StorageClassList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClassList", "v1.StorageClassList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClassList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StorageClassList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "StorageClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon219(x, p ? p + ".items" : "items", c, "StorageClassList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "StorageClassList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_TokenRequest(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "TokenRequest"); break;
+      case "expirationSeconds": if (x !== null) f1 = int64(x, p ? p + ".expirationSeconds" : "expirationSeconds", c, "TokenRequest"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".audience" : "audience", c, "TokenRequest");
+  const out = {};
+  if (f0 !== undefined) out.audience = f0;
+  if (f1 !== undefined) out.expirationSeconds = f1;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachment(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachment", "v1.VolumeAttachment");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachment"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "VolumeAttachment"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "VolumeAttachment"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeAttachmentSpec(x, p ? p + ".spec" : "spec", c, "VolumeAttachment"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_storage_v1_VolumeAttachmentStatus(x, p ? p + ".status" : "status", c, "VolumeAttachment"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "VolumeAttachment");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_storage_v1_VolumeAttachmentSpec({}, p ? p + ".spec" : "spec", c, "VolumeAttachment");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_storage_v1_VolumeAttachmentStatus({}, p ? p + ".status" : "status", c, "VolumeAttachment");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon220(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeAttachment");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_VolumeAttachment(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentList", "v1.VolumeAttachmentList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachmentList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "VolumeAttachmentList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "VolumeAttachmentList"); break;
+      case "items": if (x !== null) f3 = decode_anon220(x, p ? p + ".items" : "items", c, "VolumeAttachmentList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "VolumeAttachmentList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSource", "v1.VolumeAttachmentSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "persistentVolumeName": if (x !== null) f0 = string(x, p ? p + ".persistentVolumeName" : "persistentVolumeName", c, "VolumeAttachmentSource"); break;
+      case "inlineVolumeSpec": if (x !== null) f1 = decode_io_orch_api_core_v1_PersistentVolumeSpec(x, p ? p + ".inlineVolumeSpec" : "inlineVolumeSpec", c, "VolumeAttachmentSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.persistentVolumeName = f0;
+  if (f1 !== undefined) out.inlineVolumeSpec = f1;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSpec", "v1.VolumeAttachmentSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "attacher": if (x !== null) f0 = string(x, p ? p + ".attacher" : "attacher", c, "VolumeAttachmentSpec"); break;
+      case "source": if (x !== null) f1 = decode_io_orch_api_storage_v1_VolumeAttachmentSource(x, p ? p + ".source" : "source", c, "VolumeAttachmentSpec"); break;
+      case "nodeName": if (x !== null) f2 = string(x, p ? p + ".nodeName" : "nodeName", c, "VolumeAttachmentSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".attacher" : "attacher", c, "VolumeAttachmentSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_storage_v1_VolumeAttachmentSource({}, p ? p + ".source" : "source", c, "VolumeAttachmentSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".nodeName" : "nodeName", c, "VolumeAttachmentSpec");
+  const out = {};
+  if (f0 !== undefined) out.attacher = f0;
+  if (f1 !== undefined) out.source = f1;
+  if (f2 !== undefined) out.nodeName = f2;
+  return out;
+}
+
+function decode_anon221(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentStatus", "v1.VolumeAttachmentStatus");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "attached": if (x !== null) f0 = boolean(x, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus"); break;
+      case "attachmentMetadata": if (x !== null) f1 = decode_anon221(x, p ? p + ".attachmentMetadata" : "attachmentMetadata", c, "VolumeAttachmentStatus"); break;
+      case "attachError": if (x !== null) f2 = decode_io_orch_api_storage_v1_VolumeError(x, p ? p + ".attachError" : "attachError", c, "VolumeAttachmentStatus"); break;
+      case "detachError": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeError(x, p ? p + ".detachError" : "detachError", c, "VolumeAttachmentStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = boolean(false, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus");
+  const out = {};
+  if (f0 !== undefined) out.attached = f0;
+  if (f1 !== undefined) out.attachmentMetadata = f1;
+  if (f2 !== undefined) out.attachError = f2;
+  if (f3 !== undefined) out.detachError = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeError(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeError", "v1.VolumeError");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "time": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".time" : "time", c, "VolumeError"); break;
+      case "message": if (x !== null) f1 = string(x, p ? p + ".message" : "message", c, "VolumeError"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.time = f0;
+  if (f1 !== undefined) out.message = f1;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeNodeResources(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeResources", "v1.VolumeNodeResources");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "VolumeNodeResources"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.count = f0;
   return out;
 }
 
@@ -7658,7 +9635,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon178(v, p, c, st) {
+function decode_anon222(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -7676,7 +9653,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon178(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon222(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7689,7 +9666,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon179(v, p, c, st) {
+function decode_anon223(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7697,7 +9674,7 @@ function decode_anon179(v, p, c, st) {
   return out;
 }
 
-function decode_anon180(v, p, c, st) {
+function decode_anon224(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7715,9 +9692,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon179(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon223(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon180(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon224(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7733,7 +9710,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon181(v, p, c, st) {
+function decode_anon225(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -7751,7 +9728,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon181(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon225(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -7770,7 +9747,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon182(v, p, c, st) {
+function decode_anon226(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -7778,7 +9755,7 @@ function decode_anon182(v, p, c, st) {
   return out;
 }
 
-function decode_anon183(v, p, c, st) {
+function decode_anon227(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7793,9 +9770,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon182(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon226(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon183(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon227(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7807,7 +9784,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon184(v, p, c, st) {
+function decode_anon228(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -7815,7 +9792,7 @@ function decode_anon184(v, p, c, st) {
   return out;
 }
 
-function decode_anon185(v, p, c, st) {
+function decode_anon229(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -7835,10 +9812,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon184(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon228(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon185(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon229(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7940,7 +9917,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon186(v, p, c, st) {
+function decode_anon230(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -7948,7 +9925,7 @@ function decode_anon186(v, p, c, st) {
   return out;
 }
 
-function decode_anon187(v, p, c, st) {
+function decode_anon231(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7956,7 +9933,7 @@ function decode_anon187(v, p, c, st) {
   return out;
 }
 
-function decode_anon188(v, p, c, st) {
+function decode_anon232(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -7964,7 +9941,7 @@ function decode_anon188(v, p, c, st) {
   return out;
 }
 
-function decode_anon189(v, p, c, st) {
+function decode_anon233(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -7972,7 +9949,7 @@ function decode_anon189(v, p, c, st) {
   return out;
 }
 
-function decode_anon190(v, p, c, st) {
+function decode_anon234(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -7980,7 +9957,7 @@ function decode_anon190(v, p, c, st) {
   return out;
 }
 
-function decode_anon191(v, p, c, st) {
+function decode_anon235(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -7988,7 +9965,7 @@ function decode_anon191(v, p, c, st) {
   return out;
 }
 
-function decode_anon192(v, p, c, st) {
+function decode_anon236(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -7996,7 +9973,7 @@ function decode_anon192(v, p, c, st) {
   return out;
 }
 
-function decode_anon193(v, p, c, st) {
+function decode_anon237(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
@@ -8004,7 +9981,7 @@ function decode_anon193(v, p, c, st) {
   return out;
 }
 
-function decode_anon194(v, p, c, st) {
+function decode_anon238(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -8012,7 +9989,7 @@ function decode_anon194(v, p, c, st) {
   return out;
 }
 
-function decode_anon195(v, p, c, st) {
+function decode_anon239(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8020,7 +9997,7 @@ function decode_anon195(v, p, c, st) {
   return out;
 }
 
-function decode_anon196(v, p, c, st) {
+function decode_anon240(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -8054,31 +10031,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon186(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon230(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon187(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon231(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon188(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon189(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon190(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon232(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon233(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon234(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon191(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon235(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon192(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon193(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon236(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon237(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon194(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon238(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon195(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon239(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon196(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon240(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8230,7 +10207,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon197(v, p, c, st) {
+function decode_anon241(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8246,7 +10223,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon197(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon241(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8260,7 +10237,37 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon198(v, p, c, st) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Condition", "v1.Condition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "Condition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "Condition"); break;
+      case "observedGeneration": if (x !== null) f2 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "Condition"); break;
+      case "lastTransitionTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "Condition"); break;
+      case "reason": if (x !== null) f4 = string(x, p ? p + ".reason" : "reason", c, "Condition"); break;
+      case "message": if (x !== null) f5 = string(x, p ? p + ".message" : "message", c, "Condition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "Condition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "Condition");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".reason" : "reason", c, "Condition");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".message" : "message", c, "Condition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.observedGeneration = f2;
+  if (f3 !== undefined) out.lastTransitionTime = f3;
+  if (f4 !== undefined) out.reason = f4;
+  if (f5 !== undefined) out.message = f5;
+  return out;
+}
+
+function decode_anon242(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8281,7 +10288,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon198(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon242(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8296,7 +10303,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon199(v, p, c, st) {
+function decode_anon243(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8313,7 +10320,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon199(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon243(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8330,7 +10337,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon200(v, p, c, st) {
+function decode_anon244(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8338,7 +10345,7 @@ function decode_anon200(v, p, c, st) {
   return out;
 }
 
-function decode_anon201(v, p, c, st) {
+function decode_anon245(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -8353,8 +10360,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon200(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon201(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon244(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon245(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8364,7 +10371,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon202(v, p, c, st) {
+function decode_anon246(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8381,7 +10388,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon202(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon246(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8448,7 +10455,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon203(v, p, c, st) {
+function decode_anon247(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8456,7 +10463,7 @@ function decode_anon203(v, p, c, st) {
   return out;
 }
 
-function decode_anon204(v, p, c, st) {
+function decode_anon248(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8464,7 +10471,7 @@ function decode_anon204(v, p, c, st) {
   return out;
 }
 
-function decode_anon205(v, p, c, st) {
+function decode_anon249(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -8472,7 +10479,7 @@ function decode_anon205(v, p, c, st) {
   return out;
 }
 
-function decode_anon206(v, p, c, st) {
+function decode_anon250(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8480,7 +10487,7 @@ function decode_anon206(v, p, c, st) {
   return out;
 }
 
-function decode_anon207(v, p, c, st) {
+function decode_anon251(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -8505,11 +10512,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon203(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon204(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon205(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon206(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon207(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon247(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon248(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon249(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon250(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon251(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8635,7 +10642,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon208(v, p, c, st) {
+function decode_anon252(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -8653,7 +10660,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon208(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon252(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -8765,10 +10772,14 @@ export {
   decode_io_orch_api_core_v1_AppArmorProfile,
   decode_io_orch_api_core_v1_AttachedVolume,
   decode_io_orch_api_core_v1_AzureDiskVolumeSource,
+  decode_io_orch_api_core_v1_AzureFilePersistentVolumeSource,
   decode_io_orch_api_core_v1_AzureFileVolumeSource,
+  decode_io_orch_api_core_v1_CSIPersistentVolumeSource,
   decode_io_orch_api_core_v1_CSIVolumeSource,
   decode_io_orch_api_core_v1_Capabilities,
+  decode_io_orch_api_core_v1_CephFSPersistentVolumeSource,
   decode_io_orch_api_core_v1_CephFSVolumeSource,
+  decode_io_orch_api_core_v1_CinderPersistentVolumeSource,
   decode_io_orch_api_core_v1_CinderVolumeSource,
   decode_io_orch_api_core_v1_ClusterTrustBundleProjection,
   decode_io_orch_api_core_v1_ConfigMap,
@@ -8804,17 +10815,20 @@ export {
   decode_io_orch_api_core_v1_EventSource,
   decode_io_orch_api_core_v1_ExecAction,
   decode_io_orch_api_core_v1_FCVolumeSource,
+  decode_io_orch_api_core_v1_FlexPersistentVolumeSource,
   decode_io_orch_api_core_v1_FlexVolumeSource,
   decode_io_orch_api_core_v1_FlockerVolumeSource,
   decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource,
   decode_io_orch_api_core_v1_GRPCAction,
   decode_io_orch_api_core_v1_GitRepoVolumeSource,
+  decode_io_orch_api_core_v1_GlusterfsPersistentVolumeSource,
   decode_io_orch_api_core_v1_GlusterfsVolumeSource,
   decode_io_orch_api_core_v1_HTTPGetAction,
   decode_io_orch_api_core_v1_HTTPHeader,
   decode_io_orch_api_core_v1_HostAlias,
   decode_io_orch_api_core_v1_HostIP,
   decode_io_orch_api_core_v1_HostPathVolumeSource,
+  decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource,
   decode_io_orch_api_core_v1_ISCSIVolumeSource,
   decode_io_orch_api_core_v1_ImageVolumeSource,
   decode_io_orch_api_core_v1_KeyToPath,
@@ -8822,6 +10836,7 @@ export {
   decode_io_orch_api_core_v1_LifecycleHandler,
   decode_io_orch_api_core_v1_LinuxContainerUser,
   decode_io_orch_api_core_v1_LocalObjectReference,
+  decode_io_orch_api_core_v1_LocalVolumeSource,
   decode_io_orch_api_core_v1_ModifyVolumeStatus,
   decode_io_orch_api_core_v1_NFSVolumeSource,
   decode_io_orch_api_core_v1_Namespace,
@@ -8854,6 +10869,7 @@ export {
   decode_io_orch_api_core_v1_PersistentVolumeClaimStatus,
   decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate,
   decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource,
+  decode_io_orch_api_core_v1_PersistentVolumeSpec,
   decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource,
   decode_io_orch_api_core_v1_Pod,
   decode_io_orch_api_core_v1_PodAffinity,
@@ -8878,6 +10894,7 @@ export {
   decode_io_orch_api_core_v1_Probe,
   decode_io_orch_api_core_v1_ProjectedVolumeSource,
   decode_io_orch_api_core_v1_QuobyteVolumeSource,
+  decode_io_orch_api_core_v1_RBDPersistentVolumeSource,
   decode_io_orch_api_core_v1_RBDVolumeSource,
   decode_io_orch_api_core_v1_ResourceClaim,
   decode_io_orch_api_core_v1_ResourceFieldSelector,
@@ -8885,6 +10902,7 @@ export {
   decode_io_orch_api_core_v1_ResourceRequirements,
   decode_io_orch_api_core_v1_ResourceStatus,
   decode_io_orch_api_core_v1_SELinuxOptions,
+  decode_io_orch_api_core_v1_ScaleIOPersistentVolumeSource,
   decode_io_orch_api_core_v1_ScaleIOVolumeSource,
   decode_io_orch_api_core_v1_SeccompProfile,
   decode_io_orch_api_core_v1_Secret,
@@ -8892,17 +10910,21 @@ export {
   decode_io_orch_api_core_v1_SecretKeySelector,
   decode_io_orch_api_core_v1_SecretList,
   decode_io_orch_api_core_v1_SecretProjection,
+  decode_io_orch_api_core_v1_SecretReference,
   decode_io_orch_api_core_v1_SecretVolumeSource,
   decode_io_orch_api_core_v1_SecurityContext,
   decode_io_orch_api_core_v1_ServiceAccount,
   decode_io_orch_api_core_v1_ServiceAccountList,
   decode_io_orch_api_core_v1_ServiceAccountTokenProjection,
   decode_io_orch_api_core_v1_SleepAction,
+  decode_io_orch_api_core_v1_StorageOSPersistentVolumeSource,
   decode_io_orch_api_core_v1_StorageOSVolumeSource,
   decode_io_orch_api_core_v1_Sysctl,
   decode_io_orch_api_core_v1_TCPSocketAction,
   decode_io_orch_api_core_v1_Taint,
   decode_io_orch_api_core_v1_Toleration,
+  decode_io_orch_api_core_v1_TopologySelectorLabelRequirement,
+  decode_io_orch_api_core_v1_TopologySelectorTerm,
   decode_io_orch_api_core_v1_TopologySpreadConstraint,
   decode_io_orch_api_core_v1_TypedLocalObjectReference,
   decode_io_orch_api_core_v1_TypedObjectReference,
@@ -8910,12 +10932,37 @@ export {
   decode_io_orch_api_core_v1_VolumeDevice,
   decode_io_orch_api_core_v1_VolumeMount,
   decode_io_orch_api_core_v1_VolumeMountStatus,
+  decode_io_orch_api_core_v1_VolumeNodeAffinity,
   decode_io_orch_api_core_v1_VolumeProjection,
   decode_io_orch_api_core_v1_VolumeResourceRequirements,
   decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource,
   decode_io_orch_api_core_v1_WeightedPodAffinityTerm,
   decode_io_orch_api_core_v1_WindowsSecurityContextOptions,
+  decode_io_orch_api_discovery_v1_Endpoint,
+  decode_io_orch_api_discovery_v1_EndpointConditions,
+  decode_io_orch_api_discovery_v1_EndpointHints,
+  decode_io_orch_api_discovery_v1_EndpointPort,
+  decode_io_orch_api_discovery_v1_EndpointSlice,
+  decode_io_orch_api_discovery_v1_EndpointSliceList,
+  decode_io_orch_api_discovery_v1_ForZone,
+  decode_io_orch_api_networking_v1_HTTPIngressPath,
+  decode_io_orch_api_networking_v1_HTTPIngressRuleValue,
   decode_io_orch_api_networking_v1_IPBlock,
+  decode_io_orch_api_networking_v1_Ingress,
+  decode_io_orch_api_networking_v1_IngressBackend,
+  decode_io_orch_api_networking_v1_IngressClass,
+  decode_io_orch_api_networking_v1_IngressClassList,
+  decode_io_orch_api_networking_v1_IngressClassParametersReference,
+  decode_io_orch_api_networking_v1_IngressClassSpec,
+  decode_io_orch_api_networking_v1_IngressList,
+  decode_io_orch_api_networking_v1_IngressLoadBalancerIngress,
+  decode_io_orch_api_networking_v1_IngressLoadBalancerStatus,
+  decode_io_orch_api_networking_v1_IngressPortStatus,
+  decode_io_orch_api_networking_v1_IngressRule,
+  decode_io_orch_api_networking_v1_IngressServiceBackend,
+  decode_io_orch_api_networking_v1_IngressSpec,
+  decode_io_orch_api_networking_v1_IngressStatus,
+  decode_io_orch_api_networking_v1_IngressTLS,
   decode_io_orch_api_networking_v1_NetworkPolicy,
   decode_io_orch_api_networking_v1_NetworkPolicyEgressRule,
   decode_io_orch_api_networking_v1_NetworkPolicyIngressRule,
@@ -8923,6 +10970,15 @@ export {
   decode_io_orch_api_networking_v1_NetworkPolicyPeer,
   decode_io_orch_api_networking_v1_NetworkPolicyPort,
   decode_io_orch_api_networking_v1_NetworkPolicySpec,
+  decode_io_orch_api_networking_v1_ServiceBackendPort,
+  decode_io_orch_api_node_v1_Overhead,
+  decode_io_orch_api_node_v1_RuntimeClass,
+  decode_io_orch_api_node_v1_RuntimeClassList,
+  decode_io_orch_api_node_v1_Scheduling,
+  decode_io_orch_api_policy_v1_PodDisruptionBudget,
+  decode_io_orch_api_policy_v1_PodDisruptionBudgetList,
+  decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec,
+  decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus,
   decode_io_orch_api_rbac_v1_AggregationRule,
   decode_io_orch_api_rbac_v1_ClusterRole,
   decode_io_orch_api_rbac_v1_ClusterRoleBinding,
@@ -8935,6 +10991,25 @@ export {
   decode_io_orch_api_rbac_v1_RoleList,
   decode_io_orch_api_rbac_v1_RoleRef,
   decode_io_orch_api_rbac_v1_Subject,
+  decode_io_orch_api_storage_v1_CSIDriver,
+  decode_io_orch_api_storage_v1_CSIDriverList,
+  decode_io_orch_api_storage_v1_CSIDriverSpec,
+  decode_io_orch_api_storage_v1_CSINode,
+  decode_io_orch_api_storage_v1_CSINodeDriver,
+  decode_io_orch_api_storage_v1_CSINodeList,
+  decode_io_orch_api_storage_v1_CSINodeSpec,
+  decode_io_orch_api_storage_v1_CSIStorageCapacity,
+  decode_io_orch_api_storage_v1_CSIStorageCapacityList,
+  decode_io_orch_api_storage_v1_StorageClass,
+  decode_io_orch_api_storage_v1_StorageClassList,
+  decode_io_orch_api_storage_v1_TokenRequest,
+  decode_io_orch_api_storage_v1_VolumeAttachment,
+  decode_io_orch_api_storage_v1_VolumeAttachmentList,
+  decode_io_orch_api_storage_v1_VolumeAttachmentSource,
+  decode_io_orch_api_storage_v1_VolumeAttachmentSpec,
+  decode_io_orch_api_storage_v1_VolumeAttachmentStatus,
+  decode_io_orch_api_storage_v1_VolumeError,
+  decode_io_orch_api_storage_v1_VolumeNodeResources,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinition,
@@ -8960,6 +11035,7 @@ export {
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookConversion,
   decode_io_orch_apimachinery_pkg_api_resource_Quantity,
+  decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1,

@@ -735,6 +735,23 @@ export interface components {
             readOnly: boolean;
         };
         /** @description AzureFile represents an Azure File Service mount on the host and bind mount to the pod. */
+        "io.orch.api.core.v1.AzureFilePersistentVolumeSource": {
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /**
+             * @description secretName is the name of secret that contains Azure Storage Account Name and Key
+             * @default
+             */
+            secretName: string;
+            /** @description secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod */
+            secretNamespace?: string;
+            /**
+             * @description shareName is the azure Share Name
+             * @default
+             */
+            shareName: string;
+        };
+        /** @description AzureFile represents an Azure File Service mount on the host and bind mount to the pod. */
         "io.orch.api.core.v1.AzureFileVolumeSource": {
             /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
             readOnly?: boolean;
@@ -757,6 +774,21 @@ export interface components {
             drop?: string[];
         };
         /** @description Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.CephFSPersistentVolumeSource": {
+            /** @description monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            monitors: string[];
+            /** @description path is Optional: Used as the mounted root, rather than the full Ceph tree, default is / */
+            path?: string;
+            /** @description readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            readOnly?: boolean;
+            /** @description secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            secretFile?: string;
+            /** @description secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
+            user?: string;
+        };
+        /** @description Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling. */
         "io.orch.api.core.v1.CephFSVolumeSource": {
             /** @description monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
             monitors: string[];
@@ -770,6 +802,20 @@ export interface components {
             secretRef?: components["schemas"]["io.orch.api.core.v1.LocalObjectReference"];
             /** @description user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it */
             user?: string;
+        };
+        /** @description Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.CinderPersistentVolumeSource": {
+            /** @description fsType Filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            fsType?: string;
+            /** @description readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            readOnly?: boolean;
+            /** @description secretRef is Optional: points to a secret object containing parameters used to connect to OpenStack. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+             * @default
+             */
+            volumeID: string;
         };
         /** @description Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling. */
         "io.orch.api.core.v1.CinderVolumeSource": {
@@ -1135,6 +1181,37 @@ export interface components {
             /** @description Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so. */
             linux?: components["schemas"]["io.orch.api.core.v1.LinuxContainerUser"];
         };
+        /** @description Represents storage that is managed by an external CSI volume driver (Beta feature) */
+        "io.orch.api.core.v1.CSIPersistentVolumeSource": {
+            /** @description controllerExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerExpandVolume call. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            controllerExpandSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description controllerPublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerPublishVolume and ControllerUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            controllerPublishSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description driver is the name of the driver to use for this volume. Required.
+             * @default
+             */
+            driver: string;
+            /** @description fsType to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". */
+            fsType?: string;
+            /** @description nodeExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeExpandVolume call. This field is optional, may be omitted if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            nodeExpandSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            nodePublishSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description nodeStageSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeStageVolume and NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed. */
+            nodeStageSecretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write). */
+            readOnly?: boolean;
+            /** @description volumeAttributes of the volume to publish. */
+            volumeAttributes?: {
+                [key: string]: string;
+            };
+            /**
+             * @description volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
+             * @default
+             */
+            volumeHandle: string;
+        };
         /** @description Represents a source location of a volume to mount, managed by an external CSI driver */
         "io.orch.api.core.v1.CSIVolumeSource": {
             /**
@@ -1420,6 +1497,24 @@ export interface components {
             /** @description wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously. */
             wwids?: string[];
         };
+        /** @description FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin. */
+        "io.orch.api.core.v1.FlexPersistentVolumeSource": {
+            /**
+             * @description driver is the name of the driver to use for this volume.
+             * @default
+             */
+            driver: string;
+            /** @description fsType is the Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script. */
+            fsType?: string;
+            /** @description options is Optional: this field holds extra command options if any. */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef is Optional: SecretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+        };
         /** @description FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. */
         "io.orch.api.core.v1.FlexVolumeSource": {
             /**
@@ -1481,6 +1576,23 @@ export interface components {
             repository: string;
             /** @description revision is the commit hash for the specified revision. */
             revision?: string;
+        };
+        /** @description Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling. */
+        "io.orch.api.core.v1.GlusterfsPersistentVolumeSource": {
+            /**
+             * @description endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+             * @default
+             */
+            endpoints: string;
+            /** @description endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod */
+            endpointsNamespace?: string;
+            /**
+             * @description path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+             * @default
+             */
+            path: string;
+            /** @description readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod */
+            readOnly?: boolean;
         };
         /** @description Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling. */
         "io.orch.api.core.v1.GlusterfsVolumeSource": {
@@ -1572,6 +1684,44 @@ export interface components {
             pullPolicy?: string;
             /** @description Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
             reference?: string;
+        };
+        /** @description ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.ISCSIPersistentVolumeSource": {
+            /** @description chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication */
+            chapAuthDiscovery?: boolean;
+            /** @description chapAuthSession defines whether support iSCSI Session CHAP authentication */
+            chapAuthSession?: boolean;
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi */
+            fsType?: string;
+            /** @description initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection. */
+            initiatorName?: string;
+            /**
+             * @description iqn is Target iSCSI Qualified Name.
+             * @default
+             */
+            iqn: string;
+            /**
+             * @description iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
+             * @default default
+             */
+            iscsiInterface: string;
+            /**
+             * Format: int32
+             * @description lun is iSCSI Target Lun number.
+             * @default 0
+             */
+            lun: number;
+            /** @description portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260). */
+            portals?: string[];
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. */
+            readOnly?: boolean;
+            /** @description secretRef is the CHAP Secret for iSCSI target and initiator authentication */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+             * @default
+             */
+            targetPortal: string;
         };
         /** @description Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling. */
         "io.orch.api.core.v1.ISCSIVolumeSource": {
@@ -1671,6 +1821,16 @@ export interface components {
              * @default
              */
             name: string;
+        };
+        /** @description Local represents directly-attached storage with node affinity (Beta feature) */
+        "io.orch.api.core.v1.LocalVolumeSource": {
+            /** @description fsType is the filesystem type to mount. It applies only when the Path is a block device. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default value is to auto-select a filesystem if unspecified. */
+            fsType?: string;
+            /**
+             * @description path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...).
+             * @default
+             */
+            path: string;
         };
         /** @description ModifyVolumeStatus represents the status object of ControllerModifyVolume operation */
         "io.orch.api.core.v1.ModifyVolumeStatus": {
@@ -2217,6 +2377,73 @@ export interface components {
             /** @description readOnly Will force the ReadOnly setting in VolumeMounts. Default false. */
             readOnly?: boolean;
         };
+        /** @description PersistentVolumeSpec is the specification of a persistent volume. */
+        "io.orch.api.core.v1.PersistentVolumeSpec": {
+            /** @description accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes */
+            accessModes?: string[];
+            /** @description awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore */
+            awsElasticBlockStore?: components["schemas"]["io.orch.api.core.v1.AWSElasticBlockStoreVolumeSource"];
+            /** @description azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. */
+            azureDisk?: components["schemas"]["io.orch.api.core.v1.AzureDiskVolumeSource"];
+            /** @description azureFile represents an Azure File Service mount on the host and bind mount to the pod. */
+            azureFile?: components["schemas"]["io.orch.api.core.v1.AzureFilePersistentVolumeSource"];
+            /** @description capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity */
+            capacity?: {
+                [key: string]: components["schemas"]["io.orch.apimachinery.pkg.api.resource.Quantity"];
+            };
+            /** @description cephFS represents a Ceph FS mount on the host that shares a pod's lifetime */
+            cephfs?: components["schemas"]["io.orch.api.core.v1.CephFSPersistentVolumeSource"];
+            /** @description cinder represents a cinder volume attached and mounted on kubelets host machine. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
+            cinder?: components["schemas"]["io.orch.api.core.v1.CinderPersistentVolumeSource"];
+            /** @description claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding */
+            claimRef?: components["schemas"]["io.orch.api.core.v1.ObjectReference"];
+            /** @description csi represents storage that is handled by an external CSI driver (Beta feature). */
+            csi?: components["schemas"]["io.orch.api.core.v1.CSIPersistentVolumeSource"];
+            /** @description fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod. */
+            fc?: components["schemas"]["io.orch.api.core.v1.FCVolumeSource"];
+            /** @description flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. */
+            flexVolume?: components["schemas"]["io.orch.api.core.v1.FlexPersistentVolumeSource"];
+            /** @description flocker represents a Flocker volume attached to a kubelet's host machine and exposed to the pod for its usage. This depends on the Flocker control service being running */
+            flocker?: components["schemas"]["io.orch.api.core.v1.FlockerVolumeSource"];
+            /** @description gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk */
+            gcePersistentDisk?: components["schemas"]["io.orch.api.core.v1.GCEPersistentDiskVolumeSource"];
+            /** @description glusterfs represents a Glusterfs volume that is attached to a host and exposed to the pod. Provisioned by an admin. More info: https://examples.k8s.io/volumes/glusterfs/README.md */
+            glusterfs?: components["schemas"]["io.orch.api.core.v1.GlusterfsPersistentVolumeSource"];
+            /** @description hostPath represents a directory on the host. Provisioned by a developer or tester. This is useful for single-node development and testing only! On-host storage is not supported in any way and WILL NOT WORK in a multi-node cluster. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
+            hostPath?: components["schemas"]["io.orch.api.core.v1.HostPathVolumeSource"];
+            /** @description iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. */
+            iscsi?: components["schemas"]["io.orch.api.core.v1.ISCSIPersistentVolumeSource"];
+            /** @description local represents directly-attached storage with node affinity */
+            local?: components["schemas"]["io.orch.api.core.v1.LocalVolumeSource"];
+            /** @description mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options */
+            mountOptions?: string[];
+            /** @description nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs */
+            nfs?: components["schemas"]["io.orch.api.core.v1.NFSVolumeSource"];
+            /** @description nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume. */
+            nodeAffinity?: components["schemas"]["io.orch.api.core.v1.VolumeNodeAffinity"];
+            /** @description persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming */
+            persistentVolumeReclaimPolicy?: string;
+            /** @description photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine */
+            photonPersistentDisk?: components["schemas"]["io.orch.api.core.v1.PhotonPersistentDiskVolumeSource"];
+            /** @description portworxVolume represents a portworx volume attached and mounted on kubelets host machine */
+            portworxVolume?: components["schemas"]["io.orch.api.core.v1.PortworxVolumeSource"];
+            /** @description quobyte represents a Quobyte mount on the host that shares a pod's lifetime */
+            quobyte?: components["schemas"]["io.orch.api.core.v1.QuobyteVolumeSource"];
+            /** @description rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. More info: https://examples.k8s.io/volumes/rbd/README.md */
+            rbd?: components["schemas"]["io.orch.api.core.v1.RBDPersistentVolumeSource"];
+            /** @description scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. */
+            scaleIO?: components["schemas"]["io.orch.api.core.v1.ScaleIOPersistentVolumeSource"];
+            /** @description storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass. */
+            storageClassName?: string;
+            /** @description storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod More info: https://examples.k8s.io/volumes/storageos/README.md */
+            storageos?: components["schemas"]["io.orch.api.core.v1.StorageOSPersistentVolumeSource"];
+            /** @description Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process. This is a beta field and requires enabling VolumeAttributesClass feature (off by default). */
+            volumeAttributesClassName?: string;
+            /** @description volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec. */
+            volumeMode?: string;
+            /** @description vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine */
+            vsphereVolume?: components["schemas"]["io.orch.api.core.v1.VsphereVirtualDiskVolumeSource"];
+        };
         /** @description Represents a Photon Controller persistent disk resource. */
         "io.orch.api.core.v1.PhotonPersistentDiskVolumeSource": {
             /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
@@ -2704,6 +2931,37 @@ export interface components {
             volume: string;
         };
         /** @description Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling. */
+        "io.orch.api.core.v1.RBDPersistentVolumeSource": {
+            /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd */
+            fsType?: string;
+            /**
+             * @description image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default
+             */
+            image: string;
+            /**
+             * @description keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default /etc/ceph/keyring
+             */
+            keyring: string;
+            /** @description monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            monitors: string[];
+            /**
+             * @description pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default rbd
+             */
+            pool: string;
+            /** @description readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            readOnly?: boolean;
+            /** @description secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /**
+             * @description user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+             * @default admin
+             */
+            user: string;
+        };
+        /** @description Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling. */
         "io.orch.api.core.v1.RBDVolumeSource": {
             /** @description fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd */
             fsType?: string;
@@ -2803,6 +3061,41 @@ export interface components {
             name: string;
             /** @description List of unique Resources health. Each element in the list contains an unique resource ID and resource health. At a minimum, ResourceID must uniquely identify the Resource allocated to the Pod on the Node for the lifetime of a Pod. See ResourceID type for it's definition. */
             resources?: components["schemas"]["io.orch.api.core.v1.ResourceHealth"][];
+        };
+        /** @description ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume */
+        "io.orch.api.core.v1.ScaleIOPersistentVolumeSource": {
+            /**
+             * @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"
+             * @default xfs
+             */
+            fsType: string;
+            /**
+             * @description gateway is the host address of the ScaleIO API Gateway.
+             * @default
+             */
+            gateway: string;
+            /** @description protectionDomain is the name of the ScaleIO Protection Domain for the configured storage. */
+            protectionDomain?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail. */
+            secretRef: components["schemas"]["io.orch.api.core.v1.SecretReference"];
+            /** @description sslEnabled is the flag to enable/disable SSL communication with Gateway, default false */
+            sslEnabled?: boolean;
+            /**
+             * @description storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
+             * @default ThinProvisioned
+             */
+            storageMode: string;
+            /** @description storagePool is the ScaleIO Storage Pool associated with the protection domain. */
+            storagePool?: string;
+            /**
+             * @description system is the name of the storage system as configured in ScaleIO.
+             * @default
+             */
+            system: string;
+            /** @description volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source. */
+            volumeName?: string;
         };
         /** @description ScaleIOVolumeSource represents a persistent ScaleIO volume */
         "io.orch.api.core.v1.ScaleIOVolumeSource": {
@@ -2934,6 +3227,13 @@ export interface components {
             /** @description optional field specify whether the Secret or its key must be defined */
             optional?: boolean;
         };
+        /** @description SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace */
+        "io.orch.api.core.v1.SecretReference": {
+            /** @description name is unique within a namespace to reference a secret resource. */
+            name?: string;
+            /** @description namespace defines the space within which the secret name must be unique. */
+            namespace?: string;
+        };
         /**
          * @description Adapts a Secret into a volume.
          *
@@ -3053,6 +3353,19 @@ export interface components {
             seconds: number;
         };
         /** @description Represents a StorageOS persistent volume resource. */
+        "io.orch.api.core.v1.StorageOSPersistentVolumeSource": {
+            /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
+            fsType?: string;
+            /** @description readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
+            readOnly?: boolean;
+            /** @description secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted. */
+            secretRef?: components["schemas"]["io.orch.api.core.v1.ObjectReference"];
+            /** @description volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace. */
+            volumeName?: string;
+            /** @description volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created. */
+            volumeNamespace?: string;
+        };
+        /** @description Represents a StorageOS persistent volume resource. */
         "io.orch.api.core.v1.StorageOSVolumeSource": {
             /** @description fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
             fsType?: string;
@@ -3117,6 +3430,21 @@ export interface components {
             tolerationSeconds?: number;
             /** @description Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string. */
             value?: string;
+        };
+        /** @description A topology selector requirement is a selector that matches given label. This is an alpha feature and may change in the future. */
+        "io.orch.api.core.v1.TopologySelectorLabelRequirement": {
+            /**
+             * @description The label key that the selector applies to.
+             * @default
+             */
+            key: string;
+            /** @description An array of string values. One value must match the label to be selected. Each entry in Values is ORed. */
+            values: string[];
+        };
+        /** @description A topology selector term represents the result of label queries. A null or empty topology selector term matches no objects. The requirements of them are ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an alpha feature and may change in the future. */
+        "io.orch.api.core.v1.TopologySelectorTerm": {
+            /** @description A list of topology selector requirements by labels. */
+            matchLabelExpressions?: components["schemas"]["io.orch.api.core.v1.TopologySelectorLabelRequirement"][];
         };
         /** @description TopologySpreadConstraint specifies how to spread matching pods among the given topology. */
         "io.orch.api.core.v1.TopologySpreadConstraint": {
@@ -3349,6 +3677,11 @@ export interface components {
             readOnly?: boolean;
             /** @description RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result. */
             recursiveReadOnly?: string;
+        };
+        /** @description VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from. */
+        "io.orch.api.core.v1.VolumeNodeAffinity": {
+            /** @description required specifies hard node constraints that must be met. */
+            required?: components["schemas"]["io.orch.api.core.v1.NodeSelector"];
         };
         /** @description Projection that may be projected along with other supported volume types. Exactly one of these fields must be set. */
         "io.orch.api.core.v1.VolumeProjection": {
