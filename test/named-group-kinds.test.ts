@@ -9,7 +9,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -145,3 +145,222 @@ for (const [kind, c] of Object.entries(KINDS)) {
     assert.equal((await server.request('DELETE', `${c.path}/${name}`)).status, 200);
   });
 }
+
+test('defaults: StorageClass, CSIDriver, EndpointSlice ports, IngressClass parameters; status and generation', async () => {
+  const sc = await server.request('POST', KINDS.StorageClass.path, { body: KINDS.StorageClass.object('defaulted') });
+  assert.equal(sc.body.reclaimPolicy, 'Delete');
+  assert.equal(sc.body.volumeBindingMode, 'Immediate');
+  const driver = await server.request('POST', KINDS.CSIDriver.path, { body: { ...KINDS.CSIDriver.object('defaulted'), spec: { volumeLifecycleModes: [] } } });
+  assert.deepEqual(driver.body.spec, {
+    attachRequired: true,
+    podInfoOnMount: false,
+    volumeLifecycleModes: ['Persistent'],
+    storageCapacity: false,
+    fsGroupPolicy: 'ReadWriteOnceWithFSType',
+    requiresRepublish: false,
+    seLinuxMount: false,
+  });
+  const slice = await server.request('POST', KINDS.EndpointSlice.path, { body: KINDS.EndpointSlice.object('defaulted') });
+  assert.deepEqual(slice.body.ports, [{ name: '', protocol: 'TCP', port: 80 }]);
+  assert.equal(slice.body.metadata.generation, 1);
+  const ic = await server.request('POST', KINDS.IngressClass.path, { body: { ...KINDS.IngressClass.object('defaulted'), spec: { controller: 'example.com/ingress', parameters: { kind: 'Config', name: 'c' } } } });
+  assert.equal(ic.body.spec.parameters.scope, 'Cluster');
+  const pdb = await server.request('POST', KINDS.PodDisruptionBudget.path, { body: { ...KINDS.PodDisruptionBudget.object('defaulted'), status: { disruptionsAllowed: 5 } } });
+  // The counts are plain int32s upstream: an empty status prints them as 0.
+  assert.deepEqual([pdb.body.status, pdb.body.metadata.generation], [{ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }, 1]);
+  const va = await server.request('POST', KINDS.VolumeAttachment.path, { body: { ...KINDS.VolumeAttachment.object('defaulted'), status: { attached: true } } });
+  assert.deepEqual(va.body.status, { attached: false });
+  // A write to the main resource keeps status; /status changes it; a spec change bumps generation.
+  const path = `${KINDS.PodDisruptionBudget.path}/defaulted`;
+  const status = await server.request('PATCH', `${path}/status`, { body: { status: { disruptionsAllowed: 2 } }, headers: MERGE });
+  assert.equal(status.body.status.disruptionsAllowed, 2, status.text);
+  const spec = await server.request('PATCH', path, { body: { spec: { minAvailable: 2 }, status: { disruptionsAllowed: 9 } }, headers: MERGE });
+  assert.deepEqual([spec.body.status.disruptionsAllowed, spec.body.metadata.generation], [2, 2]);
+  const negative = await server.request('PATCH', `${path}/status`, { body: { status: { disruptionsAllowed: -1 } }, headers: MERGE });
+  assert.equal(negative.status, 422);
+  assert.equal(negative.body.details.causes[0].field, 'status.disruptionsAllowed');
+});
+
+test('validation answers 422 with upstream paths and words', async () => {
+  const { path: slices, object: slice } = KINDS.EndpointSlice;
+  assert.deepEqual(await causes(slices, { ...slice('badtype'), addressType: 'IP' }), ['addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6"']);
+  assert.deepEqual(await causes(slices, { ...slice('badaddr'), endpoints: [{ addresses: ['2001:db8::1'] }] }), ['endpoints[0].addresses[0]: Invalid value: "2001:db8::1": must be a valid IPv4 address']);
+  assert.deepEqual(await causes(slices, { ...slice('loop'), endpoints: [{ addresses: ['127.0.0.1'] }] }), ['endpoints[0].addresses[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)']);
+  assert.deepEqual(await causes(slices, { ...slice('fqdn'), addressType: 'FQDN', endpoints: [{ addresses: ['host'] }] }), ['endpoints[0].addresses[0]: Invalid value: "host": should be a domain with at least two segments separated by dots']);
+  assert.deepEqual(await causes(slices, { ...slice('many'), endpoints: Array.from({ length: 1001 }, () => ({ addresses: ['10.0.0.1'] })) }), ['endpoints: Too many: 1001: must have at most 1000 items']);
+  assert.deepEqual(await causes(slices, { ...slice('ports'), ports: Array.from({ length: 101 }, (_, i) => ({ name: `p${i}`, port: i + 1 })) }), ['ports: Too many: 101: must have at most 100 items']);
+  assert.deepEqual(await causes(slices, { ...slice('dup'), ports: [{ port: 1 }, { port: 2 }] }), ['ports[1].name: Duplicate value: ""']);
+  await server.request('POST', slices, { body: slice('fixed') });
+  assert.deepEqual(await causes(`${slices}/fixed`, { ...slice('fixed'), addressType: 'IPv6', endpoints: [{ addresses: ['2001:db8::1'] }] }, 'PUT'), ['addressType: Invalid value: "IPv6": field is immutable']);
+
+  const { path: pdbs, object: pdb } = KINDS.PodDisruptionBudget;
+  assert.deepEqual(await causes(pdbs, { ...pdb('both'), spec: { minAvailable: 1, maxUnavailable: 1 } }), [
+    'spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set',
+  ]);
+  assert.deepEqual(await causes(pdbs, { ...pdb('pct'), spec: { maxUnavailable: '150%' } }), ['spec.maxUnavailable: Invalid value: "150%": must not be greater than 100%']);
+  assert.deepEqual(await causes(pdbs, { ...pdb('neg'), spec: { minAvailable: -1 } }), ['spec.minAvailable: Invalid value: -1: must be greater than or equal to 0']);
+  assert.deepEqual(await causes(pdbs, { ...pdb('sel'), spec: { selector: { matchLabels: { 'a b': 'x' } } } }), [
+    "spec.selector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+  ]);
+
+  const { path: rcs, object: rc } = KINDS.RuntimeClass;
+  assert.match((await causes(rcs, { ...rc('badhandler'), handler: 'Run_C' }))[0], /^handler: Invalid value: "Run_C": a lowercase RFC 1123 label/);
+  await server.request('POST', rcs, { body: rc('fixed') });
+  const rcPatch = await server.request('PATCH', `${rcs}/fixed`, { body: { handler: 'crun' }, headers: MERGE });
+  assert.deepEqual(rcPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), ['handler: Invalid value: "crun": field is immutable']);
+
+  const { path: scs, object: sc } = KINDS.StorageClass;
+  assert.deepEqual(await causes(scs, { ...sc('noprov'), provisioner: '' }), ['provisioner: Required value']);
+  assert.deepEqual(await causes(scs, { ...sc('mode'), volumeBindingMode: 'Later' }), ['volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"']);
+  await server.request('POST', scs, { body: { ...sc('fixed'), parameters: { type: 'ssd' } } });
+  const scPatch = await server.request('PATCH', `${scs}/fixed`, { body: { provisioner: 'other.com/x', parameters: { type: 'hdd' } }, headers: MERGE });
+  assert.deepEqual(scPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), ['parameters: Forbidden: updates to parameters are forbidden.', 'provisioner: Forbidden: updates to provisioner are forbidden.']);
+
+  const { path: vas, object: va } = KINDS.VolumeAttachment;
+  assert.deepEqual(await causes(vas, { ...va('nosource'), spec: { attacher: 'csi.example.com', nodeName: 'n', source: {} } }), ['spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName']);
+  assert.deepEqual(await causes(vas, { ...va('twosources'), spec: { attacher: 'csi.example.com', nodeName: 'n', source: { persistentVolumeName: 'pv', inlineVolumeSpec: {} } } }), [
+    'spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
+  ]);
+  assert.deepEqual(await causes(vas, { ...va('nonode'), spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv' } } }), ['spec.nodeName: Required value']);
+
+  const { path: drivers, object: driver } = KINDS.CSIDriver;
+  assert.deepEqual(await causes(drivers, { ...driver('modes'), spec: { volumeLifecycleModes: ['Forever'] } }), ['spec.volumeLifecycleModes: Unsupported value: "Forever": supported values: "Ephemeral", "Persistent"']);
+  await server.request('POST', drivers, { body: driver('fixed') });
+  const driverPatch = await server.request('PATCH', `${drivers}/fixed.csi.example.com`, { body: { spec: { attachRequired: false } }, headers: MERGE });
+  assert.deepEqual(driverPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), ['spec.attachedRequired: Invalid value: false: field is immutable']);
+
+  const { path: nodes, object: node } = KINDS.CSINode;
+  assert.deepEqual(await causes(nodes, { ...node('dup'), spec: { drivers: [{ name: 'a.example.com', nodeID: '1' }, { name: 'a.example.com', nodeID: '' }] } }), [
+    'spec.drivers[1].nodeID: Required value',
+    'spec.drivers[1].name: Duplicate value: "a.example.com"',
+  ]);
+  const { path: capacities, object: capacity } = KINDS.CSIStorageCapacity;
+  assert.deepEqual(await causes(capacities, { ...capacity('neg'), capacity: '-1Gi' }), ['capacity: Invalid value: "-1Gi": must be greater than or equal to 0']);
+
+  const { path: ingresses, object: ingress } = KINDS.Ingress;
+  const withPath = (name: string, p: Record<string, any>) => ({ ...ingress(name), spec: { rules: [{ host: 'foo.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend, ...p }] } }] } });
+  assert.deepEqual(await causes(ingresses, { ...ingress('empty'), spec: {} }), ['spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified']);
+  assert.deepEqual(await causes(ingresses, withPath('notype', { pathType: undefined })), ['spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified']);
+  assert.deepEqual(await causes(ingresses, withPath('badtype', { pathType: 'Regex' })), ['spec.rules[0].http.paths[0].pathType: Unsupported value: "Regex": supported values: "Exact", "ImplementationSpecific", "Prefix"']);
+  assert.deepEqual(await causes(ingresses, withPath('relative', { path: 'foo' })), ['spec.rules[0].http.paths[0].path: Invalid value: "foo": must be an absolute path']);
+  assert.deepEqual(await causes(ingresses, withPath('both', { backend: { ...backend, resource: { kind: 'Bucket', name: 'b' } } })), [
+    'spec.rules[0].http.paths[0].backend: Invalid value: "": cannot set both resource and service backends',
+  ]);
+  assert.deepEqual(await causes(ingresses, withPath('noport', { backend: { service: { name: 'web', port: {} } } })), ['spec.rules[0].http.paths[0].backend: Required value: port name or number is required']);
+  const wildcard = await causes(ingresses, { ...ingress('wild'), spec: { rules: [{ host: 'foo.*.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }] } });
+  assert.match(wildcard[0], /^spec\.rules\[0\]\.host: Invalid value: "foo\.\*\.com": a wildcard DNS-1123 subdomain must start with '\*\.'/);
+  assert.deepEqual(await causes(ingresses, { ...ingress('ip'), spec: { rules: [{ host: '10.0.0.1' }] } }), ['spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address']);
+  const wildOk = await server.request('POST', ingresses, { body: { ...ingress('wildok'), spec: { rules: [{ host: '*.foo.com', http: { paths: [{ path: '/', pathType: 'Exact', backend }] } }] } } });
+  assert.equal(wildOk.status, 201, wildOk.text);
+
+  const { path: classes, object: cls } = KINDS.IngressClass;
+  assert.deepEqual(await causes(classes, { ...cls('nocontroller'), spec: {} }), ['spec.controller: Required value']);
+  assert.deepEqual(await causes(classes, { ...cls('scope'), spec: { controller: 'example.com/x', parameters: { kind: 'K', name: 'n', scope: 'Namespace' } } }), [
+    "spec.parameters.namespace: Required value: `parameters.scope` is set to 'Namespace'",
+  ]);
+  assert.deepEqual(await causes(classes, { ...cls('clusterns'), spec: { controller: 'example.com/x', parameters: { kind: 'K', name: 'n', namespace: 'default' } } }), [
+    "spec.parameters.namespace: Forbidden: `parameters.scope` is set to 'Cluster'",
+  ]);
+  await server.request('POST', classes, { body: cls('fixed') });
+  const classPatch = await server.request('PATCH', `${classes}/fixed`, { body: { spec: { controller: 'example.com/other' } }, headers: MERGE });
+  assert.deepEqual(classPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), ['spec.controller: Invalid value: "example.com/other": field is immutable']);
+});
+
+test('discovery lists the groups with their versions and short names; OpenAPI v3 has their documents', async () => {
+  const groups = await server.request('GET', '/apis');
+  for (const [group, version] of [['discovery.orch.io', 'discovery.orch.io/v1'], ['policy', 'policy/v1'], ['node.orch.io', 'node.orch.io/v1'], ['storage.orch.io', 'storage.orch.io/v1']]) {
+    const entry = groups.body.groups.find((g: any) => g.name === group);
+    assert.deepEqual(entry?.versions, [{ groupVersion: version, version: 'v1' }], group);
+  }
+  const storage = await server.request('GET', '/apis/storage.orch.io/v1');
+  assert.deepEqual(
+    storage.body.resources.map((r: any) => [r.name, r.namespaced, r.shortNames ?? []]),
+    [
+      ['csidrivers', false, []],
+      ['csinodes', false, []],
+      ['csistoragecapacities', true, []],
+      ['storageclasses', false, ['sc']],
+      ['volumeattachments', false, []],
+      ['volumeattachments/status', false, []],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  );
+  const policy = await server.request('GET', '/apis/policy/v1');
+  assert.deepEqual(policy.body.resources.find((r: any) => r.name === 'poddisruptionbudgets').shortNames, ['pdb']);
+  const networking = await server.request('GET', '/apis/networking.orch.io/v1');
+  assert.deepEqual(networking.body.resources.find((r: any) => r.name === 'ingresses').shortNames, ['ing']);
+  const index = await server.request('GET', '/openapi/v3');
+  for (const gv of ['apis/discovery.orch.io/v1', 'apis/policy/v1', 'apis/node.orch.io/v1', 'apis/storage.orch.io/v1']) assert.ok(index.body.paths[gv], gv);
+  const doc = await server.request('GET', '/openapi/v3/apis/storage.orch.io/v1');
+  assert.deepEqual(doc.body.components.schemas['io.orch.api.storage.v1.StorageClass']['x-kubernetes-group-version-kind'], [{ group: 'storage.orch.io', kind: 'StorageClass', version: 'v1' }]);
+  assert.ok(doc.body.paths['/apis/storage.orch.io/v1/storageclasses/{name}']);
+});
+
+test('Tables print upstream columns and cells', async () => {
+  const cells = async (path: string) => {
+    const res = await server.request('GET', path, { headers: { accept: TABLE } });
+    assert.equal(res.status, 200, res.text);
+    return { columns: res.body.columnDefinitions.map((c: any) => c.name), rows: res.body.rows.map((r: any) => r.cells.slice(0, -1)) };
+  };
+  await server.request('POST', KINDS.StorageClass.path, { body: { ...KINDS.StorageClass.object('gold'), metadata: { name: 'gold', annotations: { 'storageclass.orch.io/is-default-class': 'true' } } } });
+  const sc = await cells(`${KINDS.StorageClass.path}?fieldSelector=metadata.name=gold`);
+  assert.deepEqual(sc.columns, ['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion', 'Age']);
+  assert.deepEqual(sc.rows, [['gold (default)', 'example.com/disk', 'Delete', 'Immediate', false]]);
+  await server.request('POST', KINDS.EndpointSlice.path, {
+    body: { ...KINDS.EndpointSlice.object('wide'), endpoints: [{ addresses: ['10.0.0.1', '10.0.0.2'] }, { addresses: ['10.0.0.3', '10.0.0.4'] }], ports: [{ name: 'a', port: 80 }, { name: 'b' }] },
+  });
+  const slice = await cells(`${KINDS.EndpointSlice.path}?fieldSelector=metadata.name=wide`);
+  assert.deepEqual(slice.columns, ['Name', 'AddressType', 'Ports', 'Endpoints', 'Age']);
+  assert.deepEqual(slice.rows, [['wide', 'IPv4', '80,b', '10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...']]);
+  await server.request('POST', KINDS.Ingress.path, { body: { ...KINDS.Ingress.object('tls'), spec: { ...KINDS.Ingress.object('tls').spec, tls: [{ hosts: ['foo.com'] }] } } });
+  await server.request('PATCH', `${KINDS.Ingress.path}/tls/status`, { body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.9' }, { hostname: 'lb.example.com' }] } } }, headers: MERGE });
+  const ing = await cells(`${KINDS.Ingress.path}?fieldSelector=metadata.name=tls`);
+  assert.deepEqual(ing.columns, ['Name', 'Class', 'Hosts', 'Address', 'Ports', 'Age']);
+  assert.deepEqual(ing.rows, [['tls', '<none>', 'foo.com', '192.0.2.9,lb.example.com', '80, 443']]);
+  await server.request('POST', KINDS.PodDisruptionBudget.path, { body: KINDS.PodDisruptionBudget.object('table') });
+  const pdb = await cells(`${KINDS.PodDisruptionBudget.path}?fieldSelector=metadata.name=table`);
+  assert.deepEqual(pdb.columns, ['Name', 'Min Available', 'Max Unavailable', 'Allowed Disruptions', 'Age']);
+  assert.deepEqual(pdb.rows, [['table', '1', 'N/A', 0]]);
+  await server.request('POST', KINDS.CSIDriver.path, { body: { ...KINDS.CSIDriver.object('table'), spec: { tokenRequests: [{ audience: 'a' }, { audience: 'b' }] } } });
+  const driver = await cells(`${KINDS.CSIDriver.path}?fieldSelector=metadata.name=table.csi.example.com`);
+  assert.deepEqual(driver.rows, [['table.csi.example.com', true, false, false, 'a,b', false, 'Persistent']]);
+  await server.request('POST', KINDS.CSIStorageCapacity.path, { body: KINDS.CSIStorageCapacity.object('table') });
+  const capacity = await server.request('GET', `${KINDS.CSIStorageCapacity.path}?fieldSelector=metadata.name=table`, { headers: { accept: TABLE } });
+  assert.deepEqual(capacity.body.rows.map((r: any) => r.cells), [['table', 'fast', '10Gi']], 'no Age column, as upstream');
+});
+
+test('kubectl gets the kinds with upstream columns, creates an ingress and explains it', { skip: !hasKubectl() && 'kubectl is not on PATH' }, async () => {
+  const home = mkdtempSync(join(tmpdir(), 'orch-kubectl-groups-'));
+  const kubectl = (...args: string[]) => runKubectl(server.orchconfig, home, args);
+  try {
+    // kubectl's typed client posts `create ingress` to networking.k8s.io; its generated object, moved to
+    // networking.orch.io, is what the server takes.
+    const generated = await kubectl('create', 'ingress', 'x', '--rule=foo.com/bar=svc:80', '--dry-run=client', '-o', 'json');
+    assert.equal(generated.code, 0, generated.stderr);
+    const file = join(home, 'ingress.json');
+    writeFileSync(file, generated.stdout.replace('"networking.k8s.io/v1"', '"networking.orch.io/v1"'));
+    const created = await kubectl('create', '-f', file);
+    assert.equal(created.code, 0, created.stderr);
+    const got = await kubectl('get', 'ing', 'x', '-o', 'jsonpath={.spec.rules[0].http.paths[0].pathType}/{.spec.rules[0].http.paths[0].backend.service.port.number}');
+    assert.equal(got.stdout, 'Exact/80');
+    const list = await kubectl('get', 'endpointslices,pdb,runtimeclass,sc,ing,ingressclass');
+    assert.equal(list.code, 0, list.stderr);
+    for (const header of [
+      /NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE/,
+      /NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE/,
+      /NAME\s+HANDLER\s+AGE/,
+      /NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOLUMEEXPANSION\s+AGE/,
+      /NAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE/,
+      /NAME\s+CONTROLLER\s+PARAMETERS\s+AGE/,
+    ]) {
+      assert.match(list.stdout, header);
+    }
+    assert.match(list.stdout, /ingress\.networking\.orch\.io\/x\s+<none>\s+foo\.com\s+80\s/);
+    const explained = await kubectl('explain', 'ingress.spec.rules');
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /GROUP:\s+networking\.orch\.io/);
+    assert.match(explained.stdout, /FIELD: rules <\[\]IngressRule>/);
+    assert.match(explained.stdout, /host\s+<string>/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
