@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 import { openWatch } from './helpers/watch.ts';
+import { eventually } from './helpers/eventually.ts';
 
 let server: TestServer;
 before(async () => {
@@ -363,4 +364,31 @@ test('kubectl gets the kinds with upstream columns, creates an ingress and expla
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+});
+
+test('DefaultIngressClass admission gives a classless Ingress the newest default class', async () => {
+  const classes = KINDS.IngressClass.path;
+  const annotated = (name: string) => ({ ...KINDS.IngressClass.object(name), metadata: { name, annotations: { 'ingressclass.orch.io/is-default-class': 'true' } } });
+  const first = await server.request('POST', classes, { body: annotated('zz-default') });
+  const second = await server.request('POST', classes, { body: annotated('aa-default') });
+  assert.equal(second.status, 201, second.text);
+  const [a, b] = [first.body.metadata, second.body.metadata];
+  // The newest wins; of two created in the same second, the first name.
+  const expected = a.creationTimestamp === b.creationTimestamp ? 'aa-default' : a.creationTimestamp > b.creationTimestamp ? a.name : b.name;
+  // Admission reads the classes from each process's watch cache, as upstream reads its informer: a class
+  // just created applies once the cache that serves the request has it.
+  await eventually('an Ingress defaulted to the newest default class', async () => {
+    const created = await server.request('POST', KINDS.Ingress.path, { body: { ...KINDS.Ingress.object(''), metadata: { generateName: 'defaulted-' } } });
+    assert.equal(created.status, 201, created.text);
+    if (created.body.spec.ingressClassName === expected) return true;
+    assert.equal(created.body.spec.ingressClassName, undefined);
+    await server.request('DELETE', `${KINDS.Ingress.path}/${created.body.metadata.name}`);
+    return undefined;
+  });
+  const named = await server.request('POST', KINDS.Ingress.path, { body: { ...KINDS.Ingress.object('named-class'), spec: { ...KINDS.Ingress.object('x').spec, ingressClassName: 'mine' } } });
+  assert.equal(named.body.spec.ingressClassName, 'mine');
+  const legacy = await server.request('POST', KINDS.Ingress.path, { body: { ...KINDS.Ingress.object('legacy'), metadata: { name: 'legacy', annotations: { 'orch.io/ingress.class': 'old' } } } });
+  assert.equal(legacy.status, 201);
+  assert.equal(legacy.body.spec.ingressClassName, undefined);
+  assert.deepEqual(legacy.headers.warning, `299 - "annotation \\"orch.io/ingress.class\\" is deprecated, please use 'spec.ingressClassName' instead"`);
 });

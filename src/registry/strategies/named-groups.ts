@@ -11,7 +11,7 @@
 import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 import { validateEndpointSlice } from '../validation/endpoint-slice.ts';
-import { validateIngress, validateIngressClass, validateIngressStatus } from '../validation/ingress.ts';
+import { INGRESS_CLASS_ANNOTATION, validateIngress, validateIngressClass, validateIngressStatus } from '../validation/ingress.ts';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatus } from '../validation/pod-disruption-budget.ts';
 import { validateRuntimeClass } from '../validation/runtime-class.ts';
 import { validateCSIDriver, validateCSINode, validateCSIStorageCapacity, validateStorageClass, validateVolumeAttachment } from '../validation/storage.ts';
@@ -45,9 +45,6 @@ const endpointSliceGeneration = {
     obj.metadata.generation = (old.metadata.generation ?? 0) + (JSON.stringify(rest) === JSON.stringify(oldRest) ? 0 : 1);
   },
 };
-
-/** The Ingress annotation `spec.ingressClassName` replaced (K pkg/registry/networking/ingress/strategy.go, renamed by FACTS §0). */
-const INGRESS_CLASS_ANNOTATION = 'orch.io/ingress.class';
 
 /** SetDefaults_CSIDriver: an empty volumeLifecycleModes gets Persistent (the contract defaults only an absent one). */
 function defaultCSIDriver(obj: ApiObject): void {

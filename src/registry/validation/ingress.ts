@@ -14,6 +14,11 @@ const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const has = (v: unknown): boolean => v !== undefined && v !== null;
 
+/** The deprecated class annotation spec.ingressClassName replaced (networking/v1beta1 AnnotationIngressClass, renamed by FACTS §0). */
+export const INGRESS_CLASS_ANNOTATION = 'orch.io/ingress.class';
+/** networking/v1 AnnotationIsDefaultIngressClass, renamed. */
+export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
+
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
