@@ -222,10 +222,15 @@ test('validation answers 422 with upstream paths and words', async () => {
   assert.deepEqual(await causes(vas, { ...va('twosources'), spec: { attacher: 'csi.example.com', nodeName: 'n', source: { persistentVolumeName: 'pv', inlineVolumeSpec: {} } } }), [
     'spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
   ]);
-  assert.deepEqual(await causes(vas, { ...va('nonode'), spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv' } } }), ['spec.nodeName: Required value']);
+  assert.match((await causes(vas, { ...va('nonode'), spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv' } } }))[0], /^spec\.nodeName: Invalid value: "": a lowercase RFC 1123 subdomain/);
+  await server.request('POST', vas, { body: va('fixed') });
+  const vaPatch = await server.request('PATCH', `${vas}/fixed`, { body: { spec: { nodeName: 'node-2' } }, headers: MERGE });
+  assert.deepEqual(vaPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+    'spec: Invalid value: storage.VolumeAttachmentSpec{Attacher:"csi.example.com", Source:storage.VolumeAttachmentSource{PersistentVolumeName:(*string)(0xc000000000), InlineVolumeSpec:(*core.PersistentVolumeSpec)(nil)}, NodeName:"node-2"}: field is immutable',
+  ]);
 
   const { path: drivers, object: driver } = KINDS.CSIDriver;
-  assert.deepEqual(await causes(drivers, { ...driver('modes'), spec: { volumeLifecycleModes: ['Forever'] } }), ['spec.volumeLifecycleModes: Unsupported value: "Forever": supported values: "Ephemeral", "Persistent"']);
+  assert.deepEqual(await causes(drivers, { ...driver('modes'), spec: { volumeLifecycleModes: ['Forever'] } }), ['spec.volumeLifecycleModes: Unsupported value: "Forever": supported values: "Persistent", "Ephemeral"']);
   await server.request('POST', drivers, { body: driver('fixed') });
   const driverPatch = await server.request('PATCH', `${drivers}/fixed.csi.example.com`, { body: { spec: { attachRequired: false } }, headers: MERGE });
   assert.deepEqual(driverPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), ['spec.attachedRequired: Invalid value: false: field is immutable']);
@@ -235,6 +240,17 @@ test('validation answers 422 with upstream paths and words', async () => {
     'spec.drivers[1].nodeID: Required value',
     'spec.drivers[1].name: Duplicate value: "a.example.com"',
   ]);
+  await server.request('POST', nodes, { body: node('fixed') });
+  const nodePatch = await server.request('PATCH', `${nodes}/fixed`, { body: { spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n2' }] } }, headers: MERGE });
+  assert.deepEqual(nodePatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+    'spec.drivers: Invalid value: storage.CSINodeDriver{Name:"csi.example.com", NodeID:"n2", TopologyKeys:[]string(nil), Allocatable:(*storage.VolumeNodeResources)(nil)}: field is immutable',
+  ]);
+  const topology = (values: string[]) => ({ matchLabelExpressions: [{ key: 'zone', values }] });
+  assert.deepEqual(await causes(scs, { ...sc('topology'), allowedTopologies: [topology([]), topology(['a', 'a'])] }), [
+    'allowedTopologies[0].matchLabelExpressions[0].values: Required value',
+    'allowedTopologies[1].matchLabelExpressions[0].values[1]: Duplicate value: "a"',
+  ]);
+  assert.deepEqual(await causes(scs, { ...sc('sametopology'), allowedTopologies: [topology(['a', 'b']), topology(['b', 'a'])] }), ['allowedTopologies[1].matchLabelExpressions: Duplicate value: ""']);
   const { path: capacities, object: capacity } = KINDS.CSIStorageCapacity;
   assert.deepEqual(await causes(capacities, { ...capacity('neg'), capacity: '-1Gi' }), ['capacity: Invalid value: "-1Gi": must be greater than or equal to 0']);
 

@@ -68,7 +68,7 @@ export const namedGroupStrategies: Record<string, Strategy> = {
     },
   },
   'storage.orch.io/CSIDriver': { ...validated(validateCSIDriver), applyDefaults: defaultCSIDriver },
-  'storage.orch.io/CSINode': validated((obj) => validateCSINode(obj)),
+  'storage.orch.io/CSINode': validated(validateCSINode),
   'storage.orch.io/CSIStorageCapacity': validated(validateCSIStorageCapacity),
   'networking.orch.io/Ingress': {
     ...withStatus((obj) => validateIngress(obj), (obj) => validateIngressStatus(obj)),

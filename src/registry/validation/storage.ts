@@ -5,7 +5,7 @@
  * ValidateCSIStorageCapacity and their updates). Paths and words are upstream's.
  */
 import { child, duplicate, forbidden, goRepr, goStringSlice, index, invalid, notSupported, required, tooLong, type FieldError } from './field-errors.ts';
-import { validateLabelSelector } from './label-selector.ts';
+import { validateLabelName, validateLabelSelector } from './label-selector.ts';
 import { isDNS1123Subdomain, isQualifiedName } from './names.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
 import { compareQuantities, formatQuantity, quantityFromJson, zeroQuantity } from './quantity.ts';
@@ -58,6 +58,39 @@ export function validateStorageClass(sc: any, old?: any): FieldError[] {
   if (reclaim !== '' && !RECLAIM_POLICIES.includes(reclaim)) errs.push(notSupported('reclaimPolicy', reclaim, RECLAIM_POLICIES));
   if (typeof sc.volumeBindingMode !== 'string') errs.push(required('volumeBindingMode'));
   else if (!BINDING_MODES.includes(sc.volumeBindingMode)) errs.push(notSupported('volumeBindingMode', sc.volumeBindingMode, BINDING_MODES));
+  errs.push(...validateAllowedTopologies(arr(sc.allowedTopologies)));
+  return errs;
+}
+
+/**
+ * validateAllowedTopologies with ValidateTopologySelectorTerm: each requirement
+ * has values, each once, and a label-name key, each key once per term; no two
+ * terms alike. Upstream compares each term also with as many empty terms as
+ * there are terms (its list starts that long), so a term without requirements
+ * is always a duplicate.
+ */
+function validateAllowedTopologies(terms: any[]): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen: string[] = terms.length ? Array.from({ length: terms.length }, () => '{}') : [];
+  terms.forEach((term, i) => {
+    const path = index('allowedTopologies', i);
+    const exprs: Record<string, string[]> = {};
+    arr(term?.matchLabelExpressions).forEach((req, j) => {
+      const reqPath = index(child(path, 'matchLabelExpressions'), j);
+      const values = arr(req?.values).map(str);
+      if (values.length === 0) errs.push(required(child(reqPath, 'values')));
+      values.forEach((v, k) => {
+        if (values.indexOf(v) < k) errs.push(duplicate(index(child(reqPath, 'values'), k), v));
+      });
+      const key = str(req?.key);
+      errs.push(...validateLabelName(key, child(reqPath, 'key')));
+      if (key in exprs) errs.push(duplicate(child(reqPath, 'key'), key));
+      exprs[key] = [...new Set(values)].sort();
+    });
+    const canonical = JSON.stringify(Object.fromEntries(Object.entries(exprs).sort(([a], [b]) => (a < b ? -1 : 1))));
+    for (const other of seen) if (other === canonical) errs.push(duplicate(child(path, 'matchLabelExpressions'), ''));
+    seen.push(canonical);
+  });
   return errs;
 }
 
@@ -71,6 +104,24 @@ function volumeAttachmentSpecRepr(spec: any) {
   );
 }
 
+const MAX_ATTACHED_METADATA_SIZE = 256 * 1024;
+
+/** validateVolumeAttachmentStatus: metadata at most 256 kB, error messages at most 1024 bytes, error codes not negative. */
+function validateVolumeAttachmentStatus(status: any): FieldError[] {
+  const errs: FieldError[] = [];
+  const metadata = status.attachmentMetadata && typeof status.attachmentMetadata === 'object' ? (status.attachmentMetadata as Record<string, string>) : {};
+  const size = Object.entries(metadata).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(str(v)), 0);
+  if (size > MAX_ATTACHED_METADATA_SIZE) errs.push(tooLong('status.attachmentMetadata', '', MAX_ATTACHED_METADATA_SIZE));
+  for (const key of ['attachError', 'detachError']) {
+    const error = status[key];
+    if (!error || typeof error !== 'object') continue;
+    // Upstream reports the metadata limit here, not the 1024 it checks.
+    if (Buffer.byteLength(str(error.message)) > 1024) errs.push(tooLong(`status.${key}.message`, '', MAX_ATTACHED_METADATA_SIZE));
+    if (typeof error.errorCode === 'number' && error.errorCode < 0) errs.push(invalid(`status.${key}.errorCode`, error.errorCode, 'must be between 0 and 2147483647, inclusive'));
+  }
+  return errs;
+}
+
 /** ValidateVolumeAttachment and ValidateVolumeAttachmentV1; on update the spec is read-only. */
 export function validateVolumeAttachment(va: any, old?: any): FieldError[] {
   const spec = va.spec ?? {};
@@ -82,11 +133,8 @@ export function validateVolumeAttachment(va: any, old?: any): FieldError[] {
   if (!hasPV && !hasInline) errs.push(required('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'));
   else if (hasPV && hasInline) errs.push(forbidden('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'));
   else if (hasPV && source.persistentVolumeName === '') errs.push(required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'));
-  if (str(spec.nodeName) === '') errs.push(required('spec.nodeName'));
-  for (const key of ['attachError', 'detachError']) {
-    const message = va.status?.[key]?.message;
-    if (typeof message === 'string' && Buffer.byteLength(message) > 1024) errs.push(tooLong(`status.${key}.message`, message, 1024));
-  }
+  errs.push(...isDNS1123Subdomain(str(spec.nodeName)).map((m) => invalid('spec.nodeName', str(spec.nodeName), m)));
+  errs.push(...validateVolumeAttachmentStatus(va.status ?? {}));
   errs.push(...validateCSIDriverName(str(spec.attacher), 'spec.attacher'));
   if (hasPV) errs.push(...isDNS1123Subdomain(source.persistentVolumeName).map((m) => invalid('spec.source.persistentVolumeName', source.persistentVolumeName, m)));
   if (old && !same(va.spec, old.spec)) errs.push(invalid('spec', volumeAttachmentSpecRepr(va.spec), FIELD_IMMUTABLE));
@@ -94,22 +142,26 @@ export function validateVolumeAttachment(va: any, old?: any): FieldError[] {
 }
 
 const FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType'];
-const LIFECYCLE_MODES = ['Ephemeral', 'Persistent'];
+// Upstream lists them in this order, not sorted.
+const LIFECYCLE_MODES = ['Persistent', 'Ephemeral'];
 
-/** ValidateCSIDriver (the name at `name`, as upstream), and on update the immutable fields of ValidateCSIDriverUpdate. */
+/** validateCSIDriverSpec, and on update ValidateCSIDriverUpdate's immutable attachRequired and volumeLifecycleModes (the name is ObjectMeta's, a DNS subdomain). */
 export function validateCSIDriver(driver: any, old?: any): FieldError[] {
   const spec = driver.spec ?? {};
-  const errs = validateCSIDriverName(str(driver.metadata?.name), 'name');
+  const errs: FieldError[] = [];
   // The path says attachedRequired, as upstream's does.
   for (const [key, path] of [['attachRequired', 'attachedRequired'], ['podInfoOnMount', 'podInfoOnMount'], ['storageCapacity', 'storageCapacity']]) {
-    if (typeof spec[key] !== 'boolean') errs.push(required(`spec.${path}`, 'must be specified'));
+    if (typeof spec[key] !== 'boolean') errs.push(required(`spec.${path}`));
   }
   if (spec.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(spec.fsGroupPolicy)) errs.push(notSupported('spec.fsGroupPolicy', spec.fsGroupPolicy, FS_GROUP_POLICIES));
   const audiences = new Set<string>();
   arr(spec.tokenRequests).forEach((t, i) => {
     const path = index('spec.tokenRequests', i);
     const audience = str(t?.audience);
-    if (audiences.has(audience)) errs.push(duplicate(child(path, 'audience'), audience));
+    if (audiences.has(audience)) {
+      errs.push(duplicate(child(path, 'audience'), audience));
+      return;
+    }
     audiences.add(audience);
     if (typeof t?.expirationSeconds === 'number') {
       if (t.expirationSeconds < 600) errs.push(invalid(child(path, 'expirationSeconds'), t.expirationSeconds, 'may not specify a duration less than 10 minutes'));
@@ -117,11 +169,10 @@ export function validateCSIDriver(driver: any, old?: any): FieldError[] {
     }
   });
   for (const mode of arr(spec.volumeLifecycleModes)) if (!LIFECYCLE_MODES.includes(mode)) errs.push(notSupported('spec.volumeLifecycleModes', mode, LIFECYCLE_MODES));
-  if (typeof spec.seLinuxMount !== 'boolean') errs.push(required('spec.seLinuxMount', 'must be specified'));
+  if (typeof spec.seLinuxMount !== 'boolean') errs.push(required('spec.seLinuxMount'));
   if (old) {
     const was = old.spec ?? {};
     if (spec.attachRequired !== was.attachRequired) errs.push(invalid('spec.attachedRequired', spec.attachRequired ?? null, FIELD_IMMUTABLE));
-    if (spec.fsGroupPolicy !== was.fsGroupPolicy) errs.push(invalid('spec.fsGroupPolicy', spec.fsGroupPolicy ?? null, FIELD_IMMUTABLE));
     if (!same(spec.volumeLifecycleModes, was.volumeLifecycleModes)) {
       errs.push(invalid('spec.volumeLifecycleModes', goStringSlice(arr(spec.volumeLifecycleModes), '[]storage.VolumeLifecycleMode'), FIELD_IMMUTABLE));
     }
@@ -129,8 +180,19 @@ export function validateCSIDriver(driver: any, old?: any): FieldError[] {
   return errs;
 }
 
-/** ValidateCSINode: each driver named as a CSI driver, once; a node ID; topology keys qualified names, once each. */
-export function validateCSINode(node: any): FieldError[] {
+/** Go %#v of an internal CSINodeDriver, which upstream prints when a registered driver changes. */
+function csiNodeDriverRepr(driver: any) {
+  const keys = Array.isArray(driver.topologyKeys) ? goStringSlice(driver.topologyKeys.map(str)).text : '[]string(nil)';
+  const allocatable = driver.allocatable ? '(*storage.VolumeNodeResources)(0xc000000000)' : '(*storage.VolumeNodeResources)(nil)';
+  return goRepr(`storage.CSINodeDriver{Name:${JSON.stringify(str(driver.name))}, NodeID:${JSON.stringify(str(driver.nodeID))}, TopologyKeys:${keys}, Allocatable:${allocatable}}`);
+}
+
+/**
+ * ValidateCSINode: each driver named as a CSI driver, once; a node ID; topology
+ * keys qualified names, once each. On update (ValidateCSINodeUpdate) a driver
+ * already registered cannot change; drivers may come and go.
+ */
+export function validateCSINode(node: any, old?: any): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   arr(node.spec?.drivers).forEach((driver, i) => {
@@ -139,7 +201,7 @@ export function validateCSINode(node: any): FieldError[] {
     errs.push(...validateCSIDriverName(name, child(path, 'name')));
     const nodeID = str(driver?.nodeID);
     if (nodeID === '') errs.push(required(child(path, 'nodeID')));
-    else if (nodeID.length > 192) errs.push(tooLong(child(path, 'nodeID'), nodeID, 192));
+    if (nodeID.length > 192) errs.push(invalid(child(path, 'nodeID'), nodeID, 'must be 192 characters or less'));
     if (typeof driver?.allocatable?.count === 'number') errs.push(...nonNegative(driver.allocatable.count, child(child(path, 'allocatable'), 'count')));
     if (names.has(name)) errs.push(duplicate(child(path, 'name'), name));
     const keys = new Set<string>();
@@ -151,6 +213,11 @@ export function validateCSINode(node: any): FieldError[] {
     }
     names.add(name);
   });
+  for (const was of arr(old?.spec?.drivers)) {
+    for (const now of arr(node.spec?.drivers)) {
+      if (str(now?.name) === str(was?.name) && !same(now, was)) errs.push(invalid('spec.drivers', csiNodeDriverRepr(now), FIELD_IMMUTABLE));
+    }
+  }
   return errs;
 }
 
@@ -180,7 +247,7 @@ export function validateCSIStorageCapacity(capacity: any, old?: any): FieldError
   const errs = validateLabelSelector(capacity.nodeTopology, 'nodeTopology');
   const className = str(capacity.storageClassName);
   errs.push(...isDNS1123Subdomain(className).map((m) => invalid('storageClassName', className, m)));
-  errs.push(...nonNegativeQuantity(capacity.capacity, 'capacity'), ...nonNegativeQuantity(capacity.maximumVolumeSize, 'maximumVolumeSize'));
+  errs.push(...nonNegativeQuantity(capacity.capacity, 'capacity'));
   if (old) {
     if (!same(capacity.nodeTopology, old.nodeTopology)) errs.push(invalid('nodeTopology', labelSelectorString(capacity.nodeTopology), FIELD_IMMUTABLE));
     if (className !== str(old.storageClassName)) errs.push(invalid('storageClassName', className, FIELD_IMMUTABLE));
