@@ -267,6 +267,15 @@ test('validation answers 422 with upstream paths and words', async () => {
   const wildcard = await causes(ingresses, { ...ingress('wild'), spec: { rules: [{ host: 'foo.*.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }] } });
   assert.match(wildcard[0], /^spec\.rules\[0\]\.host: Invalid value: "foo\.\*\.com": a wildcard DNS-1123 subdomain must start with '\*\.'/);
   assert.deepEqual(await causes(ingresses, { ...ingress('ip'), spec: { rules: [{ host: '10.0.0.1' }] } }), ['spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address']);
+  assert.deepEqual(await causes(ingresses, { ...withPath('both-class', {}), metadata: { name: 'both-class', annotations: { 'orch.io/ingress.class': 'a' } }, spec: { ...withPath('x', {}).spec, ingressClassName: 'b' } }), [
+    'annotations.orch.io/ingress.class: Invalid value: "a": can not be set when the class field is also set',
+  ]);
+  await server.request('POST', ingresses, { body: withPath('lb', {}) });
+  const badStatus = await server.request('PATCH', `${ingresses}/lb/status`, { body: { status: { loadBalancer: { ingress: [{ ip: 'not-an-ip' }, { hostname: '10.0.0.1' }] } } }, headers: MERGE });
+  assert.deepEqual(badStatus.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+    'status.loadBalancer.ingress[0].ip: Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    'status.loadBalancer.ingress[1].hostname: Invalid value: "10.0.0.1": must be a DNS name, not an IP address',
+  ]);
   const wildOk = await server.request('POST', ingresses, { body: { ...ingress('wildok'), spec: { rules: [{ host: '*.foo.com', http: { paths: [{ path: '/', pathType: 'Exact', backend }] } }] } } });
   assert.equal(wildOk.status, 201, wildOk.text);
 

@@ -71,7 +71,7 @@ export const namedGroupStrategies: Record<string, Strategy> = {
   'storage.orch.io/CSINode': validated(validateCSINode),
   'storage.orch.io/CSIStorageCapacity': validated(validateCSIStorageCapacity),
   'networking.orch.io/Ingress': {
-    ...withStatus((obj) => validateIngress(obj), (obj) => validateIngressStatus(obj)),
+    ...withStatus(validateIngress, (obj) => validateIngressStatus(obj)),
     warningsOnCreate: (obj) =>
       obj.metadata.annotations && INGRESS_CLASS_ANNOTATION in obj.metadata.annotations ? [`annotation "${INGRESS_CLASS_ANNOTATION}" is deprecated, please use 'spec.ingressClassName' instead`] : [],
   },

@@ -8,7 +8,7 @@
 import { child, forbidden, goRepr, index, invalid, notSupported, required, tooLong, type FieldError } from './field-errors.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortName, isValidPortNum, isWildcardDNS1123Subdomain, regexError } from './names.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { parseIPSloppy } from './pod.ts';
+import { parseIPSloppy, validateIP } from './pod.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -82,39 +82,68 @@ function validatePath(p: any, path: string): FieldError[] {
   return [...errs, ...validateBackend(p.backend, child(path, 'backend'))];
 }
 
-function validateRules(rules: any[]): FieldError[] {
+/** validateIngressRuleValue: an http rule has paths, each valid. */
+function validateRuleValue(rule: any, path: string): FieldError[] {
+  if (!has(rule?.http)) return [];
+  const paths = arr(rule.http.paths);
+  const errs = paths.length === 0 ? [required(`${path}.http.paths`)] : [];
+  paths.forEach((p, j) => errs.push(...validatePath(p, index(`${path}.http.paths`, j))));
+  return errs;
+}
+
+/** Upstream's update options: what an old object already got away with stays allowed (allowInvalidSecretName, allowInvalidWildcardHostRule). */
+interface IngressOptions {
+  allowInvalidSecretName: boolean;
+  allowInvalidWildcardHostRule: boolean;
+}
+
+function validateRules(rules: any[], opts: IngressOptions): FieldError[] {
   const errs: FieldError[] = [];
   rules.forEach((rule, i) => {
     const path = index('spec.rules', i);
     const host = str(rule?.host);
     if (host !== '') errs.push(...hostErrors(host, child(path, 'host'), true));
-    if (has(rule?.http)) {
-      const paths = arr(rule.http.paths);
-      if (paths.length === 0) errs.push(required(`${path}.http.paths`));
-      paths.forEach((p, j) => errs.push(...validatePath(p, index(`${path}.http.paths`, j))));
-    }
+    if (!host.includes('*') || !opts.allowInvalidWildcardHostRule) errs.push(...validateRuleValue(rule, path));
   });
   return errs;
+}
+
+const invalidSecretName = (name: string) => name !== '' && isDNS1123Subdomain(name).length > 0;
+
+function optionsFor(old: any): IngressOptions {
+  return {
+    allowInvalidSecretName: !!old && arr(old.spec?.tls).some((tls) => invalidSecretName(str(tls?.secretName))),
+    allowInvalidWildcardHostRule: !!old && arr(old.spec?.rules).some((rule) => str(rule?.host).includes('*') && validateRuleValue(rule, '').length > 0),
+  };
 }
 
 /** Go %#v of the rules upstream prints when neither rules nor a default backend is given. */
 const rulesRepr = (rules: unknown) => goRepr(Array.isArray(rules) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)');
 
-/** ValidateIngressSpec (create and update alike). */
-export function validateIngress(ingress: any): FieldError[] {
+/**
+ * ValidateIngressCreate / ValidateIngressUpdate: the spec (ValidateIngressSpec,
+ * relaxed on update where the old object was already invalid) and, on create,
+ * the class annotation and field not both set.
+ */
+export function validateIngress(ingress: any, old?: any): FieldError[] {
   const spec = ingress.spec ?? {};
   const rules = arr(spec.rules);
+  const opts = optionsFor(old);
   const errs: FieldError[] = [];
   if (rules.length === 0 && !has(spec.defaultBackend)) errs.push(invalid('spec', rulesRepr(spec.rules), 'either `defaultBackend` or `rules` must be specified'));
   if (has(spec.defaultBackend)) errs.push(...validateBackend(spec.defaultBackend, 'spec.defaultBackend'));
-  errs.push(...validateRules(rules));
+  if (rules.length > 0) errs.push(...validateRules(rules, opts));
   arr(spec.tls).forEach((tls, i) => {
     const path = index('spec.tls', i);
     arr(tls?.hosts).forEach((host, j) => errs.push(...hostErrors(str(host), index(child(path, 'hosts'), j), false)));
     const secret = str(tls?.secretName);
-    if (secret !== '') errs.push(...isDNS1123Subdomain(secret).map((m) => invalid(child(path, 'secretName'), secret, m)));
+    if (secret !== '' && !opts.allowInvalidSecretName) errs.push(...isDNS1123Subdomain(secret).map((m) => invalid(child(path, 'secretName'), secret, m)));
   });
   if (typeof spec.ingressClassName === 'string') errs.push(...isDNS1123Subdomain(spec.ingressClassName).map((m) => invalid('spec.ingressClassName', spec.ingressClassName, m)));
+  const annotation = ingress.metadata?.annotations?.[INGRESS_CLASS_ANNOTATION];
+  if (!old && typeof annotation === 'string' && has(spec.ingressClassName)) {
+    errs.push(invalid(`annotations.${INGRESS_CLASS_ANNOTATION}`, annotation, 'can not be set when the class field is also set'));
+  }
   return errs;
 }
 
@@ -123,7 +152,7 @@ export function validateIngressStatus(ingress: any): FieldError[] {
   const errs: FieldError[] = [];
   arr(ingress.status?.loadBalancer?.ingress).forEach((lb, i) => {
     const path = index('status.loadBalancer.ingress', i);
-    if (str(lb?.ip) !== '' && !parseIPSloppy(lb.ip)) errs.push(invalid(child(path, 'ip'), lb.ip, 'must be a valid IP address'));
+    if (str(lb?.ip) !== '') errs.push(...validateIP(lb.ip, child(path, 'ip')));
     const hostname = str(lb?.hostname);
     if (hostname !== '') {
       errs.push(...isDNS1123Subdomain(hostname).map((m) => invalid(child(path, 'hostname'), hostname, m)));
