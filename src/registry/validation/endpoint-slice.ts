@@ -16,7 +16,8 @@ const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const MAX_TOPOLOGY_LABELS = 16;
 const MAX_ADDRESSES = 100;
-const MAX_PORTS = 100;
+// The API's doc still says 100; validation allows 20000 since 1.21.
+const MAX_PORTS = 20000;
 const MAX_ENDPOINTS = 1000;
 const MAX_ZONE_HINTS = 8;
 
@@ -73,7 +74,6 @@ function validateEndpoints(endpoints: any[], addressType: unknown): FieldError[]
       errs.push(tooMany(child(path, 'deprecatedTopology'), Object.keys(topology).length, MAX_TOPOLOGY_LABELS));
     }
     errs.push(...validateLabels(topology, child(path, 'deprecatedTopology')));
-    if (typeof endpoint?.zone === 'string') errs.push(...isValidLabelValue(endpoint.zone).map((m) => invalid(child(path, 'zone'), endpoint.zone, m)));
     if (typeof endpoint?.hostname === 'string') errs.push(...isDNS1123Label(endpoint.hostname).map((m) => invalid(child(path, 'hostname'), endpoint.hostname, m)));
     if (endpoint?.hints) errs.push(...validateHints(endpoint.hints, child(path, 'hints')));
   });
