@@ -166,6 +166,9 @@ test('defaults: StorageClass, CSIDriver, EndpointSlice ports, IngressClass param
   assert.equal(slice.body.metadata.generation, 1);
   const ic = await server.request('POST', KINDS.IngressClass.path, { body: { ...KINDS.IngressClass.object('defaulted'), spec: { controller: 'example.com/ingress', parameters: { kind: 'Config', name: 'c' } } } });
   assert.equal(ic.body.spec.parameters.scope, 'Cluster');
+  assert.equal(ic.body.metadata.generation, 1);
+  const icPatched = await server.request('PATCH', `${KINDS.IngressClass.path}/defaulted`, { body: { spec: { parameters: { name: 'd' } } }, headers: MERGE });
+  assert.equal(icPatched.body.metadata.generation, 2, icPatched.text);
   const pdb = await server.request('POST', KINDS.PodDisruptionBudget.path, { body: { ...KINDS.PodDisruptionBudget.object('defaulted'), status: { disruptionsAllowed: 5 } } });
   // The counts are plain int32s upstream: an empty status prints them as 0.
   assert.deepEqual([pdb.body.status, pdb.body.metadata.generation], [{ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }, 1]);
@@ -206,6 +209,10 @@ test('validation answers 422 with upstream paths and words', async () => {
 
   const { path: rcs, object: rc } = KINDS.RuntimeClass;
   assert.match((await causes(rcs, { ...rc('badhandler'), handler: 'Run_C' }))[0], /^handler: Invalid value: "Run_C": a lowercase RFC 1123 label/);
+  assert.deepEqual(await causes(rcs, { ...rc('overhead'), overhead: { podFixed: { cpu: '-1', gpu: '1' } } }), [
+    'overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+    'overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or fully qualified',
+  ]);
   await server.request('POST', rcs, { body: rc('fixed') });
   const rcPatch = await server.request('PATCH', `${rcs}/fixed`, { body: { handler: 'crun' }, headers: MERGE });
   assert.deepEqual(rcPatch.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), ['handler: Invalid value: "crun": field is immutable']);

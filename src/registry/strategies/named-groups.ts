@@ -75,5 +75,6 @@ export const namedGroupStrategies: Record<string, Strategy> = {
     warningsOnCreate: (obj) =>
       obj.metadata.annotations && INGRESS_CLASS_ANNOTATION in obj.metadata.annotations ? [`annotation "${INGRESS_CLASS_ANNOTATION}" is deprecated, please use 'spec.ingressClassName' instead`] : [],
   },
-  'networking.orch.io/IngressClass': validated(validateIngressClass),
+  // Generation 1 on create, +1 per spec change (K pkg/registry/networking/ingressclass/strategy.go).
+  'networking.orch.io/IngressClass': { ...validated(validateIngressClass), ...specGeneration },
 };
