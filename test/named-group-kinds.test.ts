@@ -424,3 +424,23 @@ test('DefaultIngressClass admission gives a classless Ingress the newest default
   assert.equal(legacy.body.spec.ingressClassName, undefined);
   assert.deepEqual(legacy.headers.warning, `299 - "annotation \\"orch.io/ingress.class\\" is deprecated, please use 'spec.ingressClassName' instead"`);
 });
+
+test('server-side apply creates and updates the kinds with their upstream list semantics', async () => {
+  const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+  const ingress = (paths: string[]) => ({
+    apiVersion: 'networking.orch.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'applied' },
+    spec: { rules: [{ host: 'a.example.com', http: { paths: paths.map((path) => ({ path, pathType: 'Prefix', backend })) } }] },
+  });
+  const path = `${KINDS.Ingress.path}/applied?fieldManager=tester`;
+  const created = await server.request('PATCH', path, { body: ingress(['/a', '/b']), headers: APPLY });
+  assert.equal(created.status, 201, created.text);
+  // rules and paths are atomic lists upstream: the applied list replaces the old one.
+  const updated = await server.request('PATCH', path, { body: ingress(['/c']), headers: APPLY });
+  assert.equal(updated.status, 200, updated.text);
+  assert.deepEqual(updated.body.spec.rules[0].http.paths.map((p: any) => p.path), ['/c']);
+  assert.equal(updated.body.metadata.managedFields[0].manager, 'tester');
+  const conflict = await server.request('PATCH', `${KINDS.Ingress.path}/applied?fieldManager=other`, { body: ingress(['/d']), headers: APPLY });
+  assert.equal(conflict.status, 409, conflict.text);
+});
