@@ -183,6 +183,11 @@ test('defaults: StorageClass, CSIDriver, EndpointSlice ports, IngressClass param
   const negative = await server.request('PATCH', `${path}/status`, { body: { status: { disruptionsAllowed: -1 } }, headers: MERGE });
   assert.equal(negative.status, 422);
   assert.equal(negative.body.details.causes[0].field, 'status.disruptionsAllowed');
+  const conditions = await server.request('PATCH', `${path}/status`, { body: { status: { conditions: [{ type: 'DisruptionAllowed', status: 'Maybe', reason: '1bad', lastTransitionTime: '2024-01-01T00:00:00Z', message: '' }] } }, headers: MERGE });
+  assert.deepEqual(conditions.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+    'status.conditions[0].status: Unsupported value: "Maybe": supported values: "False", "True", "Unknown"',
+    "status.conditions[0].reason: Invalid value: \"1bad\": a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')",
+  ]);
 });
 
 test('validation answers 422 with upstream paths and words', async () => {

@@ -3,11 +3,12 @@
  * kubernetes pkg/apis/policy/validation ValidatePodDisruptionBudget and
  * ValidatePodDisruptionBudgetStatusUpdate, 1.31): minAvailable and
  * maxUnavailable exclusive, each a non-negative int or a percent up to 100%,
- * a valid selector, a known unhealthy-pod eviction policy; the status counts
- * non-negative. The spec is mutable.
+ * a valid selector, a known unhealthy-pod eviction policy; the status
+ * conditions valid and its counts non-negative. The spec is mutable.
  */
 import { goRepr, invalid, notSupported, type FieldError } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
+import { validateConditions } from './conditions.ts';
 import { intOrPercent, nonNegative, notOver100 } from './workloads.ts';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
@@ -38,8 +39,11 @@ export function validatePodDisruptionBudget(pdb: any): FieldError[] {
   return errs;
 }
 
-/** ValidatePodDisruptionBudgetStatusUpdate: the counts are never negative. */
+/** ValidatePodDisruptionBudgetStatusUpdate: valid conditions; the counts are never negative. */
 export function validatePodDisruptionBudgetStatus(pdb: any): FieldError[] {
   const status = pdb.status ?? {};
-  return ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods'].flatMap((key) => nonNegative(status[key], `status.${key}`));
+  return [
+    ...validateConditions(status.conditions, 'status.conditions'),
+    ...['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods'].flatMap((key) => nonNegative(status[key], `status.${key}`)),
+  ];
 }
