@@ -1066,23 +1066,25 @@ const RESOURCES: Record<string, ResourceSpec> = {
     { name: 'Endpoints', type: 'string', description: { schema: DISCOVERY + 'EndpointSlice', property: 'endpoints' }, jsonPath: '.endpoints', formatter: 'discoveryEndpoints' },
     AGE_COLUMN,
   ]),
-  // K pkg/registry/policy/poddisruptionbudget/storage (short name pdb, status), K printers.go printPodDisruptionBudget.
+  // K pkg/registry/policy/poddisruptionbudget/storage (short name pdb, status), strategy.go (updates need a
+  // resourceVersion: the eviction API relies on it), K printers.go printPodDisruptionBudget.
   [POLICY + 'PodDisruptionBudget']: groupKind('PodDisruptionBudget', 'poddisruptionbudgets', ['pdb'], true, ['status'], [
     NAME_COLUMN,
     { name: 'Min Available', type: 'string', description: 'The minimum number of pods that must be available.', jsonPath: '.spec.minAvailable', formatter: 'intOrStringOrNA' },
     { name: 'Max Unavailable', type: 'string', description: 'The maximum number of pods that may be unavailable.', jsonPath: '.spec.maxUnavailable', formatter: 'intOrStringOrNA' },
     { name: 'Allowed Disruptions', type: 'integer', description: 'Calculated number of pods that may be disrupted at this time.', jsonPath: '.status.disruptionsAllowed', formatter: 'integer' },
     AGE_COLUMN,
-  ]),
-  // K pkg/registry/node/runtimeclass/storage, K printers.go runtimeClassColumnDefinitions: the Handler column's
+  ], { allowUnconditionalUpdate: false }),
+  // K pkg/registry/node/runtimeclass/storage, strategy.go (PUT creates; updates need a resourceVersion),
+  // K printers.go runtimeClassColumnDefinitions: the Handler column's
   // description is ObjectMeta's SwaggerDoc()["handler"], which is empty.
   [NODE + 'RuntimeClass']: groupKind('RuntimeClass', 'runtimeclasses', [], false, [], [
     NAME_COLUMN,
     { name: 'Handler', type: 'string', description: '', jsonPath: '.handler' },
     AGE_COLUMN,
-  ]),
-  // K pkg/registry/storage/{storageclass,volumeattachment,csidriver,csinode,csistoragecapacity}/storage,
-  // K printers.go (the StorageClass's name gets " (default)" from its is-default-class annotation).
+  ], { allowCreateOnUpdate: true, allowUnconditionalUpdate: false }),
+  // K pkg/registry/storage/{storageclass,volumeattachment,csidriver,csinode,csistoragecapacity}/storage and
+  // strategy.go (all but StorageClass need a resourceVersion on update), K printers.go (the StorageClass's name gets " (default)" from its is-default-class annotation).
   [STORAGE + 'StorageClass']: groupKind('StorageClass', 'storageclasses', ['sc'], false, [], [
     { ...NAME_COLUMN, formatter: 'storageClassName' },
     { name: 'Provisioner', type: 'string', description: { schema: STORAGE + 'StorageClass', property: 'provisioner' }, jsonPath: '.provisioner' },
@@ -1098,7 +1100,7 @@ const RESOURCES: Record<string, ResourceSpec> = {
     { name: 'Node', type: 'string', description: { schema: STORAGE + 'VolumeAttachmentSpec', property: 'nodeName' }, jsonPath: '.spec.nodeName' },
     { name: 'Attached', type: 'boolean', description: { schema: STORAGE + 'VolumeAttachmentStatus', property: 'attached' }, jsonPath: '.status.attached', formatter: 'falseIfUnset' },
     AGE_COLUMN,
-  ]),
+  ], { allowUnconditionalUpdate: false }),
   [STORAGE + 'CSIDriver']: groupKind('CSIDriver', 'csidrivers', [], false, [], [
     NAME_COLUMN,
     { name: 'AttachRequired', type: 'boolean', description: { schema: STORAGE + 'CSIDriverSpec', property: 'attachRequired' }, jsonPath: '.spec.attachRequired', formatter: 'trueIfUnset' },
@@ -1108,18 +1110,18 @@ const RESOURCES: Record<string, ResourceSpec> = {
     { name: 'RequiresRepublish', type: 'boolean', description: { schema: STORAGE + 'CSIDriverSpec', property: 'requiresRepublish' }, jsonPath: '.spec.requiresRepublish', formatter: 'falseIfUnset' },
     { name: 'Modes', type: 'string', description: { schema: STORAGE + 'CSIDriverSpec', property: 'volumeLifecycleModes' }, jsonPath: '.spec.volumeLifecycleModes', formatter: 'joinedOrNone' },
     AGE_COLUMN,
-  ]),
+  ], { allowUnconditionalUpdate: false }),
   [STORAGE + 'CSINode']: groupKind('CSINode', 'csinodes', [], false, [], [
     NAME_COLUMN,
     { name: 'Drivers', type: 'integer', description: 'Drivers indicates the number of CSI drivers registered on the node', jsonPath: '.spec.drivers', formatter: 'count' },
     AGE_COLUMN,
-  ]),
+  ], { allowUnconditionalUpdate: false }),
   // printCSIStorageCapacity prints no age.
   [STORAGE + 'CSIStorageCapacity']: groupKind('CSIStorageCapacity', 'csistoragecapacities', [], true, [], [
     NAME_COLUMN,
     { name: 'StorageClassName', type: 'string', description: { schema: STORAGE + 'CSIStorageCapacity', property: 'storageClassName' }, jsonPath: '.storageClassName' },
     { name: 'Capacity', type: 'string', description: { schema: STORAGE + 'CSIStorageCapacity', property: 'capacity' }, jsonPath: '.capacity', formatter: 'unsetIfAbsent' },
-  ]),
+  ], { allowUnconditionalUpdate: false }),
   // K pkg/registry/networking/{ingress,ingressclass}/storage (ingress: short name ing, status), K printers.go
   // printIngress (server-side Tables are printed wide: the address is not clipped) and printIngressClass.
   [NET + 'Ingress']: groupKind('Ingress', 'ingresses', ['ing'], true, ['status'], [
@@ -1138,8 +1140,20 @@ const RESOURCES: Record<string, ResourceSpec> = {
   ]),
 };
 
-/** A kind of the named groups (SPEC 9.7): every verb, no category, names DNS subdomains, PUT does not create. */
-function groupKind(kind: string, plural: string, shortNames: string[], namespaced: boolean, subresources: Array<'status'>, printerColumns: ColumnSpec[]): ResourceSpec {
+/**
+ * A kind of the named groups (SPEC 9.7): every verb, no category, names DNS subdomains; PUT does not create
+ * and an update needs no resourceVersion unless `updates` says otherwise (the strategy's AllowCreateOnUpdate
+ * and AllowUnconditionalUpdate).
+ */
+function groupKind(
+  kind: string,
+  plural: string,
+  shortNames: string[],
+  namespaced: boolean,
+  subresources: Array<'status'>,
+  printerColumns: ColumnSpec[],
+  updates: Partial<Pick<ResourceSpec, 'allowCreateOnUpdate' | 'allowUnconditionalUpdate'>> = {},
+): ResourceSpec {
   return {
     plural,
     singular: kind.toLowerCase(),
@@ -1148,8 +1162,8 @@ function groupKind(kind: string, plural: string, shortNames: string[], namespace
     namespaced,
     verbs: ALL_VERBS,
     subresources: subresources.map((name) => ({ name, verbs: ['get', 'patch', 'update'], kind })),
-    allowCreateOnUpdate: false,
-    allowUnconditionalUpdate: true,
+    allowCreateOnUpdate: updates.allowCreateOnUpdate ?? false,
+    allowUnconditionalUpdate: updates.allowUnconditionalUpdate ?? true,
     nameValidation: 'DNSSubdomain',
     fieldSelectors: [],
     printerColumns,

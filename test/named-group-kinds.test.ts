@@ -147,6 +147,27 @@ for (const [kind, c] of Object.entries(KINDS)) {
   });
 }
 
+test('update rules per kind: RuntimeClass PUT creates; PodDisruptionBudget and the CSI kinds need a resourceVersion', async () => {
+  const rc = await server.request('PUT', `${KINDS.RuntimeClass.path}/put-made`, { body: KINDS.RuntimeClass.object('put-made') });
+  assert.equal(rc.status, 201, rc.text);
+  const noVersion = await server.request('PUT', `${KINDS.RuntimeClass.path}/put-made`, { body: KINDS.RuntimeClass.object('put-made') });
+  assert.equal(noVersion.status, 422, noVersion.text);
+  assert.deepEqual(noVersion.body.details.causes.map((c: any) => c.field), ['metadata.resourceVersion']);
+  for (const kind of ['PodDisruptionBudget', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity']) {
+    const c = KINDS[kind];
+    const created = await server.request('POST', c.path, { body: c.object('conditional') });
+    assert.equal(created.status, 201, created.text);
+    const name = nameOf(kind, 'conditional');
+    const put = await server.request('PUT', `${c.path}/${name}`, { body: { ...c.object('conditional'), metadata: { name } } });
+    assert.equal(put.status, 422, `${kind}: ${put.text}`);
+    const withVersion = await server.request('PUT', `${c.path}/${name}`, { body: created.body });
+    assert.equal(withVersion.status, 200, `${kind}: ${withVersion.text}`);
+  }
+  const sc = await server.request('POST', KINDS.StorageClass.path, { body: KINDS.StorageClass.object('unconditional') });
+  assert.equal((await server.request('PUT', `${KINDS.StorageClass.path}/unconditional`, { body: KINDS.StorageClass.object('unconditional') })).status, 200, sc.text);
+  assert.equal((await server.request('PUT', `${KINDS.StorageClass.path}/put-missing`, { body: KINDS.StorageClass.object('put-missing') })).status, 404);
+});
+
 test('defaults: StorageClass, CSIDriver, EndpointSlice ports, IngressClass parameters; status and generation', async () => {
   const sc = await server.request('POST', KINDS.StorageClass.path, { body: KINDS.StorageClass.object('defaulted') });
   assert.equal(sc.body.reclaimPolicy, 'Delete');

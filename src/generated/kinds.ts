@@ -2828,8 +2828,8 @@ export const kinds = [
           ]
         }
       ],
-      "allowCreateOnUpdate": false,
-      "allowUnconditionalUpdate": true,
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": false,
       "nameValidation": "DNSSubdomain",
       "listKind": "RuntimeClassList",
       "namespaced": false,
@@ -2940,7 +2940,7 @@ export const kinds = [
         }
       ],
       "allowCreateOnUpdate": false,
-      "allowUnconditionalUpdate": true,
+      "allowUnconditionalUpdate": false,
       "nameValidation": "DNSSubdomain",
       "listKind": "PodDisruptionBudgetList",
       "namespaced": true,
@@ -3412,7 +3412,7 @@ export const kinds = [
         }
       ],
       "allowCreateOnUpdate": false,
-      "allowUnconditionalUpdate": true,
+      "allowUnconditionalUpdate": false,
       "nameValidation": "DNSSubdomain",
       "listKind": "CSIDriverList",
       "namespaced": false,
@@ -3485,7 +3485,7 @@ export const kinds = [
         }
       ],
       "allowCreateOnUpdate": false,
-      "allowUnconditionalUpdate": true,
+      "allowUnconditionalUpdate": false,
       "nameValidation": "DNSSubdomain",
       "listKind": "CSINodeList",
       "namespaced": false,
@@ -3555,7 +3555,7 @@ export const kinds = [
         }
       ],
       "allowCreateOnUpdate": false,
-      "allowUnconditionalUpdate": true,
+      "allowUnconditionalUpdate": false,
       "nameValidation": "DNSSubdomain",
       "listKind": "CSIStorageCapacityList",
       "namespaced": true,
@@ -3783,7 +3783,7 @@ export const kinds = [
         }
       ],
       "allowCreateOnUpdate": false,
-      "allowUnconditionalUpdate": true,
+      "allowUnconditionalUpdate": false,
       "nameValidation": "DNSSubdomain",
       "listKind": "VolumeAttachmentList",
       "namespaced": false,
