@@ -210,8 +210,9 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       assert.deepEqual(sub.verbs, [...(sub.verbs as string[])].sort());
     }
     assert.equal(typeof r.allowCreateOnUpdate, 'boolean');
-    assert.equal(r.allowCreateOnUpdate, ['Event', 'Lease', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].includes(kind));
-    assert.equal(r.allowUnconditionalUpdate, kind !== 'CustomResourceDefinition');
+    assert.equal(r.allowCreateOnUpdate, ['Event', 'Lease', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'RuntimeClass'].includes(kind));
+    const conditional = ['CustomResourceDefinition', 'PodDisruptionBudget', 'RuntimeClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'];
+    assert.equal(r.allowUnconditionalUpdate, !conditional.includes(kind), kind);
     assert.ok(['DNSSubdomain', 'DNSLabel', 'PathSegment'].includes(r.nameValidation as string), `${kind}: nameValidation`);
     assert.ok(Array.isArray(r.fieldSelectors));
     for (const fsel of r.fieldSelectors) {
