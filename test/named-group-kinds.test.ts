@@ -185,6 +185,14 @@ test('defaults: StorageClass, CSIDriver, EndpointSlice ports, IngressClass param
   const slice = await server.request('POST', KINDS.EndpointSlice.path, { body: KINDS.EndpointSlice.object('defaulted') });
   assert.deepEqual(slice.body.ports, [{ name: '', protocol: 'TCP', port: 80 }]);
   assert.equal(slice.body.metadata.generation, 1);
+  // The v1 API drops deprecatedTopology writes; a label change bumps generation.
+  const topology = await server.request('PATCH', `${KINDS.EndpointSlice.path}/defaulted`, {
+    body: { metadata: { labels: { a: 'b' } }, endpoints: [{ addresses: ['10.0.0.9'], deprecatedTopology: { 'orch.io/hostname': 'node-1' } }] },
+    headers: MERGE,
+  });
+  assert.deepEqual([topology.body.endpoints, topology.body.metadata.generation], [[{ addresses: ['10.0.0.9'], conditions: {} }], 2]);
+  const relabelled = await server.request('PATCH', `${KINDS.EndpointSlice.path}/defaulted`, { body: { metadata: { labels: { a: 'c' } } }, headers: MERGE });
+  assert.equal(relabelled.body.metadata.generation, 3);
   const ic = await server.request('POST', KINDS.IngressClass.path, { body: { ...KINDS.IngressClass.object('defaulted'), spec: { controller: 'example.com/ingress', parameters: { kind: 'Config', name: 'c' } } } });
   assert.equal(ic.body.spec.parameters.scope, 'Cluster');
   assert.equal(ic.body.metadata.generation, 1);

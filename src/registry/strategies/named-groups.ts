@@ -11,6 +11,7 @@
 import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 import { validateEndpointSlice } from '../validation/endpoint-slice.ts';
+import { isDNS1123Subdomain } from '../validation/names.ts';
 import { INGRESS_CLASS_ANNOTATION, validateIngress, validateIngressClass, validateIngressStatus } from '../validation/ingress.ts';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatus } from '../validation/pod-disruption-budget.ts';
 import { validateRuntimeClass } from '../validation/runtime-class.ts';
@@ -34,15 +35,42 @@ function withStatus(validate: (obj: ApiObject, old?: ApiObject) => FieldError[],
   };
 }
 
-/** EndpointSlice PrepareForUpdate: any change beyond metadata bumps generation. */
-const endpointSliceGeneration = {
+/** corev1.LabelHostname, renamed by FACTS §0. */
+const HOSTNAME_LABEL = 'orch.io/hostname';
+
+/**
+ * dropTopologyOnV1: the v1 API drops writes to endpoints' deprecatedTopology,
+ * keeping a node name it held before (when the endpoints changed; unchanged
+ * endpoints keep theirs).
+ */
+function dropTopology(obj: ApiObject, old?: ApiObject): void {
+  if (!Array.isArray(obj.endpoints)) return;
+  if (old && JSON.stringify(old.endpoints ?? null) === JSON.stringify(obj.endpoints)) return;
+  const previous = new Set<string>();
+  for (const ep of Array.isArray(old?.endpoints) ? old.endpoints : []) {
+    const name = ep?.deprecatedTopology?.[HOSTNAME_LABEL];
+    if (typeof name === 'string' && name !== '') previous.add(name);
+  }
+  for (const ep of obj.endpoints) {
+    if (!ep || typeof ep !== 'object') continue;
+    const name = ep.deprecatedTopology?.[HOSTNAME_LABEL];
+    if (ep.nodeName === undefined && typeof name === 'string' && previous.has(name) && isDNS1123Subdomain(name).length === 0) ep.nodeName = name;
+    delete ep.deprecatedTopology;
+  }
+}
+
+/** EndpointSlice PrepareForCreate/PrepareForUpdate: generation 1, +1 when anything beyond metadata or the labels change; topology dropped. */
+const endpointSliceStrategy = {
   prepareForCreate(obj: ApiObject) {
     obj.metadata.generation = 1;
+    dropTopology(obj);
   },
   prepareForUpdate(obj: ApiObject, old: ApiObject) {
     const { metadata: _n, ...rest } = obj;
     const { metadata: _o, ...oldRest } = old;
-    obj.metadata.generation = (old.metadata.generation ?? 0) + (JSON.stringify(rest) === JSON.stringify(oldRest) ? 0 : 1);
+    const changed = JSON.stringify(rest) !== JSON.stringify(oldRest) || JSON.stringify(obj.metadata.labels ?? {}) !== JSON.stringify(old.metadata.labels ?? {});
+    obj.metadata.generation = (old.metadata.generation ?? 0) + (changed ? 1 : 0);
+    dropTopology(obj, old);
   },
 };
 
@@ -55,7 +83,7 @@ function defaultCSIDriver(obj: ApiObject): void {
 
 /** The strategies of the named groups' kinds, keyed by `group/Kind`. */
 export const namedGroupStrategies: Record<string, Strategy> = {
-  'discovery.orch.io/EndpointSlice': { ...validated(validateEndpointSlice), ...endpointSliceGeneration },
+  'discovery.orch.io/EndpointSlice': { ...validated(validateEndpointSlice), ...endpointSliceStrategy },
   'policy/PodDisruptionBudget': withStatus((obj) => validatePodDisruptionBudget(obj), (obj) => validatePodDisruptionBudgetStatus(obj)),
   'node.orch.io/RuntimeClass': validated(validateRuntimeClass),
   'storage.orch.io/StorageClass': validated(validateStorageClass),
