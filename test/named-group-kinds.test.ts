@@ -182,6 +182,9 @@ test('defaults: StorageClass, CSIDriver, EndpointSlice ports, IngressClass param
     requiresRepublish: false,
     seLinuxMount: false,
   });
+  assert.equal(driver.body.metadata.generation, undefined);
+  const driverPatched = await server.request('PATCH', `${KINDS.CSIDriver.path}/defaulted.csi.example.com`, { body: { spec: { podInfoOnMount: true } }, headers: MERGE });
+  assert.equal(driverPatched.body.metadata.generation, 1, driverPatched.text);
   const slice = await server.request('POST', KINDS.EndpointSlice.path, { body: KINDS.EndpointSlice.object('defaulted') });
   assert.deepEqual(slice.body.ports, [{ name: '', protocol: 'TCP', port: 80 }]);
   assert.equal(slice.body.metadata.generation, 1);

@@ -95,7 +95,8 @@ export const namedGroupStrategies: Record<string, Strategy> = {
       obj.status = { attached: false };
     },
   },
-  'storage.orch.io/CSIDriver': { ...validated(validateCSIDriver), applyDefaults: defaultCSIDriver },
+  // No generation on create; a spec change counts from there (K pkg/registry/storage/csidriver/strategy.go).
+  'storage.orch.io/CSIDriver': { ...validated(validateCSIDriver), applyDefaults: defaultCSIDriver, prepareForUpdate: specGeneration.prepareForUpdate },
   'storage.orch.io/CSINode': validated(validateCSINode),
   'storage.orch.io/CSIStorageCapacity': validated(validateCSIStorageCapacity),
   'networking.orch.io/Ingress': {

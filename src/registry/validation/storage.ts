@@ -201,7 +201,8 @@ export function validateCSINode(node: any, old?: any): FieldError[] {
     errs.push(...validateCSIDriverName(name, child(path, 'name')));
     const nodeID = str(driver?.nodeID);
     if (nodeID === '') errs.push(required(child(path, 'nodeID')));
-    if (nodeID.length > 192) errs.push(invalid(child(path, 'nodeID'), nodeID, 'must be 192 characters or less'));
+    // The API's strategy allows the longer node IDs (CSINodeValidationOptions.AllowLongNodeID).
+    if (nodeID.length > 256) errs.push(invalid(child(path, 'nodeID'), nodeID, 'must be 256 characters or less'));
     if (typeof driver?.allocatable?.count === 'number') errs.push(...nonNegative(driver.allocatable.count, child(child(path, 'allocatable'), 'count')));
     if (names.has(name)) errs.push(duplicate(child(path, 'name'), name));
     const keys = new Set<string>();
