@@ -23,12 +23,12 @@ function validated(validate: (obj: ApiObject, old?: ApiObject) => FieldError[]):
 }
 
 /** A kind with a status subresource: status empties on create, generation counts spec changes. */
-function withStatus(validate: (obj: ApiObject, old?: ApiObject) => FieldError[], validateStatus: (obj: ApiObject, old: ApiObject) => FieldError[], emptyStatus: () => Record<string, unknown> = () => ({})): Strategy {
+function withStatus(validate: (obj: ApiObject, old?: ApiObject) => FieldError[], validateStatus: (obj: ApiObject, old: ApiObject) => FieldError[]): Strategy {
   return {
     ...validated(validate),
     validateStatusUpdate: validateStatus,
     prepareForCreate(obj) {
-      obj.status = emptyStatus();
+      obj.status = {};
       specGeneration.prepareForCreate(obj);
     },
     prepareForUpdate: specGeneration.prepareForUpdate,
