@@ -328,6 +328,10 @@ const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
 const AUTOSCALING = 'io.k8s.api.autoscaling.v1.';
 const APPS = 'io.k8s.api.apps.v1.';
 const BATCH = 'io.k8s.api.batch.v1.';
+const DISCOVERY = 'io.k8s.api.discovery.v1.';
+const POLICY = 'io.k8s.api.policy.v1.';
+const NODE = 'io.k8s.api.node.v1.';
+const STORAGE = 'io.k8s.api.storage.v1.';
 
 interface DocSpec {
   file: string;
@@ -350,6 +354,10 @@ const UPSTREAM_FILES = [
   'apis__autoscaling__v1_openapi.json',
   'apis__apps__v1_openapi.json',
   'apis__batch__v1_openapi.json',
+  'apis__discovery.k8s.io__v1_openapi.json',
+  'apis__policy__v1_openapi.json',
+  'apis__node.k8s.io__v1_openapi.json',
+  'apis__storage.k8s.io__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -467,7 +475,43 @@ const DOCS: DocSpec[] = [
       'Kinds of the networking.orch.io group, version v1, served under /apis/networking.orch.io/v1. paths are emitted by the generator.',
     upstream: ['apis__networking.k8s.io__v1_openapi.json'],
     owns: (n) => n.startsWith(NET),
-    roots: [NET + 'NetworkPolicy', NET + 'NetworkPolicyList'],
+    roots: [NET + 'NetworkPolicy', NET + 'NetworkPolicyList', ...['Ingress', 'IngressClass'].flatMap((k) => [NET + k, NET + k + 'List'])],
+  },
+  {
+    file: 'apis__discovery.orch.io__v1.json',
+    title: 'orch discovery.orch.io/v1',
+    description:
+      'Kinds of the discovery.orch.io group, version v1, served under /apis/discovery.orch.io/v1: EndpointSlice (SPEC 9.7, the replacement of discovery.orch.io/v1beta1). paths are emitted by the generator.',
+    upstream: ['apis__discovery.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(DISCOVERY),
+    roots: [DISCOVERY + 'EndpointSlice', DISCOVERY + 'EndpointSliceList'],
+  },
+  {
+    file: 'apis__policy__v1.json',
+    title: 'orch policy/v1',
+    description:
+      'Kinds of the policy group, version v1, served under /apis/policy/v1: PodDisruptionBudget (SPEC 9.7, the replacement of policy/v1beta1). paths are emitted by the generator.',
+    upstream: ['apis__policy__v1_openapi.json'],
+    owns: (n) => n.startsWith(POLICY),
+    roots: [POLICY + 'PodDisruptionBudget', POLICY + 'PodDisruptionBudgetList'],
+  },
+  {
+    file: 'apis__node.orch.io__v1.json',
+    title: 'orch node.orch.io/v1',
+    description:
+      'Kinds of the node.orch.io group, version v1, served under /apis/node.orch.io/v1: RuntimeClass (SPEC 9.7, the replacement of node.orch.io/v1beta1). paths are emitted by the generator.',
+    upstream: ['apis__node.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(NODE),
+    roots: [NODE + 'RuntimeClass', NODE + 'RuntimeClassList'],
+  },
+  {
+    file: 'apis__storage.orch.io__v1.json',
+    title: 'orch storage.orch.io/v1',
+    description:
+      'Kinds of the storage.orch.io group, version v1, served under /apis/storage.orch.io/v1: StorageClass, VolumeAttachment, CSIDriver, CSINode and CSIStorageCapacity. paths are emitted by the generator.',
+    upstream: ['apis__storage.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(STORAGE),
+    roots: ['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'].flatMap((k) => [STORAGE + k, STORAGE + k + 'List']),
   },
 ];
 
@@ -1074,7 +1118,119 @@ const RESOURCES: Record<string, ResourceSpec> = {
     { name: 'Images', type: 'string', description: 'Images referenced by each container in the template.', jsonPath: '.template.spec.containers', formatter: 'containerImages' },
     { name: 'Pod Labels', type: 'string', description: 'The labels for the pod template.', jsonPath: '.template.metadata.labels', formatter: 'labels' },
   ]),
+  // K pkg/registry/discovery/endpointslice/storage (no short names), strategy.go; K pkg/apis/discovery/validation
+  // (names: DNS subdomain); K printers.go endpointSliceColumnDefinitions / printEndpointSlice.
+  [DISCOVERY + 'EndpointSlice']: groupKind('EndpointSlice', 'endpointslices', [], true, [], [
+    NAME_COLUMN,
+    { name: 'AddressType', type: 'string', description: { schema: DISCOVERY + 'EndpointSlice', property: 'addressType' }, jsonPath: '.addressType' },
+    { name: 'Ports', type: 'string', description: { schema: DISCOVERY + 'EndpointSlice', property: 'ports' }, jsonPath: '.ports', formatter: 'discoveryPorts' },
+    { name: 'Endpoints', type: 'string', description: { schema: DISCOVERY + 'EndpointSlice', property: 'endpoints' }, jsonPath: '.endpoints', formatter: 'discoveryEndpoints' },
+    AGE_COLUMN,
+  ]),
+  // K pkg/registry/policy/poddisruptionbudget/storage (short name pdb, status), strategy.go (updates need a
+  // resourceVersion: the eviction API relies on it), K printers.go printPodDisruptionBudget.
+  [POLICY + 'PodDisruptionBudget']: groupKind('PodDisruptionBudget', 'poddisruptionbudgets', ['pdb'], true, ['status'], [
+    NAME_COLUMN,
+    { name: 'Min Available', type: 'string', description: 'The minimum number of pods that must be available.', jsonPath: '.spec.minAvailable', formatter: 'intOrStringOrNA' },
+    { name: 'Max Unavailable', type: 'string', description: 'The maximum number of pods that may be unavailable.', jsonPath: '.spec.maxUnavailable', formatter: 'intOrStringOrNA' },
+    { name: 'Allowed Disruptions', type: 'integer', description: 'Calculated number of pods that may be disrupted at this time.', jsonPath: '.status.disruptionsAllowed', formatter: 'integer' },
+    AGE_COLUMN,
+  ], { allowUnconditionalUpdate: false }),
+  // K pkg/registry/node/runtimeclass/storage, strategy.go (PUT creates; updates need a resourceVersion),
+  // K printers.go runtimeClassColumnDefinitions: the Handler column's
+  // description is ObjectMeta's SwaggerDoc()["handler"], which is empty.
+  [NODE + 'RuntimeClass']: groupKind('RuntimeClass', 'runtimeclasses', [], false, [], [
+    NAME_COLUMN,
+    { name: 'Handler', type: 'string', description: '', jsonPath: '.handler' },
+    AGE_COLUMN,
+  ], { allowCreateOnUpdate: true, allowUnconditionalUpdate: false }),
+  // K pkg/registry/storage/{storageclass,volumeattachment,csidriver,csinode,csistoragecapacity}/storage and
+  // strategy.go (all but StorageClass need a resourceVersion on update), K printers.go (the StorageClass's name gets " (default)" from its is-default-class annotation).
+  [STORAGE + 'StorageClass']: groupKind('StorageClass', 'storageclasses', ['sc'], false, [], [
+    { ...NAME_COLUMN, formatter: 'storageClassName' },
+    { name: 'Provisioner', type: 'string', description: { schema: STORAGE + 'StorageClass', property: 'provisioner' }, jsonPath: '.provisioner' },
+    { name: 'ReclaimPolicy', type: 'string', description: { schema: STORAGE + 'StorageClass', property: 'reclaimPolicy' }, jsonPath: '.reclaimPolicy' },
+    { name: 'VolumeBindingMode', type: 'string', description: { schema: STORAGE + 'StorageClass', property: 'volumeBindingMode' }, jsonPath: '.volumeBindingMode' },
+    { name: 'AllowVolumeExpansion', type: 'string', description: { schema: STORAGE + 'StorageClass', property: 'allowVolumeExpansion' }, jsonPath: '.allowVolumeExpansion', formatter: 'falseIfUnset' },
+    AGE_COLUMN,
+  ]),
+  [STORAGE + 'VolumeAttachment']: groupKind('VolumeAttachment', 'volumeattachments', [], false, ['status'], [
+    NAME_COLUMN,
+    { name: 'Attacher', type: 'string', format: 'name', description: { schema: STORAGE + 'VolumeAttachmentSpec', property: 'attacher' }, jsonPath: '.spec.attacher' },
+    { name: 'PV', type: 'string', description: { schema: STORAGE + 'VolumeAttachmentSource', property: 'persistentVolumeName' }, jsonPath: '.spec.source.persistentVolumeName' },
+    { name: 'Node', type: 'string', description: { schema: STORAGE + 'VolumeAttachmentSpec', property: 'nodeName' }, jsonPath: '.spec.nodeName' },
+    { name: 'Attached', type: 'boolean', description: { schema: STORAGE + 'VolumeAttachmentStatus', property: 'attached' }, jsonPath: '.status.attached', formatter: 'falseIfUnset' },
+    AGE_COLUMN,
+  ], { allowUnconditionalUpdate: false }),
+  [STORAGE + 'CSIDriver']: groupKind('CSIDriver', 'csidrivers', [], false, [], [
+    NAME_COLUMN,
+    { name: 'AttachRequired', type: 'boolean', description: { schema: STORAGE + 'CSIDriverSpec', property: 'attachRequired' }, jsonPath: '.spec.attachRequired', formatter: 'trueIfUnset' },
+    { name: 'PodInfoOnMount', type: 'boolean', description: { schema: STORAGE + 'CSIDriverSpec', property: 'podInfoOnMount' }, jsonPath: '.spec.podInfoOnMount', formatter: 'falseIfUnset' },
+    { name: 'StorageCapacity', type: 'boolean', description: { schema: STORAGE + 'CSIDriverSpec', property: 'storageCapacity' }, jsonPath: '.spec.storageCapacity', formatter: 'falseIfUnset' },
+    { name: 'TokenRequests', type: 'string', description: { schema: STORAGE + 'CSIDriverSpec', property: 'tokenRequests' }, jsonPath: '.spec.tokenRequests', formatter: 'tokenAudiences' },
+    { name: 'RequiresRepublish', type: 'boolean', description: { schema: STORAGE + 'CSIDriverSpec', property: 'requiresRepublish' }, jsonPath: '.spec.requiresRepublish', formatter: 'falseIfUnset' },
+    { name: 'Modes', type: 'string', description: { schema: STORAGE + 'CSIDriverSpec', property: 'volumeLifecycleModes' }, jsonPath: '.spec.volumeLifecycleModes', formatter: 'joinedOrNone' },
+    AGE_COLUMN,
+  ], { allowUnconditionalUpdate: false }),
+  [STORAGE + 'CSINode']: groupKind('CSINode', 'csinodes', [], false, [], [
+    NAME_COLUMN,
+    { name: 'Drivers', type: 'integer', description: 'Drivers indicates the number of CSI drivers registered on the node', jsonPath: '.spec.drivers', formatter: 'count' },
+    AGE_COLUMN,
+  ], { allowUnconditionalUpdate: false }),
+  // printCSIStorageCapacity prints no age.
+  [STORAGE + 'CSIStorageCapacity']: groupKind('CSIStorageCapacity', 'csistoragecapacities', [], true, [], [
+    NAME_COLUMN,
+    { name: 'StorageClassName', type: 'string', description: { schema: STORAGE + 'CSIStorageCapacity', property: 'storageClassName' }, jsonPath: '.storageClassName' },
+    { name: 'Capacity', type: 'string', description: { schema: STORAGE + 'CSIStorageCapacity', property: 'capacity' }, jsonPath: '.capacity', formatter: 'unsetIfAbsent' },
+  ], { allowUnconditionalUpdate: false }),
+  // K pkg/registry/networking/{ingress,ingressclass}/storage (ingress: short name ing, status), K printers.go
+  // printIngress (server-side Tables are printed wide: the address is not clipped) and printIngressClass.
+  [NET + 'Ingress']: groupKind('Ingress', 'ingresses', ['ing'], true, ['status'], [
+    NAME_COLUMN,
+    { name: 'Class', type: 'string', description: 'The name of the IngressClass resource that should be used for additional configuration', jsonPath: '.spec.ingressClassName', formatter: 'noneIfUnset' },
+    { name: 'Hosts', type: 'string', description: 'Hosts that incoming requests are matched against before the ingress rule', jsonPath: '.spec.rules', formatter: 'ingressHosts' },
+    { name: 'Address', type: 'string', description: 'Address is a list containing ingress points for the load-balancer', jsonPath: '.status.loadBalancer.ingress', formatter: 'loadBalancerAddresses' },
+    { name: 'Ports', type: 'string', description: 'Ports of TLS configurations that open', jsonPath: '.spec.tls', formatter: 'ingressPorts' },
+    AGE_COLUMN,
+  ]),
+  [NET + 'IngressClass']: groupKind('IngressClass', 'ingressclasses', [], false, [], [
+    NAME_COLUMN,
+    { name: 'Controller', type: 'string', description: 'Controller that is responsible for handling this class', jsonPath: '.spec.controller' },
+    { name: 'Parameters', type: 'string', description: 'A reference to a resource with additional parameters', jsonPath: '.spec.parameters', formatter: 'ingressClassParameters' },
+    AGE_COLUMN,
+  ]),
 };
+
+/**
+ * A kind of the named groups (SPEC 9.7): every verb, no category, names DNS subdomains; PUT does not create
+ * and an update needs no resourceVersion unless `updates` says otherwise (the strategy's AllowCreateOnUpdate
+ * and AllowUnconditionalUpdate).
+ */
+function groupKind(
+  kind: string,
+  plural: string,
+  shortNames: string[],
+  namespaced: boolean,
+  subresources: Array<'status'>,
+  printerColumns: ColumnSpec[],
+  updates: Partial<Pick<ResourceSpec, 'allowCreateOnUpdate' | 'allowUnconditionalUpdate'>> = {},
+): ResourceSpec {
+  return {
+    plural,
+    singular: kind.toLowerCase(),
+    shortNames,
+    categories: [],
+    namespaced,
+    verbs: ALL_VERBS,
+    subresources: subresources.map((name) => ({ name, verbs: ['get', 'patch', 'update'], kind })),
+    allowCreateOnUpdate: updates.allowCreateOnUpdate ?? false,
+    allowUnconditionalUpdate: updates.allowUnconditionalUpdate ?? true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns,
+  };
+}
+
 
 /** K printers.go: the StorageClass and VolumeAttributesClass columns of a volume (`pv`) or claim (`pvc`). */
 function volumeClassColumns(short: 'pv' | 'pvc'): ColumnSpec[] {
@@ -1163,6 +1319,21 @@ const DEFAULTS: { schema: string; property: string; value: Json }[] = [
   { schema: CORE + 'PersistentVolumeClaimSpec', property: 'volumeMode', value: 'Filesystem' },
   { schema: CORE + 'EndpointPort', property: 'protocol', value: 'TCP' },
   { schema: CORE + 'ReplicationControllerSpec', property: 'replicas', value: 1 },
+  // K pkg/apis/discovery/v1/defaults.go SetDefaults_EndpointPort
+  { schema: DISCOVERY + 'EndpointPort', property: 'name', value: '' },
+  { schema: DISCOVERY + 'EndpointPort', property: 'protocol', value: 'TCP' },
+  // K pkg/apis/storage/v1/defaults.go SetDefaults_StorageClass, SetDefaults_CSIDriver (volumeLifecycleModes is
+  // defaulted in code: an empty list gets the default too); seLinuxMount with SELinuxMountReadWriteOncePod (beta, on).
+  { schema: STORAGE + 'StorageClass', property: 'reclaimPolicy', value: 'Delete' },
+  { schema: STORAGE + 'StorageClass', property: 'volumeBindingMode', value: 'Immediate' },
+  { schema: STORAGE + 'CSIDriverSpec', property: 'attachRequired', value: true },
+  { schema: STORAGE + 'CSIDriverSpec', property: 'podInfoOnMount', value: false },
+  { schema: STORAGE + 'CSIDriverSpec', property: 'storageCapacity', value: false },
+  { schema: STORAGE + 'CSIDriverSpec', property: 'fsGroupPolicy', value: 'ReadWriteOnceWithFSType' },
+  { schema: STORAGE + 'CSIDriverSpec', property: 'requiresRepublish', value: false },
+  { schema: STORAGE + 'CSIDriverSpec', property: 'seLinuxMount', value: false },
+  // K pkg/apis/networking/v1/defaults.go SetDefaults_IngressClass: parameters without a scope are Cluster-scoped.
+  { schema: NET + 'IngressClassParametersReference', property: 'scope', value: 'Cluster' },
 ];
 
 /**

@@ -71,7 +71,9 @@ describe('legacy discovery', () => {
     assert.equal(group.body.name, 'networking.orch.io');
     assert.deepEqual(group.body.preferredVersion, { groupVersion: 'networking.orch.io/v1', version: 'v1' });
     const version = await server.request('GET', '/apis/networking.orch.io/v1');
-    assert.deepEqual(version.body, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'networking.orch.io/v1', resources: [NETPOL_RESOURCE] });
+    assert.deepEqual({ ...version.body, resources: undefined }, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'networking.orch.io/v1', resources: undefined });
+    assert.deepEqual(version.body.resources.map((r: any) => r.name), ['ingresses', 'ingresses/status', 'ingressclasses', 'networkpolicies']);
+    assert.deepEqual(version.body.resources.find((r: any) => r.name === 'networkpolicies'), NETPOL_RESOURCE);
     assert.equal(storageVersionHash('networking.orch.io', 'v1', 'NetworkPolicy'), '0G7nR5+ls0I=');
   });
 });
@@ -93,10 +95,11 @@ describe('aggregated discovery', () => {
     assert.equal(group.versions.length, 1);
     assert.equal(group.versions[0].version, 'v1');
     assert.equal(group.versions[0].freshness, 'Current');
-    assert.deepEqual(group.versions[0].resources, [{
+    assert.deepEqual(group.versions[0].resources.map((r: any) => r.resource), ['ingresses', 'ingressclasses', 'networkpolicies']);
+    assert.deepEqual(group.versions[0].resources.find((r: any) => r.resource === 'networkpolicies'), {
       resource: 'networkpolicies', responseKind: { group: 'networking.orch.io', version: 'v1', kind: 'NetworkPolicy' }, scope: 'Namespaced',
       singularResource: 'networkpolicy', verbs: NETPOL_RESOURCE.verbs, shortNames: ['netpol'],
-    }]);
+    });
     const cached = await server.request('GET', '/apis', { headers: { accept: AGGREGATED, 'if-none-match': res.headers.etag as string } });
     assert.equal(cached.status, 304);
     assert.equal(cached.text, '');
@@ -132,7 +135,7 @@ describe('/version and OpenAPI', () => {
   test('/openapi/v3 index points at content-addressed documents', async () => {
     const index = await server.request('GET', '/openapi/v3');
     assert.equal(index.status, 200);
-    assert.deepEqual(Object.keys(index.body.paths).sort(), ['api/v1', 'apis/apiextensions.orch.io/v1', 'apis/apps/v1', 'apis/authentication.orch.io/v1', 'apis/authorization.orch.io/v1', 'apis/batch/v1', 'apis/coordination.orch.io/v1', 'apis/networking.orch.io/v1', 'apis/rbac.authorization.orch.io/v1']);
+    assert.deepEqual(Object.keys(index.body.paths).sort(), ['api/v1', 'apis/apiextensions.orch.io/v1', 'apis/apps/v1', 'apis/authentication.orch.io/v1', 'apis/authorization.orch.io/v1', 'apis/batch/v1', 'apis/coordination.orch.io/v1', 'apis/discovery.orch.io/v1', 'apis/networking.orch.io/v1', 'apis/node.orch.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.orch.io/v1', 'apis/storage.orch.io/v1']);
     for (const [gv, { serverRelativeURL }] of Object.entries<any>(index.body.paths)) {
       const match = new RegExp(`^/openapi/v3/${gv.replace(/\./g, '\\.')}\\?hash=([0-9A-F]{128})$`).exec(serverRelativeURL);
       assert.ok(match, serverRelativeURL);

@@ -22,6 +22,16 @@ const objects: Array<[string, unknown]> = [
   ['/apis/coordination.orch.io/v1/namespaces/default/leases', { metadata: { name: 'l1' }, spec: { holderIdentity: 'me' } }],
   ['/apis/networking.orch.io/v1/namespaces/default/networkpolicies', { metadata: { name: 'np1' }, spec: { podSelector: {} } }],
   ['/apis/rbac.authorization.orch.io/v1/namespaces/default/roles', { metadata: { name: 'r1' }, rules: [] }],
+  ['/apis/discovery.orch.io/v1/namespaces/default/endpointslices', { metadata: { name: 'es1' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 80 }] }],
+  ['/apis/policy/v1/namespaces/default/poddisruptionbudgets', { metadata: { name: 'pdb1' }, spec: { minAvailable: 1 } }],
+  ['/apis/node.orch.io/v1/runtimeclasses', { metadata: { name: 'rc1' }, handler: 'runc' }],
+  ['/apis/storage.orch.io/v1/storageclasses', { metadata: { name: 'sc1' }, provisioner: 'example.com/disk' }],
+  ['/apis/storage.orch.io/v1/volumeattachments', { metadata: { name: 'va1' }, spec: { attacher: 'csi.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv1' } } }],
+  ['/apis/storage.orch.io/v1/csidrivers', { metadata: { name: 'csi.example.com' }, spec: {} }],
+  ['/apis/storage.orch.io/v1/csinodes', { metadata: { name: 'n1' }, spec: { drivers: [] } }],
+  ['/apis/storage.orch.io/v1/namespaces/default/csistoragecapacities', { metadata: { name: 'cap1' }, storageClassName: 'sc1', capacity: '1Gi' }],
+  ['/apis/networking.orch.io/v1/namespaces/default/ingresses', { metadata: { name: 'ing1' }, spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } } }],
+  ['/apis/networking.orch.io/v1/ingressclasses', { metadata: { name: 'ic1' }, spec: { controller: 'example.com/ingress' } }],
   ['/apis/rbac.authorization.orch.io/v1/namespaces/default/rolebindings', { metadata: { name: 'rb1' }, roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'Role', name: 'r1' }, subjects: [{ kind: 'User', name: 'u', apiGroup: 'rbac.authorization.orch.io' }] }],
 ];
 
@@ -40,6 +50,16 @@ const expected: Array<[string, string, string]> = [
   ['clusterroles', 'NAME CREATED AT', 'NAME CREATED AT'],
   ['rolebindings', 'NAME ROLE AGE', 'NAME ROLE AGE USERS GROUPS SERVICEACCOUNTS'],
   ['clusterrolebindings', 'NAME ROLE AGE', 'NAME ROLE AGE USERS GROUPS SERVICEACCOUNTS'],
+  ['endpointslices', 'NAME ADDRESSTYPE PORTS ENDPOINTS AGE', 'NAME ADDRESSTYPE PORTS ENDPOINTS AGE'],
+  ['poddisruptionbudgets', 'NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE', 'NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE'],
+  ['runtimeclasses', 'NAME HANDLER AGE', 'NAME HANDLER AGE'],
+  ['storageclasses', 'NAME PROVISIONER RECLAIMPOLICY VOLUMEBINDINGMODE ALLOWVOLUMEEXPANSION AGE', 'NAME PROVISIONER RECLAIMPOLICY VOLUMEBINDINGMODE ALLOWVOLUMEEXPANSION AGE'],
+  ['volumeattachments', 'NAME ATTACHER PV NODE ATTACHED AGE', 'NAME ATTACHER PV NODE ATTACHED AGE'],
+  ['csidrivers', 'NAME ATTACHREQUIRED PODINFOONMOUNT STORAGECAPACITY TOKENREQUESTS REQUIRESREPUBLISH MODES AGE', 'NAME ATTACHREQUIRED PODINFOONMOUNT STORAGECAPACITY TOKENREQUESTS REQUIRESREPUBLISH MODES AGE'],
+  ['csinodes', 'NAME DRIVERS AGE', 'NAME DRIVERS AGE'],
+  ['csistoragecapacities', 'NAME STORAGECLASSNAME CAPACITY', 'NAME STORAGECLASSNAME CAPACITY'],
+  ['ingresses', 'NAME CLASS HOSTS ADDRESS PORTS AGE', 'NAME CLASS HOSTS ADDRESS PORTS AGE'],
+  ['ingressclasses', 'NAME CONTROLLER PARAMETERS AGE', 'NAME CONTROLLER PARAMETERS AGE'],
 ];
 
 let server: TestServer;

@@ -197,8 +197,8 @@ describe('admission flags', () => {
     assert.deepEqual(validateAdmissionFlags({ enable: ['ServiceAccount', 'NodeRestriction'], disable: ['NodeRestriction', 'ServiceAccount'] }), [
       '[NodeRestriction ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped',
     ]);
-    assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction']);
-    assert.deepEqual(enabledAdmissionPlugins({ enable: ['NodeRestriction'], disable: ['NamespaceLifecycle'] }), ['ServiceAccount', 'NodeRestriction']);
+    assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'DefaultIngressClass']);
+    assert.deepEqual(enabledAdmissionPlugins({ enable: ['NodeRestriction'], disable: ['NamespaceLifecycle'] }), ['ServiceAccount', 'NodeRestriction', 'DefaultIngressClass']);
   });
 
   test('an unknown plugin or an overlap stops the server at start-up', () => {

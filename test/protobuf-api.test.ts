@@ -232,6 +232,27 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     }
   });
 
+  test("the named groups' kinds speak protobuf from the generated table: Ingress, PodDisruptionBudget, StorageClass, CSIStorageCapacity", async () => {
+    const backend = { service: { name: 'web', port: { number: 80 } } };
+    const cases = [
+      { path: `/apis/networking.orch.io/v1/namespaces/${PB_NAMESPACE}/ingresses`, apiVersion: 'networking.orch.io/v1', kind: 'Ingress', body: { spec: { rules: [{ host: 'pb.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }] } } },
+      { path: `/apis/policy/v1/namespaces/${PB_NAMESPACE}/poddisruptionbudgets`, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', body: { spec: { maxUnavailable: '25%', selector: { matchLabels: { app: 'pb' } } } } },
+      { path: '/apis/storage.orch.io/v1/storageclasses', apiVersion: 'storage.orch.io/v1', kind: 'StorageClass', body: { provisioner: 'example.com/pb', parameters: { type: 'ssd' } } },
+      { path: `/apis/storage.orch.io/v1/namespaces/${PB_NAMESPACE}/csistoragecapacities`, apiVersion: 'storage.orch.io/v1', kind: 'CSIStorageCapacity', body: { storageClassName: 'pb', capacity: '1Gi' } },
+    ];
+    for (const { path, apiVersion, kind, body } of cases) {
+      const created = codec.encodeObject(apiVersion, kind, { apiVersion, kind, metadata: { name: 'pb-group-kind' }, ...body });
+      const answer = await server.request('POST', path, { raw: created, headers: { 'content-type': PB, accept: PB } });
+      assert.equal(answer.status, 201, answer.text);
+      const decoded = protobufAnswer(answer, apiVersion, kind);
+      const json = (await server.request('GET', `${path}/pb-group-kind`)).body;
+      assert.deepEqual(decoded, json);
+      assertUpstreamReads(answer, apiVersion, kind, json);
+      const list = await server.request('GET', path, { headers: { accept: PB } });
+      assert.ok(protobufAnswer(list, apiVersion, `${kind}List`).items.some((i: any) => i.metadata.name === 'pb-group-kind'));
+    }
+  });
+
   test('an error is a Status in protobuf when protobuf was negotiated', async () => {
     const res = await server.request('GET', `${CMS}/missing`, { headers: { accept: PB } });
     assert.equal(res.status, 404);

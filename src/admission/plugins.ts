@@ -13,7 +13,7 @@
 import type { AdmissionAttributes, AdmissionHook } from '../registry/store.ts';
 import { goQuote } from '../registry/validation/field-errors.ts';
 
-export const ADMISSION_PLUGINS = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction'] as const;
+export const ADMISSION_PLUGINS = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'DefaultIngressClass'] as const;
 export type AdmissionPluginName = (typeof ADMISSION_PLUGINS)[number];
 
 /** Plugins off unless enabled (upstream DefaultOffAdmissionPlugins); none here. */

@@ -7846,6 +7846,57 @@ function decode_anon185(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorLabelRequirement", "v1.TopologySelectorLabelRequirement");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement"); break;
+      case "values": if (x !== null) f1 = decode_anon185(x, p ? p + ".values" : "values", c, "TopologySelectorLabelRequirement"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement");
+  const out = {};
+  if (f0 !== undefined) out.key = f0;
+  if (f1 !== undefined) out.values = f1;
+  return out;
+}
+
+function decode_anon186(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySelectorLabelRequirement");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_core_v1_TopologySelectorTerm(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorTerm", "v1.TopologySelectorTerm");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "matchLabelExpressions": if (x !== null) f0 = decode_anon186(x, p ? p + ".matchLabelExpressions" : "matchLabelExpressions", c, "TopologySelectorTerm"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.matchLabelExpressions = f0;
+  return out;
+}
+
+function decode_anon187(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
 function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySpreadConstraint", "v1.TopologySpreadConstraint");
@@ -7860,7 +7911,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
       case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
       case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
       case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
-      case "matchLabelKeys": if (x !== null) f7 = decode_anon185(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon187(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8116,7 +8167,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon186(v, p, c, st) {
+function decode_anon188(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -8124,7 +8175,7 @@ function decode_anon186(v, p, c, st) {
   return out;
 }
 
-function decode_anon187(v, p, c, st) {
+function decode_anon189(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -8139,8 +8190,8 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon186(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon187(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon188(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon189(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8215,7 +8266,259 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
-function decode_anon188(v, p, c, st) {
+function decode_anon190(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon191(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_Endpoint(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Endpoint", "v1.Endpoint");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "addresses": if (x !== null) f0 = decode_anon190(x, p ? p + ".addresses" : "addresses", c, "Endpoint"); break;
+      case "conditions": if (x !== null) f1 = decode_io_orch_api_discovery_v1_EndpointConditions(x, p ? p + ".conditions" : "conditions", c, "Endpoint"); break;
+      case "hostname": if (x !== null) f2 = string(x, p ? p + ".hostname" : "hostname", c, "Endpoint"); break;
+      case "targetRef": if (x !== null) f3 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".targetRef" : "targetRef", c, "Endpoint"); break;
+      case "deprecatedTopology": if (x !== null) f4 = decode_anon191(x, p ? p + ".deprecatedTopology" : "deprecatedTopology", c, "Endpoint"); break;
+      case "nodeName": if (x !== null) f5 = string(x, p ? p + ".nodeName" : "nodeName", c, "Endpoint"); break;
+      case "zone": if (x !== null) f6 = string(x, p ? p + ".zone" : "zone", c, "Endpoint"); break;
+      case "hints": if (x !== null) f7 = decode_io_orch_api_discovery_v1_EndpointHints(x, p ? p + ".hints" : "hints", c, "Endpoint"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_discovery_v1_EndpointConditions({}, p ? p + ".conditions" : "conditions", c, "Endpoint");
+  const out = {};
+  if (f0 !== undefined) out.addresses = f0;
+  if (f1 !== undefined) out.conditions = f1;
+  if (f2 !== undefined) out.hostname = f2;
+  if (f3 !== undefined) out.targetRef = f3;
+  if (f4 !== undefined) out.deprecatedTopology = f4;
+  if (f5 !== undefined) out.nodeName = f5;
+  if (f6 !== undefined) out.zone = f6;
+  if (f7 !== undefined) out.hints = f7;
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointConditions(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointConditions", "v1.EndpointConditions");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ready": if (x !== null) f0 = boolean(x, p ? p + ".ready" : "ready", c, "EndpointConditions"); break;
+      case "serving": if (x !== null) f1 = boolean(x, p ? p + ".serving" : "serving", c, "EndpointConditions"); break;
+      case "terminating": if (x !== null) f2 = boolean(x, p ? p + ".terminating" : "terminating", c, "EndpointConditions"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.ready = f0;
+  if (f1 !== undefined) out.serving = f1;
+  if (f2 !== undefined) out.terminating = f2;
+  return out;
+}
+
+function decode_anon192(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ForZone");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_ForZone(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointHints(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointHints", "v1.EndpointHints");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "forZones": if (x !== null) f0 = decode_anon192(x, p ? p + ".forZones" : "forZones", c, "EndpointHints"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.forZones = f0;
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointPort(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointPort", "v1.EndpointPort");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EndpointPort"); break;
+      case "protocol": if (x !== null) f1 = string(x, p ? p + ".protocol" : "protocol", c, "EndpointPort"); break;
+      case "port": if (x !== null) f2 = int32(x, p ? p + ".port" : "port", c, "EndpointPort"); break;
+      case "appProtocol": if (x !== null) f3 = string(x, p ? p + ".appProtocol" : "appProtocol", c, "EndpointPort"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "EndpointPort");
+  if (f1 === undefined && c.defaults !== false) f1 = string("TCP", p ? p + ".protocol" : "protocol", c, "EndpointPort");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.protocol = f1;
+  if (f2 !== undefined) out.port = f2;
+  if (f3 !== undefined) out.appProtocol = f3;
+  return out;
+}
+
+function decode_anon193(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Endpoint");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_Endpoint(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon194(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointPort");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_EndpointPort(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointSlice(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSlice", "v1.EndpointSlice");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSlice"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointSlice"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointSlice"); break;
+      case "endpoints": if (x !== null) f3 = decode_anon193(x, p ? p + ".endpoints" : "endpoints", c, "EndpointSlice"); break;
+      case "ports": if (x !== null) f4 = decode_anon194(x, p ? p + ".ports" : "ports", c, "EndpointSlice"); break;
+      case "addressType": if (x !== null) f5 = string(x, p ? p + ".addressType" : "addressType", c, "EndpointSlice"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "EndpointSlice");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".addressType" : "addressType", c, "EndpointSlice");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.endpoints = f3;
+  if (f4 !== undefined) out.ports = f4;
+  if (f5 !== undefined) out.addressType = f5;
+  return out;
+}
+
+function decode_anon195(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointSlice");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_discovery_v1_EndpointSlice(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_EndpointSliceList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSliceList", "v1.EndpointSliceList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSliceList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointSliceList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointSliceList"); break;
+      case "items": if (x !== null) f3 = decode_anon195(x, p ? p + ".items" : "items", c, "EndpointSliceList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "EndpointSliceList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_discovery_v1_ForZone(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ForZone", "v1.ForZone");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ForZone"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ForZone");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_HTTPIngressPath(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressPath", "v1.HTTPIngressPath");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPIngressPath"); break;
+      case "backend": if (x !== null) f1 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".backend" : "backend", c, "HTTPIngressPath"); break;
+      case "pathType": if (x !== null) f2 = string(x, p ? p + ".pathType" : "pathType", c, "HTTPIngressPath"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_networking_v1_IngressBackend({}, p ? p + ".backend" : "backend", c, "HTTPIngressPath");
+  const out = {};
+  if (f0 !== undefined) out.path = f0;
+  if (f1 !== undefined) out.backend = f1;
+  if (f2 !== undefined) out.pathType = f2;
+  return out;
+}
+
+function decode_anon196(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPIngressPath");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_HTTPIngressPath(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_HTTPIngressRuleValue(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressRuleValue", "v1.HTTPIngressRuleValue");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "paths": if (x !== null) f0 = decode_anon196(x, p ? p + ".paths" : "paths", c, "HTTPIngressRuleValue"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.paths = f0;
+  return out;
+}
+
+function decode_anon197(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8231,7 +8534,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon188(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon197(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8239,6 +8542,375 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
   const out = {};
   if (f0 !== undefined) out.cidr = f0;
   if (f1 !== undefined) out.except = f1;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_Ingress(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Ingress", "v1.Ingress");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Ingress"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Ingress"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Ingress"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_networking_v1_IngressSpec(x, p ? p + ".spec" : "spec", c, "Ingress"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_networking_v1_IngressStatus(x, p ? p + ".status" : "status", c, "Ingress"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Ingress");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_networking_v1_IngressSpec({}, p ? p + ".spec" : "spec", c, "Ingress");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_networking_v1_IngressStatus({}, p ? p + ".status" : "status", c, "Ingress");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressBackend(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressBackend", "v1.IngressBackend");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "resource": if (x !== null) f0 = decode_io_orch_api_core_v1_TypedLocalObjectReference(x, p ? p + ".resource" : "resource", c, "IngressBackend"); break;
+      case "service": if (x !== null) f1 = decode_io_orch_api_networking_v1_IngressServiceBackend(x, p ? p + ".service" : "service", c, "IngressBackend"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.resource = f0;
+  if (f1 !== undefined) out.service = f1;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClass(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClass", "v1.IngressClass");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClass"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressClass"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "IngressClass"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_networking_v1_IngressClassSpec(x, p ? p + ".spec" : "spec", c, "IngressClass"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "IngressClass");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_networking_v1_IngressClassSpec({}, p ? p + ".spec" : "spec", c, "IngressClass");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon198(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressClass");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressClass(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClassList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassList", "v1.IngressClassList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClassList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressClassList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "IngressClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon198(x, p ? p + ".items" : "items", c, "IngressClassList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "IngressClassList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClassParametersReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassParametersReference", "v1.IngressClassParametersReference");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "IngressClassParametersReference"); break;
+      case "apiGroup": if (x !== null) f1 = string(x, p ? p + ".apiGroup" : "apiGroup", c, "IngressClassParametersReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "IngressClassParametersReference"); break;
+      case "scope": if (x !== null) f3 = string(x, p ? p + ".scope" : "scope", c, "IngressClassParametersReference"); break;
+      case "namespace": if (x !== null) f4 = string(x, p ? p + ".namespace" : "namespace", c, "IngressClassParametersReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "IngressClassParametersReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "IngressClassParametersReference");
+  if (f3 === undefined && c.defaults !== false) f3 = string("Cluster", p ? p + ".scope" : "scope", c, "IngressClassParametersReference");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.apiGroup = f1;
+  if (f2 !== undefined) out.name = f2;
+  if (f3 !== undefined) out.scope = f3;
+  if (f4 !== undefined) out.namespace = f4;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressClassSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassSpec", "v1.IngressClassSpec");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "controller": if (x !== null) f0 = string(x, p ? p + ".controller" : "controller", c, "IngressClassSpec"); break;
+      case "parameters": if (x !== null) f1 = decode_io_orch_api_networking_v1_IngressClassParametersReference(x, p ? p + ".parameters" : "parameters", c, "IngressClassSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.controller = f0;
+  if (f1 !== undefined) out.parameters = f1;
+  return out;
+}
+
+function decode_anon199(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Ingress");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_Ingress(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressList", "v1.IngressList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "IngressList"); break;
+      case "items": if (x !== null) f3 = decode_anon199(x, p ? p + ".items" : "items", c, "IngressList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "IngressList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon200(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressPortStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressPortStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerIngress", "v1.IngressLoadBalancerIngress");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "IngressLoadBalancerIngress"); break;
+      case "hostname": if (x !== null) f1 = string(x, p ? p + ".hostname" : "hostname", c, "IngressLoadBalancerIngress"); break;
+      case "ports": if (x !== null) f2 = decode_anon200(x, p ? p + ".ports" : "ports", c, "IngressLoadBalancerIngress"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.ip = f0;
+  if (f1 !== undefined) out.hostname = f1;
+  if (f2 !== undefined) out.ports = f2;
+  return out;
+}
+
+function decode_anon201(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressLoadBalancerIngress");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerStatus", "v1.IngressLoadBalancerStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "ingress": if (x !== null) f0 = decode_anon201(x, p ? p + ".ingress" : "ingress", c, "IngressLoadBalancerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.ingress = f0;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressPortStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressPortStatus", "v1.IngressPortStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "IngressPortStatus"); break;
+      case "protocol": if (x !== null) f1 = string(x, p ? p + ".protocol" : "protocol", c, "IngressPortStatus"); break;
+      case "error": if (x !== null) f2 = string(x, p ? p + ".error" : "error", c, "IngressPortStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".port" : "port", c, "IngressPortStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".protocol" : "protocol", c, "IngressPortStatus");
+  const out = {};
+  if (f0 !== undefined) out.port = f0;
+  if (f1 !== undefined) out.protocol = f1;
+  if (f2 !== undefined) out.error = f2;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressRule", "v1.IngressRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "host": if (x !== null) f0 = string(x, p ? p + ".host" : "host", c, "IngressRule"); break;
+      case "http": if (x !== null) f1 = decode_io_orch_api_networking_v1_HTTPIngressRuleValue(x, p ? p + ".http" : "http", c, "IngressRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.host = f0;
+  if (f1 !== undefined) out.http = f1;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressServiceBackend(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressServiceBackend", "v1.IngressServiceBackend");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "IngressServiceBackend"); break;
+      case "port": if (x !== null) f1 = decode_io_orch_api_networking_v1_ServiceBackendPort(x, p ? p + ".port" : "port", c, "IngressServiceBackend"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "IngressServiceBackend");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_networking_v1_ServiceBackendPort({}, p ? p + ".port" : "port", c, "IngressServiceBackend");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.port = f1;
+  return out;
+}
+
+function decode_anon202(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressTLS");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressTLS(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon203(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_networking_v1_IngressRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressSpec", "v1.IngressSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "defaultBackend": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".defaultBackend" : "defaultBackend", c, "IngressSpec"); break;
+      case "tls": if (x !== null) f1 = decode_anon202(x, p ? p + ".tls" : "tls", c, "IngressSpec"); break;
+      case "rules": if (x !== null) f2 = decode_anon203(x, p ? p + ".rules" : "rules", c, "IngressSpec"); break;
+      case "ingressClassName": if (x !== null) f3 = string(x, p ? p + ".ingressClassName" : "ingressClassName", c, "IngressSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.defaultBackend = f0;
+  if (f1 !== undefined) out.tls = f1;
+  if (f2 !== undefined) out.rules = f2;
+  if (f3 !== undefined) out.ingressClassName = f3;
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressStatus", "v1.IngressStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "loadBalancer": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(x, p ? p + ".loadBalancer" : "loadBalancer", c, "IngressStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_networking_v1_IngressLoadBalancerStatus({}, p ? p + ".loadBalancer" : "loadBalancer", c, "IngressStatus");
+  const out = {};
+  if (f0 !== undefined) out.loadBalancer = f0;
+  return out;
+}
+
+function decode_anon204(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_networking_v1_IngressTLS(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressTLS", "v1.IngressTLS");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "hosts": if (x !== null) f0 = decode_anon204(x, p ? p + ".hosts" : "hosts", c, "IngressTLS"); break;
+      case "secretName": if (x !== null) f1 = string(x, p ? p + ".secretName" : "secretName", c, "IngressTLS"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.hosts = f0;
+  if (f1 !== undefined) out.secretName = f1;
   return out;
 }
 
@@ -8266,7 +8938,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon189(v, p, c, st) {
+function decode_anon205(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8274,7 +8946,7 @@ function decode_anon189(v, p, c, st) {
   return out;
 }
 
-function decode_anon190(v, p, c, st) {
+function decode_anon206(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8289,8 +8961,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon189(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon190(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon205(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon206(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8300,7 +8972,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon191(v, p, c, st) {
+function decode_anon207(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8308,7 +8980,7 @@ function decode_anon191(v, p, c, st) {
   return out;
 }
 
-function decode_anon192(v, p, c, st) {
+function decode_anon208(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8323,8 +8995,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon191(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon192(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon207(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon208(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8334,7 +9006,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon193(v, p, c, st) {
+function decode_anon209(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -8352,7 +9024,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon193(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon209(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8406,7 +9078,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon194(v, p, c, st) {
+function decode_anon210(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -8414,7 +9086,7 @@ function decode_anon194(v, p, c, st) {
   return out;
 }
 
-function decode_anon195(v, p, c, st) {
+function decode_anon211(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -8422,7 +9094,7 @@ function decode_anon195(v, p, c, st) {
   return out;
 }
 
-function decode_anon196(v, p, c, st) {
+function decode_anon212(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8438,9 +9110,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon194(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon195(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon196(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon210(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon211(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon212(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8453,7 +9125,270 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon197(v, p, c, st) {
+function decode_io_orch_api_networking_v1_ServiceBackendPort(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceBackendPort", "v1.ServiceBackendPort");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ServiceBackendPort"); break;
+      case "number": if (x !== null) f1 = int32(x, p ? p + ".number" : "number", c, "ServiceBackendPort"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.number = f1;
+  return out;
+}
+
+function decode_anon213(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_node_v1_Overhead(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Overhead", "v1.Overhead");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "podFixed": if (x !== null) f0 = decode_anon213(x, p ? p + ".podFixed" : "podFixed", c, "Overhead"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.podFixed = f0;
+  return out;
+}
+
+function decode_io_orch_api_node_v1_RuntimeClass(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClass", "v1.RuntimeClass");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClass"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RuntimeClass"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RuntimeClass"); break;
+      case "handler": if (x !== null) f3 = string(x, p ? p + ".handler" : "handler", c, "RuntimeClass"); break;
+      case "overhead": if (x !== null) f4 = decode_io_orch_api_node_v1_Overhead(x, p ? p + ".overhead" : "overhead", c, "RuntimeClass"); break;
+      case "scheduling": if (x !== null) f5 = decode_io_orch_api_node_v1_Scheduling(x, p ? p + ".scheduling" : "scheduling", c, "RuntimeClass"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "RuntimeClass");
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".handler" : "handler", c, "RuntimeClass");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.handler = f3;
+  if (f4 !== undefined) out.overhead = f4;
+  if (f5 !== undefined) out.scheduling = f5;
+  return out;
+}
+
+function decode_anon214(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RuntimeClass");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_node_v1_RuntimeClass(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_node_v1_RuntimeClassList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClassList", "v1.RuntimeClassList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClassList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RuntimeClassList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RuntimeClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon214(x, p ? p + ".items" : "items", c, "RuntimeClassList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "RuntimeClassList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon215(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon216(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_Toleration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_node_v1_Scheduling(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scheduling", "v1.Scheduling");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nodeSelector": if (x !== null) f0 = decode_anon215(x, p ? p + ".nodeSelector" : "nodeSelector", c, "Scheduling"); break;
+      case "tolerations": if (x !== null) f1 = decode_anon216(x, p ? p + ".tolerations" : "tolerations", c, "Scheduling"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nodeSelector = f0;
+  if (f1 !== undefined) out.tolerations = f1;
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudget(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudget", "v1.PodDisruptionBudget");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudget"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodDisruptionBudget"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudget"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(x, p ? p + ".spec" : "spec", c, "PodDisruptionBudget"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(x, p ? p + ".status" : "status", c, "PodDisruptionBudget"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudget");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec({}, p ? p + ".spec" : "spec", c, "PodDisruptionBudget");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus({}, p ? p + ".status" : "status", c, "PodDisruptionBudget");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon217(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDisruptionBudget");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_policy_v1_PodDisruptionBudget(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudgetList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetList", "v1.PodDisruptionBudgetList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudgetList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodDisruptionBudgetList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudgetList"); break;
+      case "items": if (x !== null) f3 = decode_anon217(x, p ? p + ".items" : "items", c, "PodDisruptionBudgetList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudgetList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetSpec", "v1.PodDisruptionBudgetSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "minAvailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".minAvailable" : "minAvailable", c, "PodDisruptionBudgetSpec"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PodDisruptionBudgetSpec"); break;
+      case "maxUnavailable": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "PodDisruptionBudgetSpec"); break;
+      case "unhealthyPodEvictionPolicy": if (x !== null) f3 = string(x, p ? p + ".unhealthyPodEvictionPolicy" : "unhealthyPodEvictionPolicy", c, "PodDisruptionBudgetSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.minAvailable = f0;
+  if (f1 !== undefined) out.selector = f1;
+  if (f2 !== undefined) out.maxUnavailable = f2;
+  if (f3 !== undefined) out.unhealthyPodEvictionPolicy = f3;
+  return out;
+}
+
+function decode_anon218(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.Time");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon219(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Condition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetStatus", "v1.PodDisruptionBudgetStatus");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "PodDisruptionBudgetStatus"); break;
+      case "disruptedPods": if (x !== null) f1 = decode_anon218(x, p ? p + ".disruptedPods" : "disruptedPods", c, "PodDisruptionBudgetStatus"); break;
+      case "disruptionsAllowed": if (x !== null) f2 = int32(x, p ? p + ".disruptionsAllowed" : "disruptionsAllowed", c, "PodDisruptionBudgetStatus"); break;
+      case "currentHealthy": if (x !== null) f3 = int32(x, p ? p + ".currentHealthy" : "currentHealthy", c, "PodDisruptionBudgetStatus"); break;
+      case "desiredHealthy": if (x !== null) f4 = int32(x, p ? p + ".desiredHealthy" : "desiredHealthy", c, "PodDisruptionBudgetStatus"); break;
+      case "expectedPods": if (x !== null) f5 = int32(x, p ? p + ".expectedPods" : "expectedPods", c, "PodDisruptionBudgetStatus"); break;
+      case "conditions": if (x !== null) f6 = decode_anon219(x, p ? p + ".conditions" : "conditions", c, "PodDisruptionBudgetStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".disruptionsAllowed" : "disruptionsAllowed", c, "PodDisruptionBudgetStatus");
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".currentHealthy" : "currentHealthy", c, "PodDisruptionBudgetStatus");
+  if (f4 === undefined && c.defaults !== false) f4 = int32(0, p ? p + ".desiredHealthy" : "desiredHealthy", c, "PodDisruptionBudgetStatus");
+  if (f5 === undefined && c.defaults !== false) f5 = int32(0, p ? p + ".expectedPods" : "expectedPods", c, "PodDisruptionBudgetStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.disruptedPods = f1;
+  if (f2 !== undefined) out.disruptionsAllowed = f2;
+  if (f3 !== undefined) out.currentHealthy = f3;
+  if (f4 !== undefined) out.desiredHealthy = f4;
+  if (f5 !== undefined) out.expectedPods = f5;
+  if (f6 !== undefined) out.conditions = f6;
+  return out;
+}
+
+function decode_anon220(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -8468,7 +9403,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon197(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon220(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8477,7 +9412,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon198(v, p, c, st) {
+function decode_anon221(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -8495,7 +9430,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon198(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon221(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8510,7 +9445,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon199(v, p, c, st) {
+function decode_anon222(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -8528,7 +9463,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon199(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon222(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8544,7 +9479,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon200(v, p, c, st) {
+function decode_anon223(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -8562,7 +9497,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon200(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon223(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8575,7 +9510,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon201(v, p, c, st) {
+function decode_anon224(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -8593,7 +9528,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon201(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon224(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8606,7 +9541,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon202(v, p, c, st) {
+function decode_anon225(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8614,7 +9549,7 @@ function decode_anon202(v, p, c, st) {
   return out;
 }
 
-function decode_anon203(v, p, c, st) {
+function decode_anon226(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8622,7 +9557,7 @@ function decode_anon203(v, p, c, st) {
   return out;
 }
 
-function decode_anon204(v, p, c, st) {
+function decode_anon227(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8630,7 +9565,7 @@ function decode_anon204(v, p, c, st) {
   return out;
 }
 
-function decode_anon205(v, p, c, st) {
+function decode_anon228(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8638,7 +9573,7 @@ function decode_anon205(v, p, c, st) {
   return out;
 }
 
-function decode_anon206(v, p, c, st) {
+function decode_anon229(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8653,11 +9588,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon202(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon203(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon204(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon205(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon206(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon225(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon226(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon227(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon228(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon229(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8670,7 +9605,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon207(v, p, c, st) {
+function decode_anon230(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -8688,7 +9623,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon207(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon230(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8701,7 +9636,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon208(v, p, c, st) {
+function decode_anon231(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -8719,7 +9654,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon208(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon231(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8735,7 +9670,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon209(v, p, c, st) {
+function decode_anon232(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -8753,7 +9688,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon209(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon232(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8766,7 +9701,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon210(v, p, c, st) {
+function decode_anon233(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -8784,7 +9719,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon210(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon233(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8841,6 +9776,561 @@ function decode_io_orch_api_rbac_v1_Subject(v, p, c, st) {
   if (f1 !== undefined) out.apiGroup = f1;
   if (f2 !== undefined) out.name = f2;
   if (f3 !== undefined) out.namespace = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIDriver(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriver", "v1.CSIDriver");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriver"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIDriver"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CSIDriver"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_storage_v1_CSIDriverSpec(x, p ? p + ".spec" : "spec", c, "CSIDriver"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CSIDriver");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_storage_v1_CSIDriverSpec({}, p ? p + ".spec" : "spec", c, "CSIDriver");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon234(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSIDriver");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSIDriver(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIDriverList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverList", "v1.CSIDriverList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriverList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIDriverList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSIDriverList"); break;
+      case "items": if (x !== null) f3 = decode_anon234(x, p ? p + ".items" : "items", c, "CSIDriverList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CSIDriverList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon235(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon236(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TokenRequest");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_TokenRequest(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIDriverSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverSpec", "v1.CSIDriverSpec");
+  let f0, f1, f2, f3, f4, f5, f6, f7;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "attachRequired": if (x !== null) f0 = boolean(x, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec"); break;
+      case "podInfoOnMount": if (x !== null) f1 = boolean(x, p ? p + ".podInfoOnMount" : "podInfoOnMount", c, "CSIDriverSpec"); break;
+      case "volumeLifecycleModes": if (x !== null) f2 = decode_anon235(x, p ? p + ".volumeLifecycleModes" : "volumeLifecycleModes", c, "CSIDriverSpec"); break;
+      case "storageCapacity": if (x !== null) f3 = boolean(x, p ? p + ".storageCapacity" : "storageCapacity", c, "CSIDriverSpec"); break;
+      case "fsGroupPolicy": if (x !== null) f4 = string(x, p ? p + ".fsGroupPolicy" : "fsGroupPolicy", c, "CSIDriverSpec"); break;
+      case "tokenRequests": if (x !== null) f5 = decode_anon236(x, p ? p + ".tokenRequests" : "tokenRequests", c, "CSIDriverSpec"); break;
+      case "requiresRepublish": if (x !== null) f6 = boolean(x, p ? p + ".requiresRepublish" : "requiresRepublish", c, "CSIDriverSpec"); break;
+      case "seLinuxMount": if (x !== null) f7 = boolean(x, p ? p + ".seLinuxMount" : "seLinuxMount", c, "CSIDriverSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = boolean(true, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = boolean(false, p ? p + ".podInfoOnMount" : "podInfoOnMount", c, "CSIDriverSpec");
+  if (f3 === undefined && c.defaults !== false) f3 = boolean(false, p ? p + ".storageCapacity" : "storageCapacity", c, "CSIDriverSpec");
+  if (f4 === undefined && c.defaults !== false) f4 = string("ReadWriteOnceWithFSType", p ? p + ".fsGroupPolicy" : "fsGroupPolicy", c, "CSIDriverSpec");
+  if (f6 === undefined && c.defaults !== false) f6 = boolean(false, p ? p + ".requiresRepublish" : "requiresRepublish", c, "CSIDriverSpec");
+  if (f7 === undefined && c.defaults !== false) f7 = boolean(false, p ? p + ".seLinuxMount" : "seLinuxMount", c, "CSIDriverSpec");
+  const out = {};
+  if (f0 !== undefined) out.attachRequired = f0;
+  if (f1 !== undefined) out.podInfoOnMount = f1;
+  if (f2 !== undefined) out.volumeLifecycleModes = f2;
+  if (f3 !== undefined) out.storageCapacity = f3;
+  if (f4 !== undefined) out.fsGroupPolicy = f4;
+  if (f5 !== undefined) out.tokenRequests = f5;
+  if (f6 !== undefined) out.requiresRepublish = f6;
+  if (f7 !== undefined) out.seLinuxMount = f7;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINode(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINode", "v1.CSINode");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINode"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSINode"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CSINode"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_storage_v1_CSINodeSpec(x, p ? p + ".spec" : "spec", c, "CSINode"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CSINode");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_storage_v1_CSINodeSpec({}, p ? p + ".spec" : "spec", c, "CSINode");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  return out;
+}
+
+function decode_anon237(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINodeDriver(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeDriver", "v1.CSINodeDriver");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CSINodeDriver"); break;
+      case "nodeID": if (x !== null) f1 = string(x, p ? p + ".nodeID" : "nodeID", c, "CSINodeDriver"); break;
+      case "topologyKeys": if (x !== null) f2 = decode_anon237(x, p ? p + ".topologyKeys" : "topologyKeys", c, "CSINodeDriver"); break;
+      case "allocatable": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeNodeResources(x, p ? p + ".allocatable" : "allocatable", c, "CSINodeDriver"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "CSINodeDriver");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".nodeID" : "nodeID", c, "CSINodeDriver");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.nodeID = f1;
+  if (f2 !== undefined) out.topologyKeys = f2;
+  if (f3 !== undefined) out.allocatable = f3;
+  return out;
+}
+
+function decode_anon238(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSINode");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSINode(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINodeList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeList", "v1.CSINodeList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINodeList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSINodeList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSINodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon238(x, p ? p + ".items" : "items", c, "CSINodeList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CSINodeList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon239(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSINodeDriver");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSINodeDriver(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSINodeSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeSpec", "v1.CSINodeSpec");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "drivers": if (x !== null) f0 = decode_anon239(x, p ? p + ".drivers" : "drivers", c, "CSINodeSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.drivers = f0;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIStorageCapacity(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacity", "v1.CSIStorageCapacity");
+  let f0, f1, f2, f3, f4, f5, f6;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacity"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIStorageCapacity"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacity"); break;
+      case "nodeTopology": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".nodeTopology" : "nodeTopology", c, "CSIStorageCapacity"); break;
+      case "storageClassName": if (x !== null) f4 = string(x, p ? p + ".storageClassName" : "storageClassName", c, "CSIStorageCapacity"); break;
+      case "capacity": if (x !== null) f5 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".capacity" : "capacity", c, "CSIStorageCapacity"); break;
+      case "maximumVolumeSize": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".maximumVolumeSize" : "maximumVolumeSize", c, "CSIStorageCapacity"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacity");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".storageClassName" : "storageClassName", c, "CSIStorageCapacity");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.nodeTopology = f3;
+  if (f4 !== undefined) out.storageClassName = f4;
+  if (f5 !== undefined) out.capacity = f5;
+  if (f6 !== undefined) out.maximumVolumeSize = f6;
+  return out;
+}
+
+function decode_anon240(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSIStorageCapacity");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_CSIStorageCapacity(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_CSIStorageCapacityList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacityList", "v1.CSIStorageCapacityList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacityList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIStorageCapacityList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacityList"); break;
+      case "items": if (x !== null) f3 = decode_anon240(x, p ? p + ".items" : "items", c, "CSIStorageCapacityList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacityList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon241(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon242(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon243(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySelectorTerm");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_core_v1_TopologySelectorTerm(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_StorageClass(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClass", "v1.StorageClass");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClass"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StorageClass"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "StorageClass"); break;
+      case "provisioner": if (x !== null) f3 = string(x, p ? p + ".provisioner" : "provisioner", c, "StorageClass"); break;
+      case "parameters": if (x !== null) f4 = decode_anon241(x, p ? p + ".parameters" : "parameters", c, "StorageClass"); break;
+      case "reclaimPolicy": if (x !== null) f5 = string(x, p ? p + ".reclaimPolicy" : "reclaimPolicy", c, "StorageClass"); break;
+      case "mountOptions": if (x !== null) f6 = decode_anon242(x, p ? p + ".mountOptions" : "mountOptions", c, "StorageClass"); break;
+      case "allowVolumeExpansion": if (x !== null) f7 = boolean(x, p ? p + ".allowVolumeExpansion" : "allowVolumeExpansion", c, "StorageClass"); break;
+      case "volumeBindingMode": if (x !== null) f8 = string(x, p ? p + ".volumeBindingMode" : "volumeBindingMode", c, "StorageClass"); break;
+      case "allowedTopologies": if (x !== null) f9 = decode_anon243(x, p ? p + ".allowedTopologies" : "allowedTopologies", c, "StorageClass"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "StorageClass");
+  if (f3 === undefined && c.defaults !== false) f3 = string("", p ? p + ".provisioner" : "provisioner", c, "StorageClass");
+  if (f5 === undefined && c.defaults !== false) f5 = string("Delete", p ? p + ".reclaimPolicy" : "reclaimPolicy", c, "StorageClass");
+  if (f8 === undefined && c.defaults !== false) f8 = string("Immediate", p ? p + ".volumeBindingMode" : "volumeBindingMode", c, "StorageClass");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.provisioner = f3;
+  if (f4 !== undefined) out.parameters = f4;
+  if (f5 !== undefined) out.reclaimPolicy = f5;
+  if (f6 !== undefined) out.mountOptions = f6;
+  if (f7 !== undefined) out.allowVolumeExpansion = f7;
+  if (f8 !== undefined) out.volumeBindingMode = f8;
+  if (f9 !== undefined) out.allowedTopologies = f9;
+  return out;
+}
+
+function decode_anon244(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StorageClass");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_StorageClass(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_StorageClassList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClassList", "v1.StorageClassList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClassList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StorageClassList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "StorageClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon244(x, p ? p + ".items" : "items", c, "StorageClassList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "StorageClassList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_TokenRequest(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "TokenRequest"); break;
+      case "expirationSeconds": if (x !== null) f1 = int64(x, p ? p + ".expirationSeconds" : "expirationSeconds", c, "TokenRequest"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".audience" : "audience", c, "TokenRequest");
+  const out = {};
+  if (f0 !== undefined) out.audience = f0;
+  if (f1 !== undefined) out.expirationSeconds = f1;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachment(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachment", "v1.VolumeAttachment");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachment"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "VolumeAttachment"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "VolumeAttachment"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeAttachmentSpec(x, p ? p + ".spec" : "spec", c, "VolumeAttachment"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_storage_v1_VolumeAttachmentStatus(x, p ? p + ".status" : "status", c, "VolumeAttachment"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "VolumeAttachment");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_storage_v1_VolumeAttachmentSpec({}, p ? p + ".spec" : "spec", c, "VolumeAttachment");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_storage_v1_VolumeAttachmentStatus({}, p ? p + ".status" : "status", c, "VolumeAttachment");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon245(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeAttachment");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_storage_v1_VolumeAttachment(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentList", "v1.VolumeAttachmentList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachmentList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "VolumeAttachmentList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "VolumeAttachmentList"); break;
+      case "items": if (x !== null) f3 = decode_anon245(x, p ? p + ".items" : "items", c, "VolumeAttachmentList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "VolumeAttachmentList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSource", "v1.VolumeAttachmentSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "persistentVolumeName": if (x !== null) f0 = string(x, p ? p + ".persistentVolumeName" : "persistentVolumeName", c, "VolumeAttachmentSource"); break;
+      case "inlineVolumeSpec": if (x !== null) f1 = decode_io_orch_api_core_v1_PersistentVolumeSpec(x, p ? p + ".inlineVolumeSpec" : "inlineVolumeSpec", c, "VolumeAttachmentSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.persistentVolumeName = f0;
+  if (f1 !== undefined) out.inlineVolumeSpec = f1;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSpec", "v1.VolumeAttachmentSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "attacher": if (x !== null) f0 = string(x, p ? p + ".attacher" : "attacher", c, "VolumeAttachmentSpec"); break;
+      case "source": if (x !== null) f1 = decode_io_orch_api_storage_v1_VolumeAttachmentSource(x, p ? p + ".source" : "source", c, "VolumeAttachmentSpec"); break;
+      case "nodeName": if (x !== null) f2 = string(x, p ? p + ".nodeName" : "nodeName", c, "VolumeAttachmentSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".attacher" : "attacher", c, "VolumeAttachmentSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_storage_v1_VolumeAttachmentSource({}, p ? p + ".source" : "source", c, "VolumeAttachmentSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".nodeName" : "nodeName", c, "VolumeAttachmentSpec");
+  const out = {};
+  if (f0 !== undefined) out.attacher = f0;
+  if (f1 !== undefined) out.source = f1;
+  if (f2 !== undefined) out.nodeName = f2;
+  return out;
+}
+
+function decode_anon246(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeAttachmentStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentStatus", "v1.VolumeAttachmentStatus");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "attached": if (x !== null) f0 = boolean(x, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus"); break;
+      case "attachmentMetadata": if (x !== null) f1 = decode_anon246(x, p ? p + ".attachmentMetadata" : "attachmentMetadata", c, "VolumeAttachmentStatus"); break;
+      case "attachError": if (x !== null) f2 = decode_io_orch_api_storage_v1_VolumeError(x, p ? p + ".attachError" : "attachError", c, "VolumeAttachmentStatus"); break;
+      case "detachError": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeError(x, p ? p + ".detachError" : "detachError", c, "VolumeAttachmentStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = boolean(false, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus");
+  const out = {};
+  if (f0 !== undefined) out.attached = f0;
+  if (f1 !== undefined) out.attachmentMetadata = f1;
+  if (f2 !== undefined) out.attachError = f2;
+  if (f3 !== undefined) out.detachError = f3;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeError(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeError", "v1.VolumeError");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "time": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".time" : "time", c, "VolumeError"); break;
+      case "message": if (x !== null) f1 = string(x, p ? p + ".message" : "message", c, "VolumeError"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.time = f0;
+  if (f1 !== undefined) out.message = f1;
+  return out;
+}
+
+function decode_io_orch_api_storage_v1_VolumeNodeResources(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeResources", "v1.VolumeNodeResources");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "VolumeNodeResources"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.count = f0;
   return out;
 }
 
@@ -8945,7 +10435,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon211(v, p, c, st) {
+function decode_anon247(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -8963,7 +10453,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon211(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon247(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8976,7 +10466,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon212(v, p, c, st) {
+function decode_anon248(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8984,7 +10474,7 @@ function decode_anon212(v, p, c, st) {
   return out;
 }
 
-function decode_anon213(v, p, c, st) {
+function decode_anon249(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9002,9 +10492,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon212(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon248(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon213(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon249(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9020,7 +10510,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon214(v, p, c, st) {
+function decode_anon250(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -9038,7 +10528,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon214(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon250(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -9057,7 +10547,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon215(v, p, c, st) {
+function decode_anon251(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -9065,7 +10555,7 @@ function decode_anon215(v, p, c, st) {
   return out;
 }
 
-function decode_anon216(v, p, c, st) {
+function decode_anon252(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9080,9 +10570,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon215(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon251(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon216(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon252(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9094,7 +10584,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon217(v, p, c, st) {
+function decode_anon253(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -9102,7 +10592,7 @@ function decode_anon217(v, p, c, st) {
   return out;
 }
 
-function decode_anon218(v, p, c, st) {
+function decode_anon254(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -9122,10 +10612,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon217(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon253(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon218(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon254(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9227,7 +10717,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon219(v, p, c, st) {
+function decode_anon255(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -9235,7 +10725,7 @@ function decode_anon219(v, p, c, st) {
   return out;
 }
 
-function decode_anon220(v, p, c, st) {
+function decode_anon256(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9243,7 +10733,7 @@ function decode_anon220(v, p, c, st) {
   return out;
 }
 
-function decode_anon221(v, p, c, st) {
+function decode_anon257(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -9251,7 +10741,7 @@ function decode_anon221(v, p, c, st) {
   return out;
 }
 
-function decode_anon222(v, p, c, st) {
+function decode_anon258(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -9259,7 +10749,7 @@ function decode_anon222(v, p, c, st) {
   return out;
 }
 
-function decode_anon223(v, p, c, st) {
+function decode_anon259(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -9267,7 +10757,7 @@ function decode_anon223(v, p, c, st) {
   return out;
 }
 
-function decode_anon224(v, p, c, st) {
+function decode_anon260(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9275,7 +10765,7 @@ function decode_anon224(v, p, c, st) {
   return out;
 }
 
-function decode_anon225(v, p, c, st) {
+function decode_anon261(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9283,7 +10773,7 @@ function decode_anon225(v, p, c, st) {
   return out;
 }
 
-function decode_anon226(v, p, c, st) {
+function decode_anon262(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
@@ -9291,7 +10781,7 @@ function decode_anon226(v, p, c, st) {
   return out;
 }
 
-function decode_anon227(v, p, c, st) {
+function decode_anon263(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9299,7 +10789,7 @@ function decode_anon227(v, p, c, st) {
   return out;
 }
 
-function decode_anon228(v, p, c, st) {
+function decode_anon264(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9307,7 +10797,7 @@ function decode_anon228(v, p, c, st) {
   return out;
 }
 
-function decode_anon229(v, p, c, st) {
+function decode_anon265(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -9341,31 +10831,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon219(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon255(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon220(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon256(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon221(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon222(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon223(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon257(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon258(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon259(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon224(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon260(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon225(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon226(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon261(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon262(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon227(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon263(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon228(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon264(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon229(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon265(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9517,7 +11007,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon230(v, p, c, st) {
+function decode_anon266(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9533,7 +11023,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon230(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon266(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9547,7 +11037,37 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon231(v, p, c, st) {
+function decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Condition", "v1.Condition");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "Condition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "Condition"); break;
+      case "observedGeneration": if (x !== null) f2 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "Condition"); break;
+      case "lastTransitionTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "Condition"); break;
+      case "reason": if (x !== null) f4 = string(x, p ? p + ".reason" : "reason", c, "Condition"); break;
+      case "message": if (x !== null) f5 = string(x, p ? p + ".message" : "message", c, "Condition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "Condition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "Condition");
+  if (f4 === undefined && c.defaults !== false) f4 = string("", p ? p + ".reason" : "reason", c, "Condition");
+  if (f5 === undefined && c.defaults !== false) f5 = string("", p ? p + ".message" : "message", c, "Condition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.observedGeneration = f2;
+  if (f3 !== undefined) out.lastTransitionTime = f3;
+  if (f4 !== undefined) out.reason = f4;
+  if (f5 !== undefined) out.message = f5;
+  return out;
+}
+
+function decode_anon267(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9568,7 +11088,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon231(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon267(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9583,7 +11103,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon232(v, p, c, st) {
+function decode_anon268(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9600,7 +11120,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon232(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon268(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9617,7 +11137,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon233(v, p, c, st) {
+function decode_anon269(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9625,7 +11145,7 @@ function decode_anon233(v, p, c, st) {
   return out;
 }
 
-function decode_anon234(v, p, c, st) {
+function decode_anon270(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -9640,8 +11160,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon233(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon234(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon269(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon270(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9651,7 +11171,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon235(v, p, c, st) {
+function decode_anon271(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9668,7 +11188,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon235(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon271(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9735,7 +11255,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon236(v, p, c, st) {
+function decode_anon272(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9743,7 +11263,7 @@ function decode_anon236(v, p, c, st) {
   return out;
 }
 
-function decode_anon237(v, p, c, st) {
+function decode_anon273(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9751,7 +11271,7 @@ function decode_anon237(v, p, c, st) {
   return out;
 }
 
-function decode_anon238(v, p, c, st) {
+function decode_anon274(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -9759,7 +11279,7 @@ function decode_anon238(v, p, c, st) {
   return out;
 }
 
-function decode_anon239(v, p, c, st) {
+function decode_anon275(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9767,7 +11287,7 @@ function decode_anon239(v, p, c, st) {
   return out;
 }
 
-function decode_anon240(v, p, c, st) {
+function decode_anon276(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -9792,11 +11312,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon236(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon237(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon238(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon239(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon240(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon272(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon273(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon274(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon275(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon276(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9922,7 +11442,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon241(v, p, c, st) {
+function decode_anon277(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -9940,7 +11460,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon241(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon277(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -10229,6 +11749,8 @@ export {
   decode_io_orch_api_core_v1_TCPSocketAction,
   decode_io_orch_api_core_v1_Taint,
   decode_io_orch_api_core_v1_Toleration,
+  decode_io_orch_api_core_v1_TopologySelectorLabelRequirement,
+  decode_io_orch_api_core_v1_TopologySelectorTerm,
   decode_io_orch_api_core_v1_TopologySpreadConstraint,
   decode_io_orch_api_core_v1_TypedLocalObjectReference,
   decode_io_orch_api_core_v1_TypedObjectReference,
@@ -10242,7 +11764,31 @@ export {
   decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource,
   decode_io_orch_api_core_v1_WeightedPodAffinityTerm,
   decode_io_orch_api_core_v1_WindowsSecurityContextOptions,
+  decode_io_orch_api_discovery_v1_Endpoint,
+  decode_io_orch_api_discovery_v1_EndpointConditions,
+  decode_io_orch_api_discovery_v1_EndpointHints,
+  decode_io_orch_api_discovery_v1_EndpointPort,
+  decode_io_orch_api_discovery_v1_EndpointSlice,
+  decode_io_orch_api_discovery_v1_EndpointSliceList,
+  decode_io_orch_api_discovery_v1_ForZone,
+  decode_io_orch_api_networking_v1_HTTPIngressPath,
+  decode_io_orch_api_networking_v1_HTTPIngressRuleValue,
   decode_io_orch_api_networking_v1_IPBlock,
+  decode_io_orch_api_networking_v1_Ingress,
+  decode_io_orch_api_networking_v1_IngressBackend,
+  decode_io_orch_api_networking_v1_IngressClass,
+  decode_io_orch_api_networking_v1_IngressClassList,
+  decode_io_orch_api_networking_v1_IngressClassParametersReference,
+  decode_io_orch_api_networking_v1_IngressClassSpec,
+  decode_io_orch_api_networking_v1_IngressList,
+  decode_io_orch_api_networking_v1_IngressLoadBalancerIngress,
+  decode_io_orch_api_networking_v1_IngressLoadBalancerStatus,
+  decode_io_orch_api_networking_v1_IngressPortStatus,
+  decode_io_orch_api_networking_v1_IngressRule,
+  decode_io_orch_api_networking_v1_IngressServiceBackend,
+  decode_io_orch_api_networking_v1_IngressSpec,
+  decode_io_orch_api_networking_v1_IngressStatus,
+  decode_io_orch_api_networking_v1_IngressTLS,
   decode_io_orch_api_networking_v1_NetworkPolicy,
   decode_io_orch_api_networking_v1_NetworkPolicyEgressRule,
   decode_io_orch_api_networking_v1_NetworkPolicyIngressRule,
@@ -10250,6 +11796,15 @@ export {
   decode_io_orch_api_networking_v1_NetworkPolicyPeer,
   decode_io_orch_api_networking_v1_NetworkPolicyPort,
   decode_io_orch_api_networking_v1_NetworkPolicySpec,
+  decode_io_orch_api_networking_v1_ServiceBackendPort,
+  decode_io_orch_api_node_v1_Overhead,
+  decode_io_orch_api_node_v1_RuntimeClass,
+  decode_io_orch_api_node_v1_RuntimeClassList,
+  decode_io_orch_api_node_v1_Scheduling,
+  decode_io_orch_api_policy_v1_PodDisruptionBudget,
+  decode_io_orch_api_policy_v1_PodDisruptionBudgetList,
+  decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec,
+  decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus,
   decode_io_orch_api_rbac_v1_AggregationRule,
   decode_io_orch_api_rbac_v1_ClusterRole,
   decode_io_orch_api_rbac_v1_ClusterRoleBinding,
@@ -10262,6 +11817,25 @@ export {
   decode_io_orch_api_rbac_v1_RoleList,
   decode_io_orch_api_rbac_v1_RoleRef,
   decode_io_orch_api_rbac_v1_Subject,
+  decode_io_orch_api_storage_v1_CSIDriver,
+  decode_io_orch_api_storage_v1_CSIDriverList,
+  decode_io_orch_api_storage_v1_CSIDriverSpec,
+  decode_io_orch_api_storage_v1_CSINode,
+  decode_io_orch_api_storage_v1_CSINodeDriver,
+  decode_io_orch_api_storage_v1_CSINodeList,
+  decode_io_orch_api_storage_v1_CSINodeSpec,
+  decode_io_orch_api_storage_v1_CSIStorageCapacity,
+  decode_io_orch_api_storage_v1_CSIStorageCapacityList,
+  decode_io_orch_api_storage_v1_StorageClass,
+  decode_io_orch_api_storage_v1_StorageClassList,
+  decode_io_orch_api_storage_v1_TokenRequest,
+  decode_io_orch_api_storage_v1_VolumeAttachment,
+  decode_io_orch_api_storage_v1_VolumeAttachmentList,
+  decode_io_orch_api_storage_v1_VolumeAttachmentSource,
+  decode_io_orch_api_storage_v1_VolumeAttachmentSpec,
+  decode_io_orch_api_storage_v1_VolumeAttachmentStatus,
+  decode_io_orch_api_storage_v1_VolumeError,
+  decode_io_orch_api_storage_v1_VolumeNodeResources,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceColumnDefinition,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinition,
@@ -10287,6 +11861,7 @@ export {
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig,
   decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookConversion,
   decode_io_orch_apimachinery_pkg_api_resource_Quantity,
+  decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement,
   decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1,

@@ -18,8 +18,12 @@ export const openapiV3Paths = {
       "apis/authorization.orch.io/v1": "v3/apis__authorization.orch.io__v1.json",
       "apis/batch/v1": "v3/apis__batch__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
+      "apis/discovery.orch.io/v1": "v3/apis__discovery.orch.io__v1.json",
       "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json",
-      "apis/rbac.authorization.orch.io/v1": "v3/apis__rbac.authorization.orch.io__v1.json"
+      "apis/node.orch.io/v1": "v3/apis__node.orch.io__v1.json",
+      "apis/policy/v1": "v3/apis__policy__v1.json",
+      "apis/rbac.authorization.orch.io/v1": "v3/apis__rbac.authorization.orch.io__v1.json",
+      "apis/storage.orch.io/v1": "v3/apis__storage.orch.io__v1.json"
     } as Record<string, string>;
 
 /** Reads a published document; lazily, so start-up never pays for parsing them. */

@@ -3247,6 +3247,311 @@ export const kinds = [
   },
   {
     ...{
+      "group": "discovery.orch.io",
+      "version": "v1",
+      "kind": "EndpointSlice",
+      "schemaName": "io.orch.api.discovery.v1.EndpointSlice",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.",
+          "format": "",
+          "jsonPath": ".addressType",
+          "name": "AddressType",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "addressType"
+          ]
+        },
+        {
+          "description": "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.",
+          "format": "",
+          "formatter": "discoveryPorts",
+          "jsonPath": ".ports",
+          "name": "Ports",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "ports"
+          ]
+        },
+        {
+          "description": "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.",
+          "format": "",
+          "formatter": "discoveryEndpoints",
+          "jsonPath": ".endpoints",
+          "name": "Endpoints",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "endpoints"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "EndpointSliceList",
+      "namespaced": true,
+      "plural": "endpointslices",
+      "singular": "endpointslice",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "4zTAgssPpJg="
+    },
+    decode: decoders.decode_io_orch_api_discovery_v1_EndpointSlice,
+    decodeList: decoders.decode_io_orch_api_discovery_v1_EndpointSliceList,
+  },
+  {
+    ...{
+      "group": "networking.orch.io",
+      "version": "v1",
+      "kind": "Ingress",
+      "schemaName": "io.orch.api.networking.v1.Ingress",
+      "shortNames": [
+        "ing"
+      ],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "Ingress",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The name of the IngressClass resource that should be used for additional configuration",
+          "format": "",
+          "formatter": "noneIfUnset",
+          "jsonPath": ".spec.ingressClassName",
+          "name": "Class",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "ingressClassName"
+          ]
+        },
+        {
+          "description": "Hosts that incoming requests are matched against before the ingress rule",
+          "format": "",
+          "formatter": "ingressHosts",
+          "jsonPath": ".spec.rules",
+          "name": "Hosts",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "rules"
+          ]
+        },
+        {
+          "description": "Address is a list containing ingress points for the load-balancer",
+          "format": "",
+          "formatter": "loadBalancerAddresses",
+          "jsonPath": ".status.loadBalancer.ingress",
+          "name": "Address",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "loadBalancer",
+            "ingress"
+          ]
+        },
+        {
+          "description": "Ports of TLS configurations that open",
+          "format": "",
+          "formatter": "ingressPorts",
+          "jsonPath": ".spec.tls",
+          "name": "Ports",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "tls"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "IngressList",
+      "namespaced": true,
+      "plural": "ingresses",
+      "singular": "ingress",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "bSq69eggqNg="
+    },
+    decode: decoders.decode_io_orch_api_networking_v1_Ingress,
+    decodeList: decoders.decode_io_orch_api_networking_v1_IngressList,
+  },
+  {
+    ...{
+      "group": "networking.orch.io",
+      "version": "v1",
+      "kind": "IngressClass",
+      "schemaName": "io.orch.api.networking.v1.IngressClass",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Controller that is responsible for handling this class",
+          "format": "",
+          "jsonPath": ".spec.controller",
+          "name": "Controller",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "controller"
+          ]
+        },
+        {
+          "description": "A reference to a resource with additional parameters",
+          "format": "",
+          "formatter": "ingressClassParameters",
+          "jsonPath": ".spec.parameters",
+          "name": "Parameters",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "parameters"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "IngressClassList",
+      "namespaced": false,
+      "plural": "ingressclasses",
+      "singular": "ingressclass",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "diRtzmd1UtY="
+    },
+    decode: decoders.decode_io_orch_api_networking_v1_IngressClass,
+    decodeList: decoders.decode_io_orch_api_networking_v1_IngressClassList,
+  },
+  {
+    ...{
       "group": "networking.orch.io",
       "version": "v1",
       "kind": "NetworkPolicy",
@@ -3319,6 +3624,188 @@ export const kinds = [
     },
     decode: decoders.decode_io_orch_api_networking_v1_NetworkPolicy,
     decodeList: decoders.decode_io_orch_api_networking_v1_NetworkPolicyList,
+  },
+  {
+    ...{
+      "group": "node.orch.io",
+      "version": "v1",
+      "kind": "RuntimeClass",
+      "schemaName": "io.orch.api.node.v1.RuntimeClass",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "",
+          "format": "",
+          "jsonPath": ".handler",
+          "name": "Handler",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "handler"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "RuntimeClassList",
+      "namespaced": false,
+      "plural": "runtimeclasses",
+      "singular": "runtimeclass",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "D52EfgqycG0="
+    },
+    decode: decoders.decode_io_orch_api_node_v1_RuntimeClass,
+    decodeList: decoders.decode_io_orch_api_node_v1_RuntimeClassList,
+  },
+  {
+    ...{
+      "group": "policy",
+      "version": "v1",
+      "kind": "PodDisruptionBudget",
+      "schemaName": "io.orch.api.policy.v1.PodDisruptionBudget",
+      "shortNames": [
+        "pdb"
+      ],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PodDisruptionBudget",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "The minimum number of pods that must be available.",
+          "format": "",
+          "formatter": "intOrStringOrNA",
+          "jsonPath": ".spec.minAvailable",
+          "name": "Min Available",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "minAvailable"
+          ]
+        },
+        {
+          "description": "The maximum number of pods that may be unavailable.",
+          "format": "",
+          "formatter": "intOrStringOrNA",
+          "jsonPath": ".spec.maxUnavailable",
+          "name": "Max Unavailable",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "maxUnavailable"
+          ]
+        },
+        {
+          "description": "Calculated number of pods that may be disrupted at this time.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.disruptionsAllowed",
+          "name": "Allowed Disruptions",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "status",
+            "disruptionsAllowed"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PodDisruptionBudgetList",
+      "namespaced": true,
+      "plural": "poddisruptionbudgets",
+      "singular": "poddisruptionbudget",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "EVWiDmWqyJw="
+    },
+    decode: decoders.decode_io_orch_api_policy_v1_PodDisruptionBudget,
+    decodeList: decoders.decode_io_orch_api_policy_v1_PodDisruptionBudgetList,
   },
   {
     ...{
@@ -3653,6 +4140,515 @@ export const kinds = [
     },
     decode: decoders.decode_io_orch_api_rbac_v1_RoleBinding,
     decodeList: decoders.decode_io_orch_api_rbac_v1_RoleBindingList,
+  },
+  {
+    ...{
+      "group": "storage.orch.io",
+      "version": "v1",
+      "kind": "CSIDriver",
+      "schemaName": "io.orch.api.storage.v1.CSIDriver",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the CSIDriverRegistry feature gate is enabled and the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is immutable.",
+          "format": "",
+          "formatter": "trueIfUnset",
+          "jsonPath": ".spec.attachRequired",
+          "name": "AttachRequired",
+          "priority": 0,
+          "type": "boolean",
+          "path": [
+            "spec",
+            "attachRequired"
+          ]
+        },
+        {
+          "description": "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. \"csi.storage.orch.io/pod.name\": pod.Name \"csi.storage.orch.io/pod.namespace\": pod.Namespace \"csi.storage.orch.io/pod.uid\": string(pod.UID) \"csi.storage.orch.io/ephemeral\": \"true\" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n\"csi.storage.orch.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.",
+          "format": "",
+          "formatter": "falseIfUnset",
+          "jsonPath": ".spec.podInfoOnMount",
+          "name": "PodInfoOnMount",
+          "priority": 0,
+          "type": "boolean",
+          "path": [
+            "spec",
+            "podInfoOnMount"
+          ]
+        },
+        {
+          "description": "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.",
+          "format": "",
+          "formatter": "falseIfUnset",
+          "jsonPath": ".spec.storageCapacity",
+          "name": "StorageCapacity",
+          "priority": 0,
+          "type": "boolean",
+          "path": [
+            "spec",
+            "storageCapacity"
+          ]
+        },
+        {
+          "description": "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: \"csi.storage.orch.io/serviceAccount.tokens\": {\n  \"<audience>\": {\n    \"token\": <token>,\n    \"expirationTimestamp\": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.",
+          "format": "",
+          "formatter": "tokenAudiences",
+          "jsonPath": ".spec.tokenRequests",
+          "name": "TokenRequests",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "tokenRequests"
+          ]
+        },
+        {
+          "description": "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.",
+          "format": "",
+          "formatter": "falseIfUnset",
+          "jsonPath": ".spec.requiresRepublish",
+          "name": "RequiresRepublish",
+          "priority": 0,
+          "type": "boolean",
+          "path": [
+            "spec",
+            "requiresRepublish"
+          ]
+        },
+        {
+          "description": "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.",
+          "format": "",
+          "formatter": "joinedOrNone",
+          "jsonPath": ".spec.volumeLifecycleModes",
+          "name": "Modes",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "volumeLifecycleModes"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "CSIDriverList",
+      "namespaced": false,
+      "plural": "csidrivers",
+      "singular": "csidriver",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "3WKy9/HtBuE="
+    },
+    decode: decoders.decode_io_orch_api_storage_v1_CSIDriver,
+    decodeList: decoders.decode_io_orch_api_storage_v1_CSIDriverList,
+  },
+  {
+    ...{
+      "group": "storage.orch.io",
+      "version": "v1",
+      "kind": "CSINode",
+      "schemaName": "io.orch.api.storage.v1.CSINode",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "Drivers indicates the number of CSI drivers registered on the node",
+          "format": "",
+          "formatter": "count",
+          "jsonPath": ".spec.drivers",
+          "name": "Drivers",
+          "priority": 0,
+          "type": "integer",
+          "path": [
+            "spec",
+            "drivers"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "CSINodeList",
+      "namespaced": false,
+      "plural": "csinodes",
+      "singular": "csinode",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "3VKyXaHX5UI="
+    },
+    decode: decoders.decode_io_orch_api_storage_v1_CSINode,
+    decodeList: decoders.decode_io_orch_api_storage_v1_CSINodeList,
+  },
+  {
+    ...{
+      "group": "storage.orch.io",
+      "version": "v1",
+      "kind": "CSIStorageCapacity",
+      "schemaName": "io.orch.api.storage.v1.CSIStorageCapacity",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.",
+          "format": "",
+          "jsonPath": ".storageClassName",
+          "name": "StorageClassName",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "storageClassName"
+          ]
+        },
+        {
+          "description": "capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.\n\nThe semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".capacity",
+          "name": "Capacity",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "capacity"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "CSIStorageCapacityList",
+      "namespaced": true,
+      "plural": "csistoragecapacities",
+      "singular": "csistoragecapacity",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "1f1dR3JtPf4="
+    },
+    decode: decoders.decode_io_orch_api_storage_v1_CSIStorageCapacity,
+    decodeList: decoders.decode_io_orch_api_storage_v1_CSIStorageCapacityList,
+  },
+  {
+    ...{
+      "group": "storage.orch.io",
+      "version": "v1",
+      "kind": "StorageClass",
+      "schemaName": "io.orch.api.storage.v1.StorageClass",
+      "shortNames": [
+        "sc"
+      ],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "formatter": "storageClassName",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "provisioner indicates the type of the provisioner.",
+          "format": "",
+          "jsonPath": ".provisioner",
+          "name": "Provisioner",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "provisioner"
+          ]
+        },
+        {
+          "description": "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.",
+          "format": "",
+          "jsonPath": ".reclaimPolicy",
+          "name": "ReclaimPolicy",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "reclaimPolicy"
+          ]
+        },
+        {
+          "description": "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.",
+          "format": "",
+          "jsonPath": ".volumeBindingMode",
+          "name": "VolumeBindingMode",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "volumeBindingMode"
+          ]
+        },
+        {
+          "description": "allowVolumeExpansion shows whether the storage class allow volume expand.",
+          "format": "",
+          "formatter": "falseIfUnset",
+          "jsonPath": ".allowVolumeExpansion",
+          "name": "AllowVolumeExpansion",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "allowVolumeExpansion"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "StorageClassList",
+      "namespaced": false,
+      "plural": "storageclasses",
+      "singular": "storageclass",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "zYkWVLDQ8FM="
+    },
+    decode: decoders.decode_io_orch_api_storage_v1_StorageClass,
+    decodeList: decoders.decode_io_orch_api_storage_v1_StorageClassList,
+  },
+  {
+    ...{
+      "group": "storage.orch.io",
+      "version": "v1",
+      "kind": "VolumeAttachment",
+      "schemaName": "io.orch.api.storage.v1.VolumeAttachment",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "VolumeAttachment",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().",
+          "format": "name",
+          "jsonPath": ".spec.attacher",
+          "name": "Attacher",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "attacher"
+          ]
+        },
+        {
+          "description": "persistentVolumeName represents the name of the persistent volume to attach.",
+          "format": "",
+          "jsonPath": ".spec.source.persistentVolumeName",
+          "name": "PV",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "source",
+            "persistentVolumeName"
+          ]
+        },
+        {
+          "description": "nodeName represents the node that the volume should be attached to.",
+          "format": "",
+          "jsonPath": ".spec.nodeName",
+          "name": "Node",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "nodeName"
+          ]
+        },
+        {
+          "description": "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.",
+          "format": "",
+          "formatter": "falseIfUnset",
+          "jsonPath": ".status.attached",
+          "name": "Attached",
+          "priority": 0,
+          "type": "boolean",
+          "path": [
+            "status",
+            "attached"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": false,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "VolumeAttachmentList",
+      "namespaced": false,
+      "plural": "volumeattachments",
+      "singular": "volumeattachment",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "juXvx6o9Xw8="
+    },
+    decode: decoders.decode_io_orch_api_storage_v1_VolumeAttachment,
+    decodeList: decoders.decode_io_orch_api_storage_v1_VolumeAttachmentList,
   },
 ] as const;
 

@@ -5127,6 +5127,33 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.core.v1.TopologySelectorLabelRequirement": {
+    "kind": "struct",
+    "fields": {
+      "key": {
+        "kind": "scalar"
+      },
+      "values": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.core.v1.TopologySelectorTerm": {
+    "kind": "struct",
+    "fields": {
+      "matchLabelExpressions": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.TopologySelectorLabelRequirement",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "atomic"
+  },
   "io.orch.api.core.v1.TopologySpreadConstraint": {
     "kind": "struct",
     "fields": {
@@ -5368,6 +5395,159 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.discovery.v1.Endpoint": {
+    "kind": "struct",
+    "fields": {
+      "addresses": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "conditions": "io.orch.api.discovery.v1.EndpointConditions",
+      "deprecatedTopology": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "granular"
+      },
+      "hints": "io.orch.api.discovery.v1.EndpointHints",
+      "hostname": {
+        "kind": "scalar"
+      },
+      "nodeName": {
+        "kind": "scalar"
+      },
+      "targetRef": "io.orch.api.core.v1.ObjectReference",
+      "zone": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.discovery.v1.EndpointConditions": {
+    "kind": "struct",
+    "fields": {
+      "ready": {
+        "kind": "scalar"
+      },
+      "serving": {
+        "kind": "scalar"
+      },
+      "terminating": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.discovery.v1.EndpointHints": {
+    "kind": "struct",
+    "fields": {
+      "forZones": {
+        "kind": "list",
+        "items": "io.orch.api.discovery.v1.ForZone",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.discovery.v1.EndpointPort": {
+    "kind": "struct",
+    "fields": {
+      "appProtocol": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "port": {
+        "kind": "scalar"
+      },
+      "protocol": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.discovery.v1.EndpointSlice": {
+    "kind": "struct",
+    "fields": {
+      "addressType": {
+        "kind": "scalar"
+      },
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "endpoints": {
+        "kind": "list",
+        "items": "io.orch.api.discovery.v1.Endpoint",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "ports": {
+        "kind": "list",
+        "items": "io.orch.api.discovery.v1.EndpointPort",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.discovery.v1.EndpointSliceList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.discovery.v1.EndpointSlice",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.discovery.v1.ForZone": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.HTTPIngressPath": {
+    "kind": "struct",
+    "fields": {
+      "backend": "io.orch.api.networking.v1.IngressBackend",
+      "path": {
+        "kind": "scalar"
+      },
+      "pathType": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.HTTPIngressRuleValue": {
+    "kind": "struct",
+    "fields": {
+      "paths": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.HTTPIngressPath",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.networking.v1.IPBlock": {
     "kind": "struct",
     "fields": {
@@ -5380,6 +5560,216 @@ export const structure: Record<string, any> = {
           "kind": "scalar"
         },
         "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.Ingress": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.networking.v1.IngressSpec",
+      "status": "io.orch.api.networking.v1.IngressStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressBackend": {
+    "kind": "struct",
+    "fields": {
+      "resource": "io.orch.api.core.v1.TypedLocalObjectReference",
+      "service": "io.orch.api.networking.v1.IngressServiceBackend"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressClass": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.networking.v1.IngressClassSpec"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressClassList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.IngressClass",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressClassParametersReference": {
+    "kind": "struct",
+    "fields": {
+      "apiGroup": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      },
+      "scope": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressClassSpec": {
+    "kind": "struct",
+    "fields": {
+      "controller": {
+        "kind": "scalar"
+      },
+      "parameters": "io.orch.api.networking.v1.IngressClassParametersReference"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.Ingress",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressLoadBalancerIngress": {
+    "kind": "struct",
+    "fields": {
+      "hostname": {
+        "kind": "scalar"
+      },
+      "ip": {
+        "kind": "scalar"
+      },
+      "ports": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.IngressPortStatus",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressLoadBalancerStatus": {
+    "kind": "struct",
+    "fields": {
+      "ingress": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.IngressLoadBalancerIngress",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressPortStatus": {
+    "kind": "struct",
+    "fields": {
+      "error": {
+        "kind": "scalar"
+      },
+      "port": {
+        "kind": "scalar"
+      },
+      "protocol": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressRule": {
+    "kind": "struct",
+    "fields": {
+      "host": {
+        "kind": "scalar"
+      },
+      "http": "io.orch.api.networking.v1.HTTPIngressRuleValue"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressServiceBackend": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "port": "io.orch.api.networking.v1.ServiceBackendPort"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressSpec": {
+    "kind": "struct",
+    "fields": {
+      "defaultBackend": "io.orch.api.networking.v1.IngressBackend",
+      "ingressClassName": {
+        "kind": "scalar"
+      },
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.IngressRule",
+        "listType": "atomic"
+      },
+      "tls": {
+        "kind": "list",
+        "items": "io.orch.api.networking.v1.IngressTLS",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressStatus": {
+    "kind": "struct",
+    "fields": {
+      "loadBalancer": "io.orch.api.networking.v1.IngressLoadBalancerStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.IngressTLS": {
+    "kind": "struct",
+    "fields": {
+      "hosts": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "secretName": {
+        "kind": "scalar"
       }
     },
     "mapType": "granular"
@@ -5490,6 +5880,164 @@ export const structure: Record<string, any> = {
           "kind": "scalar"
         },
         "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.networking.v1.ServiceBackendPort": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "number": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.node.v1.Overhead": {
+    "kind": "struct",
+    "fields": {
+      "podFixed": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.api.resource.Quantity",
+        "mapType": "granular"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.node.v1.RuntimeClass": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "handler": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "overhead": "io.orch.api.node.v1.Overhead",
+      "scheduling": "io.orch.api.node.v1.Scheduling"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.node.v1.RuntimeClassList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.node.v1.RuntimeClass",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.node.v1.Scheduling": {
+    "kind": "struct",
+    "fields": {
+      "nodeSelector": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "atomic"
+      },
+      "tolerations": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.Toleration",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.policy.v1.PodDisruptionBudget": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.policy.v1.PodDisruptionBudgetSpec",
+      "status": "io.orch.api.policy.v1.PodDisruptionBudgetStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.policy.v1.PodDisruptionBudgetList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.policy.v1.PodDisruptionBudget",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.policy.v1.PodDisruptionBudgetSpec": {
+    "kind": "struct",
+    "fields": {
+      "maxUnavailable": "io.orch.apimachinery.pkg.util.intstr.IntOrString",
+      "minAvailable": "io.orch.apimachinery.pkg.util.intstr.IntOrString",
+      "selector": "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector",
+      "unhealthyPodEvictionPolicy": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.policy.v1.PodDisruptionBudgetStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.apimachinery.pkg.apis.meta.v1.Condition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      },
+      "currentHealthy": {
+        "kind": "scalar"
+      },
+      "desiredHealthy": {
+        "kind": "scalar"
+      },
+      "disruptedPods": {
+        "kind": "map",
+        "values": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+        "mapType": "granular"
+      },
+      "disruptionsAllowed": {
+        "kind": "scalar"
+      },
+      "expectedPods": {
+        "kind": "scalar"
+      },
+      "observedGeneration": {
+        "kind": "scalar"
       }
     },
     "mapType": "granular"
@@ -5725,6 +6273,346 @@ export const structure: Record<string, any> = {
       }
     },
     "mapType": "atomic"
+  },
+  "io.orch.api.storage.v1.CSIDriver": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.storage.v1.CSIDriverSpec"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSIDriverList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.CSIDriver",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSIDriverSpec": {
+    "kind": "struct",
+    "fields": {
+      "attachRequired": {
+        "kind": "scalar"
+      },
+      "fsGroupPolicy": {
+        "kind": "scalar"
+      },
+      "podInfoOnMount": {
+        "kind": "scalar"
+      },
+      "requiresRepublish": {
+        "kind": "scalar"
+      },
+      "seLinuxMount": {
+        "kind": "scalar"
+      },
+      "storageCapacity": {
+        "kind": "scalar"
+      },
+      "tokenRequests": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.TokenRequest",
+        "listType": "atomic"
+      },
+      "volumeLifecycleModes": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSINode": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.storage.v1.CSINodeSpec"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSINodeDriver": {
+    "kind": "struct",
+    "fields": {
+      "allocatable": "io.orch.api.storage.v1.VolumeNodeResources",
+      "name": {
+        "kind": "scalar"
+      },
+      "nodeID": {
+        "kind": "scalar"
+      },
+      "topologyKeys": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSINodeList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.CSINode",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSINodeSpec": {
+    "kind": "struct",
+    "fields": {
+      "drivers": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.CSINodeDriver",
+        "listType": "map",
+        "mapKeys": [
+          "name"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "name"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSIStorageCapacity": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "capacity": "io.orch.apimachinery.pkg.api.resource.Quantity",
+      "kind": {
+        "kind": "scalar"
+      },
+      "maximumVolumeSize": "io.orch.apimachinery.pkg.api.resource.Quantity",
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "nodeTopology": "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector",
+      "storageClassName": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.CSIStorageCapacityList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.CSIStorageCapacity",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.StorageClass": {
+    "kind": "struct",
+    "fields": {
+      "allowVolumeExpansion": {
+        "kind": "scalar"
+      },
+      "allowedTopologies": {
+        "kind": "list",
+        "items": "io.orch.api.core.v1.TopologySelectorTerm",
+        "listType": "atomic"
+      },
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "mountOptions": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "atomic"
+      },
+      "parameters": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "granular"
+      },
+      "provisioner": {
+        "kind": "scalar"
+      },
+      "reclaimPolicy": {
+        "kind": "scalar"
+      },
+      "volumeBindingMode": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.StorageClassList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.StorageClass",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.TokenRequest": {
+    "kind": "struct",
+    "fields": {
+      "audience": {
+        "kind": "scalar"
+      },
+      "expirationSeconds": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeAttachment": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.storage.v1.VolumeAttachmentSpec",
+      "status": "io.orch.api.storage.v1.VolumeAttachmentStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeAttachmentList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.storage.v1.VolumeAttachment",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeAttachmentSource": {
+    "kind": "struct",
+    "fields": {
+      "inlineVolumeSpec": "io.orch.api.core.v1.PersistentVolumeSpec",
+      "persistentVolumeName": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeAttachmentSpec": {
+    "kind": "struct",
+    "fields": {
+      "attacher": {
+        "kind": "scalar"
+      },
+      "nodeName": {
+        "kind": "scalar"
+      },
+      "source": "io.orch.api.storage.v1.VolumeAttachmentSource"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeAttachmentStatus": {
+    "kind": "struct",
+    "fields": {
+      "attachError": "io.orch.api.storage.v1.VolumeError",
+      "attached": {
+        "kind": "scalar"
+      },
+      "attachmentMetadata": {
+        "kind": "map",
+        "values": {
+          "kind": "scalar"
+        },
+        "mapType": "granular"
+      },
+      "detachError": "io.orch.api.storage.v1.VolumeError"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeError": {
+    "kind": "struct",
+    "fields": {
+      "message": {
+        "kind": "scalar"
+      },
+      "time": "io.orch.apimachinery.pkg.apis.meta.v1.Time"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.storage.v1.VolumeNodeResources": {
+    "kind": "struct",
+    "fields": {
+      "count": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
   },
   "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": {
     "kind": "struct",
@@ -6213,6 +7101,28 @@ export const structure: Record<string, any> = {
   },
   "io.orch.apimachinery.pkg.api.resource.Quantity": {
     "kind": "scalar"
+  },
+  "io.orch.apimachinery.pkg.apis.meta.v1.Condition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "observedGeneration": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
   },
   "io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions": {
     "kind": "struct",

@@ -10,6 +10,7 @@ import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
 import { nodeFormatters } from './node-printer.ts';
 import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
 import { coreFormatters } from './core-printer.ts';
+import { groupFormatters } from './group-printer.ts';
 import { ageFormatter, type TimedFormatter } from './table-time.ts';
 import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
@@ -44,6 +45,7 @@ const FORMATTERS: Record<string, Formatter> = {
   ...nodeFormatters,
   ...workloadFormatters,
   ...coreFormatters,
+  ...groupFormatters,
   // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
   roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   subjectUsers: (value) => subjectsOf(value, 'User'),

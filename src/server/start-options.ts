@@ -63,7 +63,7 @@ export interface StartOptions {
   /** --authorization-config (SPEC 5.1.6); excludes `authorizers`. */
   authorizationConfigFile?: string;
   anonymousAuth?: boolean;
-  /** The admission plugins that run (--enable/--disable-admission-plugins); default all: NamespaceLifecycle, ServiceAccount, NodeRestriction. */
+  /** The admission plugins that run (--enable/--disable-admission-plugins); default all: NamespaceLifecycle, ServiceAccount, NodeRestriction, DefaultIngressClass. */
   admissionPlugins?: readonly string[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;

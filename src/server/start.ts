@@ -19,6 +19,7 @@ import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
 import { objectReader } from '../registry/object-reader.ts';
 import { bootstrapTokenAuthenticator } from '../auth/bootstrap/bootstrap-authenticator.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
+import { defaultIngressClass } from '../admission/default-ingress-class.ts';
 import { rbacEscalationCheck } from '../admission/rbac-escalation.ts';
 import { nodeRestriction } from '../admission/node-restriction.ts';
 import { ADMISSION_PLUGINS, chainHooks } from '../admission/plugins.ts';
@@ -171,6 +172,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   if (admissionPlugins.has('NodeRestriction')) {
     mutating.push(nodeRestriction({ node: (name) => cached('nodes', undefined, name), pod: (namespace, name) => cached('pods', namespace, name) }));
+  }
+  if (admissionPlugins.has('DefaultIngressClass')) {
+    const ingressClasses = resourcePrefix('networking.orch.io', 'ingressclasses');
+    mutating.push(defaultIngressClass(() => cacher.cache(ingressClasses).list(ingressClasses).map((cached) => cached.parsed())));
   }
   // RBAC's escalation check is not a plugin: upstream's role and binding storage runs it after
   // the mutating plugins and before validation, whatever the flags say.

@@ -4533,6 +4533,21 @@ export interface components {
             /** @description Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string. */
             value?: string;
         };
+        /** @description A topology selector requirement is a selector that matches given label. This is an alpha feature and may change in the future. */
+        "io.orch.api.core.v1.TopologySelectorLabelRequirement": {
+            /**
+             * @description The label key that the selector applies to.
+             * @default
+             */
+            key: string;
+            /** @description An array of string values. One value must match the label to be selected. Each entry in Values is ORed. */
+            values: string[];
+        };
+        /** @description A topology selector term represents the result of label queries. A null or empty topology selector term matches no objects. The requirements of them are ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an alpha feature and may change in the future. */
+        "io.orch.api.core.v1.TopologySelectorTerm": {
+            /** @description A list of topology selector requirements by labels. */
+            matchLabelExpressions?: components["schemas"]["io.orch.api.core.v1.TopologySelectorLabelRequirement"][];
+        };
         /** @description TopologySpreadConstraint specifies how to spread matching pods among the given topology. */
         "io.orch.api.core.v1.TopologySpreadConstraint": {
             /** @description LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain. */

@@ -75,6 +75,19 @@ export function isDNS1123Label(v: string): string[] {
   return errs;
 }
 
+const WILDCARD_DNS1123_SUBDOMAIN_FMT = `\\*\\.${DNS1123_SUBDOMAIN_FMT}`;
+const WILDCARD_DNS1123_SUBDOMAIN_ERR =
+  "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
+const WILDCARD_DNS1123_SUBDOMAIN_RE = new RegExp(`^${WILDCARD_DNS1123_SUBDOMAIN_FMT}$`);
+
+/** Upstream `IsWildcardDNS1123Subdomain`: `*.` and a DNS-1123 subdomain (Ingress hosts). */
+export function isWildcardDNS1123Subdomain(v: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(v) > 253) errs.push(maxLenError(253));
+  if (!WILDCARD_DNS1123_SUBDOMAIN_RE.test(v)) errs.push(regexError(WILDCARD_DNS1123_SUBDOMAIN_ERR, WILDCARD_DNS1123_SUBDOMAIN_FMT, '*.example.com'));
+  return errs;
+}
+
 /** DNS-1035 label (service names, FACTS 7). */
 export function isDNS1035Label(v: string): string[] {
   const errs: string[] = [];

@@ -96,7 +96,7 @@ export function alwaysRestarting(spec: any, kind: string, path: string): FieldEr
 const PERCENT = /^[0-9]+%$/;
 
 /** ValidatePositiveIntOrPercent. */
-function intOrPercent(value: unknown, path: string): FieldError[] {
+export function intOrPercent(value: unknown, path: string): FieldError[] {
   if (typeof value === 'string') {
     return PERCENT.test(value) ? [] : [invalid(path, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
   }
@@ -107,7 +107,7 @@ function intOrPercent(value: unknown, path: string): FieldError[] {
 const intOrPercentValue = (value: unknown): number => (typeof value === 'string' ? (PERCENT.test(value) ? Number(value.slice(0, -1)) : 0) : typeof value === 'number' ? value : 0);
 
 /** IsNotMoreThan100Percent. */
-function notOver100(value: unknown, path: string): FieldError[] {
+export function notOver100(value: unknown, path: string): FieldError[] {
   return typeof value === 'string' && PERCENT.test(value) && intOrPercentValue(value) > 100 ? [invalid(path, value, 'must not be greater than 100%')] : [];
 }
 
