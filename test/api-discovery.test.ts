@@ -230,6 +230,11 @@ describe('Table output', () => {
     assert.match(yaml.text, /^kind: Table\napiVersion: meta\.orch\.io\/v1\n/);
     assert.match(yaml.text, /cells:\n\s+- default\n\s+- Active\n/);
     assertFailure(await server.request('GET', '/api/v1/namespaces?watch=1', { headers: { accept: 'application/yaml;as=Table;g=meta.orch.io;v=v1' } }), 406, 'NotAcceptable');
+    // Nor a plain YAML watch: YAML is chosen and has no stream form (upstream NegotiateOutputMediaTypeStream), even with JSON after it.
+    for (const accept of ['application/yaml', 'application/yaml, application/json', 'application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1']) {
+      assertFailure(await server.request('GET', '/api/v1/namespaces?watch=1&timeoutSeconds=1', { headers: { accept } }), 406, 'NotAcceptable');
+    }
+    assert.equal((await server.request('GET', '/api/v1/namespaces', { headers: { accept: 'application/yaml' } })).status, 200);
   });
 
   test("kubectl's own Table request (g=meta.k8s.io) gets the same Table in the group it named; other groups are 406", async () => {

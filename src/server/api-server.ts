@@ -595,7 +595,10 @@ function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict
       if ((params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') && PARTIAL_VERBS.has(verb)) {
         const partial = { apiVersion: `${params.g}/${params.v}`, kind: params.as } as const;
         if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, partial };
-        if (subtype === 'yaml') return { mediaType: YAML_TYPE, partial };
+        if (subtype === 'yaml') {
+          if (verb === 'watch' && strict) break;
+          return { mediaType: YAML_TYPE, partial };
+        }
         // Every kind, custom ones too: the metadata forms have their own messages (codec.ts PARTIAL_SCHEMAS).
         if (type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE, partial };
       }
@@ -604,7 +607,11 @@ function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict
     // upstream acceptMediaTypeOptions: `stream` names a streaming form, and `watch` is the only one.
     if (params.stream !== undefined && params.stream !== 'watch') continue;
     if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
-    if (type === 'application' && subtype === 'yaml') return { mediaType: YAML_TYPE };
+    if (type === 'application' && subtype === 'yaml') {
+      // upstream NegotiateOutputMediaTypeStream: YAML is chosen, and has no stream form for a watch.
+      if (verb === 'watch' && strict) break;
+      return { mediaType: YAML_TYPE };
+    }
     if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
   }
   if (!strict) return { mediaType: JSON_TYPE };
