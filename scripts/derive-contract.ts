@@ -328,6 +328,8 @@ const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
 const AUTOSCALING = 'io.k8s.api.autoscaling.v1.';
 const APPS = 'io.k8s.api.apps.v1.';
 const BATCH = 'io.k8s.api.batch.v1.';
+const FLOWCONTROL = 'io.k8s.api.flowcontrol.v1.';
+const FLOWCONTROL_V1BETA3 = 'io.k8s.api.flowcontrol.v1beta3.';
 
 interface DocSpec {
   file: string;
@@ -350,6 +352,8 @@ const UPSTREAM_FILES = [
   'apis__autoscaling__v1_openapi.json',
   'apis__apps__v1_openapi.json',
   'apis__batch__v1_openapi.json',
+  'apis__flowcontrol.apiserver.k8s.io__v1_openapi.json',
+  'apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -469,6 +473,24 @@ const DOCS: DocSpec[] = [
     owns: (n) => n.startsWith(NET),
     roots: [NET + 'NetworkPolicy', NET + 'NetworkPolicyList'],
   },
+  {
+    file: 'apis__flowcontrol.orch.io__v1.json',
+    title: 'orch flowcontrol.orch.io/v1',
+    description:
+      'Kinds of the flowcontrol.orch.io group, version v1, served under /apis/flowcontrol.orch.io/v1: FlowSchema and PriorityLevelConfiguration (SPEC 9.7), their storage version. paths are emitted by the generator.',
+    upstream: ['apis__flowcontrol.apiserver.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(FLOWCONTROL),
+    roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL + k, FLOWCONTROL + k + 'List']),
+  },
+  {
+    file: 'apis__flowcontrol.orch.io__v1beta3.json',
+    title: 'orch flowcontrol.orch.io/v1beta3',
+    description:
+      'Kinds of the flowcontrol.orch.io group, version v1beta3, served under /apis/flowcontrol.orch.io/v1beta3: the same FlowSchemas and PriorityLevelConfigurations as v1, stored at v1; deprecated in 1.29, removed in 1.32 (SPEC 9.5, 9.7). paths are emitted by the generator.',
+    upstream: ['apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json'],
+    owns: (n) => n.startsWith(FLOWCONTROL_V1BETA3),
+    roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL_V1BETA3 + k, FLOWCONTROL_V1BETA3 + k + 'List']),
+  },
 ];
 
 /** Description taken from a (renamed) schema property, or a literal. */
@@ -515,6 +537,13 @@ interface ResourceSpec {
   printerColumns: ColumnSpec[];
   /** false: a review computed on create and never stored (no list kind, no storage version). */
   stored?: boolean;
+  /**
+   * A kind served at several versions over one key space (SPEC 9.4): the group-version its objects are
+   * stored at, when it is not the kind's own (`group` only when another group's key space holds them).
+   */
+  storage?: { group?: string; version: string };
+  /** A deprecated version (SPEC 9.5; upstream's prerelease-lifecycle-gen tags): releases as `1.29`, the replacing kind. */
+  deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -588,6 +617,31 @@ function rbacKind(plural: string, namespaced: boolean, printerColumns: ColumnSpe
     printerColumns,
   };
 }
+
+/** K printers.go flowSchemaColumnDefinitions (v1's field docs for every version, as upstream prints the internal form). */
+const FLOWSCHEMA_COLUMNS: ColumnSpec[] = [
+  NAME_COLUMN,
+  { name: 'PriorityLevel', type: 'string', description: { schema: FLOWCONTROL + 'PriorityLevelConfigurationReference', property: 'name' }, jsonPath: '.spec.priorityLevelConfiguration.name' },
+  { name: 'MatchingPrecedence', type: 'string', description: { schema: FLOWCONTROL + 'FlowSchemaSpec', property: 'matchingPrecedence' }, jsonPath: '.spec.matchingPrecedence', formatter: 'integer' },
+  { name: 'DistinguisherMethod', type: 'string', description: { schema: FLOWCONTROL + 'FlowSchemaSpec', property: 'distinguisherMethod' }, jsonPath: '.spec.distinguisherMethod', formatter: 'distinguisherMethod' },
+  AGE_COLUMN,
+  { name: 'MissingPL', type: 'string', description: 'references a broken or non-existent PriorityLevelConfiguration', jsonPath: '.status.conditions', formatter: 'danglingCondition' },
+];
+
+/** K printers.go priorityLevelColumnDefinitions: `<none>` for what a level without limits (or without queuing) lacks. */
+const PRIORITY_LEVEL_COLUMNS: ColumnSpec[] = [
+  NAME_COLUMN,
+  { name: 'Type', type: 'string', description: { schema: FLOWCONTROL + 'PriorityLevelConfigurationSpec', property: 'type' }, jsonPath: '.spec.type' },
+  { name: 'NominalConcurrencyShares', type: 'string', description: { schema: FLOWCONTROL + 'LimitedPriorityLevelConfiguration', property: 'nominalConcurrencyShares' }, jsonPath: '.spec.limited.nominalConcurrencyShares', formatter: 'ifLimited' },
+  ...(['queues', 'handSize', 'queueLengthLimit'] as const).map((field): ColumnSpec => ({
+    name: field[0].toUpperCase() + field.slice(1),
+    type: 'string',
+    description: { schema: FLOWCONTROL + 'QueuingConfiguration', property: field },
+    jsonPath: `.spec.limited.limitResponse.queuing.${field}`,
+    formatter: 'ifQueuing',
+  })),
+  AGE_COLUMN,
+];
 
 /**
  * Registry data per kind, upstream 1.31 values:
@@ -1013,7 +1067,41 @@ const RESOURCES: Record<string, ResourceSpec> = {
       AGE_COLUMN,
     ],
   },
+  // K pkg/registry/flowcontrol/{flowschema,prioritylevelconfiguration}/storage and strategy.go (cluster scope, status
+  // subresource), K pkg/apis/flowcontrol/validation (names: DNS subdomain), K printers.go printFlowSchema /
+  // printPriorityLevelConfiguration; v1beta3's lifecycle from k8s.io/api flowcontrol/v1beta3 zz_generated.prerelease-lifecycle.go.
+  [FLOWCONTROL + 'FlowSchema']: flowcontrolKind('FlowSchema', 'flowschemas', FLOWSCHEMA_COLUMNS),
+  [FLOWCONTROL + 'PriorityLevelConfiguration']: flowcontrolKind('PriorityLevelConfiguration', 'prioritylevelconfigurations', PRIORITY_LEVEL_COLUMNS),
+  [FLOWCONTROL_V1BETA3 + 'FlowSchema']: flowcontrolKind('FlowSchema', 'flowschemas', FLOWSCHEMA_COLUMNS, 'v1beta3'),
+  [FLOWCONTROL_V1BETA3 + 'PriorityLevelConfiguration']: flowcontrolKind('PriorityLevelConfiguration', 'prioritylevelconfigurations', PRIORITY_LEVEL_COLUMNS, 'v1beta3'),
 };
+
+/**
+ * A flowcontrol.orch.io kind: cluster-scoped, every verb, a status subresource. An older version is
+ * stored at v1 and deprecated in 1.29, unavailable in 1.32 (SPEC 9.7).
+ */
+function flowcontrolKind(kind: string, plural: string, printerColumns: ColumnSpec[], olderVersion?: 'v1beta3'): ResourceSpec {
+  return {
+    plural,
+    singular: plural.replace(/s$/, ''),
+    shortNames: [],
+    categories: [],
+    namespaced: false,
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns,
+    ...(olderVersion
+      ? {
+          storage: { version: 'v1' },
+          deprecated: { deprecatedIn: '1.29', removedIn: '1.32', replacement: { group: 'flowcontrol.orch.io', version: 'v1', kind } },
+        }
+      : {}),
+  };
+}
 
 /** A namespaced workload kind of apps/v1 or batch/v1: every verb, category `all`, status (and scale) subresources. */
 function workload(
@@ -1248,6 +1336,8 @@ function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<
         if (f.default !== undefined) o.default = f.default;
         return o;
       }),
+    ...(spec.storage ? { storageVersion: spec.storage.version, ...(spec.storage.group !== undefined ? { storageGroup: spec.storage.group } : {}) } : {}),
+    ...(spec.deprecated ? { deprecated: clone(spec.deprecated as unknown as Json) } : {}),
     printerColumns: spec.printerColumns.map((c) => {
       const o: JsonObject = {
         name: c.name,

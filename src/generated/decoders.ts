@@ -6928,7 +6928,1194 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1.ExemptPriorityLevelConfiguration");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f1 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "ExemptPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.lendablePercent = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1.FlowDistinguisherMethod");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "FlowDistinguisherMethod");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchema(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1.FlowSchema");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchema"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchema"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(x, p ? p + ".spec" : "spec", c, "FlowSchema"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(x, p ? p + ".status" : "status", c, "FlowSchema"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchema");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec({}, p ? p + ".spec" : "spec", c, "FlowSchema");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus({}, p ? p + ".status" : "status", c, "FlowSchema");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1.FlowSchemaCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "FlowSchemaCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "FlowSchemaCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "FlowSchemaCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "FlowSchemaCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
 function decode_anon155(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchema");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_FlowSchema(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1.FlowSchemaList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon155(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchemaList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon156(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRulesWithSubjects");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1.FlowSchemaSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
+      case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
+      case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon156(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference({}, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec");
+  const out = {};
+  if (f0 !== undefined) out.priorityLevelConfiguration = f0;
+  if (f1 !== undefined) out.matchingPrecedence = f1;
+  if (f2 !== undefined) out.distinguisherMethod = f2;
+  if (f3 !== undefined) out.rules = f3;
+  return out;
+}
+
+function decode_anon157(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchemaCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1.FlowSchemaStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon157(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_GroupSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1.GroupSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "GroupSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_LimitResponse(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1.LimitResponse");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
+      case "queuing": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(x, p ? p + ".queuing" : "queuing", c, "LimitResponse"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "LimitResponse");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.queuing = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1.LimitedPriorityLevelConfiguration");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
+      case "limitResponse": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_LimitResponse(x, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f2 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "LimitedPriorityLevelConfiguration"); break;
+      case "borrowingLimitPercent": if (x !== null) f3 = int32(x, p ? p + ".borrowingLimitPercent" : "borrowingLimitPercent", c, "LimitedPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_flowcontrol_v1_LimitResponse({}, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.limitResponse = f1;
+  if (f2 !== undefined) out.lendablePercent = f2;
+  if (f3 !== undefined) out.borrowingLimitPercent = f3;
+  return out;
+}
+
+function decode_anon158(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon159(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1.NonResourcePolicyRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon158(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon159(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.nonResourceURLs = f1;
+  return out;
+}
+
+function decode_anon160(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_Subject(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon161(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon162(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NonResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1.PolicyRulesWithSubjects");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "subjects": if (x !== null) f0 = decode_anon160(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon161(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon162(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.subjects = f0;
+  if (f1 !== undefined) out.resourceRules = f1;
+  if (f2 !== undefined) out.nonResourceRules = f2;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1.PriorityLevelConfiguration");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfiguration"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(x, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(x, p ? p + ".status" : "status", c, "PriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec({}, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus({}, p ? p + ".status" : "status", c, "PriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1.PriorityLevelConfigurationCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PriorityLevelConfigurationCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "PriorityLevelConfigurationCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PriorityLevelConfigurationCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "PriorityLevelConfigurationCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon163(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfiguration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1.PriorityLevelConfigurationList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon163(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1.PriorityLevelConfigurationReference");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1.PriorityLevelConfigurationSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
+      case "limited": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(x, p ? p + ".limited" : "limited", c, "PriorityLevelConfigurationSpec"); break;
+      case "exempt": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(x, p ? p + ".exempt" : "exempt", c, "PriorityLevelConfigurationSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.limited = f1;
+  if (f2 !== undefined) out.exempt = f2;
+  return out;
+}
+
+function decode_anon164(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfigurationCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1.PriorityLevelConfigurationStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon164(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1.QueuingConfiguration");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
+      case "handSize": if (x !== null) f1 = int32(x, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration"); break;
+      case "queueLengthLimit": if (x !== null) f2 = int32(x, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".queues" : "queues", c, "QueuingConfiguration");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.queues = f0;
+  if (f1 !== undefined) out.handSize = f1;
+  if (f2 !== undefined) out.queueLengthLimit = f2;
+  return out;
+}
+
+function decode_anon165(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon166(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon167(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon168(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1.ResourcePolicyRule");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon165(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon166(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon167(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon168(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.apiGroups = f1;
+  if (f2 !== undefined) out.resources = f2;
+  if (f3 !== undefined) out.clusterScope = f3;
+  if (f4 !== undefined) out.namespaces = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1.ServiceAccountSubject");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
+      case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "ServiceAccountSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".name" : "name", c, "ServiceAccountSubject");
+  const out = {};
+  if (f0 !== undefined) out.namespace = f0;
+  if (f1 !== undefined) out.name = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_Subject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1.Subject");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
+      case "user": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_UserSubject(x, p ? p + ".user" : "user", c, "Subject"); break;
+      case "group": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_GroupSubject(x, p ? p + ".group" : "group", c, "Subject"); break;
+      case "serviceAccount": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject(x, p ? p + ".serviceAccount" : "serviceAccount", c, "Subject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "Subject");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.user = f1;
+  if (f2 !== undefined) out.group = f2;
+  if (f3 !== undefined) out.serviceAccount = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_UserSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1.UserSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "UserSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1beta3.ExemptPriorityLevelConfiguration");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f1 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "ExemptPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.lendablePercent = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1beta3.FlowDistinguisherMethod");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "FlowDistinguisherMethod");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchema(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1beta3.FlowSchema");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchema"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchema"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(x, p ? p + ".spec" : "spec", c, "FlowSchema"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(x, p ? p + ".status" : "status", c, "FlowSchema"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchema");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec({}, p ? p + ".spec" : "spec", c, "FlowSchema");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus({}, p ? p + ".status" : "status", c, "FlowSchema");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1beta3.FlowSchemaCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "FlowSchemaCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "FlowSchemaCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "FlowSchemaCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "FlowSchemaCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon169(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchema");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_FlowSchema(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1beta3.FlowSchemaList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon169(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchemaList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon170(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PolicyRulesWithSubjects");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1beta3.FlowSchemaSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
+      case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
+      case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon170(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference({}, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec");
+  const out = {};
+  if (f0 !== undefined) out.priorityLevelConfiguration = f0;
+  if (f1 !== undefined) out.matchingPrecedence = f1;
+  if (f2 !== undefined) out.distinguisherMethod = f2;
+  if (f3 !== undefined) out.rules = f3;
+  return out;
+}
+
+function decode_anon171(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchemaCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1beta3.FlowSchemaStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon171(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_GroupSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1beta3.GroupSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "GroupSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_LimitResponse(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1beta3.LimitResponse");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
+      case "queuing": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(x, p ? p + ".queuing" : "queuing", c, "LimitResponse"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "LimitResponse");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.queuing = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1beta3.LimitedPriorityLevelConfiguration");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
+      case "limitResponse": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_LimitResponse(x, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f2 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "LimitedPriorityLevelConfiguration"); break;
+      case "borrowingLimitPercent": if (x !== null) f3 = int32(x, p ? p + ".borrowingLimitPercent" : "borrowingLimitPercent", c, "LimitedPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_flowcontrol_v1beta3_LimitResponse({}, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.limitResponse = f1;
+  if (f2 !== undefined) out.lendablePercent = f2;
+  if (f3 !== undefined) out.borrowingLimitPercent = f3;
+  return out;
+}
+
+function decode_anon172(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon173(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1beta3.NonResourcePolicyRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon172(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon173(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.nonResourceURLs = f1;
+  return out;
+}
+
+function decode_anon174(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.Subject");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_Subject(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon175(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.ResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon176(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.NonResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1beta3.PolicyRulesWithSubjects");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "subjects": if (x !== null) f0 = decode_anon174(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon175(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon176(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.subjects = f0;
+  if (f1 !== undefined) out.resourceRules = f1;
+  if (f2 !== undefined) out.nonResourceRules = f2;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1beta3.PriorityLevelConfiguration");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfiguration"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(x, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus(x, p ? p + ".status" : "status", c, "PriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec({}, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus({}, p ? p + ".status" : "status", c, "PriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1beta3.PriorityLevelConfigurationCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PriorityLevelConfigurationCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "PriorityLevelConfigurationCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PriorityLevelConfigurationCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "PriorityLevelConfigurationCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon177(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfiguration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1beta3.PriorityLevelConfigurationList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon177(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1beta3.PriorityLevelConfigurationReference");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1beta3.PriorityLevelConfigurationSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
+      case "limited": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguration(x, p ? p + ".limited" : "limited", c, "PriorityLevelConfigurationSpec"); break;
+      case "exempt": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration(x, p ? p + ".exempt" : "exempt", c, "PriorityLevelConfigurationSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.limited = f1;
+  if (f2 !== undefined) out.exempt = f2;
+  return out;
+}
+
+function decode_anon178(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfigurationCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1beta3.PriorityLevelConfigurationStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon178(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1beta3.QueuingConfiguration");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
+      case "handSize": if (x !== null) f1 = int32(x, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration"); break;
+      case "queueLengthLimit": if (x !== null) f2 = int32(x, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".queues" : "queues", c, "QueuingConfiguration");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.queues = f0;
+  if (f1 !== undefined) out.handSize = f1;
+  if (f2 !== undefined) out.queueLengthLimit = f2;
+  return out;
+}
+
+function decode_anon179(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon180(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon181(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon182(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1beta3.ResourcePolicyRule");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon179(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon180(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon181(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon182(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.apiGroups = f1;
+  if (f2 !== undefined) out.resources = f2;
+  if (f3 !== undefined) out.clusterScope = f3;
+  if (f4 !== undefined) out.namespaces = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1beta3.ServiceAccountSubject");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
+      case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "ServiceAccountSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".name" : "name", c, "ServiceAccountSubject");
+  const out = {};
+  if (f0 !== undefined) out.namespace = f0;
+  if (f1 !== undefined) out.name = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_Subject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1beta3.Subject");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
+      case "user": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_UserSubject(x, p ? p + ".user" : "user", c, "Subject"); break;
+      case "group": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_GroupSubject(x, p ? p + ".group" : "group", c, "Subject"); break;
+      case "serviceAccount": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject(x, p ? p + ".serviceAccount" : "serviceAccount", c, "Subject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "Subject");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.user = f1;
+  if (f2 !== undefined) out.group = f2;
+  if (f3 !== undefined) out.serviceAccount = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_UserSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1beta3.UserSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "UserSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_anon183(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6944,7 +8131,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon155(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon183(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6979,7 +8166,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon156(v, p, c, st) {
+function decode_anon184(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -6987,7 +8174,7 @@ function decode_anon156(v, p, c, st) {
   return out;
 }
 
-function decode_anon157(v, p, c, st) {
+function decode_anon185(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -7002,8 +8189,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon156(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon157(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon184(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon185(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7013,7 +8200,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon158(v, p, c, st) {
+function decode_anon186(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -7021,7 +8208,7 @@ function decode_anon158(v, p, c, st) {
   return out;
 }
 
-function decode_anon159(v, p, c, st) {
+function decode_anon187(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -7036,8 +8223,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon158(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon159(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon186(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon187(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7047,7 +8234,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon160(v, p, c, st) {
+function decode_anon188(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -7065,7 +8252,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon160(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon188(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7119,7 +8306,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon189(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -7127,7 +8314,7 @@ function decode_anon161(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon190(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -7135,7 +8322,7 @@ function decode_anon162(v, p, c, st) {
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon191(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7151,9 +8338,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon161(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon162(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon163(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon189(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon190(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon191(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7166,7 +8353,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon164(v, p, c, st) {
+function decode_anon192(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -7181,7 +8368,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon164(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon192(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7190,7 +8377,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon165(v, p, c, st) {
+function decode_anon193(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -7208,7 +8395,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon165(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon193(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7223,7 +8410,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon166(v, p, c, st) {
+function decode_anon194(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -7241,7 +8428,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon166(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon194(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7257,7 +8444,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon167(v, p, c, st) {
+function decode_anon195(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -7275,7 +8462,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon167(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon195(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7288,7 +8475,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon168(v, p, c, st) {
+function decode_anon196(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -7306,7 +8493,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon168(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon196(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7319,7 +8506,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon169(v, p, c, st) {
+function decode_anon197(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7327,7 +8514,7 @@ function decode_anon169(v, p, c, st) {
   return out;
 }
 
-function decode_anon170(v, p, c, st) {
+function decode_anon198(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7335,7 +8522,7 @@ function decode_anon170(v, p, c, st) {
   return out;
 }
 
-function decode_anon171(v, p, c, st) {
+function decode_anon199(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7343,7 +8530,7 @@ function decode_anon171(v, p, c, st) {
   return out;
 }
 
-function decode_anon172(v, p, c, st) {
+function decode_anon200(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7351,7 +8538,7 @@ function decode_anon172(v, p, c, st) {
   return out;
 }
 
-function decode_anon173(v, p, c, st) {
+function decode_anon201(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7366,11 +8553,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon169(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon170(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon171(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon172(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon173(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon197(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon198(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon199(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon200(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon201(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7383,7 +8570,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon174(v, p, c, st) {
+function decode_anon202(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -7401,7 +8588,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon174(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon202(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7414,7 +8601,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon175(v, p, c, st) {
+function decode_anon203(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -7432,7 +8619,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon175(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon203(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7448,7 +8635,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon176(v, p, c, st) {
+function decode_anon204(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -7466,7 +8653,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon176(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon204(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7479,7 +8666,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon177(v, p, c, st) {
+function decode_anon205(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -7497,7 +8684,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon177(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon205(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7658,7 +8845,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon178(v, p, c, st) {
+function decode_anon206(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -7676,7 +8863,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon178(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon206(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7689,7 +8876,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon179(v, p, c, st) {
+function decode_anon207(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7697,7 +8884,7 @@ function decode_anon179(v, p, c, st) {
   return out;
 }
 
-function decode_anon180(v, p, c, st) {
+function decode_anon208(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7715,9 +8902,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon179(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon207(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon180(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon208(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7733,7 +8920,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon181(v, p, c, st) {
+function decode_anon209(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -7751,7 +8938,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon181(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon209(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -7770,7 +8957,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon182(v, p, c, st) {
+function decode_anon210(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -7778,7 +8965,7 @@ function decode_anon182(v, p, c, st) {
   return out;
 }
 
-function decode_anon183(v, p, c, st) {
+function decode_anon211(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7793,9 +8980,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon182(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon210(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon183(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon211(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7807,7 +8994,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon184(v, p, c, st) {
+function decode_anon212(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -7815,7 +9002,7 @@ function decode_anon184(v, p, c, st) {
   return out;
 }
 
-function decode_anon185(v, p, c, st) {
+function decode_anon213(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -7835,10 +9022,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon184(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon212(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon185(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon213(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7940,7 +9127,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon186(v, p, c, st) {
+function decode_anon214(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -7948,7 +9135,7 @@ function decode_anon186(v, p, c, st) {
   return out;
 }
 
-function decode_anon187(v, p, c, st) {
+function decode_anon215(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7956,7 +9143,7 @@ function decode_anon187(v, p, c, st) {
   return out;
 }
 
-function decode_anon188(v, p, c, st) {
+function decode_anon216(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -7964,7 +9151,7 @@ function decode_anon188(v, p, c, st) {
   return out;
 }
 
-function decode_anon189(v, p, c, st) {
+function decode_anon217(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -7972,7 +9159,7 @@ function decode_anon189(v, p, c, st) {
   return out;
 }
 
-function decode_anon190(v, p, c, st) {
+function decode_anon218(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -7980,7 +9167,7 @@ function decode_anon190(v, p, c, st) {
   return out;
 }
 
-function decode_anon191(v, p, c, st) {
+function decode_anon219(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -7988,7 +9175,7 @@ function decode_anon191(v, p, c, st) {
   return out;
 }
 
-function decode_anon192(v, p, c, st) {
+function decode_anon220(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -7996,7 +9183,7 @@ function decode_anon192(v, p, c, st) {
   return out;
 }
 
-function decode_anon193(v, p, c, st) {
+function decode_anon221(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
@@ -8004,7 +9191,7 @@ function decode_anon193(v, p, c, st) {
   return out;
 }
 
-function decode_anon194(v, p, c, st) {
+function decode_anon222(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -8012,7 +9199,7 @@ function decode_anon194(v, p, c, st) {
   return out;
 }
 
-function decode_anon195(v, p, c, st) {
+function decode_anon223(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8020,7 +9207,7 @@ function decode_anon195(v, p, c, st) {
   return out;
 }
 
-function decode_anon196(v, p, c, st) {
+function decode_anon224(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -8054,31 +9241,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon186(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon214(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon187(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon215(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon188(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon189(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon190(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon216(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon217(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon218(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon191(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon219(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon192(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon193(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon220(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon221(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon194(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon222(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon195(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon223(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon196(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon224(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8230,7 +9417,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon197(v, p, c, st) {
+function decode_anon225(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8246,7 +9433,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon197(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon225(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8260,7 +9447,7 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon198(v, p, c, st) {
+function decode_anon226(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8281,7 +9468,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon198(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon226(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8296,7 +9483,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon199(v, p, c, st) {
+function decode_anon227(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8313,7 +9500,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon199(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon227(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8330,7 +9517,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon200(v, p, c, st) {
+function decode_anon228(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8338,7 +9525,7 @@ function decode_anon200(v, p, c, st) {
   return out;
 }
 
-function decode_anon201(v, p, c, st) {
+function decode_anon229(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -8353,8 +9540,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon200(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon201(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon228(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon229(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8364,7 +9551,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon202(v, p, c, st) {
+function decode_anon230(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8381,7 +9568,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon202(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon230(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8448,7 +9635,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon203(v, p, c, st) {
+function decode_anon231(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8456,7 +9643,7 @@ function decode_anon203(v, p, c, st) {
   return out;
 }
 
-function decode_anon204(v, p, c, st) {
+function decode_anon232(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8464,7 +9651,7 @@ function decode_anon204(v, p, c, st) {
   return out;
 }
 
-function decode_anon205(v, p, c, st) {
+function decode_anon233(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -8472,7 +9659,7 @@ function decode_anon205(v, p, c, st) {
   return out;
 }
 
-function decode_anon206(v, p, c, st) {
+function decode_anon234(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8480,7 +9667,7 @@ function decode_anon206(v, p, c, st) {
   return out;
 }
 
-function decode_anon207(v, p, c, st) {
+function decode_anon235(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -8505,11 +9692,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon203(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon204(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon205(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon206(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon207(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon231(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon232(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon233(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon234(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon235(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8635,7 +9822,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon208(v, p, c, st) {
+function decode_anon236(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -8653,7 +9840,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon208(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon236(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -8915,6 +10102,52 @@ export {
   decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource,
   decode_io_orch_api_core_v1_WeightedPodAffinityTerm,
   decode_io_orch_api_core_v1_WindowsSecurityContextOptions,
+  decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod,
+  decode_io_orch_api_flowcontrol_v1_FlowSchema,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaList,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus,
+  decode_io_orch_api_flowcontrol_v1_GroupSubject,
+  decode_io_orch_api_flowcontrol_v1_LimitResponse,
+  decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus,
+  decode_io_orch_api_flowcontrol_v1_QueuingConfiguration,
+  decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject,
+  decode_io_orch_api_flowcontrol_v1_Subject,
+  decode_io_orch_api_flowcontrol_v1_UserSubject,
+  decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchema,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus,
+  decode_io_orch_api_flowcontrol_v1beta3_GroupSubject,
+  decode_io_orch_api_flowcontrol_v1beta3_LimitResponse,
+  decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondition,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus,
+  decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject,
+  decode_io_orch_api_flowcontrol_v1beta3_Subject,
+  decode_io_orch_api_flowcontrol_v1beta3_UserSubject,
   decode_io_orch_api_networking_v1_IPBlock,
   decode_io_orch_api_networking_v1_NetworkPolicy,
   decode_io_orch_api_networking_v1_NetworkPolicyEgressRule,

@@ -18,6 +18,8 @@ export const openapiV3Paths = {
       "apis/authorization.orch.io/v1": "v3/apis__authorization.orch.io__v1.json",
       "apis/batch/v1": "v3/apis__batch__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
+      "apis/flowcontrol.orch.io/v1": "v3/apis__flowcontrol.orch.io__v1.json",
+      "apis/flowcontrol.orch.io/v1beta3": "v3/apis__flowcontrol.orch.io__v1beta3.json",
       "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json",
       "apis/rbac.authorization.orch.io/v1": "v3/apis__rbac.authorization.orch.io__v1.json"
     } as Record<string, string>;

@@ -2402,6 +2402,548 @@ export const kinds = [
   },
   {
     ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1",
+      "kind": "FlowSchema",
+      "schemaName": "io.orch.api.flowcontrol.v1.FlowSchema",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "FlowSchema",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`name` is the name of the priority level configuration being referenced Required.",
+          "format": "",
+          "jsonPath": ".spec.priorityLevelConfiguration.name",
+          "name": "PriorityLevel",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "priorityLevelConfiguration",
+            "name"
+          ]
+        },
+        {
+          "description": "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.matchingPrecedence",
+          "name": "MatchingPrecedence",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "matchingPrecedence"
+          ]
+        },
+        {
+          "description": "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.",
+          "format": "",
+          "formatter": "distinguisherMethod",
+          "jsonPath": ".spec.distinguisherMethod",
+          "name": "DistinguisherMethod",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "distinguisherMethod"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "references a broken or non-existent PriorityLevelConfiguration",
+          "format": "",
+          "formatter": "danglingCondition",
+          "jsonPath": ".status.conditions",
+          "name": "MissingPL",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "conditions"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "FlowSchemaList",
+      "namespaced": false,
+      "plural": "flowschemas",
+      "singular": "flowschema",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "NKUgDLCuj1s="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1_FlowSchema,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1_FlowSchemaList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1",
+      "kind": "PriorityLevelConfiguration",
+      "schemaName": "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PriorityLevelConfiguration",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.",
+          "format": "",
+          "jsonPath": ".spec.type",
+          "name": "Type",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "type"
+          ]
+        },
+        {
+          "description": "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
+          "format": "",
+          "formatter": "ifLimited",
+          "jsonPath": ".spec.limited.nominalConcurrencyShares",
+          "name": "NominalConcurrencyShares",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "nominalConcurrencyShares"
+          ]
+        },
+        {
+          "description": "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queues",
+          "name": "Queues",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queues"
+          ]
+        },
+        {
+          "description": "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.handSize",
+          "name": "HandSize",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "handSize"
+          ]
+        },
+        {
+          "description": "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queueLengthLimit",
+          "name": "QueueLengthLimit",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queueLengthLimit"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PriorityLevelConfigurationList",
+      "namespaced": false,
+      "plural": "prioritylevelconfigurations",
+      "singular": "prioritylevelconfiguration",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "QOIYRauYMVk="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1beta3",
+      "kind": "FlowSchema",
+      "schemaName": "io.orch.api.flowcontrol.v1beta3.FlowSchema",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "FlowSchema",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`name` is the name of the priority level configuration being referenced Required.",
+          "format": "",
+          "jsonPath": ".spec.priorityLevelConfiguration.name",
+          "name": "PriorityLevel",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "priorityLevelConfiguration",
+            "name"
+          ]
+        },
+        {
+          "description": "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.matchingPrecedence",
+          "name": "MatchingPrecedence",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "matchingPrecedence"
+          ]
+        },
+        {
+          "description": "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.",
+          "format": "",
+          "formatter": "distinguisherMethod",
+          "jsonPath": ".spec.distinguisherMethod",
+          "name": "DistinguisherMethod",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "distinguisherMethod"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "references a broken or non-existent PriorityLevelConfiguration",
+          "format": "",
+          "formatter": "danglingCondition",
+          "jsonPath": ".status.conditions",
+          "name": "MissingPL",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "conditions"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "deprecated": {
+        "removedRelease": "1.32",
+        "warning": "flowcontrol.orch.io/v1beta3 FlowSchema is deprecated in v1.29+, unavailable in v1.32+; use flowcontrol.orch.io/v1 FlowSchema"
+      },
+      "listKind": "FlowSchemaList",
+      "namespaced": false,
+      "plural": "flowschemas",
+      "singular": "flowschema",
+      "storageVersion": "v1",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "NKUgDLCuj1s="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1beta3_FlowSchema,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1beta3",
+      "kind": "PriorityLevelConfiguration",
+      "schemaName": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PriorityLevelConfiguration",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.",
+          "format": "",
+          "jsonPath": ".spec.type",
+          "name": "Type",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "type"
+          ]
+        },
+        {
+          "description": "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
+          "format": "",
+          "formatter": "ifLimited",
+          "jsonPath": ".spec.limited.nominalConcurrencyShares",
+          "name": "NominalConcurrencyShares",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "nominalConcurrencyShares"
+          ]
+        },
+        {
+          "description": "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queues",
+          "name": "Queues",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queues"
+          ]
+        },
+        {
+          "description": "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.handSize",
+          "name": "HandSize",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "handSize"
+          ]
+        },
+        {
+          "description": "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queueLengthLimit",
+          "name": "QueueLengthLimit",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queueLengthLimit"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "deprecated": {
+        "removedRelease": "1.32",
+        "warning": "flowcontrol.orch.io/v1beta3 PriorityLevelConfiguration is deprecated in v1.29+, unavailable in v1.32+; use flowcontrol.orch.io/v1 PriorityLevelConfiguration"
+      },
+      "listKind": "PriorityLevelConfigurationList",
+      "namespaced": false,
+      "plural": "prioritylevelconfigurations",
+      "singular": "prioritylevelconfiguration",
+      "storageVersion": "v1",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "QOIYRauYMVk="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList,
+  },
+  {
+    ...{
       "group": "networking.orch.io",
       "version": "v1",
       "kind": "NetworkPolicy",

@@ -4551,6 +4551,714 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowDistinguisherMethod": {
+    "kind": "struct",
+    "fields": {
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchema": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1.FlowSchemaSpec",
+      "status": "io.orch.api.flowcontrol.v1.FlowSchemaStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.FlowSchema",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaSpec": {
+    "kind": "struct",
+    "fields": {
+      "distinguisherMethod": "io.orch.api.flowcontrol.v1.FlowDistinguisherMethod",
+      "matchingPrecedence": {
+        "kind": "scalar"
+      },
+      "priorityLevelConfiguration": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationReference",
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.FlowSchemaCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.GroupSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.LimitResponse": {
+    "kind": "struct",
+    "fields": {
+      "queuing": "io.orch.api.flowcontrol.v1.QueuingConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "borrowingLimitPercent": {
+        "kind": "scalar"
+      },
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "limitResponse": "io.orch.api.flowcontrol.v1.LimitResponse",
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.NonResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceURLs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.NonResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "resourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.ResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "subjects": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.Subject",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationSpec",
+      "status": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationReference": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationSpec": {
+    "kind": "struct",
+    "fields": {
+      "exempt": "io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration",
+      "limited": "io.orch.api.flowcontrol.v1.LimitedPriorityLevelConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.QueuingConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "handSize": {
+        "kind": "scalar"
+      },
+      "queueLengthLimit": {
+        "kind": "scalar"
+      },
+      "queues": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.ResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "apiGroups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "clusterScope": {
+        "kind": "scalar"
+      },
+      "namespaces": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "resources": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.ServiceAccountSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.Subject": {
+    "kind": "struct",
+    "fields": {
+      "group": "io.orch.api.flowcontrol.v1.GroupSubject",
+      "kind": {
+        "kind": "scalar"
+      },
+      "serviceAccount": "io.orch.api.flowcontrol.v1.ServiceAccountSubject",
+      "user": "io.orch.api.flowcontrol.v1.UserSubject"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.UserSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowDistinguisherMethod": {
+    "kind": "struct",
+    "fields": {
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchema": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1beta3.FlowSchemaSpec",
+      "status": "io.orch.api.flowcontrol.v1beta3.FlowSchemaStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.FlowSchema",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaSpec": {
+    "kind": "struct",
+    "fields": {
+      "distinguisherMethod": "io.orch.api.flowcontrol.v1beta3.FlowDistinguisherMethod",
+      "matchingPrecedence": {
+        "kind": "scalar"
+      },
+      "priorityLevelConfiguration": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference",
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.PolicyRulesWithSubjects",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.FlowSchemaCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.GroupSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.LimitResponse": {
+    "kind": "struct",
+    "fields": {
+      "queuing": "io.orch.api.flowcontrol.v1beta3.QueuingConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "borrowingLimitPercent": {
+        "kind": "scalar"
+      },
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "limitResponse": "io.orch.api.flowcontrol.v1beta3.LimitResponse",
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.NonResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceURLs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PolicyRulesWithSubjects": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.NonResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "resourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.ResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "subjects": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.Subject",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec",
+      "status": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec": {
+    "kind": "struct",
+    "fields": {
+      "exempt": "io.orch.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration",
+      "limited": "io.orch.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.QueuingConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "handSize": {
+        "kind": "scalar"
+      },
+      "queueLengthLimit": {
+        "kind": "scalar"
+      },
+      "queues": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.ResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "apiGroups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "clusterScope": {
+        "kind": "scalar"
+      },
+      "namespaces": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "resources": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.ServiceAccountSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.Subject": {
+    "kind": "struct",
+    "fields": {
+      "group": "io.orch.api.flowcontrol.v1beta3.GroupSubject",
+      "kind": {
+        "kind": "scalar"
+      },
+      "serviceAccount": "io.orch.api.flowcontrol.v1beta3.ServiceAccountSubject",
+      "user": "io.orch.api.flowcontrol.v1beta3.UserSubject"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.UserSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.networking.v1.IPBlock": {
     "kind": "struct",
     "fields": {

@@ -9,6 +9,7 @@ import type { ResourceRequest } from './context.ts';
 import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
 import { nodeFormatters } from './node-printer.ts';
 import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
+import { flowcontrolFormatters } from './flowcontrol-printer.ts';
 import { ageFormatter, type TimedFormatter } from './table-time.ts';
 import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
@@ -42,6 +43,7 @@ const FORMATTERS: Record<string, Formatter> = {
   ...podFormatters,
   ...nodeFormatters,
   ...workloadFormatters,
+  ...flowcontrolFormatters,
   // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
   roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   subjectUsers: (value) => subjectsOf(value, 'User'),

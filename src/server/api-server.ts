@@ -26,6 +26,7 @@ import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
 import { withBuiltinScale } from '../registry/builtin-scale.ts';
+import { withBuiltinConversion } from '../registry/conversions/index.ts';
 import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
@@ -130,7 +131,7 @@ export class ApiServer {
     this.protobuf = options.protobuf ?? new ProtobufCodec(options.api.protobuf);
     this.watchCache = options.watchCache ?? DEFAULT_WATCH_CACHE;
     for (const generated of options.api.kinds) {
-      const kind = withBuiltinScale(generated);
+      const kind = withBuiltinConversion(withBuiltinScale(generated));
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
       if (!kind.stored) {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
@@ -414,7 +415,11 @@ export class ApiServer {
     monitorRequest(req, res, info, query, kind, kind.deprecated);
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
-    if (kind.deprecated) annotateDeprecated(req, kind.deprecated);
+    if (kind.deprecated) {
+      annotateDeprecated(req, kind.deprecated);
+      // Upstream's installer adds the endpoint's deprecation warning ahead of whatever the handler warns.
+      if (kind.deprecated.warning) encode.warnings = [kind.deprecated.warning, ...(encode.warnings ?? [])];
+    }
     if (info.parts.length > 3) throw errors.routeNotFound();
     // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
     // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).

@@ -21,6 +21,7 @@ import { nodeStrategy } from './node.ts';
 import { crdDeletion } from './crd-deletion.ts';
 import { CRD_GROUP, crdStrategy } from './crd.ts';
 import { workloadStrategies } from './workloads.ts';
+import { flowcontrolStrategies } from './flowcontrol.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -67,6 +68,7 @@ const event: Strategy = {
 const strategies: Record<string, Strategy> = {
   ...rbacStrategies,
   ...workloadStrategies,
+  ...flowcontrolStrategies,
   'networking.orch.io/NetworkPolicy': networkPolicy,
   '/Namespace': namespace,
   '/Secret': secret,

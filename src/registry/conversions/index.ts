@@ -1,0 +1,26 @@
+/**
+ * The in-process conversions of built-in kinds served at several versions
+ * (SPEC 9.4.2), keyed by `group/Kind`; one module per group.
+ */
+import { apiVersionOf, type KindDefinition } from '../kind.ts';
+import { flowcontrolConversions } from './flowcontrol.ts';
+import { inProcessConverter, type KindConversion } from './kind-conversion.ts';
+
+const CONVERSIONS: Record<string, KindConversion> = {
+  ...flowcontrolConversions,
+};
+
+/**
+ * The kind with its conversion when the contract stores it at another version
+ * (`storageVersion`): reads and writes of it convert, while the storage
+ * version's own kind never does (a NetworkPolicy's GET converts nothing).
+ */
+export function withBuiltinConversion(kind: KindDefinition): KindDefinition {
+  if (kind.storageVersion === undefined || kind.convert) return kind;
+  const conversion = CONVERSIONS[`${kind.group}/${kind.kind}`];
+  const storedAt = apiVersionOf({ group: kind.storageGroup ?? kind.group, version: kind.storageVersion });
+  if (!conversion?.toInternal[apiVersionOf(kind)] || !conversion.fromInternal[storedAt]) {
+    throw new Error(`${apiVersionOf(kind)} ${kind.kind} is stored at ${storedAt} but has no conversion between them`);
+  }
+  return { ...kind, convert: inProcessConverter(conversion) };
+}
