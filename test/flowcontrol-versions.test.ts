@@ -15,6 +15,9 @@ import { assertFailure, causesOf } from './helpers/api.ts';
 import { eventually } from './helpers/eventually.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
+import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
+import { ProtobufCodec } from '../src/api/protobuf/codec.ts';
+import { protobuf as protobufTable } from '../src/generated/index.ts';
 
 const V1 = '/apis/flowcontrol.orch.io/v1';
 const V1BETA3 = '/apis/flowcontrol.orch.io/v1beta3';
@@ -226,6 +229,39 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
     assert.deepEqual(fs.body.columnDefinitions.map((c: any) => c.name), ['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL']);
     const cells = fs.body.rows[0].cells;
     assert.deepEqual([cells[0], cells[1], cells[2], cells[3], cells[5]], ['builders', 'workload', 500, 'ByUser', '?']);
+  });
+
+  test('Protobuf, metadata-only and Table answers at v1beta3 are of the converted objects', async () => {
+    const pb = await server.request('GET', `${V1BETA3}/prioritylevelconfigurations/jail`, { headers: { accept: 'application/vnd.orch.protobuf' } });
+    assert.equal(pb.status, 200);
+    const decoded: any = new ProtobufCodec(protobufTable).decodeObject(pb.bytes, 'flowcontrol.orch.io/v1beta3', 'PriorityLevelConfiguration');
+    assert.deepEqual(decoded.metadata.annotations, { [PRESERVE]: '' });
+    const partialAccept = { accept: 'application/json;as=PartialObjectMetadata;g=meta.orch.io;v=v1' };
+    const partialBeta = await server.request('GET', `${V1BETA3}/prioritylevelconfigurations/jail`, { headers: partialAccept });
+    assert.deepEqual(partialBeta.body.metadata.annotations, { [PRESERVE]: '' });
+    const partialV1 = await server.request('GET', `${V1}/prioritylevelconfigurations/jail`, { headers: partialAccept });
+    assert.equal(partialV1.body.metadata.annotations, undefined);
+    const table = await server.request('GET', `${V1BETA3}/flowschemas`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.orch.io' } });
+    assert.equal(table.status, 200);
+    assert.deepEqual(table.body.rows.map((r: any) => r.cells[0]), ['builders']);
+  });
+
+  test('kubectl get shows upstream columns, and a v1beta3 request shows the Warning', { skip: !hasKubectl() && 'no kubectl on PATH' }, async () => {
+    const home = mkdtempSync(join(tmpdir(), 'kubectl-home-'));
+    try {
+      const run = await runKubectl(server.orchconfig, home, ['get', 'flowschemas,prioritylevelconfigurations']);
+      assert.equal(run.code, 0, run.stderr);
+      const headers = run.stdout.split('\n').filter((line) => line.startsWith('NAME')).map((line) => line.trim().split(/\s{2,}/).join(' '));
+      assert.deepEqual(headers, ['NAME PRIORITYLEVEL MATCHINGPRECEDENCE DISTINGUISHERMETHOD AGE MISSINGPL', 'NAME TYPE NOMINALCONCURRENCYSHARES QUEUES HANDSIZE QUEUELENGTHLIMIT AGE']);
+      assert.match(run.stdout, /^flowschema\.flowcontrol\.orch\.io\/builders\s+workload\s+500\s+ByUser\s+\S+\s+\?$/m);
+      assert.match(run.stdout, /^prioritylevelconfiguration\.flowcontrol\.orch\.io\/jail\s+Limited\s+0\s+16\s+8\s+50\s+\S+$/m);
+      const raw = await runKubectl(server.orchconfig, home, ['get', '--raw', `${V1BETA3}/flowschemas/builders`]);
+      assert.equal(raw.code, 0, raw.stderr);
+      assert.equal(JSON.parse(raw.stdout).apiVersion, 'flowcontrol.orch.io/v1beta3');
+      assert.match(raw.stderr, /Warning: flowcontrol\.orch\.io\/v1beta3 FlowSchema is deprecated in v1\.29\+, unavailable in v1\.32\+; use flowcontrol\.orch\.io\/v1 FlowSchema/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test('discovery and OpenAPI publish both versions, v1 preferred, with one storage version hash', async () => {

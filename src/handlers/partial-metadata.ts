@@ -13,6 +13,7 @@ import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
 import { writeJsonText, writeObject } from '../server/respond.ts';
 import * as errors from '../api/status-error.ts';
+import { apiVersionOf } from '../registry/kind.ts';
 import type { ResourceRequest } from './context.ts';
 import { derivedForm, type DerivedForm } from './derived-forms.ts';
 
@@ -43,13 +44,18 @@ class MetadataForm implements DerivedForm {
   }
 }
 
-function metadataAt(object: CachedObject, revision: number): string {
-  return JSON.stringify({ resourceVersion: String(revision), ...object.parsed().metadata });
+function metadataAt(object: CachedObject, revision: number, servedAs: string): string {
+  return JSON.stringify({ resourceVersion: String(revision), ...object.parsedAs(servedAs).metadata });
 }
 
-/** The version's metadata JSON at its own revision, made once per version. */
-export function metadataJson(object: CachedObject): string {
-  return derivedForm(object, METADATA_FORM, () => new MetadataForm(metadataAt(object, object.revision))).json;
+/**
+ * The version's metadata JSON at its own revision as `servedAs` serves it:
+ * made once per version, but for an object converted to another served
+ * version, whose metadata may differ (a v1beta3 PriorityLevelConfiguration's annotation).
+ */
+export function metadataJson(object: CachedObject, servedAs: string): string {
+  if (object.hasConverted(servedAs)) return metadataAt(object, object.revision, servedAs);
+  return derivedForm(object, METADATA_FORM, () => new MetadataForm(metadataAt(object, object.revision, servedAs))).json;
 }
 
 /** A PartialObjectMetadata of `metadata` (encoded) under `apiVersion` (meta.orch.io/v1, meta.k8s.io/v1beta1, ...). */
@@ -59,7 +65,7 @@ function partialObject(apiVersion: string, metadata: string): string {
 
 /** SPEC 4.2 get as PartialObjectMetadata. */
 export function writePartialObject(ctx: ResourceRequest, apiVersion: string, object: CachedObject): void {
-  writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object)), ctx.encode);
+  writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object, apiVersionOf(ctx.store.kind))), ctx.encode);
 }
 
 /**
@@ -77,7 +83,8 @@ export function writePartialList(
 ): void {
   const make = () => {
     const head = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1);
-    return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item))).join(',')}]}`);
+    const servedAs = apiVersionOf(ctx.store.kind);
+    return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item, servedAs))).join(',')}]}`);
   };
   const body = shared ? shared.cache.sharedBody(`PartialObjectMetadataList\0${apiVersion}\0${shared.key}`, make) : make();
   writeJsonText(ctx.res, 200, body, ctx.encode);
@@ -88,11 +95,11 @@ export function writePartialList(
  * with the metadata transform): bookmarks too, as upstream transforms every
  * event's object. An object at its own version reuses its kept metadata.
  */
-export function partialWatchEncoding(apiVersion: string): WatchEncoding {
+export function partialWatchEncoding(apiVersion: string, servedAs: string): WatchEncoding {
   return {
-    key: `PartialObjectMetadata\0${apiVersion}`,
+    key: `PartialObjectMetadata\0${apiVersion}\0${servedAs}`,
     event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
-      const metadata = revision === object.revision ? metadataJson(object) : metadataAt(object, revision);
+      const metadata = revision === object.revision ? metadataJson(object, servedAs) : metadataAt(object, revision, servedAs);
       return Buffer.from(`{"type":"${type}","object":${partialObject(apiVersion, metadata)}}\n`);
     },
     bookmark(revision: number, initialEventsEnd: boolean): Buffer {

@@ -82,7 +82,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
   // As PartialObjectMetadata or Table: JSON lines of each event's metadata, or of a one-row Table.
   const encoding = partial
-    ? partialWatchEncoding(partial)
+    ? partialWatchEncoding(partial, apiVersionOf(kind))
     : ctx.table && includeObject
       ? tableWatchEncoding(kind, ctx.table.apiVersion, includeObject)
       : ctx.encode.mediaType === PROTOBUF_TYPE && ctx.encode.protobuf
