@@ -76,6 +76,25 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
     return res.body;
   };
 
+  test('the mandatory exempt and catch-all objects exist from the start, as upstream ensures them', async () => {
+    const exemptLevel = await get(`${V1}/prioritylevelconfigurations/exempt`);
+    assert.deepEqual(exemptLevel.spec, { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } });
+    assert.deepEqual(exemptLevel.metadata.annotations, { 'apf.orch.io/autoupdate-spec': 'true' });
+    const catchAllLevel = await get(`${V1}/prioritylevelconfigurations/catch-all`);
+    assert.deepEqual(catchAllLevel.spec.limited, { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' }, lendablePercent: 0 });
+    const exempt = await get(`${V1}/flowschemas/exempt`);
+    assert.equal(exempt.spec.matchingPrecedence, 1);
+    assert.deepEqual(exempt.spec.rules[0].subjects, [{ kind: 'Group', group: { name: 'system:masters' } }]);
+    const catchAll = await get(`${V1BETA3}/flowschemas/catch-all`);
+    assert.deepEqual([catchAll.spec.matchingPrecedence, catchAll.spec.distinguisherMethod, catchAll.spec.priorityLevelConfiguration.name], [10000, { type: 'ByUser' }, 'catch-all']);
+    const ready = await server.request('GET', '/readyz?verbose');
+    assert.match(ready.text, /^\[\+\]poststarthook\/priority-and-fairness-config-producer ok$/m);
+    // The administrator may change the exempt level's shares (the ensurer leaves them alone).
+    exemptLevel.spec.exempt.nominalConcurrencyShares = 10;
+    const changed = await server.request('PUT', `${V1}/prioritylevelconfigurations/exempt`, { body: exemptLevel });
+    assert.equal(changed.status, 200, changed.text);
+  });
+
   test('a FlowSchema written at v1beta3 reads at v1 with the same fields, and back', async () => {
     const created = await create(`${V1BETA3}/flowschemas`, flowSchema('flowcontrol.orch.io/v1beta3', 'builders'));
     assert.equal(created.body.apiVersion, 'flowcontrol.orch.io/v1beta3');
@@ -243,7 +262,7 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
     assert.equal(partialV1.body.metadata.annotations, undefined);
     const table = await server.request('GET', `${V1BETA3}/flowschemas`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.orch.io' } });
     assert.equal(table.status, 200);
-    assert.deepEqual(table.body.rows.map((r: any) => r.cells[0]), ['builders']);
+    assert.deepEqual(table.body.rows.map((r: any) => r.cells[0]).sort(), ['builders', 'catch-all', 'exempt']);
   });
 
   test('kubectl get shows upstream columns, and a v1beta3 request shows the Warning', { skip: !hasKubectl() && 'no kubectl on PATH' }, async () => {
@@ -253,6 +272,7 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
       assert.equal(run.code, 0, run.stderr);
       const headers = run.stdout.split('\n').filter((line) => line.startsWith('NAME')).map((line) => line.trim().split(/\s{2,}/).join(' '));
       assert.deepEqual(headers, ['NAME PRIORITYLEVEL MATCHINGPRECEDENCE DISTINGUISHERMETHOD AGE MISSINGPL', 'NAME TYPE NOMINALCONCURRENCYSHARES QUEUES HANDSIZE QUEUELENGTHLIMIT AGE']);
+      assert.match(run.stdout, /^flowschema\.flowcontrol\.orch\.io\/catch-all\s+catch-all\s+10000\s+ByUser\s+\S+\s+\?$/m);
       assert.match(run.stdout, /^flowschema\.flowcontrol\.orch\.io\/builders\s+workload\s+500\s+ByUser\s+\S+\s+\?$/m);
       assert.match(run.stdout, /^prioritylevelconfiguration\.flowcontrol\.orch\.io\/jail\s+Limited\s+0\s+16\s+8\s+50\s+\S+$/m);
       const raw = await runKubectl(server.orchconfig, home, ['get', '--raw', `${V1BETA3}/flowschemas/builders`]);
