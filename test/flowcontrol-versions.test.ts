@@ -138,7 +138,10 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
     // At v1beta3, 0 (or absent) without the annotation means the default.
     const defaulted = await create(`${V1BETA3}/prioritylevelconfigurations`, level('flowcontrol.orch.io/v1beta3', 'beta-default', { nominalConcurrencyShares: 0 }));
     assert.equal(defaulted.body.spec.limited.nominalConcurrencyShares, 30);
-    await create(`${V1BETA3}/prioritylevelconfigurations`, level('flowcontrol.orch.io/v1beta3', 'beta-zero', { nominalConcurrencyShares: 0 }, { [PRESERVE]: 'true', keep: 'me' }));
+    const zero = await create(`${V1BETA3}/prioritylevelconfigurations`, level('flowcontrol.orch.io/v1beta3', 'beta-zero', { nominalConcurrencyShares: 0 }, { [PRESERVE]: 'true', keep: 'me' }));
+    assert.deepEqual(zero.body.metadata.annotations, { [PRESERVE]: '', keep: 'me' }, 'the answer is the object as v1beta3 reads it back');
+    const five = await create(`${V1BETA3}/prioritylevelconfigurations`, level('flowcontrol.orch.io/v1beta3', 'beta-five', { nominalConcurrencyShares: 5 }, { [PRESERVE]: '' }));
+    assert.equal(five.body.metadata.annotations, undefined, 'a non-zero share count needs no annotation');
     const stored = await get(`${V1}/prioritylevelconfigurations/beta-zero`);
     assert.equal(stored.spec.limited.nominalConcurrencyShares, 0);
     assert.deepEqual(stored.metadata.annotations, { keep: 'me' }, 'the annotation never reaches the storage version');

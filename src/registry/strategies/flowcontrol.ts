@@ -41,6 +41,9 @@ function defaultPriorityLevel(obj: ApiObject): void {
   if (versionOf(obj) === 'v1beta3') {
     const preserveZero = obj.metadata?.annotations !== undefined && PRESERVE_ZERO_SHARES_ANNOTATION in obj.metadata.annotations;
     if (!limited.nominalConcurrencyShares && !preserveZero) limited.nominalConcurrencyShares = DEFAULT_SHARES;
+    // The answer is the stored object read back at v1beta3: the annotation as that conversion makes it.
+    const roundTripped = flowcontrolConversions['flowcontrol.orch.io/PriorityLevelConfiguration'];
+    obj.metadata = roundTripped.fromInternal[obj.apiVersion](roundTripped.toInternal[obj.apiVersion](obj)).metadata;
   } else {
     limited.nominalConcurrencyShares ??= DEFAULT_SHARES;
   }
