@@ -537,11 +537,8 @@ interface ResourceSpec {
   printerColumns: ColumnSpec[];
   /** false: a review computed on create and never stored (no list kind, no storage version). */
   stored?: boolean;
-  /**
-   * A kind served at several versions over one key space (SPEC 9.4): the group-version its objects are
-   * stored at, when it is not the kind's own (`group` only when another group's key space holds them).
-   */
-  storage?: { group?: string; version: string };
+  /** A kind served at several versions over one key space (SPEC 9.4): the version its objects are stored at, when not its own. */
+  storageVersion?: string;
   /** A deprecated version (SPEC 9.5; upstream's prerelease-lifecycle-gen tags): releases as `1.29`, the replacing kind. */
   deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
 }
@@ -1096,7 +1093,7 @@ function flowcontrolKind(kind: string, plural: string, printerColumns: ColumnSpe
     printerColumns,
     ...(olderVersion
       ? {
-          storage: { version: 'v1' },
+          storageVersion: 'v1',
           deprecated: { deprecatedIn: '1.29', removedIn: '1.32', replacement: { group: 'flowcontrol.orch.io', version: 'v1', kind } },
         }
       : {}),
@@ -1336,7 +1333,7 @@ function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<
         if (f.default !== undefined) o.default = f.default;
         return o;
       }),
-    ...(spec.storage ? { storageVersion: spec.storage.version, ...(spec.storage.group !== undefined ? { storageGroup: spec.storage.group } : {}) } : {}),
+    ...(spec.storageVersion ? { storageVersion: spec.storageVersion } : {}),
     ...(spec.deprecated ? { deprecated: clone(spec.deprecated as unknown as Json) } : {}),
     printerColumns: spec.printerColumns.map((c) => {
       const o: JsonObject = {

@@ -89,11 +89,7 @@ export interface KindDefinition extends BodyKind {
    * and set apiserver_requested_deprecated_apis (removed_release '' when unknown).
    */
   deprecated?: { removedRelease?: string; warning?: string };
-  /**
-   * The group whose key space holds the objects, when another than `group`
-   * (events.orch.io/v1 Events are core Events, SPEC 9.7). Undefined: `group`.
-   */
-  storageGroup?: string;
+
   /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;
   decode: Decoder;

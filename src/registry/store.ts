@@ -155,7 +155,7 @@ export class GenericStore {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.reader = objectReader(storage, kind);
     this.apiVersion = apiVersionOf(kind);
-    this.storedApiVersion = kind.storageVersion === undefined ? this.apiVersion : apiVersionOf({ group: kind.storageGroup ?? kind.group, version: kind.storageVersion });
+    this.storedApiVersion = kind.storageVersion === undefined ? this.apiVersion : apiVersionOf({ group: kind.group, version: kind.storageVersion });
   }
 
   /**

@@ -18,9 +18,11 @@ const CONVERSIONS: Record<string, KindConversion> = {
 export function withBuiltinConversion(kind: KindDefinition): KindDefinition {
   if (kind.storageVersion === undefined || kind.convert) return kind;
   const conversion = CONVERSIONS[`${kind.group}/${kind.kind}`];
-  const storedAt = apiVersionOf({ group: kind.storageGroup ?? kind.group, version: kind.storageVersion });
-  if (!conversion?.toInternal[apiVersionOf(kind)] || !conversion.fromInternal[storedAt]) {
-    throw new Error(`${apiVersionOf(kind)} ${kind.kind} is stored at ${storedAt} but has no conversion between them`);
+  const storedAt = apiVersionOf({ group: kind.group, version: kind.storageVersion });
+  const served = apiVersionOf(kind);
+  // Both ways: writes store at the storage version, reads serve at this one.
+  if (!conversion?.toInternal[served] || !conversion.fromInternal[storedAt] || !conversion.toInternal[storedAt] || !conversion.fromInternal[served]) {
+    throw new Error(`${served} ${kind.kind} is stored at ${storedAt} but has no conversion between them`);
   }
   return { ...kind, convert: inProcessConverter(conversion) };
 }
