@@ -329,6 +329,7 @@ const AUTOSCALING = 'io.k8s.api.autoscaling.v1.';
 const APPS = 'io.k8s.api.apps.v1.';
 const BATCH = 'io.k8s.api.batch.v1.';
 const FLOWCONTROL = 'io.k8s.api.flowcontrol.v1.';
+const AUTOSCALING_V2 = 'io.k8s.api.autoscaling.v2.';
 const FLOWCONTROL_V1BETA3 = 'io.k8s.api.flowcontrol.v1beta3.';
 
 interface DocSpec {
@@ -354,6 +355,7 @@ const UPSTREAM_FILES = [
   'apis__batch__v1_openapi.json',
   'apis__flowcontrol.apiserver.k8s.io__v1_openapi.json',
   'apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json',
+  'apis__autoscaling__v2_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -441,10 +443,10 @@ const DOCS: DocSpec[] = [
     file: 'apis__autoscaling__v1.json',
     title: 'orch autoscaling/v1',
     description:
-      'Scale, the body of the scale subresource of custom resources (SPEC 2.1) and of apps/v1 Deployments, ReplicaSets and StatefulSets: only ever a subresource body, so autoscaling/v1 serves no resources and is not published. No paths are emitted.',
+      'Kinds of the autoscaling group, version v1, served under /apis/autoscaling/v1: HorizontalPodAutoscaler, the same objects as autoscaling/v2 (stored at v2; what v1 cannot say travels in annotations), and Scale, the body of the scale subresource of custom resources (SPEC 2.1) and of apps/v1 Deployments, ReplicaSets and StatefulSets. paths are emitted by the generator.',
     upstream: ['apis__autoscaling__v1_openapi.json'],
     owns: (n) => n.startsWith(AUTOSCALING),
-    roots: [AUTOSCALING + 'Scale'],
+    roots: [AUTOSCALING + 'Scale', AUTOSCALING + 'HorizontalPodAutoscaler', AUTOSCALING + 'HorizontalPodAutoscalerList'],
   },
   {
     file: 'apis__apps__v1.json',
@@ -490,6 +492,15 @@ const DOCS: DocSpec[] = [
     upstream: ['apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json'],
     owns: (n) => n.startsWith(FLOWCONTROL_V1BETA3),
     roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL_V1BETA3 + k, FLOWCONTROL_V1BETA3 + k + 'List']),
+  },
+  {
+    file: 'apis__autoscaling__v2.json',
+    title: 'orch autoscaling/v2',
+    description:
+      'Kinds of the autoscaling group, version v2, served under /apis/autoscaling/v2: HorizontalPodAutoscaler (SPEC 9.7, the replacement of autoscaling/v2beta1 and v2beta2), the storage version of the autoscaling/v1 ones. paths are emitted by the generator.',
+    upstream: ['apis__autoscaling__v2_openapi.json'],
+    owns: (n) => n.startsWith(AUTOSCALING_V2),
+    roots: [AUTOSCALING_V2 + 'HorizontalPodAutoscaler', AUTOSCALING_V2 + 'HorizontalPodAutoscalerList'],
   },
 ];
 
@@ -1071,7 +1082,37 @@ const RESOURCES: Record<string, ResourceSpec> = {
   [FLOWCONTROL + 'PriorityLevelConfiguration']: flowcontrolKind('PriorityLevelConfiguration', 'prioritylevelconfigurations', PRIORITY_LEVEL_COLUMNS),
   [FLOWCONTROL_V1BETA3 + 'FlowSchema']: flowcontrolKind('FlowSchema', 'flowschemas', FLOWSCHEMA_COLUMNS, 'v1beta3'),
   [FLOWCONTROL_V1BETA3 + 'PriorityLevelConfiguration']: flowcontrolKind('PriorityLevelConfiguration', 'prioritylevelconfigurations', PRIORITY_LEVEL_COLUMNS, 'v1beta3'),
+  // K pkg/registry/autoscaling/horizontalpodautoscaler/storage (short name hpa, category all, status) and strategy.go,
+  // K printers.go printHorizontalPodAutoscaler; autoscaling/v2 is the storage version (K pkg/apis/autoscaling/install).
+  [AUTOSCALING_V2 + 'HorizontalPodAutoscaler']: horizontalPodAutoscaler(),
+  [AUTOSCALING + 'HorizontalPodAutoscaler']: { ...horizontalPodAutoscaler(), storageVersion: 'v2' },
 };
+
+/** HorizontalPodAutoscaler at either version: the columns print the stored (v2) form, as upstream prints the internal one. */
+function horizontalPodAutoscaler(): ResourceSpec {
+  return {
+    plural: 'horizontalpodautoscalers',
+    singular: 'horizontalpodautoscaler',
+    shortNames: ['hpa'],
+    categories: ['all'],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind: 'HorizontalPodAutoscaler' }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Reference', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'scaleTargetRef' }, jsonPath: '.spec.scaleTargetRef', formatter: 'scaleTargetRef' },
+      { name: 'Targets', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'metrics' }, jsonPath: '.spec.metrics', formatter: 'hpaTargets' },
+      { name: 'MinPods', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'minReplicas' }, jsonPath: '.spec.minReplicas', formatter: 'unsetIfAbsent' },
+      { name: 'MaxPods', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'maxReplicas' }, jsonPath: '.spec.maxReplicas', formatter: 'integer' },
+      { name: 'Replicas', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerStatus', property: 'currentReplicas' }, jsonPath: '.status.currentReplicas', formatter: 'integer' },
+      AGE_COLUMN,
+    ],
+  };
+}
 
 /**
  * A flowcontrol.orch.io kind: cluster-scoped, every verb, a status subresource. An older version is

@@ -1606,6 +1606,136 @@ function decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus(v, p, c, s
   return out;
 }
 
+function decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v1.CrossVersionObjectReference");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CrossVersionObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "CrossVersionObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".kind" : "kind", c, "CrossVersionObjectReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "CrossVersionObjectReference");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.name = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v1.HorizontalPodAutoscaler");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscaler"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec(x, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus(x, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec({}, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus({}, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon29(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HorizontalPodAutoscaler");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v1.HorizontalPodAutoscalerList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscalerList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList"); break;
+      case "items": if (x !== null) f3 = decode_anon29(x, p ? p + ".items" : "items", c, "HorizontalPodAutoscalerList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v1.HorizontalPodAutoscalerSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
+      case "minReplicas": if (x !== null) f1 = int32(x, p ? p + ".minReplicas" : "minReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "maxReplicas": if (x !== null) f2 = int32(x, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "targetCPUUtilizationPercentage": if (x !== null) f3 = int32(x, p ? p + ".targetCPUUtilizationPercentage" : "targetCPUUtilizationPercentage", c, "HorizontalPodAutoscalerSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference({}, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec");
+  const out = {};
+  if (f0 !== undefined) out.scaleTargetRef = f0;
+  if (f1 !== undefined) out.minReplicas = f1;
+  if (f2 !== undefined) out.maxReplicas = f2;
+  if (f3 !== undefined) out.targetCPUUtilizationPercentage = f3;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v1.HorizontalPodAutoscalerStatus");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
+      case "lastScaleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScaleTime" : "lastScaleTime", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentReplicas": if (x !== null) f2 = int32(x, p ? p + ".currentReplicas" : "currentReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "desiredReplicas": if (x !== null) f3 = int32(x, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentCPUUtilizationPercentage": if (x !== null) f4 = int32(x, p ? p + ".currentCPUUtilizationPercentage" : "currentCPUUtilizationPercentage", c, "HorizontalPodAutoscalerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".currentReplicas" : "currentReplicas", c, "HorizontalPodAutoscalerStatus");
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.lastScaleTime = f1;
+  if (f2 !== undefined) out.currentReplicas = f2;
+  if (f3 !== undefined) out.desiredReplicas = f3;
+  if (f4 !== undefined) out.currentCPUUtilizationPercentage = f4;
+  return out;
+}
+
 function decode_io_orch_api_autoscaling_v1_Scale(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scale", "v1.Scale");
@@ -1668,6 +1798,586 @@ function decode_io_orch_api_autoscaling_v1_ScaleStatus(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricSource", "v2.ContainerResourceMetricSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ContainerResourceMetricSource"); break;
+      case "container": if (x !== null) f2 = string(x, p ? p + ".container" : "container", c, "ContainerResourceMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ContainerResourceMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ContainerResourceMetricSource");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".container" : "container", c, "ContainerResourceMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.target = f1;
+  if (f2 !== undefined) out.container = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricStatus", "v2.ContainerResourceMetricStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ContainerResourceMetricStatus"); break;
+      case "container": if (x !== null) f2 = string(x, p ? p + ".container" : "container", c, "ContainerResourceMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ContainerResourceMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ContainerResourceMetricStatus");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".container" : "container", c, "ContainerResourceMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.current = f1;
+  if (f2 !== undefined) out.container = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v2.CrossVersionObjectReference");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CrossVersionObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "CrossVersionObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".kind" : "kind", c, "CrossVersionObjectReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "CrossVersionObjectReference");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.name = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ExternalMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricSource", "v2.ExternalMetricSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ExternalMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ExternalMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ExternalMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.target = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ExternalMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricStatus", "v2.ExternalMetricStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ExternalMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ExternalMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ExternalMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.current = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HPAScalingPolicy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingPolicy", "v2.HPAScalingPolicy");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HPAScalingPolicy"); break;
+      case "value": if (x !== null) f1 = int32(x, p ? p + ".value" : "value", c, "HPAScalingPolicy"); break;
+      case "periodSeconds": if (x !== null) f2 = int32(x, p ? p + ".periodSeconds" : "periodSeconds", c, "HPAScalingPolicy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "HPAScalingPolicy");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".value" : "value", c, "HPAScalingPolicy");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".periodSeconds" : "periodSeconds", c, "HPAScalingPolicy");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.value = f1;
+  if (f2 !== undefined) out.periodSeconds = f2;
+  return out;
+}
+
+function decode_anon30(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.HPAScalingPolicy");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_HPAScalingPolicy(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HPAScalingRules(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingRules", "v2.HPAScalingRules");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "selectPolicy": if (x !== null) f0 = string(x, p ? p + ".selectPolicy" : "selectPolicy", c, "HPAScalingRules"); break;
+      case "policies": if (x !== null) f1 = decode_anon30(x, p ? p + ".policies" : "policies", c, "HPAScalingRules"); break;
+      case "stabilizationWindowSeconds": if (x !== null) f2 = int32(x, p ? p + ".stabilizationWindowSeconds" : "stabilizationWindowSeconds", c, "HPAScalingRules"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.selectPolicy = f0;
+  if (f1 !== undefined) out.policies = f1;
+  if (f2 !== undefined) out.stabilizationWindowSeconds = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v2.HorizontalPodAutoscaler");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscaler"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec(x, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus(x, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec({}, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus({}, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerBehavior", "v2.HorizontalPodAutoscalerBehavior");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "scaleUp": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_HPAScalingRules(x, p ? p + ".scaleUp" : "scaleUp", c, "HorizontalPodAutoscalerBehavior"); break;
+      case "scaleDown": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_HPAScalingRules(x, p ? p + ".scaleDown" : "scaleDown", c, "HorizontalPodAutoscalerBehavior"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.scaleUp = f0;
+  if (f1 !== undefined) out.scaleDown = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerCondition", "v2.HorizontalPodAutoscalerCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HorizontalPodAutoscalerCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "HorizontalPodAutoscalerCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "HorizontalPodAutoscalerCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "HorizontalPodAutoscalerCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "HorizontalPodAutoscalerCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "HorizontalPodAutoscalerCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "HorizontalPodAutoscalerCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon31(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.HorizontalPodAutoscaler");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v2.HorizontalPodAutoscalerList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscalerList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList"); break;
+      case "items": if (x !== null) f3 = decode_anon31(x, p ? p + ".items" : "items", c, "HorizontalPodAutoscalerList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon32(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.MetricSpec");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_MetricSpec(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v2.HorizontalPodAutoscalerSpec");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
+      case "minReplicas": if (x !== null) f1 = int32(x, p ? p + ".minReplicas" : "minReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "maxReplicas": if (x !== null) f2 = int32(x, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "metrics": if (x !== null) f3 = decode_anon32(x, p ? p + ".metrics" : "metrics", c, "HorizontalPodAutoscalerSpec"); break;
+      case "behavior": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(x, p ? p + ".behavior" : "behavior", c, "HorizontalPodAutoscalerSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference({}, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec");
+  const out = {};
+  if (f0 !== undefined) out.scaleTargetRef = f0;
+  if (f1 !== undefined) out.minReplicas = f1;
+  if (f2 !== undefined) out.maxReplicas = f2;
+  if (f3 !== undefined) out.metrics = f3;
+  if (f4 !== undefined) out.behavior = f4;
+  return out;
+}
+
+function decode_anon33(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.MetricStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_MetricStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon34(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.HorizontalPodAutoscalerCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v2.HorizontalPodAutoscalerStatus");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
+      case "lastScaleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScaleTime" : "lastScaleTime", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentReplicas": if (x !== null) f2 = int32(x, p ? p + ".currentReplicas" : "currentReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "desiredReplicas": if (x !== null) f3 = int32(x, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentMetrics": if (x !== null) f4 = decode_anon33(x, p ? p + ".currentMetrics" : "currentMetrics", c, "HorizontalPodAutoscalerStatus"); break;
+      case "conditions": if (x !== null) f5 = decode_anon34(x, p ? p + ".conditions" : "conditions", c, "HorizontalPodAutoscalerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.lastScaleTime = f1;
+  if (f2 !== undefined) out.currentReplicas = f2;
+  if (f3 !== undefined) out.desiredReplicas = f3;
+  if (f4 !== undefined) out.currentMetrics = f4;
+  if (f5 !== undefined) out.conditions = f5;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricIdentifier(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricIdentifier", "v2.MetricIdentifier");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "MetricIdentifier"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "MetricIdentifier"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "MetricIdentifier");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.selector = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricSpec", "v2.MetricSpec");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricSpec"); break;
+      case "object": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_ObjectMetricSource(x, p ? p + ".object" : "object", c, "MetricSpec"); break;
+      case "pods": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_PodsMetricSource(x, p ? p + ".pods" : "pods", c, "MetricSpec"); break;
+      case "resource": if (x !== null) f3 = decode_io_orch_api_autoscaling_v2_ResourceMetricSource(x, p ? p + ".resource" : "resource", c, "MetricSpec"); break;
+      case "external": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_ExternalMetricSource(x, p ? p + ".external" : "external", c, "MetricSpec"); break;
+      case "containerResource": if (x !== null) f5 = decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource(x, p ? p + ".containerResource" : "containerResource", c, "MetricSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "MetricSpec");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.object = f1;
+  if (f2 !== undefined) out.pods = f2;
+  if (f3 !== undefined) out.resource = f3;
+  if (f4 !== undefined) out.external = f4;
+  if (f5 !== undefined) out.containerResource = f5;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricStatus", "v2.MetricStatus");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricStatus"); break;
+      case "object": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_ObjectMetricStatus(x, p ? p + ".object" : "object", c, "MetricStatus"); break;
+      case "pods": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_PodsMetricStatus(x, p ? p + ".pods" : "pods", c, "MetricStatus"); break;
+      case "resource": if (x !== null) f3 = decode_io_orch_api_autoscaling_v2_ResourceMetricStatus(x, p ? p + ".resource" : "resource", c, "MetricStatus"); break;
+      case "external": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_ExternalMetricStatus(x, p ? p + ".external" : "external", c, "MetricStatus"); break;
+      case "containerResource": if (x !== null) f5 = decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus(x, p ? p + ".containerResource" : "containerResource", c, "MetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "MetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.object = f1;
+  if (f2 !== undefined) out.pods = f2;
+  if (f3 !== undefined) out.resource = f3;
+  if (f4 !== undefined) out.external = f4;
+  if (f5 !== undefined) out.containerResource = f5;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricTarget(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricTarget", "v2.MetricTarget");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricTarget"); break;
+      case "value": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".value" : "value", c, "MetricTarget"); break;
+      case "averageValue": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".averageValue" : "averageValue", c, "MetricTarget"); break;
+      case "averageUtilization": if (x !== null) f3 = int32(x, p ? p + ".averageUtilization" : "averageUtilization", c, "MetricTarget"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "MetricTarget");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.value = f1;
+  if (f2 !== undefined) out.averageValue = f2;
+  if (f3 !== undefined) out.averageUtilization = f3;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricValueStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricValueStatus", "v2.MetricValueStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "value": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".value" : "value", c, "MetricValueStatus"); break;
+      case "averageValue": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".averageValue" : "averageValue", c, "MetricValueStatus"); break;
+      case "averageUtilization": if (x !== null) f2 = int32(x, p ? p + ".averageUtilization" : "averageUtilization", c, "MetricValueStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.value = f0;
+  if (f1 !== undefined) out.averageValue = f1;
+  if (f2 !== undefined) out.averageUtilization = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ObjectMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricSource", "v2.ObjectMetricSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "describedObject": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ObjectMetricSource"); break;
+      case "metric": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ObjectMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference({}, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ObjectMetricSource");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ObjectMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.describedObject = f0;
+  if (f1 !== undefined) out.target = f1;
+  if (f2 !== undefined) out.metric = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ObjectMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricStatus", "v2.ObjectMetricStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ObjectMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ObjectMetricStatus"); break;
+      case "describedObject": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ObjectMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ObjectMetricStatus");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference({}, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.current = f1;
+  if (f2 !== undefined) out.describedObject = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_PodsMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricSource", "v2.PodsMetricSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "PodsMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "PodsMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "PodsMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.target = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_PodsMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricStatus", "v2.PodsMetricStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "PodsMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "PodsMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "PodsMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.current = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ResourceMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricSource", "v2.ResourceMetricSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ResourceMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ResourceMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ResourceMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.target = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ResourceMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricStatus", "v2.ResourceMetricStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ResourceMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ResourceMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ResourceMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.current = f1;
+  return out;
+}
+
 function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJob", "v1.CronJob");
@@ -1695,7 +2405,7 @@ function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
   return out;
 }
 
-function decode_anon29(v, p, c, st) {
+function decode_anon35(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CronJob");
   const out = new Array(v.length);
@@ -1713,7 +2423,7 @@ function decode_io_orch_api_batch_v1_CronJobList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJobList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CronJobList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CronJobList"); break;
-      case "items": if (x !== null) f3 = decode_anon29(x, p ? p + ".items" : "items", c, "CronJobList"); break;
+      case "items": if (x !== null) f3 = decode_anon35(x, p ? p + ".items" : "items", c, "CronJobList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1762,7 +2472,7 @@ function decode_io_orch_api_batch_v1_CronJobSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon30(v, p, c, st) {
+function decode_anon36(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -1777,7 +2487,7 @@ function decode_io_orch_api_batch_v1_CronJobStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "active": if (x !== null) f0 = decode_anon30(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
+      case "active": if (x !== null) f0 = decode_anon36(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
       case "lastScheduleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScheduleTime" : "lastScheduleTime", c, "CronJobStatus"); break;
       case "lastSuccessfulTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastSuccessfulTime" : "lastSuccessfulTime", c, "CronJobStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -1845,7 +2555,7 @@ function decode_io_orch_api_batch_v1_JobCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon31(v, p, c, st) {
+function decode_anon37(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Job");
   const out = new Array(v.length);
@@ -1863,7 +2573,7 @@ function decode_io_orch_api_batch_v1_JobList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "JobList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "JobList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "JobList"); break;
-      case "items": if (x !== null) f3 = decode_anon31(x, p ? p + ".items" : "items", c, "JobList"); break;
+      case "items": if (x !== null) f3 = decode_anon37(x, p ? p + ".items" : "items", c, "JobList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1923,7 +2633,7 @@ function decode_io_orch_api_batch_v1_JobSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon32(v, p, c, st) {
+function decode_anon38(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JobCondition");
   const out = new Array(v.length);
@@ -1938,7 +2648,7 @@ function decode_io_orch_api_batch_v1_JobStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon32(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon38(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
       case "startTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "JobStatus"); break;
       case "completionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".completionTime" : "completionTime", c, "JobStatus"); break;
       case "active": if (x !== null) f3 = int32(x, p ? p + ".active" : "active", c, "JobStatus"); break;
@@ -1987,7 +2697,7 @@ function decode_io_orch_api_batch_v1_JobTemplateSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon33(v, p, c, st) {
+function decode_anon39(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodFailurePolicyRule");
   const out = new Array(v.length);
@@ -2002,7 +2712,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "rules": if (x !== null) f0 = decode_anon33(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
+      case "rules": if (x !== null) f0 = decode_anon39(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2011,7 +2721,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon34(v, p, c, st) {
+function decode_anon40(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int32");
   const out = new Array(v.length);
@@ -2028,7 +2738,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(v, p
     switch (k) {
       case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "PodFailurePolicyOnExitCodesRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "PodFailurePolicyOnExitCodesRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon34(x, p ? p + ".values" : "values", c, "PodFailurePolicyOnExitCodesRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon40(x, p ? p + ".values" : "values", c, "PodFailurePolicyOnExitCodesRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2060,7 +2770,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern(v, p
   return out;
 }
 
-function decode_anon35(v, p, c, st) {
+function decode_anon41(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodFailurePolicyOnPodConditionsPattern");
   const out = new Array(v.length);
@@ -2077,7 +2787,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
     switch (k) {
       case "action": if (x !== null) f0 = string(x, p ? p + ".action" : "action", c, "PodFailurePolicyRule"); break;
       case "onExitCodes": if (x !== null) f1 = decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(x, p ? p + ".onExitCodes" : "onExitCodes", c, "PodFailurePolicyRule"); break;
-      case "onPodConditions": if (x !== null) f2 = decode_anon35(x, p ? p + ".onPodConditions" : "onPodConditions", c, "PodFailurePolicyRule"); break;
+      case "onPodConditions": if (x !== null) f2 = decode_anon41(x, p ? p + ".onPodConditions" : "onPodConditions", c, "PodFailurePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2089,7 +2799,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon36(v, p, c, st) {
+function decode_anon42(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SuccessPolicyRule");
   const out = new Array(v.length);
@@ -2104,7 +2814,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicy(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "rules": if (x !== null) f0 = decode_anon36(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
+      case "rules": if (x !== null) f0 = decode_anon42(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2131,7 +2841,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon37(v, p, c, st) {
+function decode_anon43(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2139,7 +2849,7 @@ function decode_anon37(v, p, c, st) {
   return out;
 }
 
-function decode_anon38(v, p, c, st) {
+function decode_anon44(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2154,8 +2864,8 @@ function decode_io_orch_api_batch_v1_UncountedTerminatedPods(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "succeeded": if (x !== null) f0 = decode_anon37(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
-      case "failed": if (x !== null) f1 = decode_anon38(x, p ? p + ".failed" : "failed", c, "UncountedTerminatedPods"); break;
+      case "succeeded": if (x !== null) f0 = decode_anon43(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
+      case "failed": if (x !== null) f1 = decode_anon44(x, p ? p + ".failed" : "failed", c, "UncountedTerminatedPods"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2189,7 +2899,7 @@ function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   return out;
 }
 
-function decode_anon39(v, p, c, st) {
+function decode_anon45(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Lease");
   const out = new Array(v.length);
@@ -2207,7 +2917,7 @@ function decode_io_orch_api_coordination_v1_LeaseList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LeaseList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "LeaseList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "LeaseList"); break;
-      case "items": if (x !== null) f3 = decode_anon39(x, p ? p + ".items" : "items", c, "LeaseList"); break;
+      case "items": if (x !== null) f3 = decode_anon45(x, p ? p + ".items" : "items", c, "LeaseList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2384,7 +3094,7 @@ function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon40(v, p, c, st) {
+function decode_anon46(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2402,7 +3112,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
       case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "CSIVolumeSource"); break;
-      case "volumeAttributes": if (x !== null) f3 = decode_anon40(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f3 = decode_anon46(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
       case "nodePublishSecretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2417,7 +3127,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon41(v, p, c, st) {
+function decode_anon47(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2425,7 +3135,7 @@ function decode_anon41(v, p, c, st) {
   return out;
 }
 
-function decode_anon42(v, p, c, st) {
+function decode_anon48(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2440,8 +3150,8 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "add": if (x !== null) f0 = decode_anon41(x, p ? p + ".add" : "add", c, "Capabilities"); break;
-      case "drop": if (x !== null) f1 = decode_anon42(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
+      case "add": if (x !== null) f0 = decode_anon47(x, p ? p + ".add" : "add", c, "Capabilities"); break;
+      case "drop": if (x !== null) f1 = decode_anon48(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2451,7 +3161,7 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   return out;
 }
 
-function decode_anon43(v, p, c, st) {
+function decode_anon49(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2466,7 +3176,7 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon43(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon49(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
       case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSVolumeSource"); break;
       case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSVolumeSource"); break;
       case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSVolumeSource"); break;
@@ -2533,7 +3243,7 @@ function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon44(v, p, c, st) {
+function decode_anon50(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2541,7 +3251,7 @@ function decode_anon44(v, p, c, st) {
   return out;
 }
 
-function decode_anon45(v, p, c, st) {
+function decode_anon51(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2559,8 +3269,8 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMap"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMap"); break;
-      case "data": if (x !== null) f3 = decode_anon44(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
-      case "binaryData": if (x !== null) f4 = decode_anon45(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
+      case "data": if (x !== null) f3 = decode_anon50(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
+      case "binaryData": if (x !== null) f4 = decode_anon51(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
       case "immutable": if (x !== null) f5 = boolean(x, p ? p + ".immutable" : "immutable", c, "ConfigMap"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2617,7 +3327,7 @@ function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon46(v, p, c, st) {
+function decode_anon52(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ConfigMap");
   const out = new Array(v.length);
@@ -2635,7 +3345,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMapList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMapList"); break;
-      case "items": if (x !== null) f3 = decode_anon46(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
+      case "items": if (x !== null) f3 = decode_anon52(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2675,7 +3385,7 @@ function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon47(v, p, c, st) {
+function decode_anon53(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -2691,7 +3401,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon47(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon53(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2704,7 +3414,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon48(v, p, c, st) {
+function decode_anon54(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -2720,7 +3430,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon48(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon54(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ConfigMapVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -2735,7 +3445,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon49(v, p, c, st) {
+function decode_anon55(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2743,7 +3453,7 @@ function decode_anon49(v, p, c, st) {
   return out;
 }
 
-function decode_anon50(v, p, c, st) {
+function decode_anon56(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2751,7 +3461,7 @@ function decode_anon50(v, p, c, st) {
   return out;
 }
 
-function decode_anon51(v, p, c, st) {
+function decode_anon57(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -2759,7 +3469,7 @@ function decode_anon51(v, p, c, st) {
   return out;
 }
 
-function decode_anon52(v, p, c, st) {
+function decode_anon58(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -2767,7 +3477,7 @@ function decode_anon52(v, p, c, st) {
   return out;
 }
 
-function decode_anon53(v, p, c, st) {
+function decode_anon59(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -2775,7 +3485,7 @@ function decode_anon53(v, p, c, st) {
   return out;
 }
 
-function decode_anon54(v, p, c, st) {
+function decode_anon60(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -2783,7 +3493,7 @@ function decode_anon54(v, p, c, st) {
   return out;
 }
 
-function decode_anon55(v, p, c, st) {
+function decode_anon61(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -2791,7 +3501,7 @@ function decode_anon55(v, p, c, st) {
   return out;
 }
 
-function decode_anon56(v, p, c, st) {
+function decode_anon62(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -2808,13 +3518,13 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "Container"); break;
-      case "command": if (x !== null) f2 = decode_anon49(x, p ? p + ".command" : "command", c, "Container"); break;
-      case "args": if (x !== null) f3 = decode_anon50(x, p ? p + ".args" : "args", c, "Container"); break;
+      case "command": if (x !== null) f2 = decode_anon55(x, p ? p + ".command" : "command", c, "Container"); break;
+      case "args": if (x !== null) f3 = decode_anon56(x, p ? p + ".args" : "args", c, "Container"); break;
       case "workingDir": if (x !== null) f4 = string(x, p ? p + ".workingDir" : "workingDir", c, "Container"); break;
-      case "ports": if (x !== null) f5 = decode_anon51(x, p ? p + ".ports" : "ports", c, "Container"); break;
-      case "env": if (x !== null) f6 = decode_anon52(x, p ? p + ".env" : "env", c, "Container"); break;
+      case "ports": if (x !== null) f5 = decode_anon57(x, p ? p + ".ports" : "ports", c, "Container"); break;
+      case "env": if (x !== null) f6 = decode_anon58(x, p ? p + ".env" : "env", c, "Container"); break;
       case "resources": if (x !== null) f7 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "Container"); break;
-      case "volumeMounts": if (x !== null) f8 = decode_anon53(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
+      case "volumeMounts": if (x !== null) f8 = decode_anon59(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
       case "livenessProbe": if (x !== null) f9 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "Container"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "Container"); break;
       case "lifecycle": if (x !== null) f11 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "Container"); break;
@@ -2824,11 +3534,11 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
       case "stdin": if (x !== null) f15 = boolean(x, p ? p + ".stdin" : "stdin", c, "Container"); break;
       case "stdinOnce": if (x !== null) f16 = boolean(x, p ? p + ".stdinOnce" : "stdinOnce", c, "Container"); break;
       case "tty": if (x !== null) f17 = boolean(x, p ? p + ".tty" : "tty", c, "Container"); break;
-      case "envFrom": if (x !== null) f18 = decode_anon54(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
+      case "envFrom": if (x !== null) f18 = decode_anon60(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "Container"); break;
-      case "volumeDevices": if (x !== null) f20 = decode_anon55(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
+      case "volumeDevices": if (x !== null) f20 = decode_anon61(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
       case "startupProbe": if (x !== null) f21 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".startupProbe" : "startupProbe", c, "Container"); break;
-      case "resizePolicy": if (x !== null) f22 = decode_anon56(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
+      case "resizePolicy": if (x !== null) f22 = decode_anon62(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
       case "restartPolicy": if (x !== null) f23 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "Container"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2863,7 +3573,7 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   return out;
 }
 
-function decode_anon57(v, p, c, st) {
+function decode_anon63(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2878,7 +3588,7 @@ function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "names": if (x !== null) f0 = decode_anon57(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
+      case "names": if (x !== null) f0 = decode_anon63(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
       case "sizeBytes": if (x !== null) f1 = int64(x, p ? p + ".sizeBytes" : "sizeBytes", c, "ContainerImage"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3018,7 +3728,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   return out;
 }
 
-function decode_anon58(v, p, c, st) {
+function decode_anon64(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3026,7 +3736,7 @@ function decode_anon58(v, p, c, st) {
   return out;
 }
 
-function decode_anon59(v, p, c, st) {
+function decode_anon65(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMountStatus");
   const out = new Array(v.length);
@@ -3034,7 +3744,7 @@ function decode_anon59(v, p, c, st) {
   return out;
 }
 
-function decode_anon60(v, p, c, st) {
+function decode_anon66(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceStatus");
   const out = new Array(v.length);
@@ -3058,11 +3768,11 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
       case "imageID": if (x !== null) f6 = string(x, p ? p + ".imageID" : "imageID", c, "ContainerStatus"); break;
       case "containerID": if (x !== null) f7 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStatus"); break;
       case "started": if (x !== null) f8 = boolean(x, p ? p + ".started" : "started", c, "ContainerStatus"); break;
-      case "allocatedResources": if (x !== null) f9 = decode_anon58(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
+      case "allocatedResources": if (x !== null) f9 = decode_anon64(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
       case "resources": if (x !== null) f10 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "ContainerStatus"); break;
-      case "volumeMounts": if (x !== null) f11 = decode_anon59(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
+      case "volumeMounts": if (x !== null) f11 = decode_anon65(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
       case "user": if (x !== null) f12 = decode_io_orch_api_core_v1_ContainerUser(x, p ? p + ".user" : "user", c, "ContainerStatus"); break;
-      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon60(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
+      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon66(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3124,7 +3834,7 @@ function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
   return out;
 }
 
-function decode_anon61(v, p, c, st) {
+function decode_anon67(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -3139,7 +3849,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon61(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
+      case "items": if (x !== null) f0 = decode_anon67(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3171,7 +3881,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   return out;
 }
 
-function decode_anon62(v, p, c, st) {
+function decode_anon68(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -3186,7 +3896,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon62(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
+      case "items": if (x !== null) f0 = decode_anon68(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "DownwardAPIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3278,7 +3988,7 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon63(v, p, c, st) {
+function decode_anon69(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3286,7 +3996,7 @@ function decode_anon63(v, p, c, st) {
   return out;
 }
 
-function decode_anon64(v, p, c, st) {
+function decode_anon70(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3294,7 +4004,7 @@ function decode_anon64(v, p, c, st) {
   return out;
 }
 
-function decode_anon65(v, p, c, st) {
+function decode_anon71(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -3302,7 +4012,7 @@ function decode_anon65(v, p, c, st) {
   return out;
 }
 
-function decode_anon66(v, p, c, st) {
+function decode_anon72(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -3310,7 +4020,7 @@ function decode_anon66(v, p, c, st) {
   return out;
 }
 
-function decode_anon67(v, p, c, st) {
+function decode_anon73(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -3318,7 +4028,7 @@ function decode_anon67(v, p, c, st) {
   return out;
 }
 
-function decode_anon68(v, p, c, st) {
+function decode_anon74(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -3326,7 +4036,7 @@ function decode_anon68(v, p, c, st) {
   return out;
 }
 
-function decode_anon69(v, p, c, st) {
+function decode_anon75(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -3334,7 +4044,7 @@ function decode_anon69(v, p, c, st) {
   return out;
 }
 
-function decode_anon70(v, p, c, st) {
+function decode_anon76(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -3349,18 +4059,18 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "args": if (x !== null) f0 = decode_anon63(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
-      case "command": if (x !== null) f1 = decode_anon64(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
-      case "env": if (x !== null) f2 = decode_anon65(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
-      case "envFrom": if (x !== null) f3 = decode_anon66(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
+      case "args": if (x !== null) f0 = decode_anon69(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
+      case "command": if (x !== null) f1 = decode_anon70(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
+      case "env": if (x !== null) f2 = decode_anon71(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
+      case "envFrom": if (x !== null) f3 = decode_anon72(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
       case "image": if (x !== null) f4 = string(x, p ? p + ".image" : "image", c, "EphemeralContainer"); break;
       case "imagePullPolicy": if (x !== null) f5 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "EphemeralContainer"); break;
       case "lifecycle": if (x !== null) f6 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "EphemeralContainer"); break;
       case "livenessProbe": if (x !== null) f7 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "EphemeralContainer"); break;
       case "name": if (x !== null) f8 = string(x, p ? p + ".name" : "name", c, "EphemeralContainer"); break;
-      case "ports": if (x !== null) f9 = decode_anon67(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
+      case "ports": if (x !== null) f9 = decode_anon73(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "EphemeralContainer"); break;
-      case "resizePolicy": if (x !== null) f11 = decode_anon68(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
+      case "resizePolicy": if (x !== null) f11 = decode_anon74(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
       case "resources": if (x !== null) f12 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "EphemeralContainer"); break;
       case "restartPolicy": if (x !== null) f13 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "EphemeralContainer"); break;
       case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "EphemeralContainer"); break;
@@ -3370,8 +4080,8 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
       case "terminationMessagePath": if (x !== null) f18 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "EphemeralContainer"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "EphemeralContainer"); break;
       case "tty": if (x !== null) f20 = boolean(x, p ? p + ".tty" : "tty", c, "EphemeralContainer"); break;
-      case "volumeDevices": if (x !== null) f21 = decode_anon69(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
-      case "volumeMounts": if (x !== null) f22 = decode_anon70(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
+      case "volumeDevices": if (x !== null) f21 = decode_anon75(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
+      case "volumeMounts": if (x !== null) f22 = decode_anon76(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
       case "workingDir": if (x !== null) f23 = string(x, p ? p + ".workingDir" : "workingDir", c, "EphemeralContainer"); break;
       case "targetContainerName": if (x !== null) f24 = string(x, p ? p + ".targetContainerName" : "targetContainerName", c, "EphemeralContainer"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -3477,7 +4187,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   return out;
 }
 
-function decode_anon71(v, p, c, st) {
+function decode_anon77(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
@@ -3495,7 +4205,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
-      case "items": if (x !== null) f3 = decode_anon71(x, p ? p + ".items" : "items", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon77(x, p ? p + ".items" : "items", c, "EventList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3544,7 +4254,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon72(v, p, c, st) {
+function decode_anon78(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3559,7 +4269,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "command": if (x !== null) f0 = decode_anon72(x, p ? p + ".command" : "command", c, "ExecAction"); break;
+      case "command": if (x !== null) f0 = decode_anon78(x, p ? p + ".command" : "command", c, "ExecAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3568,7 +4278,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   return out;
 }
 
-function decode_anon73(v, p, c, st) {
+function decode_anon79(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3576,7 +4286,7 @@ function decode_anon73(v, p, c, st) {
   return out;
 }
 
-function decode_anon74(v, p, c, st) {
+function decode_anon80(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3591,11 +4301,11 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "targetWWNs": if (x !== null) f0 = decode_anon73(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
+      case "targetWWNs": if (x !== null) f0 = decode_anon79(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
       case "lun": if (x !== null) f1 = int32(x, p ? p + ".lun" : "lun", c, "FCVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "FCVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FCVolumeSource"); break;
-      case "wwids": if (x !== null) f4 = decode_anon74(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
+      case "wwids": if (x !== null) f4 = decode_anon80(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3608,7 +4318,7 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon75(v, p, c, st) {
+function decode_anon81(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -3627,7 +4337,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
       case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexVolumeSource"); break;
       case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexVolumeSource"); break;
-      case "options": if (x !== null) f4 = decode_anon75(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon81(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3745,7 +4455,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon76(v, p, c, st) {
+function decode_anon82(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPHeader");
   const out = new Array(v.length);
@@ -3764,7 +4474,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
       case "port": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "HTTPGetAction"); break;
       case "host": if (x !== null) f2 = string(x, p ? p + ".host" : "host", c, "HTTPGetAction"); break;
       case "scheme": if (x !== null) f3 = string(x, p ? p + ".scheme" : "scheme", c, "HTTPGetAction"); break;
-      case "httpHeaders": if (x !== null) f4 = decode_anon76(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
+      case "httpHeaders": if (x !== null) f4 = decode_anon82(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3797,7 +4507,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   return out;
 }
 
-function decode_anon77(v, p, c, st) {
+function decode_anon83(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3813,7 +4523,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
-      case "hostnames": if (x !== null) f1 = decode_anon77(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
+      case "hostnames": if (x !== null) f1 = decode_anon83(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3860,7 +4570,7 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon78(v, p, c, st) {
+function decode_anon84(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3881,7 +4591,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
       case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource"); break;
       case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIVolumeSource"); break;
       case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIVolumeSource"); break;
-      case "portals": if (x !== null) f6 = decode_anon78(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon84(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
       case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIVolumeSource"); break;
       case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIVolumeSource"); break;
       case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIVolumeSource"); break;
@@ -3988,7 +4698,7 @@ function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
   return out;
 }
 
-function decode_anon79(v, p, c, st) {
+function decode_anon85(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -4005,7 +4715,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
       case "gid": if (x !== null) f1 = int64(x, p ? p + ".gid" : "gid", c, "LinuxContainerUser"); break;
-      case "supplementalGroups": if (x !== null) f2 = decode_anon79(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
+      case "supplementalGroups": if (x !== null) f2 = decode_anon85(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4129,7 +4839,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon80(v, p, c, st) {
+function decode_anon86(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
@@ -4147,7 +4857,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NamespaceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NamespaceList"); break;
-      case "items": if (x !== null) f3 = decode_anon80(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
+      case "items": if (x !== null) f3 = decode_anon86(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4160,7 +4870,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   return out;
 }
 
-function decode_anon81(v, p, c, st) {
+function decode_anon87(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4175,7 +4885,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "finalizers": if (x !== null) f0 = decode_anon81(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
+      case "finalizers": if (x !== null) f0 = decode_anon87(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4184,7 +4894,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon82(v, p, c, st) {
+function decode_anon88(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
@@ -4200,7 +4910,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon82(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon88(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4257,7 +4967,7 @@ function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
   return out;
 }
 
-function decode_anon83(v, p, c, st) {
+function decode_anon89(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PreferredSchedulingTerm");
   const out = new Array(v.length);
@@ -4273,7 +4983,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon83(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon89(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4382,7 +5092,7 @@ function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon84(v, p, c, st) {
+function decode_anon90(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Node");
   const out = new Array(v.length);
@@ -4400,7 +5110,7 @@ function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NodeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NodeList"); break;
-      case "items": if (x !== null) f3 = decode_anon84(x, p ? p + ".items" : "items", c, "NodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon90(x, p ? p + ".items" : "items", c, "NodeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4450,7 +5160,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon85(v, p, c, st) {
+function decode_anon91(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorTerm");
   const out = new Array(v.length);
@@ -4465,7 +5175,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon85(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
+      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon91(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4474,7 +5184,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon86(v, p, c, st) {
+function decode_anon92(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4491,7 +5201,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "NodeSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon86(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon92(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4504,7 +5214,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   return out;
 }
 
-function decode_anon87(v, p, c, st) {
+function decode_anon93(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -4512,7 +5222,7 @@ function decode_anon87(v, p, c, st) {
   return out;
 }
 
-function decode_anon88(v, p, c, st) {
+function decode_anon94(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -4527,8 +5237,8 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchExpressions": if (x !== null) f0 = decode_anon87(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
-      case "matchFields": if (x !== null) f1 = decode_anon88(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
+      case "matchExpressions": if (x !== null) f0 = decode_anon93(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
+      case "matchFields": if (x !== null) f1 = decode_anon94(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4538,7 +5248,7 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon89(v, p, c, st) {
+function decode_anon95(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Taint");
   const out = new Array(v.length);
@@ -4546,7 +5256,7 @@ function decode_anon89(v, p, c, st) {
   return out;
 }
 
-function decode_anon90(v, p, c, st) {
+function decode_anon96(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4565,9 +5275,9 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
       case "externalID": if (x !== null) f1 = string(x, p ? p + ".externalID" : "externalID", c, "NodeSpec"); break;
       case "providerID": if (x !== null) f2 = string(x, p ? p + ".providerID" : "providerID", c, "NodeSpec"); break;
       case "unschedulable": if (x !== null) f3 = boolean(x, p ? p + ".unschedulable" : "unschedulable", c, "NodeSpec"); break;
-      case "taints": if (x !== null) f4 = decode_anon89(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
+      case "taints": if (x !== null) f4 = decode_anon95(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
       case "configSource": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".configSource" : "configSource", c, "NodeSpec"); break;
-      case "podCIDRs": if (x !== null) f6 = decode_anon90(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
+      case "podCIDRs": if (x !== null) f6 = decode_anon96(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4582,7 +5292,7 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon91(v, p, c, st) {
+function decode_anon97(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4590,7 +5300,7 @@ function decode_anon91(v, p, c, st) {
   return out;
 }
 
-function decode_anon92(v, p, c, st) {
+function decode_anon98(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4598,7 +5308,7 @@ function decode_anon92(v, p, c, st) {
   return out;
 }
 
-function decode_anon93(v, p, c, st) {
+function decode_anon99(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeCondition");
   const out = new Array(v.length);
@@ -4606,7 +5316,7 @@ function decode_anon93(v, p, c, st) {
   return out;
 }
 
-function decode_anon94(v, p, c, st) {
+function decode_anon100(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeAddress");
   const out = new Array(v.length);
@@ -4614,7 +5324,7 @@ function decode_anon94(v, p, c, st) {
   return out;
 }
 
-function decode_anon95(v, p, c, st) {
+function decode_anon101(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerImage");
   const out = new Array(v.length);
@@ -4622,7 +5332,7 @@ function decode_anon95(v, p, c, st) {
   return out;
 }
 
-function decode_anon96(v, p, c, st) {
+function decode_anon102(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4630,7 +5340,7 @@ function decode_anon96(v, p, c, st) {
   return out;
 }
 
-function decode_anon97(v, p, c, st) {
+function decode_anon103(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.AttachedVolume");
   const out = new Array(v.length);
@@ -4638,7 +5348,7 @@ function decode_anon97(v, p, c, st) {
   return out;
 }
 
-function decode_anon98(v, p, c, st) {
+function decode_anon104(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeRuntimeHandler");
   const out = new Array(v.length);
@@ -4653,18 +5363,18 @@ function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "capacity": if (x !== null) f0 = decode_anon91(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
-      case "allocatable": if (x !== null) f1 = decode_anon92(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
+      case "capacity": if (x !== null) f0 = decode_anon97(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
+      case "allocatable": if (x !== null) f1 = decode_anon98(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
       case "phase": if (x !== null) f2 = string(x, p ? p + ".phase" : "phase", c, "NodeStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon93(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
-      case "addresses": if (x !== null) f4 = decode_anon94(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon99(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
+      case "addresses": if (x !== null) f4 = decode_anon100(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
       case "daemonEndpoints": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeDaemonEndpoints(x, p ? p + ".daemonEndpoints" : "daemonEndpoints", c, "NodeStatus"); break;
       case "nodeInfo": if (x !== null) f6 = decode_io_orch_api_core_v1_NodeSystemInfo(x, p ? p + ".nodeInfo" : "nodeInfo", c, "NodeStatus"); break;
-      case "images": if (x !== null) f7 = decode_anon95(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
-      case "volumesInUse": if (x !== null) f8 = decode_anon96(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
-      case "volumesAttached": if (x !== null) f9 = decode_anon97(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
+      case "images": if (x !== null) f7 = decode_anon101(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
+      case "volumesInUse": if (x !== null) f8 = decode_anon102(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
+      case "volumesAttached": if (x !== null) f9 = decode_anon103(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
       case "config": if (x !== null) f10 = decode_io_orch_api_core_v1_NodeConfigStatus(x, p ? p + ".config" : "config", c, "NodeStatus"); break;
-      case "runtimeHandlers": if (x !== null) f11 = decode_anon98(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
+      case "runtimeHandlers": if (x !== null) f11 = decode_anon104(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
       case "features": if (x !== null) f12 = decode_io_orch_api_core_v1_NodeFeatures(x, p ? p + ".features" : "features", c, "NodeStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -4834,7 +5544,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v, p, c, st) 
   return out;
 }
 
-function decode_anon99(v, p, c, st) {
+function decode_anon105(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4849,7 +5559,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "accessModes": if (x !== null) f0 = decode_anon99(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
+      case "accessModes": if (x !== null) f0 = decode_anon105(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
       case "resources": if (x !== null) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements(x, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec"); break;
       case "volumeName": if (x !== null) f2 = string(x, p ? p + ".volumeName" : "volumeName", c, "PersistentVolumeClaimSpec"); break;
       case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PersistentVolumeClaimSpec"); break;
@@ -4875,7 +5585,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon100(v, p, c, st) {
+function decode_anon106(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4883,7 +5593,7 @@ function decode_anon100(v, p, c, st) {
   return out;
 }
 
-function decode_anon101(v, p, c, st) {
+function decode_anon107(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4891,7 +5601,7 @@ function decode_anon101(v, p, c, st) {
   return out;
 }
 
-function decode_anon102(v, p, c, st) {
+function decode_anon108(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolumeClaimCondition");
   const out = new Array(v.length);
@@ -4899,7 +5609,7 @@ function decode_anon102(v, p, c, st) {
   return out;
 }
 
-function decode_anon103(v, p, c, st) {
+function decode_anon109(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4907,7 +5617,7 @@ function decode_anon103(v, p, c, st) {
   return out;
 }
 
-function decode_anon104(v, p, c, st) {
+function decode_anon110(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -4923,11 +5633,11 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeClaimStatus"); break;
-      case "accessModes": if (x !== null) f1 = decode_anon100(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
-      case "capacity": if (x !== null) f2 = decode_anon101(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon102(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
-      case "allocatedResources": if (x !== null) f4 = decode_anon103(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
-      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon104(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
+      case "accessModes": if (x !== null) f1 = decode_anon106(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
+      case "capacity": if (x !== null) f2 = decode_anon107(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon108(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResources": if (x !== null) f4 = decode_anon109(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon110(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
       case "currentVolumeAttributesClassName": if (x !== null) f6 = string(x, p ? p + ".currentVolumeAttributesClassName" : "currentVolumeAttributesClassName", c, "PersistentVolumeClaimStatus"); break;
       case "modifyVolumeStatus": if (x !== null) f7 = decode_io_orch_api_core_v1_ModifyVolumeStatus(x, p ? p + ".modifyVolumeStatus" : "modifyVolumeStatus", c, "PersistentVolumeClaimStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -5030,7 +5740,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   return out;
 }
 
-function decode_anon105(v, p, c, st) {
+function decode_anon111(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -5038,7 +5748,7 @@ function decode_anon105(v, p, c, st) {
   return out;
 }
 
-function decode_anon106(v, p, c, st) {
+function decode_anon112(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -5053,8 +5763,8 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon105(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon106(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon111(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon112(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5064,7 +5774,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   return out;
 }
 
-function decode_anon107(v, p, c, st) {
+function decode_anon113(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5072,7 +5782,7 @@ function decode_anon107(v, p, c, st) {
   return out;
 }
 
-function decode_anon108(v, p, c, st) {
+function decode_anon114(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5080,7 +5790,7 @@ function decode_anon108(v, p, c, st) {
   return out;
 }
 
-function decode_anon109(v, p, c, st) {
+function decode_anon115(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5096,11 +5806,11 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
-      case "namespaces": if (x !== null) f1 = decode_anon107(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
+      case "namespaces": if (x !== null) f1 = decode_anon113(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
       case "topologyKey": if (x !== null) f2 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm"); break;
       case "namespaceSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".namespaceSelector" : "namespaceSelector", c, "PodAffinityTerm"); break;
-      case "matchLabelKeys": if (x !== null) f4 = decode_anon108(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
-      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon109(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
+      case "matchLabelKeys": if (x !== null) f4 = decode_anon114(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
+      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon115(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5115,7 +5825,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon110(v, p, c, st) {
+function decode_anon116(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -5123,7 +5833,7 @@ function decode_anon110(v, p, c, st) {
   return out;
 }
 
-function decode_anon111(v, p, c, st) {
+function decode_anon117(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -5138,8 +5848,8 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon110(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon111(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon116(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon117(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5177,7 +5887,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon112(v, p, c, st) {
+function decode_anon118(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5185,7 +5895,7 @@ function decode_anon112(v, p, c, st) {
   return out;
 }
 
-function decode_anon113(v, p, c, st) {
+function decode_anon119(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5193,7 +5903,7 @@ function decode_anon113(v, p, c, st) {
   return out;
 }
 
-function decode_anon114(v, p, c, st) {
+function decode_anon120(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDNSConfigOption");
   const out = new Array(v.length);
@@ -5208,9 +5918,9 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nameservers": if (x !== null) f0 = decode_anon112(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
-      case "searches": if (x !== null) f1 = decode_anon113(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
-      case "options": if (x !== null) f2 = decode_anon114(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
+      case "nameservers": if (x !== null) f0 = decode_anon118(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
+      case "searches": if (x !== null) f1 = decode_anon119(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
+      case "options": if (x !== null) f2 = decode_anon120(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5256,7 +5966,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   return out;
 }
 
-function decode_anon115(v, p, c, st) {
+function decode_anon121(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Pod");
   const out = new Array(v.length);
@@ -5274,7 +5984,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodList"); break;
-      case "items": if (x !== null) f3 = decode_anon115(x, p ? p + ".items" : "items", c, "PodList"); break;
+      case "items": if (x !== null) f3 = decode_anon121(x, p ? p + ".items" : "items", c, "PodList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5378,7 +6088,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   return out;
 }
 
-function decode_anon116(v, p, c, st) {
+function decode_anon122(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -5386,7 +6096,7 @@ function decode_anon116(v, p, c, st) {
   return out;
 }
 
-function decode_anon117(v, p, c, st) {
+function decode_anon123(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Sysctl");
   const out = new Array(v.length);
@@ -5404,10 +6114,10 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
       case "runAsUser": if (x !== null) f1 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "PodSecurityContext"); break;
       case "runAsNonRoot": if (x !== null) f2 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "PodSecurityContext"); break;
-      case "supplementalGroups": if (x !== null) f3 = decode_anon116(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
+      case "supplementalGroups": if (x !== null) f3 = decode_anon122(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
       case "fsGroup": if (x !== null) f4 = int64(x, p ? p + ".fsGroup" : "fsGroup", c, "PodSecurityContext"); break;
       case "runAsGroup": if (x !== null) f5 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "PodSecurityContext"); break;
-      case "sysctls": if (x !== null) f6 = decode_anon117(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
+      case "sysctls": if (x !== null) f6 = decode_anon123(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
       case "windowsOptions": if (x !== null) f7 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "PodSecurityContext"); break;
       case "fsGroupChangePolicy": if (x !== null) f8 = string(x, p ? p + ".fsGroupChangePolicy" : "fsGroupChangePolicy", c, "PodSecurityContext"); break;
       case "seccompProfile": if (x !== null) f9 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "PodSecurityContext"); break;
@@ -5432,7 +6142,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon118(v, p, c, st) {
+function decode_anon124(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Volume");
   const out = new Array(v.length);
@@ -5440,7 +6150,7 @@ function decode_anon118(v, p, c, st) {
   return out;
 }
 
-function decode_anon119(v, p, c, st) {
+function decode_anon125(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -5448,7 +6158,7 @@ function decode_anon119(v, p, c, st) {
   return out;
 }
 
-function decode_anon120(v, p, c, st) {
+function decode_anon126(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -5456,7 +6166,7 @@ function decode_anon120(v, p, c, st) {
   return out;
 }
 
-function decode_anon121(v, p, c, st) {
+function decode_anon127(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -5464,7 +6174,7 @@ function decode_anon121(v, p, c, st) {
   return out;
 }
 
-function decode_anon122(v, p, c, st) {
+function decode_anon128(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -5472,7 +6182,7 @@ function decode_anon122(v, p, c, st) {
   return out;
 }
 
-function decode_anon123(v, p, c, st) {
+function decode_anon129(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
   const out = new Array(v.length);
@@ -5480,7 +6190,7 @@ function decode_anon123(v, p, c, st) {
   return out;
 }
 
-function decode_anon124(v, p, c, st) {
+function decode_anon130(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostAlias");
   const out = new Array(v.length);
@@ -5488,7 +6198,7 @@ function decode_anon124(v, p, c, st) {
   return out;
 }
 
-function decode_anon125(v, p, c, st) {
+function decode_anon131(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodReadinessGate");
   const out = new Array(v.length);
@@ -5496,7 +6206,7 @@ function decode_anon125(v, p, c, st) {
   return out;
 }
 
-function decode_anon126(v, p, c, st) {
+function decode_anon132(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5504,7 +6214,7 @@ function decode_anon126(v, p, c, st) {
   return out;
 }
 
-function decode_anon127(v, p, c, st) {
+function decode_anon133(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySpreadConstraint");
   const out = new Array(v.length);
@@ -5512,7 +6222,7 @@ function decode_anon127(v, p, c, st) {
   return out;
 }
 
-function decode_anon128(v, p, c, st) {
+function decode_anon134(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EphemeralContainer");
   const out = new Array(v.length);
@@ -5520,7 +6230,7 @@ function decode_anon128(v, p, c, st) {
   return out;
 }
 
-function decode_anon129(v, p, c, st) {
+function decode_anon135(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodSchedulingGate");
   const out = new Array(v.length);
@@ -5528,7 +6238,7 @@ function decode_anon129(v, p, c, st) {
   return out;
 }
 
-function decode_anon130(v, p, c, st) {
+function decode_anon136(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaim");
   const out = new Array(v.length);
@@ -5543,13 +6253,13 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "volumes": if (x !== null) f0 = decode_anon118(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
-      case "containers": if (x !== null) f1 = decode_anon119(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
+      case "volumes": if (x !== null) f0 = decode_anon124(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
+      case "containers": if (x !== null) f1 = decode_anon125(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
       case "restartPolicy": if (x !== null) f2 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "PodSpec"); break;
       case "terminationGracePeriodSeconds": if (x !== null) f3 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "PodSpec"); break;
       case "activeDeadlineSeconds": if (x !== null) f4 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "PodSpec"); break;
       case "dnsPolicy": if (x !== null) f5 = string(x, p ? p + ".dnsPolicy" : "dnsPolicy", c, "PodSpec"); break;
-      case "nodeSelector": if (x !== null) f6 = decode_anon120(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
+      case "nodeSelector": if (x !== null) f6 = decode_anon126(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
       case "serviceAccountName": if (x !== null) f7 = string(x, p ? p + ".serviceAccountName" : "serviceAccountName", c, "PodSpec"); break;
       case "serviceAccount": if (x !== null) f8 = string(x, p ? p + ".serviceAccount" : "serviceAccount", c, "PodSpec"); break;
       case "nodeName": if (x !== null) f9 = string(x, p ? p + ".nodeName" : "nodeName", c, "PodSpec"); break;
@@ -5557,31 +6267,31 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
       case "hostPID": if (x !== null) f11 = boolean(x, p ? p + ".hostPID" : "hostPID", c, "PodSpec"); break;
       case "hostIPC": if (x !== null) f12 = boolean(x, p ? p + ".hostIPC" : "hostIPC", c, "PodSpec"); break;
       case "securityContext": if (x !== null) f13 = decode_io_orch_api_core_v1_PodSecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "PodSpec"); break;
-      case "imagePullSecrets": if (x !== null) f14 = decode_anon121(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
+      case "imagePullSecrets": if (x !== null) f14 = decode_anon127(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
       case "hostname": if (x !== null) f15 = string(x, p ? p + ".hostname" : "hostname", c, "PodSpec"); break;
       case "subdomain": if (x !== null) f16 = string(x, p ? p + ".subdomain" : "subdomain", c, "PodSpec"); break;
       case "affinity": if (x !== null) f17 = decode_io_orch_api_core_v1_Affinity(x, p ? p + ".affinity" : "affinity", c, "PodSpec"); break;
       case "schedulerName": if (x !== null) f18 = string(x, p ? p + ".schedulerName" : "schedulerName", c, "PodSpec"); break;
-      case "initContainers": if (x !== null) f19 = decode_anon122(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
+      case "initContainers": if (x !== null) f19 = decode_anon128(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
       case "automountServiceAccountToken": if (x !== null) f20 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "PodSpec"); break;
-      case "tolerations": if (x !== null) f21 = decode_anon123(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
-      case "hostAliases": if (x !== null) f22 = decode_anon124(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
+      case "tolerations": if (x !== null) f21 = decode_anon129(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
+      case "hostAliases": if (x !== null) f22 = decode_anon130(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
       case "priorityClassName": if (x !== null) f23 = string(x, p ? p + ".priorityClassName" : "priorityClassName", c, "PodSpec"); break;
       case "priority": if (x !== null) f24 = int32(x, p ? p + ".priority" : "priority", c, "PodSpec"); break;
       case "dnsConfig": if (x !== null) f25 = decode_io_orch_api_core_v1_PodDNSConfig(x, p ? p + ".dnsConfig" : "dnsConfig", c, "PodSpec"); break;
       case "shareProcessNamespace": if (x !== null) f26 = boolean(x, p ? p + ".shareProcessNamespace" : "shareProcessNamespace", c, "PodSpec"); break;
-      case "readinessGates": if (x !== null) f27 = decode_anon125(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
+      case "readinessGates": if (x !== null) f27 = decode_anon131(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
       case "runtimeClassName": if (x !== null) f28 = string(x, p ? p + ".runtimeClassName" : "runtimeClassName", c, "PodSpec"); break;
       case "enableServiceLinks": if (x !== null) f29 = boolean(x, p ? p + ".enableServiceLinks" : "enableServiceLinks", c, "PodSpec"); break;
       case "preemptionPolicy": if (x !== null) f30 = string(x, p ? p + ".preemptionPolicy" : "preemptionPolicy", c, "PodSpec"); break;
-      case "overhead": if (x !== null) f31 = decode_anon126(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
-      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon127(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
-      case "ephemeralContainers": if (x !== null) f33 = decode_anon128(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
+      case "overhead": if (x !== null) f31 = decode_anon132(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
+      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon133(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
+      case "ephemeralContainers": if (x !== null) f33 = decode_anon134(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
       case "setHostnameAsFQDN": if (x !== null) f34 = boolean(x, p ? p + ".setHostnameAsFQDN" : "setHostnameAsFQDN", c, "PodSpec"); break;
       case "os": if (x !== null) f35 = decode_io_orch_api_core_v1_PodOS(x, p ? p + ".os" : "os", c, "PodSpec"); break;
       case "hostUsers": if (x !== null) f36 = boolean(x, p ? p + ".hostUsers" : "hostUsers", c, "PodSpec"); break;
-      case "schedulingGates": if (x !== null) f37 = decode_anon129(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
-      case "resourceClaims": if (x !== null) f38 = decode_anon130(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
+      case "schedulingGates": if (x !== null) f37 = decode_anon135(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
+      case "resourceClaims": if (x !== null) f38 = decode_anon136(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5628,7 +6338,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon131(v, p, c, st) {
+function decode_anon137(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodCondition");
   const out = new Array(v.length);
@@ -5636,7 +6346,7 @@ function decode_anon131(v, p, c, st) {
   return out;
 }
 
-function decode_anon132(v, p, c, st) {
+function decode_anon138(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -5644,7 +6354,7 @@ function decode_anon132(v, p, c, st) {
   return out;
 }
 
-function decode_anon133(v, p, c, st) {
+function decode_anon139(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -5652,7 +6362,7 @@ function decode_anon133(v, p, c, st) {
   return out;
 }
 
-function decode_anon134(v, p, c, st) {
+function decode_anon140(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodIP");
   const out = new Array(v.length);
@@ -5660,7 +6370,7 @@ function decode_anon134(v, p, c, st) {
   return out;
 }
 
-function decode_anon135(v, p, c, st) {
+function decode_anon141(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -5668,7 +6378,7 @@ function decode_anon135(v, p, c, st) {
   return out;
 }
 
-function decode_anon136(v, p, c, st) {
+function decode_anon142(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaimStatus");
   const out = new Array(v.length);
@@ -5676,7 +6386,7 @@ function decode_anon136(v, p, c, st) {
   return out;
 }
 
-function decode_anon137(v, p, c, st) {
+function decode_anon143(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostIP");
   const out = new Array(v.length);
@@ -5692,21 +6402,21 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon131(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon137(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
       case "message": if (x !== null) f2 = string(x, p ? p + ".message" : "message", c, "PodStatus"); break;
       case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PodStatus"); break;
       case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "PodStatus"); break;
       case "podIP": if (x !== null) f5 = string(x, p ? p + ".podIP" : "podIP", c, "PodStatus"); break;
       case "startTime": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "PodStatus"); break;
-      case "containerStatuses": if (x !== null) f7 = decode_anon132(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
+      case "containerStatuses": if (x !== null) f7 = decode_anon138(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
       case "qosClass": if (x !== null) f8 = string(x, p ? p + ".qosClass" : "qosClass", c, "PodStatus"); break;
-      case "initContainerStatuses": if (x !== null) f9 = decode_anon133(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
+      case "initContainerStatuses": if (x !== null) f9 = decode_anon139(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
       case "nominatedNodeName": if (x !== null) f10 = string(x, p ? p + ".nominatedNodeName" : "nominatedNodeName", c, "PodStatus"); break;
-      case "podIPs": if (x !== null) f11 = decode_anon134(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
-      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon135(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
+      case "podIPs": if (x !== null) f11 = decode_anon140(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
+      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon141(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
       case "resize": if (x !== null) f13 = string(x, p ? p + ".resize" : "resize", c, "PodStatus"); break;
-      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon136(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
-      case "hostIPs": if (x !== null) f15 = decode_anon137(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
+      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon142(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
+      case "hostIPs": if (x !== null) f15 = decode_anon143(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5825,7 +6535,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   return out;
 }
 
-function decode_anon138(v, p, c, st) {
+function decode_anon144(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeProjection");
   const out = new Array(v.length);
@@ -5840,7 +6550,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "sources": if (x !== null) f0 = decode_anon138(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
+      case "sources": if (x !== null) f0 = decode_anon144(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ProjectedVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5879,7 +6589,7 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon139(v, p, c, st) {
+function decode_anon145(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5894,7 +6604,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon139(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon145(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDVolumeSource"); break;
       case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDVolumeSource"); break;
@@ -5980,7 +6690,7 @@ function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
   return out;
 }
 
-function decode_anon140(v, p, c, st) {
+function decode_anon146(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5988,7 +6698,7 @@ function decode_anon140(v, p, c, st) {
   return out;
 }
 
-function decode_anon141(v, p, c, st) {
+function decode_anon147(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5996,7 +6706,7 @@ function decode_anon141(v, p, c, st) {
   return out;
 }
 
-function decode_anon142(v, p, c, st) {
+function decode_anon148(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceClaim");
   const out = new Array(v.length);
@@ -6011,9 +6721,9 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon140(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon141(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
-      case "claims": if (x !== null) f2 = decode_anon142(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon146(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon147(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
+      case "claims": if (x !== null) f2 = decode_anon148(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6024,7 +6734,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   return out;
 }
 
-function decode_anon143(v, p, c, st) {
+function decode_anon149(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceHealth");
   const out = new Array(v.length);
@@ -6040,7 +6750,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
-      case "resources": if (x !== null) f1 = decode_anon143(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
+      case "resources": if (x !== null) f1 = decode_anon149(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6130,7 +6840,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   return out;
 }
 
-function decode_anon144(v, p, c, st) {
+function decode_anon150(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6138,7 +6848,7 @@ function decode_anon144(v, p, c, st) {
   return out;
 }
 
-function decode_anon145(v, p, c, st) {
+function decode_anon151(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6156,9 +6866,9 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Secret"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Secret"); break;
-      case "data": if (x !== null) f3 = decode_anon144(x, p ? p + ".data" : "data", c, "Secret"); break;
+      case "data": if (x !== null) f3 = decode_anon150(x, p ? p + ".data" : "data", c, "Secret"); break;
       case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "Secret"); break;
-      case "stringData": if (x !== null) f5 = decode_anon145(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
+      case "stringData": if (x !== null) f5 = decode_anon151(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
       case "immutable": if (x !== null) f6 = boolean(x, p ? p + ".immutable" : "immutable", c, "Secret"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6217,7 +6927,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon146(v, p, c, st) {
+function decode_anon152(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
@@ -6235,7 +6945,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SecretList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "SecretList"); break;
-      case "items": if (x !== null) f3 = decode_anon146(x, p ? p + ".items" : "items", c, "SecretList"); break;
+      case "items": if (x !== null) f3 = decode_anon152(x, p ? p + ".items" : "items", c, "SecretList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6248,7 +6958,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   return out;
 }
 
-function decode_anon147(v, p, c, st) {
+function decode_anon153(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -6264,7 +6974,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon147(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon153(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6277,7 +6987,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon148(v, p, c, st) {
+function decode_anon154(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -6293,7 +7003,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon148(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon154(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "SecretVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "SecretVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -6345,7 +7055,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon149(v, p, c, st) {
+function decode_anon155(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -6353,7 +7063,7 @@ function decode_anon149(v, p, c, st) {
   return out;
 }
 
-function decode_anon150(v, p, c, st) {
+function decode_anon156(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -6371,8 +7081,8 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccount"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccount"); break;
-      case "secrets": if (x !== null) f3 = decode_anon149(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
-      case "imagePullSecrets": if (x !== null) f4 = decode_anon150(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
+      case "secrets": if (x !== null) f3 = decode_anon155(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
+      case "imagePullSecrets": if (x !== null) f4 = decode_anon156(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
       case "automountServiceAccountToken": if (x !== null) f5 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "ServiceAccount"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6388,7 +7098,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   return out;
 }
 
-function decode_anon151(v, p, c, st) {
+function decode_anon157(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
@@ -6406,7 +7116,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccountList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccountList"); break;
-      case "items": if (x !== null) f3 = decode_anon151(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
+      case "items": if (x !== null) f3 = decode_anon157(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6567,7 +7277,7 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   return out;
 }
 
-function decode_anon152(v, p, c, st) {
+function decode_anon158(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6589,7 +7299,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
       case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
       case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
       case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
-      case "matchLabelKeys": if (x !== null) f7 = decode_anon152(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon158(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6829,7 +7539,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon153(v, p, c, st) {
+function decode_anon159(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -6837,7 +7547,7 @@ function decode_anon153(v, p, c, st) {
   return out;
 }
 
-function decode_anon154(v, p, c, st) {
+function decode_anon160(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -6852,8 +7562,8 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon153(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon154(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon159(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon160(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7014,7 +7724,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon155(v, p, c, st) {
+function decode_anon161(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchema");
   const out = new Array(v.length);
@@ -7032,7 +7742,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
-      case "items": if (x !== null) f3 = decode_anon155(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon161(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7045,7 +7755,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
   return out;
 }
 
-function decode_anon156(v, p, c, st) {
+function decode_anon162(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRulesWithSubjects");
   const out = new Array(v.length);
@@ -7063,7 +7773,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
       case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
       case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
-      case "rules": if (x !== null) f3 = decode_anon156(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon162(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7077,7 +7787,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon157(v, p, c, st) {
+function decode_anon163(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchemaCondition");
   const out = new Array(v.length);
@@ -7092,7 +7802,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon157(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon163(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7160,7 +7870,7 @@ function decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(v, 
   return out;
 }
 
-function decode_anon158(v, p, c, st) {
+function decode_anon164(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7168,7 +7878,7 @@ function decode_anon158(v, p, c, st) {
   return out;
 }
 
-function decode_anon159(v, p, c, st) {
+function decode_anon165(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7183,8 +7893,8 @@ function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon158(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f1 = decode_anon159(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon164(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon165(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7194,7 +7904,7 @@ function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon160(v, p, c, st) {
+function decode_anon166(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -7202,7 +7912,7 @@ function decode_anon160(v, p, c, st) {
   return out;
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon167(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourcePolicyRule");
   const out = new Array(v.length);
@@ -7210,7 +7920,7 @@ function decode_anon161(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon168(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NonResourcePolicyRule");
   const out = new Array(v.length);
@@ -7225,9 +7935,9 @@ function decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "subjects": if (x !== null) f0 = decode_anon160(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
-      case "resourceRules": if (x !== null) f1 = decode_anon161(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
-      case "nonResourceRules": if (x !== null) f2 = decode_anon162(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "subjects": if (x !== null) f0 = decode_anon166(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon167(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon168(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7289,7 +7999,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon169(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfiguration");
   const out = new Array(v.length);
@@ -7307,7 +8017,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList(v, p, 
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
-      case "items": if (x !== null) f3 = decode_anon163(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon169(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7358,7 +8068,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(v, p, 
   return out;
 }
 
-function decode_anon164(v, p, c, st) {
+function decode_anon170(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfigurationCondition");
   const out = new Array(v.length);
@@ -7373,7 +8083,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(v, p
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon164(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon170(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7405,7 +8115,7 @@ function decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(v, p, c, st) {
   return out;
 }
 
-function decode_anon165(v, p, c, st) {
+function decode_anon171(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7413,7 +8123,7 @@ function decode_anon165(v, p, c, st) {
   return out;
 }
 
-function decode_anon166(v, p, c, st) {
+function decode_anon172(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7421,7 +8131,7 @@ function decode_anon166(v, p, c, st) {
   return out;
 }
 
-function decode_anon167(v, p, c, st) {
+function decode_anon173(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7429,7 +8139,7 @@ function decode_anon167(v, p, c, st) {
   return out;
 }
 
-function decode_anon168(v, p, c, st) {
+function decode_anon174(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7444,11 +8154,11 @@ function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon165(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon166(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon167(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon171(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon172(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon173(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
       case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
-      case "namespaces": if (x !== null) f4 = decode_anon168(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon174(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7607,7 +8317,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v, p, c, st)
   return out;
 }
 
-function decode_anon169(v, p, c, st) {
+function decode_anon175(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchema");
   const out = new Array(v.length);
@@ -7625,7 +8335,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
-      case "items": if (x !== null) f3 = decode_anon169(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon175(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7638,7 +8348,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
   return out;
 }
 
-function decode_anon170(v, p, c, st) {
+function decode_anon176(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PolicyRulesWithSubjects");
   const out = new Array(v.length);
@@ -7656,7 +8366,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
       case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
       case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
-      case "rules": if (x !== null) f3 = decode_anon170(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon176(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7670,7 +8380,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon171(v, p, c, st) {
+function decode_anon177(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchemaCondition");
   const out = new Array(v.length);
@@ -7685,7 +8395,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon171(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon177(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7754,7 +8464,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguratio
   return out;
 }
 
-function decode_anon172(v, p, c, st) {
+function decode_anon178(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7762,7 +8472,7 @@ function decode_anon172(v, p, c, st) {
   return out;
 }
 
-function decode_anon173(v, p, c, st) {
+function decode_anon179(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7777,8 +8487,8 @@ function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, s
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon172(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f1 = decode_anon173(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon178(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon179(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7788,7 +8498,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, s
   return out;
 }
 
-function decode_anon174(v, p, c, st) {
+function decode_anon180(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.Subject");
   const out = new Array(v.length);
@@ -7796,7 +8506,7 @@ function decode_anon174(v, p, c, st) {
   return out;
 }
 
-function decode_anon175(v, p, c, st) {
+function decode_anon181(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.ResourcePolicyRule");
   const out = new Array(v.length);
@@ -7804,7 +8514,7 @@ function decode_anon175(v, p, c, st) {
   return out;
 }
 
-function decode_anon176(v, p, c, st) {
+function decode_anon182(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.NonResourcePolicyRule");
   const out = new Array(v.length);
@@ -7819,9 +8529,9 @@ function decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v, p, c,
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "subjects": if (x !== null) f0 = decode_anon174(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
-      case "resourceRules": if (x !== null) f1 = decode_anon175(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
-      case "nonResourceRules": if (x !== null) f2 = decode_anon176(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "subjects": if (x !== null) f0 = decode_anon180(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon181(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon182(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7883,7 +8593,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondit
   return out;
 }
 
-function decode_anon177(v, p, c, st) {
+function decode_anon183(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfiguration");
   const out = new Array(v.length);
@@ -7901,7 +8611,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList(v
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
-      case "items": if (x !== null) f3 = decode_anon177(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon183(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7952,7 +8662,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(v
   return out;
 }
 
-function decode_anon178(v, p, c, st) {
+function decode_anon184(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfigurationCondition");
   const out = new Array(v.length);
@@ -7967,7 +8677,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon178(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon184(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7999,7 +8709,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(v, p, c, st
   return out;
 }
 
-function decode_anon179(v, p, c, st) {
+function decode_anon185(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8007,7 +8717,7 @@ function decode_anon179(v, p, c, st) {
   return out;
 }
 
-function decode_anon180(v, p, c, st) {
+function decode_anon186(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8015,7 +8725,7 @@ function decode_anon180(v, p, c, st) {
   return out;
 }
 
-function decode_anon181(v, p, c, st) {
+function decode_anon187(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8023,7 +8733,7 @@ function decode_anon181(v, p, c, st) {
   return out;
 }
 
-function decode_anon182(v, p, c, st) {
+function decode_anon188(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8038,11 +8748,11 @@ function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon179(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon180(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon181(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon185(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon186(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon187(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
       case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
-      case "namespaces": if (x !== null) f4 = decode_anon182(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon188(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8115,7 +8825,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_UserSubject(v, p, c, st) {
   return out;
 }
 
-function decode_anon183(v, p, c, st) {
+function decode_anon189(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8131,7 +8841,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon183(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon189(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8166,7 +8876,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon184(v, p, c, st) {
+function decode_anon190(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8174,7 +8884,7 @@ function decode_anon184(v, p, c, st) {
   return out;
 }
 
-function decode_anon185(v, p, c, st) {
+function decode_anon191(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8189,8 +8899,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon184(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon185(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon190(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon191(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8200,7 +8910,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon186(v, p, c, st) {
+function decode_anon192(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8208,7 +8918,7 @@ function decode_anon186(v, p, c, st) {
   return out;
 }
 
-function decode_anon187(v, p, c, st) {
+function decode_anon193(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8223,8 +8933,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon186(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon187(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon192(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon193(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8234,7 +8944,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon188(v, p, c, st) {
+function decode_anon194(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -8252,7 +8962,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon188(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon194(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8306,7 +9016,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon189(v, p, c, st) {
+function decode_anon195(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -8314,7 +9024,7 @@ function decode_anon189(v, p, c, st) {
   return out;
 }
 
-function decode_anon190(v, p, c, st) {
+function decode_anon196(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -8322,7 +9032,7 @@ function decode_anon190(v, p, c, st) {
   return out;
 }
 
-function decode_anon191(v, p, c, st) {
+function decode_anon197(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8338,9 +9048,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon189(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon190(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon191(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon195(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon196(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon197(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8353,7 +9063,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon192(v, p, c, st) {
+function decode_anon198(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -8368,7 +9078,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon192(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon198(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8377,7 +9087,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon193(v, p, c, st) {
+function decode_anon199(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -8395,7 +9105,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon193(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon199(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8410,7 +9120,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon194(v, p, c, st) {
+function decode_anon200(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -8428,7 +9138,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon194(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon200(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8444,7 +9154,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon195(v, p, c, st) {
+function decode_anon201(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -8462,7 +9172,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon195(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon201(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8475,7 +9185,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon196(v, p, c, st) {
+function decode_anon202(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -8493,7 +9203,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon196(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon202(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8506,7 +9216,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon197(v, p, c, st) {
+function decode_anon203(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8514,7 +9224,7 @@ function decode_anon197(v, p, c, st) {
   return out;
 }
 
-function decode_anon198(v, p, c, st) {
+function decode_anon204(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8522,7 +9232,7 @@ function decode_anon198(v, p, c, st) {
   return out;
 }
 
-function decode_anon199(v, p, c, st) {
+function decode_anon205(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8530,7 +9240,7 @@ function decode_anon199(v, p, c, st) {
   return out;
 }
 
-function decode_anon200(v, p, c, st) {
+function decode_anon206(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8538,7 +9248,7 @@ function decode_anon200(v, p, c, st) {
   return out;
 }
 
-function decode_anon201(v, p, c, st) {
+function decode_anon207(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8553,11 +9263,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon197(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon198(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon199(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon200(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon201(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon203(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon204(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon205(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon206(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon207(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8570,7 +9280,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon202(v, p, c, st) {
+function decode_anon208(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -8588,7 +9298,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon202(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon208(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8601,7 +9311,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon203(v, p, c, st) {
+function decode_anon209(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -8619,7 +9329,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon203(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon209(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8635,7 +9345,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon204(v, p, c, st) {
+function decode_anon210(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -8653,7 +9363,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon204(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon210(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8666,7 +9376,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon205(v, p, c, st) {
+function decode_anon211(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -8684,7 +9394,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon205(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon211(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8845,7 +9555,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon206(v, p, c, st) {
+function decode_anon212(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -8863,7 +9573,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon206(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon212(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8876,7 +9586,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon207(v, p, c, st) {
+function decode_anon213(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8884,7 +9594,7 @@ function decode_anon207(v, p, c, st) {
   return out;
 }
 
-function decode_anon208(v, p, c, st) {
+function decode_anon214(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8902,9 +9612,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon207(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon213(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon208(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon214(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8920,7 +9630,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon209(v, p, c, st) {
+function decode_anon215(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -8938,7 +9648,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon209(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon215(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -8957,7 +9667,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon210(v, p, c, st) {
+function decode_anon216(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -8965,7 +9675,7 @@ function decode_anon210(v, p, c, st) {
   return out;
 }
 
-function decode_anon211(v, p, c, st) {
+function decode_anon217(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8980,9 +9690,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon210(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon216(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon211(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon217(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8994,7 +9704,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon212(v, p, c, st) {
+function decode_anon218(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -9002,7 +9712,7 @@ function decode_anon212(v, p, c, st) {
   return out;
 }
 
-function decode_anon213(v, p, c, st) {
+function decode_anon219(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -9022,10 +9732,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon212(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon218(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon213(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon219(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9127,7 +9837,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon214(v, p, c, st) {
+function decode_anon220(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -9135,7 +9845,7 @@ function decode_anon214(v, p, c, st) {
   return out;
 }
 
-function decode_anon215(v, p, c, st) {
+function decode_anon221(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9143,7 +9853,7 @@ function decode_anon215(v, p, c, st) {
   return out;
 }
 
-function decode_anon216(v, p, c, st) {
+function decode_anon222(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -9151,7 +9861,7 @@ function decode_anon216(v, p, c, st) {
   return out;
 }
 
-function decode_anon217(v, p, c, st) {
+function decode_anon223(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -9159,7 +9869,7 @@ function decode_anon217(v, p, c, st) {
   return out;
 }
 
-function decode_anon218(v, p, c, st) {
+function decode_anon224(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -9167,7 +9877,7 @@ function decode_anon218(v, p, c, st) {
   return out;
 }
 
-function decode_anon219(v, p, c, st) {
+function decode_anon225(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9175,7 +9885,7 @@ function decode_anon219(v, p, c, st) {
   return out;
 }
 
-function decode_anon220(v, p, c, st) {
+function decode_anon226(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9183,7 +9893,7 @@ function decode_anon220(v, p, c, st) {
   return out;
 }
 
-function decode_anon221(v, p, c, st) {
+function decode_anon227(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
@@ -9191,7 +9901,7 @@ function decode_anon221(v, p, c, st) {
   return out;
 }
 
-function decode_anon222(v, p, c, st) {
+function decode_anon228(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9199,7 +9909,7 @@ function decode_anon222(v, p, c, st) {
   return out;
 }
 
-function decode_anon223(v, p, c, st) {
+function decode_anon229(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9207,7 +9917,7 @@ function decode_anon223(v, p, c, st) {
   return out;
 }
 
-function decode_anon224(v, p, c, st) {
+function decode_anon230(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -9241,31 +9951,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon214(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon220(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon215(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon221(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon216(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon217(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon218(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon222(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon223(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon224(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon219(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon225(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon220(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon221(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon226(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon227(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon222(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon228(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon223(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon229(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon224(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon230(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9417,7 +10127,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon225(v, p, c, st) {
+function decode_anon231(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9433,7 +10143,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon225(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon231(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9447,7 +10157,7 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon226(v, p, c, st) {
+function decode_anon232(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9468,7 +10178,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon226(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon232(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9483,7 +10193,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon227(v, p, c, st) {
+function decode_anon233(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9500,7 +10210,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon227(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon233(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9517,7 +10227,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon228(v, p, c, st) {
+function decode_anon234(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9525,7 +10235,7 @@ function decode_anon228(v, p, c, st) {
   return out;
 }
 
-function decode_anon229(v, p, c, st) {
+function decode_anon235(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -9540,8 +10250,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon228(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon229(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon234(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon235(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9551,7 +10261,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon230(v, p, c, st) {
+function decode_anon236(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9568,7 +10278,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon230(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon236(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9635,7 +10345,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon231(v, p, c, st) {
+function decode_anon237(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9643,7 +10353,7 @@ function decode_anon231(v, p, c, st) {
   return out;
 }
 
-function decode_anon232(v, p, c, st) {
+function decode_anon238(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9651,7 +10361,7 @@ function decode_anon232(v, p, c, st) {
   return out;
 }
 
-function decode_anon233(v, p, c, st) {
+function decode_anon239(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -9659,7 +10369,7 @@ function decode_anon233(v, p, c, st) {
   return out;
 }
 
-function decode_anon234(v, p, c, st) {
+function decode_anon240(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9667,7 +10377,7 @@ function decode_anon234(v, p, c, st) {
   return out;
 }
 
-function decode_anon235(v, p, c, st) {
+function decode_anon241(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -9692,11 +10402,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon231(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon232(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon233(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon234(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon235(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon237(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon238(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon239(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon240(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon241(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9822,7 +10532,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon236(v, p, c, st) {
+function decode_anon242(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -9840,7 +10550,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon236(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon242(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -9924,9 +10634,38 @@ export {
   decode_io_orch_api_authorization_v1_SubjectAccessReviewSpec,
   decode_io_orch_api_authorization_v1_SubjectAccessReviewStatus,
   decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus,
+  decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus,
   decode_io_orch_api_autoscaling_v1_Scale,
   decode_io_orch_api_autoscaling_v1_ScaleSpec,
   decode_io_orch_api_autoscaling_v1_ScaleStatus,
+  decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource,
+  decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus,
+  decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference,
+  decode_io_orch_api_autoscaling_v2_ExternalMetricSource,
+  decode_io_orch_api_autoscaling_v2_ExternalMetricStatus,
+  decode_io_orch_api_autoscaling_v2_HPAScalingPolicy,
+  decode_io_orch_api_autoscaling_v2_HPAScalingRules,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus,
+  decode_io_orch_api_autoscaling_v2_MetricIdentifier,
+  decode_io_orch_api_autoscaling_v2_MetricSpec,
+  decode_io_orch_api_autoscaling_v2_MetricStatus,
+  decode_io_orch_api_autoscaling_v2_MetricTarget,
+  decode_io_orch_api_autoscaling_v2_MetricValueStatus,
+  decode_io_orch_api_autoscaling_v2_ObjectMetricSource,
+  decode_io_orch_api_autoscaling_v2_ObjectMetricStatus,
+  decode_io_orch_api_autoscaling_v2_PodsMetricSource,
+  decode_io_orch_api_autoscaling_v2_PodsMetricStatus,
+  decode_io_orch_api_autoscaling_v2_ResourceMetricSource,
+  decode_io_orch_api_autoscaling_v2_ResourceMetricStatus,
   decode_io_orch_api_batch_v1_CronJob,
   decode_io_orch_api_batch_v1_CronJobList,
   decode_io_orch_api_batch_v1_CronJobSpec,

@@ -16,6 +16,8 @@ export const openapiV3Paths = {
       "apis/apps/v1": "v3/apis__apps__v1.json",
       "apis/authentication.orch.io/v1": "v3/apis__authentication.orch.io__v1.json",
       "apis/authorization.orch.io/v1": "v3/apis__authorization.orch.io__v1.json",
+      "apis/autoscaling/v1": "v3/apis__autoscaling__v1.json",
+      "apis/autoscaling/v2": "v3/apis__autoscaling__v2.json",
       "apis/batch/v1": "v3/apis__batch__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
       "apis/flowcontrol.orch.io/v1": "v3/apis__flowcontrol.orch.io__v1.json",

@@ -1982,6 +1982,285 @@ export const kinds = [
   },
   {
     ...{
+      "group": "autoscaling",
+      "version": "v1",
+      "kind": "HorizontalPodAutoscaler",
+      "schemaName": "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler",
+      "shortNames": [
+        "hpa"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "HorizontalPodAutoscaler",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+          "format": "",
+          "formatter": "scaleTargetRef",
+          "jsonPath": ".spec.scaleTargetRef",
+          "name": "Reference",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "scaleTargetRef"
+          ]
+        },
+        {
+          "description": "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.",
+          "format": "",
+          "formatter": "hpaTargets",
+          "jsonPath": ".spec.metrics",
+          "name": "Targets",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "metrics"
+          ]
+        },
+        {
+          "description": "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.minReplicas",
+          "name": "MinPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "minReplicas"
+          ]
+        },
+        {
+          "description": "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.maxReplicas",
+          "name": "MaxPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "maxReplicas"
+          ]
+        },
+        {
+          "description": "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.currentReplicas",
+          "name": "Replicas",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "currentReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "HorizontalPodAutoscalerList",
+      "namespaced": true,
+      "plural": "horizontalpodautoscalers",
+      "singular": "horizontalpodautoscaler",
+      "storageVersion": "v2",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "qwQve8ut294="
+    },
+    decode: decoders.decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler,
+    decodeList: decoders.decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList,
+  },
+  {
+    ...{
+      "group": "autoscaling",
+      "version": "v2",
+      "kind": "HorizontalPodAutoscaler",
+      "schemaName": "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler",
+      "shortNames": [
+        "hpa"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "HorizontalPodAutoscaler",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+          "format": "",
+          "formatter": "scaleTargetRef",
+          "jsonPath": ".spec.scaleTargetRef",
+          "name": "Reference",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "scaleTargetRef"
+          ]
+        },
+        {
+          "description": "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.",
+          "format": "",
+          "formatter": "hpaTargets",
+          "jsonPath": ".spec.metrics",
+          "name": "Targets",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "metrics"
+          ]
+        },
+        {
+          "description": "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.minReplicas",
+          "name": "MinPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "minReplicas"
+          ]
+        },
+        {
+          "description": "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.maxReplicas",
+          "name": "MaxPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "maxReplicas"
+          ]
+        },
+        {
+          "description": "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.currentReplicas",
+          "name": "Replicas",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "currentReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "HorizontalPodAutoscalerList",
+      "namespaced": true,
+      "plural": "horizontalpodautoscalers",
+      "singular": "horizontalpodautoscaler",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "qwQve8ut294="
+    },
+    decode: decoders.decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler,
+    decodeList: decoders.decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList,
+  },
+  {
+    ...{
       "group": "batch",
       "version": "v1",
       "kind": "CronJob",
@@ -3357,29 +3636,20 @@ export const kinds = [
 export const bodyKinds = [
   {
     ...{
-      "group": "autoscaling",
-      "version": "v1",
-      "kind": "Scale",
-      "schemaName": "io.orch.api.autoscaling.v1.Scale"
-    },
-    decode: decoders.decode_io_orch_api_autoscaling_v1_Scale,
-  },
-  {
-    ...{
-      "group": "autoscaling",
-      "version": "v1",
-      "kind": "DeleteOptions",
-      "schemaName": "io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"
-    },
-    decode: decoders.decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
-  },
-  {
-    ...{
       "group": "authentication.orch.io",
       "version": "v1",
       "kind": "TokenRequest",
       "schemaName": "io.orch.api.authentication.v1.TokenRequest"
     },
     decode: decoders.decode_io_orch_api_authentication_v1_TokenRequest,
+  },
+  {
+    ...{
+      "group": "autoscaling",
+      "version": "v1",
+      "kind": "Scale",
+      "schemaName": "io.orch.api.autoscaling.v1.Scale"
+    },
+    decode: decoders.decode_io_orch_api_autoscaling_v1_Scale,
   },
 ] as const;

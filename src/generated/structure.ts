@@ -994,6 +994,89 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.autoscaling.v1.CrossVersionObjectReference": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerSpec",
+      "status": "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {
+    "kind": "struct",
+    "fields": {
+      "maxReplicas": {
+        "kind": "scalar"
+      },
+      "minReplicas": {
+        "kind": "scalar"
+      },
+      "scaleTargetRef": "io.orch.api.autoscaling.v1.CrossVersionObjectReference",
+      "targetCPUUtilizationPercentage": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerStatus": {
+    "kind": "struct",
+    "fields": {
+      "currentCPUUtilizationPercentage": {
+        "kind": "scalar"
+      },
+      "currentReplicas": {
+        "kind": "scalar"
+      },
+      "desiredReplicas": {
+        "kind": "scalar"
+      },
+      "lastScaleTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "observedGeneration": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.autoscaling.v1.Scale": {
     "kind": "struct",
     "fields": {
@@ -1025,6 +1108,322 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "selector": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ContainerResourceMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "container": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ContainerResourceMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "container": {
+        "kind": "scalar"
+      },
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.CrossVersionObjectReference": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ExternalMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier",
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ExternalMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HPAScalingPolicy": {
+    "kind": "struct",
+    "fields": {
+      "periodSeconds": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      },
+      "value": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HPAScalingRules": {
+    "kind": "struct",
+    "fields": {
+      "policies": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.HPAScalingPolicy",
+        "listType": "atomic"
+      },
+      "selectPolicy": {
+        "kind": "scalar"
+      },
+      "stabilizationWindowSeconds": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerSpec",
+      "status": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerBehavior": {
+    "kind": "struct",
+    "fields": {
+      "scaleDown": "io.orch.api.autoscaling.v2.HPAScalingRules",
+      "scaleUp": "io.orch.api.autoscaling.v2.HPAScalingRules"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerSpec": {
+    "kind": "struct",
+    "fields": {
+      "behavior": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerBehavior",
+      "maxReplicas": {
+        "kind": "scalar"
+      },
+      "metrics": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.MetricSpec",
+        "listType": "atomic"
+      },
+      "minReplicas": {
+        "kind": "scalar"
+      },
+      "scaleTargetRef": "io.orch.api.autoscaling.v2.CrossVersionObjectReference"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      },
+      "currentMetrics": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.MetricStatus",
+        "listType": "atomic"
+      },
+      "currentReplicas": {
+        "kind": "scalar"
+      },
+      "desiredReplicas": {
+        "kind": "scalar"
+      },
+      "lastScaleTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "observedGeneration": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricIdentifier": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "selector": "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricSpec": {
+    "kind": "struct",
+    "fields": {
+      "containerResource": "io.orch.api.autoscaling.v2.ContainerResourceMetricSource",
+      "external": "io.orch.api.autoscaling.v2.ExternalMetricSource",
+      "object": "io.orch.api.autoscaling.v2.ObjectMetricSource",
+      "pods": "io.orch.api.autoscaling.v2.PodsMetricSource",
+      "resource": "io.orch.api.autoscaling.v2.ResourceMetricSource",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "containerResource": "io.orch.api.autoscaling.v2.ContainerResourceMetricStatus",
+      "external": "io.orch.api.autoscaling.v2.ExternalMetricStatus",
+      "object": "io.orch.api.autoscaling.v2.ObjectMetricStatus",
+      "pods": "io.orch.api.autoscaling.v2.PodsMetricStatus",
+      "resource": "io.orch.api.autoscaling.v2.ResourceMetricStatus",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricTarget": {
+    "kind": "struct",
+    "fields": {
+      "averageUtilization": {
+        "kind": "scalar"
+      },
+      "averageValue": "io.orch.apimachinery.pkg.api.resource.Quantity",
+      "type": {
+        "kind": "scalar"
+      },
+      "value": "io.orch.apimachinery.pkg.api.resource.Quantity"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricValueStatus": {
+    "kind": "struct",
+    "fields": {
+      "averageUtilization": {
+        "kind": "scalar"
+      },
+      "averageValue": "io.orch.apimachinery.pkg.api.resource.Quantity",
+      "value": "io.orch.apimachinery.pkg.api.resource.Quantity"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ObjectMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "describedObject": "io.orch.api.autoscaling.v2.CrossVersionObjectReference",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier",
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ObjectMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "describedObject": "io.orch.api.autoscaling.v2.CrossVersionObjectReference",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.PodsMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier",
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.PodsMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ResourceMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ResourceMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "name": {
         "kind": "scalar"
       }
     },

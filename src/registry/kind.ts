@@ -89,6 +89,12 @@ export interface KindDefinition extends BodyKind {
    * and set apiserver_requested_deprecated_apis (removed_release '' when unknown).
    */
   deprecated?: { removedRelease?: string; warning?: string };
+  /**
+   * Table cells are printed from the stored form, whatever version is served:
+   * a built-in kind's storage version holds its internal form, which upstream's
+   * printers read (a v1 HorizontalPodAutoscaler's metrics live in annotations).
+   */
+  printsStoredForm?: boolean;
 
   /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;

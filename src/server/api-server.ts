@@ -131,7 +131,7 @@ export class ApiServer {
     this.protobuf = options.protobuf ?? new ProtobufCodec(options.api.protobuf);
     this.watchCache = options.watchCache ?? DEFAULT_WATCH_CACHE;
     for (const generated of options.api.kinds) {
-      const kind = withBuiltinConversion(withBuiltinScale(generated));
+      const kind = withBuiltinConversion(withBuiltinScale(generated), options.api.kinds);
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
       if (!kind.stored) {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });

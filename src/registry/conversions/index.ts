@@ -4,10 +4,12 @@
  */
 import { apiVersionOf, type KindDefinition } from '../kind.ts';
 import { flowcontrolConversions } from './flowcontrol.ts';
+import { autoscalingConversions } from './autoscaling.ts';
 import { inProcessConverter, type KindConversion } from './kind-conversion.ts';
 
 const CONVERSIONS: Record<string, KindConversion> = {
   ...flowcontrolConversions,
+  ...autoscalingConversions,
 };
 
 /**
@@ -15,7 +17,7 @@ const CONVERSIONS: Record<string, KindConversion> = {
  * (`storageVersion`): reads and writes of it convert, while the storage
  * version's own kind never does (a NetworkPolicy's GET converts nothing).
  */
-export function withBuiltinConversion(kind: KindDefinition): KindDefinition {
+export function withBuiltinConversion(kind: KindDefinition, kinds: readonly KindDefinition[]): KindDefinition {
   if (kind.storageVersion === undefined || kind.convert) return kind;
   const conversion = CONVERSIONS[`${kind.group}/${kind.kind}`];
   const storedAt = apiVersionOf({ group: kind.group, version: kind.storageVersion });
@@ -24,5 +26,7 @@ export function withBuiltinConversion(kind: KindDefinition): KindDefinition {
   if (!conversion?.toInternal[served] || !conversion.fromInternal[storedAt] || !conversion.toInternal[storedAt] || !conversion.fromInternal[served]) {
     throw new Error(`${served} ${kind.kind} is stored at ${storedAt} but has no conversion between them`);
   }
-  return { ...kind, convert: inProcessConverter(conversion) };
+  // Each version's decoder puts a converted object in that version's canonical form.
+  const decoders = new Map(kinds.filter((k) => k.group === kind.group && k.kind === kind.kind).map((k) => [apiVersionOf(k), k.decode]));
+  return { ...kind, convert: inProcessConverter(conversion, decoders), printsStoredForm: true };
 }

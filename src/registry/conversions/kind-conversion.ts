@@ -5,7 +5,7 @@
  * kind's internal form, as upstream's pkg/apis/<group>/<version> conversions.
  */
 import { internalError } from '../../api/status-error.ts';
-import type { KindDefinition } from '../kind.ts';
+import type { DecodeContext, Decoder, KindDefinition } from '../kind.ts';
 import type { ApiObject } from '../strategy.ts';
 
 /**
@@ -24,16 +24,31 @@ function atVersion(obj: ApiObject, apiVersion: string): ApiObject {
   return { apiVersion, kind, metadata, ...rest };
 }
 
+/** A converted object is one the conversion built: decoding it cannot fail, the context only has to exist. */
+const CANONICAL: DecodeContext = {
+  unknown: () => {},
+  fail: (path) => {
+    throw internalError(`conversion made a value of the wrong type at ${path}`);
+  },
+  invalidValue: (path, message) => {
+    throw internalError(`conversion made an invalid value at ${path}: ${message}`);
+  },
+};
+
 /**
  * The `KindDefinition.convert` of a kind with in-process conversions: from
  * whatever served version the object is at, through the internal form, to
- * `apiVersion`. Synchronous work; async only to fit the hook webhooks share.
+ * `apiVersion`, then through that version's decoder, so the result has the
+ * canonical field order a write of it would have (an unchanged object read
+ * at one version and written back is no change). Synchronous work; async
+ * only to fit the hook webhooks share.
  */
-export function inProcessConverter(conversion: KindConversion): NonNullable<KindDefinition['convert']> {
+export function inProcessConverter(conversion: KindConversion, decoders: ReadonlyMap<string, Decoder>): NonNullable<KindDefinition['convert']> {
   return async (obj, apiVersion) => {
     const toInternal = conversion.toInternal[String(obj.apiVersion)];
     const fromInternal = conversion.fromInternal[apiVersion];
-    if (!toInternal || !fromInternal) throw internalError(`converting ${String(obj.apiVersion)} to ${apiVersion}: no conversion`);
-    return atVersion(fromInternal(toInternal(obj)), apiVersion);
+    const decode = decoders.get(apiVersion);
+    if (!toInternal || !fromInternal || !decode) throw internalError(`converting ${String(obj.apiVersion)} to ${apiVersion}: no conversion`);
+    return atVersion(decode(fromInternal(toInternal(obj)), '', CANONICAL), apiVersion);
   };
 }

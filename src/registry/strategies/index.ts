@@ -22,6 +22,7 @@ import { crdDeletion } from './crd-deletion.ts';
 import { CRD_GROUP, crdStrategy } from './crd.ts';
 import { workloadStrategies } from './workloads.ts';
 import { flowcontrolStrategies } from './flowcontrol.ts';
+import { autoscalingStrategies } from './autoscaling.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -69,6 +70,7 @@ const strategies: Record<string, Strategy> = {
   ...rbacStrategies,
   ...workloadStrategies,
   ...flowcontrolStrategies,
+  ...autoscalingStrategies,
   'networking.orch.io/NetworkPolicy': networkPolicy,
   '/Namespace': namespace,
   '/Secret': secret,
