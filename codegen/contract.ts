@@ -43,8 +43,9 @@ export interface ResourceExtension {
   nameValidation: 'DNSSubdomain' | 'DNSLabel';
   fieldSelectors: Array<{ name: string; jsonPath: string; fallbackJsonPath?: string; default?: string }>;
   printerColumns: PrinterColumn[];
-  /** The version objects are stored at, when the kind is one of several versions of its group (SPEC 9.4). */
+  /** The version (and, when another, the group) objects are stored at, when the kind is one of several versions (SPEC 9.4). */
   storageVersion?: string;
+  storageGroup?: string;
   /** A deprecated version (SPEC 9.5): releases as `1.29` and the kind that replaces it. */
   deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
 }
@@ -198,7 +199,7 @@ function extractKinds(doc: OpenApiDocument, group: string, version: string, file
         verbs: [...resource.verbs].sort(),
       } as ResourceExtension,
       // Discovery's hash names the storage version, the same for every version of the kind (upstream StorageVersionHash).
-      storageVersionHash: stored ? storageVersionHash(group, resource.storageVersion ?? version, gvk.kind) : undefined,
+      storageVersionHash: stored ? storageVersionHash(resource.storageGroup ?? group, resource.storageVersion ?? version, gvk.kind) : undefined,
     });
   }
   return kinds;

@@ -330,6 +330,7 @@ const APPS = 'io.k8s.api.apps.v1.';
 const BATCH = 'io.k8s.api.batch.v1.';
 const FLOWCONTROL = 'io.k8s.api.flowcontrol.v1.';
 const AUTOSCALING_V2 = 'io.k8s.api.autoscaling.v2.';
+const EVENTS = 'io.k8s.api.events.v1.';
 const FLOWCONTROL_V1BETA3 = 'io.k8s.api.flowcontrol.v1beta3.';
 
 interface DocSpec {
@@ -356,6 +357,7 @@ const UPSTREAM_FILES = [
   'apis__flowcontrol.apiserver.k8s.io__v1_openapi.json',
   'apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json',
   'apis__autoscaling__v2_openapi.json',
+  'apis__events.k8s.io__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -502,6 +504,15 @@ const DOCS: DocSpec[] = [
     owns: (n) => n.startsWith(AUTOSCALING_V2),
     roots: [AUTOSCALING_V2 + 'HorizontalPodAutoscaler', AUTOSCALING_V2 + 'HorizontalPodAutoscalerList'],
   },
+  {
+    file: 'apis__events.orch.io__v1.json',
+    title: 'orch events.orch.io/v1',
+    description:
+      'Kinds of the events.orch.io group, version v1, served under /apis/events.orch.io/v1: Event, the same objects as core v1 Events, stored as those (SPEC 9.7, the replacement of events.orch.io/v1beta1). paths are emitted by the generator.',
+    upstream: ['apis__events.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(EVENTS),
+    roots: [EVENTS + 'Event', EVENTS + 'EventList'],
+  },
 ];
 
 /** Description taken from a (renamed) schema property, or a literal. */
@@ -550,6 +561,8 @@ interface ResourceSpec {
   stored?: boolean;
   /** A kind served at several versions over one key space (SPEC 9.4): the version its objects are stored at, when not its own. */
   storageVersion?: string;
+  /** The group whose key space holds the objects, when another (events.orch.io Events are core Events). */
+  storageGroup?: string;
   /** A deprecated version (SPEC 9.5; upstream's prerelease-lifecycle-gen tags): releases as `1.29`, the replacing kind. */
   deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
 }
@@ -1088,6 +1101,11 @@ const RESOURCES: Record<string, ResourceSpec> = {
   [AUTOSCALING + 'HorizontalPodAutoscaler']: { ...horizontalPodAutoscaler(), storageVersion: 'v2' },
 };
 
+// K pkg/registry/core/event (the one storage of both groups), K pkg/apis/core/validation ValidateEventCreate (events.orch.io/v1
+// names are DNS subdomains); only metadata.name and metadata.namespace select (no field label conversion for events.k8s.io).
+// The printer prints the internal (core) form: the core Event's columns.
+RESOURCES[EVENTS + 'Event'] = { ...RESOURCES[CORE + 'Event'], nameValidation: 'DNSSubdomain', fieldSelectors: [], storageVersion: 'v1', storageGroup: '' };
+
 /** HorizontalPodAutoscaler at either version: the columns print the stored (v2) form, as upstream prints the internal one. */
 function horizontalPodAutoscaler(): ResourceSpec {
   return {
@@ -1375,6 +1393,7 @@ function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<
         return o;
       }),
     ...(spec.storageVersion ? { storageVersion: spec.storageVersion } : {}),
+    ...(spec.storageGroup !== undefined ? { storageGroup: spec.storageGroup } : {}),
     ...(spec.deprecated ? { deprecated: clone(spec.deprecated as unknown as Json) } : {}),
     printerColumns: spec.printerColumns.map((c) => {
       const o: JsonObject = {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { assertFailure, causesOf } from './helpers/api.ts';
+import { assertFailure, causesOf, expectGet } from './helpers/api.ts';
 import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
@@ -24,11 +24,7 @@ let server: TestServer;
 before(async () => (server = await startTestServer()));
 after(async () => server?.close());
 
-const get = async (path: string) => {
-  const res = await server.request('GET', path);
-  assert.equal(res.status, 200, res.text);
-  return res.body;
-};
+const get = (path: string) => expectGet(server, path);
 const write = async (method: string, path: string, body: unknown, status = method === 'POST' ? 201 : 200) => {
   const res = await server.request(method, path, { body });
   assert.equal(res.status, status, res.text);

@@ -48,7 +48,7 @@ function resolvePointer(doc: Json, pointer: string): Json | undefined {
 }
 
 /** Keyed by kind, or `Kind/version` for a kind's other versions (`version` then says which, `stored` that it is stored at another, `deprecated` that it is deprecated). */
-const KINDS: Record<string, { file: string; schema: string; group: string; version?: string; storedElsewhere?: boolean; deprecated?: boolean }> = {
+const KINDS: Record<string, { file: string; schema: string; group: string; version?: string; storedElsewhere?: boolean; storageGroup?: boolean; deprecated?: boolean }> = {
   Namespace: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Namespace', group: '' },
   ConfigMap: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.ConfigMap', group: '' },
   Secret: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Secret', group: '' },
@@ -96,6 +96,7 @@ const KINDS: Record<string, { file: string; schema: string; group: string; versi
     ]),
   ),
   HorizontalPodAutoscaler: { file: 'apis__autoscaling__v2.json', schema: 'io.orch.api.autoscaling.v2.HorizontalPodAutoscaler', group: 'autoscaling', version: 'v2' },
+  'Event/events.orch.io': { file: 'apis__events.orch.io__v1.json', schema: 'io.orch.api.events.v1.Event', group: 'events.orch.io', version: 'v1', storedElsewhere: true, storageGroup: true },
   'HorizontalPodAutoscaler/v1': { file: 'apis__autoscaling__v1.json', schema: 'io.orch.api.autoscaling.v1.HorizontalPodAutoscaler', group: 'autoscaling', version: 'v1', storedElsewhere: true },
 };
 
@@ -189,6 +190,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
         'shortNames',
         'singular',
         ...(stored ? [] : ['stored']),
+        ...(where.storageGroup ? ['storageGroup'] : []),
         ...(where.storedElsewhere ? ['storageVersion'] : []),
         'subresources',
         'verbs',

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertFailure, causesOf } from './helpers/api.ts';
+import { assertFailure, causesOf, expectGet } from './helpers/api.ts';
 import { eventually } from './helpers/eventually.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
@@ -70,11 +70,7 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
     assert.equal(res.status, 201, res.text);
     return res;
   };
-  const get = async (path: string) => {
-    const res = await server.request('GET', path);
-    assert.equal(res.status, 200, res.text);
-    return res.body;
-  };
+  const get = (path: string) => expectGet(server, path);
 
   test('the mandatory exempt and catch-all objects exist from the start, as upstream ensures them', async () => {
     const exemptLevel = await get(`${V1}/prioritylevelconfigurations/exempt`);

@@ -7638,6 +7638,107 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_events_v1_Event(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Event"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Event"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Event"); break;
+      case "eventTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(x, p ? p + ".eventTime" : "eventTime", c, "Event"); break;
+      case "series": if (x !== null) f4 = decode_io_orch_api_events_v1_EventSeries(x, p ? p + ".series" : "series", c, "Event"); break;
+      case "reportingController": if (x !== null) f5 = string(x, p ? p + ".reportingController" : "reportingController", c, "Event"); break;
+      case "reportingInstance": if (x !== null) f6 = string(x, p ? p + ".reportingInstance" : "reportingInstance", c, "Event"); break;
+      case "action": if (x !== null) f7 = string(x, p ? p + ".action" : "action", c, "Event"); break;
+      case "reason": if (x !== null) f8 = string(x, p ? p + ".reason" : "reason", c, "Event"); break;
+      case "regarding": if (x !== null) f9 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".regarding" : "regarding", c, "Event"); break;
+      case "related": if (x !== null) f10 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".related" : "related", c, "Event"); break;
+      case "note": if (x !== null) f11 = string(x, p ? p + ".note" : "note", c, "Event"); break;
+      case "type": if (x !== null) f12 = string(x, p ? p + ".type" : "type", c, "Event"); break;
+      case "deprecatedSource": if (x !== null) f13 = decode_io_orch_api_core_v1_EventSource(x, p ? p + ".deprecatedSource" : "deprecatedSource", c, "Event"); break;
+      case "deprecatedFirstTimestamp": if (x !== null) f14 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deprecatedFirstTimestamp" : "deprecatedFirstTimestamp", c, "Event"); break;
+      case "deprecatedLastTimestamp": if (x !== null) f15 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deprecatedLastTimestamp" : "deprecatedLastTimestamp", c, "Event"); break;
+      case "deprecatedCount": if (x !== null) f16 = int32(x, p ? p + ".deprecatedCount" : "deprecatedCount", c, "Event"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Event");
+  if (f9 === undefined && c.defaults !== false) f9 = decode_io_orch_api_core_v1_ObjectReference({}, p ? p + ".regarding" : "regarding", c, "Event");
+  if (f13 === undefined && c.defaults !== false) f13 = decode_io_orch_api_core_v1_EventSource({}, p ? p + ".deprecatedSource" : "deprecatedSource", c, "Event");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.eventTime = f3;
+  if (f4 !== undefined) out.series = f4;
+  if (f5 !== undefined) out.reportingController = f5;
+  if (f6 !== undefined) out.reportingInstance = f6;
+  if (f7 !== undefined) out.action = f7;
+  if (f8 !== undefined) out.reason = f8;
+  if (f9 !== undefined) out.regarding = f9;
+  if (f10 !== undefined) out.related = f10;
+  if (f11 !== undefined) out.note = f11;
+  if (f12 !== undefined) out.type = f12;
+  if (f13 !== undefined) out.deprecatedSource = f13;
+  if (f14 !== undefined) out.deprecatedFirstTimestamp = f14;
+  if (f15 !== undefined) out.deprecatedLastTimestamp = f15;
+  if (f16 !== undefined) out.deprecatedCount = f16;
+  return out;
+}
+
+function decode_anon161(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_events_v1_Event(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_events_v1_EventList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon161(x, p ? p + ".items" : "items", c, "EventList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "EventList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_events_v1_EventSeries(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "EventSeries"); break;
+      case "lastObservedTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(x, p ? p + ".lastObservedTime" : "lastObservedTime", c, "EventSeries"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".count" : "count", c, "EventSeries");
+  const out = {};
+  if (f0 !== undefined) out.count = f0;
+  if (f1 !== undefined) out.lastObservedTime = f1;
+  return out;
+}
+
 function decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1.ExemptPriorityLevelConfiguration");
@@ -7724,7 +7825,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon162(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchema");
   const out = new Array(v.length);
@@ -7742,7 +7843,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
-      case "items": if (x !== null) f3 = decode_anon161(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon162(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7755,7 +7856,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon163(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRulesWithSubjects");
   const out = new Array(v.length);
@@ -7773,7 +7874,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
       case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
       case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
-      case "rules": if (x !== null) f3 = decode_anon162(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon163(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7787,7 +7888,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon164(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchemaCondition");
   const out = new Array(v.length);
@@ -7802,7 +7903,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon163(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon164(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7870,7 +7971,7 @@ function decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(v, 
   return out;
 }
 
-function decode_anon164(v, p, c, st) {
+function decode_anon165(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7878,7 +7979,7 @@ function decode_anon164(v, p, c, st) {
   return out;
 }
 
-function decode_anon165(v, p, c, st) {
+function decode_anon166(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7893,8 +7994,8 @@ function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon164(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f1 = decode_anon165(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon165(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon166(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7904,7 +8005,7 @@ function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon166(v, p, c, st) {
+function decode_anon167(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -7912,7 +8013,7 @@ function decode_anon166(v, p, c, st) {
   return out;
 }
 
-function decode_anon167(v, p, c, st) {
+function decode_anon168(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourcePolicyRule");
   const out = new Array(v.length);
@@ -7920,7 +8021,7 @@ function decode_anon167(v, p, c, st) {
   return out;
 }
 
-function decode_anon168(v, p, c, st) {
+function decode_anon169(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NonResourcePolicyRule");
   const out = new Array(v.length);
@@ -7935,9 +8036,9 @@ function decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "subjects": if (x !== null) f0 = decode_anon166(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
-      case "resourceRules": if (x !== null) f1 = decode_anon167(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
-      case "nonResourceRules": if (x !== null) f2 = decode_anon168(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "subjects": if (x !== null) f0 = decode_anon167(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon168(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon169(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7999,7 +8100,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v
   return out;
 }
 
-function decode_anon169(v, p, c, st) {
+function decode_anon170(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfiguration");
   const out = new Array(v.length);
@@ -8017,7 +8118,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList(v, p, 
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
-      case "items": if (x !== null) f3 = decode_anon169(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon170(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8068,7 +8169,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(v, p, 
   return out;
 }
 
-function decode_anon170(v, p, c, st) {
+function decode_anon171(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfigurationCondition");
   const out = new Array(v.length);
@@ -8083,7 +8184,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(v, p
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon170(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon171(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8115,14 +8216,6 @@ function decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(v, p, c, st) {
   return out;
 }
 
-function decode_anon171(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
 function decode_anon172(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
@@ -8147,6 +8240,14 @@ function decode_anon174(v, p, c, st) {
   return out;
 }
 
+function decode_anon175(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
 function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1.ResourcePolicyRule");
@@ -8154,11 +8255,11 @@ function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon171(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon172(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon173(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon172(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon173(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon174(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
       case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
-      case "namespaces": if (x !== null) f4 = decode_anon174(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon175(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8317,7 +8418,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v, p, c, st)
   return out;
 }
 
-function decode_anon175(v, p, c, st) {
+function decode_anon176(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchema");
   const out = new Array(v.length);
@@ -8335,7 +8436,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
-      case "items": if (x !== null) f3 = decode_anon175(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon176(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8348,7 +8449,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
   return out;
 }
 
-function decode_anon176(v, p, c, st) {
+function decode_anon177(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PolicyRulesWithSubjects");
   const out = new Array(v.length);
@@ -8366,7 +8467,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
       case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
       case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
-      case "rules": if (x !== null) f3 = decode_anon176(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon177(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8380,7 +8481,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon177(v, p, c, st) {
+function decode_anon178(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchemaCondition");
   const out = new Array(v.length);
@@ -8395,7 +8496,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon177(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon178(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8464,7 +8565,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguratio
   return out;
 }
 
-function decode_anon178(v, p, c, st) {
+function decode_anon179(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8472,7 +8573,7 @@ function decode_anon178(v, p, c, st) {
   return out;
 }
 
-function decode_anon179(v, p, c, st) {
+function decode_anon180(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8487,8 +8588,8 @@ function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, s
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon178(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f1 = decode_anon179(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon179(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon180(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8498,7 +8599,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, s
   return out;
 }
 
-function decode_anon180(v, p, c, st) {
+function decode_anon181(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.Subject");
   const out = new Array(v.length);
@@ -8506,7 +8607,7 @@ function decode_anon180(v, p, c, st) {
   return out;
 }
 
-function decode_anon181(v, p, c, st) {
+function decode_anon182(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.ResourcePolicyRule");
   const out = new Array(v.length);
@@ -8514,7 +8615,7 @@ function decode_anon181(v, p, c, st) {
   return out;
 }
 
-function decode_anon182(v, p, c, st) {
+function decode_anon183(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.NonResourcePolicyRule");
   const out = new Array(v.length);
@@ -8529,9 +8630,9 @@ function decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v, p, c,
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "subjects": if (x !== null) f0 = decode_anon180(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
-      case "resourceRules": if (x !== null) f1 = decode_anon181(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
-      case "nonResourceRules": if (x !== null) f2 = decode_anon182(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "subjects": if (x !== null) f0 = decode_anon181(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon182(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon183(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8593,7 +8694,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondit
   return out;
 }
 
-function decode_anon183(v, p, c, st) {
+function decode_anon184(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfiguration");
   const out = new Array(v.length);
@@ -8611,7 +8712,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList(v
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
-      case "items": if (x !== null) f3 = decode_anon183(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon184(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8662,7 +8763,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(v
   return out;
 }
 
-function decode_anon184(v, p, c, st) {
+function decode_anon185(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfigurationCondition");
   const out = new Array(v.length);
@@ -8677,7 +8778,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon184(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon185(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8709,14 +8810,6 @@ function decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(v, p, c, st
   return out;
 }
 
-function decode_anon185(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
 function decode_anon186(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
@@ -8741,6 +8834,14 @@ function decode_anon188(v, p, c, st) {
   return out;
 }
 
+function decode_anon189(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
 function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1beta3.ResourcePolicyRule");
@@ -8748,11 +8849,11 @@ function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon185(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon186(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon187(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon186(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon187(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon188(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
       case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
-      case "namespaces": if (x !== null) f4 = decode_anon188(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon189(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8825,7 +8926,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_UserSubject(v, p, c, st) {
   return out;
 }
 
-function decode_anon189(v, p, c, st) {
+function decode_anon190(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8841,7 +8942,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon189(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon190(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8876,7 +8977,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon190(v, p, c, st) {
+function decode_anon191(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8884,7 +8985,7 @@ function decode_anon190(v, p, c, st) {
   return out;
 }
 
-function decode_anon191(v, p, c, st) {
+function decode_anon192(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8899,8 +9000,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon190(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon191(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon191(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon192(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8910,7 +9011,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon192(v, p, c, st) {
+function decode_anon193(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8918,7 +9019,7 @@ function decode_anon192(v, p, c, st) {
   return out;
 }
 
-function decode_anon193(v, p, c, st) {
+function decode_anon194(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8933,8 +9034,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon192(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon193(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon193(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon194(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8944,7 +9045,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon194(v, p, c, st) {
+function decode_anon195(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -8962,7 +9063,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon194(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon195(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9016,7 +9117,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon195(v, p, c, st) {
+function decode_anon196(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -9024,7 +9125,7 @@ function decode_anon195(v, p, c, st) {
   return out;
 }
 
-function decode_anon196(v, p, c, st) {
+function decode_anon197(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -9032,7 +9133,7 @@ function decode_anon196(v, p, c, st) {
   return out;
 }
 
-function decode_anon197(v, p, c, st) {
+function decode_anon198(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9048,9 +9149,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon195(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon196(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon197(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon196(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon197(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon198(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9063,7 +9164,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon198(v, p, c, st) {
+function decode_anon199(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -9078,7 +9179,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon198(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon199(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9087,7 +9188,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon199(v, p, c, st) {
+function decode_anon200(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -9105,7 +9206,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon199(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon200(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9120,7 +9221,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon200(v, p, c, st) {
+function decode_anon201(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -9138,7 +9239,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon200(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon201(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9154,7 +9255,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon201(v, p, c, st) {
+function decode_anon202(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -9172,7 +9273,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon201(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon202(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9185,7 +9286,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon202(v, p, c, st) {
+function decode_anon203(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -9203,7 +9304,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon202(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon203(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9213,14 +9314,6 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   if (f1 !== undefined) out.kind = f1;
   if (f2 !== undefined) out.metadata = f2;
   if (f3 !== undefined) out.items = f3;
-  return out;
-}
-
-function decode_anon203(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
   return out;
 }
 
@@ -9256,6 +9349,14 @@ function decode_anon207(v, p, c, st) {
   return out;
 }
 
+function decode_anon208(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
 function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRule", "v1.PolicyRule");
@@ -9263,11 +9364,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon203(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon204(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon205(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon206(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon207(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon204(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon205(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon206(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon207(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon208(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9280,7 +9381,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon208(v, p, c, st) {
+function decode_anon209(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -9298,7 +9399,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon208(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon209(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9311,7 +9412,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon209(v, p, c, st) {
+function decode_anon210(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -9329,7 +9430,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon209(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon210(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9345,7 +9446,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon210(v, p, c, st) {
+function decode_anon211(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -9363,7 +9464,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon210(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon211(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9376,7 +9477,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon211(v, p, c, st) {
+function decode_anon212(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -9394,7 +9495,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon211(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon212(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9555,7 +9656,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon212(v, p, c, st) {
+function decode_anon213(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -9573,7 +9674,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon212(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon213(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9586,7 +9687,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon213(v, p, c, st) {
+function decode_anon214(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9594,7 +9695,7 @@ function decode_anon213(v, p, c, st) {
   return out;
 }
 
-function decode_anon214(v, p, c, st) {
+function decode_anon215(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9612,9 +9713,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon213(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon214(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon214(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon215(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9630,7 +9731,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon215(v, p, c, st) {
+function decode_anon216(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -9648,7 +9749,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon215(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon216(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -9667,7 +9768,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon216(v, p, c, st) {
+function decode_anon217(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -9675,7 +9776,7 @@ function decode_anon216(v, p, c, st) {
   return out;
 }
 
-function decode_anon217(v, p, c, st) {
+function decode_anon218(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9690,9 +9791,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon216(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon217(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon217(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon218(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9704,7 +9805,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon218(v, p, c, st) {
+function decode_anon219(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -9712,7 +9813,7 @@ function decode_anon218(v, p, c, st) {
   return out;
 }
 
-function decode_anon219(v, p, c, st) {
+function decode_anon220(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -9732,10 +9833,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon218(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon219(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon219(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon220(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9837,7 +9938,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon220(v, p, c, st) {
+function decode_anon221(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -9845,19 +9946,11 @@ function decode_anon220(v, p, c, st) {
   return out;
 }
 
-function decode_anon221(v, p, c, st) {
+function decode_anon222(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
-  return out;
-}
-
-function decode_anon222(v, p, c, st) {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[i], p + '[' + i + ']', c, st);
   return out;
 }
 
@@ -9878,10 +9971,10 @@ function decode_anon224(v, p, c, st) {
 }
 
 function decode_anon225(v, p, c, st) {
-  if (v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
-  const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[i], p + '[' + i + ']', c, st);
   return out;
 }
 
@@ -9895,13 +9988,21 @@ function decode_anon226(v, p, c, st) {
 
 function decode_anon227(v, p, c, st) {
   if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon228(v, p, c, st) {
+  if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
   for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
-function decode_anon228(v, p, c, st) {
+function decode_anon229(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -9909,7 +10010,7 @@ function decode_anon228(v, p, c, st) {
   return out;
 }
 
-function decode_anon229(v, p, c, st) {
+function decode_anon230(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9917,7 +10018,7 @@ function decode_anon229(v, p, c, st) {
   return out;
 }
 
-function decode_anon230(v, p, c, st) {
+function decode_anon231(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -9951,31 +10052,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon220(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon221(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon221(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon222(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon222(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon223(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon224(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon223(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon224(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon225(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon225(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon226(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon226(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon227(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon227(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon228(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon228(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon229(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon229(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon230(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon230(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon231(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10127,7 +10228,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon231(v, p, c, st) {
+function decode_anon232(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10143,7 +10244,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon231(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon232(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10157,7 +10258,7 @@ function decode_io_orch_apimachinery_pkg_api_resource_Quantity(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon232(v, p, c, st) {
+function decode_anon233(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10178,7 +10279,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon232(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon233(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10193,7 +10294,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon233(v, p, c, st) {
+function decode_anon234(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10210,7 +10311,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon233(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon234(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10227,7 +10328,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon234(v, p, c, st) {
+function decode_anon235(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -10235,7 +10336,7 @@ function decode_anon234(v, p, c, st) {
   return out;
 }
 
-function decode_anon235(v, p, c, st) {
+function decode_anon236(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -10250,8 +10351,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon234(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon235(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon235(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon236(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10261,7 +10362,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon236(v, p, c, st) {
+function decode_anon237(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10278,7 +10379,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon236(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon237(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10345,14 +10446,6 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon237(v, p, c, st) {
-  if (v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
-  const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
-  return out;
-}
-
 function decode_anon238(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
@@ -10362,6 +10455,14 @@ function decode_anon238(v, p, c, st) {
 }
 
 function decode_anon239(v, p, c, st) {
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
+  const out = {};
+  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  return out;
+}
+
+function decode_anon240(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -10369,7 +10470,7 @@ function decode_anon239(v, p, c, st) {
   return out;
 }
 
-function decode_anon240(v, p, c, st) {
+function decode_anon241(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10377,7 +10478,7 @@ function decode_anon240(v, p, c, st) {
   return out;
 }
 
-function decode_anon241(v, p, c, st) {
+function decode_anon242(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -10402,11 +10503,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon237(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon238(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon239(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon240(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon241(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon238(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon239(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon240(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon241(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon242(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10532,7 +10633,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon242(v, p, c, st) {
+function decode_anon243(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -10550,7 +10651,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon242(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon243(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -10841,6 +10942,9 @@ export {
   decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource,
   decode_io_orch_api_core_v1_WeightedPodAffinityTerm,
   decode_io_orch_api_core_v1_WindowsSecurityContextOptions,
+  decode_io_orch_api_events_v1_Event,
+  decode_io_orch_api_events_v1_EventList,
+  decode_io_orch_api_events_v1_EventSeries,
   decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration,
   decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod,
   decode_io_orch_api_flowcontrol_v1_FlowSchema,

@@ -20,6 +20,7 @@ export const openapiV3Paths = {
       "apis/autoscaling/v2": "v3/apis__autoscaling__v2.json",
       "apis/batch/v1": "v3/apis__batch__v1.json",
       "apis/coordination.orch.io/v1": "v3/apis__coordination.orch.io__v1.json",
+      "apis/events.orch.io/v1": "v3/apis__events.orch.io__v1.json",
       "apis/flowcontrol.orch.io/v1": "v3/apis__flowcontrol.orch.io__v1.json",
       "apis/flowcontrol.orch.io/v1beta3": "v3/apis__flowcontrol.orch.io__v1beta3.json",
       "apis/networking.orch.io/v1": "v3/apis__networking.orch.io__v1.json",

@@ -2681,6 +2681,163 @@ export const kinds = [
   },
   {
     ...{
+      "group": "events.orch.io",
+      "version": "v1",
+      "kind": "Event",
+      "schemaName": "io.orch.api.events.v1.Event",
+      "shortNames": [
+        "ev"
+      ],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "The time at which the most recent occurrence of this event was recorded.",
+          "format": "",
+          "formatter": "eventLastSeen",
+          "jsonPath": ".lastTimestamp",
+          "name": "Last Seen",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "lastTimestamp"
+          ]
+        },
+        {
+          "description": "Type of this event (Normal, Warning), new types could be added in the future",
+          "format": "",
+          "jsonPath": ".type",
+          "name": "Type",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "type"
+          ]
+        },
+        {
+          "description": "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+          "format": "",
+          "jsonPath": ".reason",
+          "name": "Reason",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "reason"
+          ]
+        },
+        {
+          "description": "The object that this event is about.",
+          "format": "",
+          "formatter": "eventObject",
+          "jsonPath": ".involvedObject",
+          "name": "Object",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "involvedObject"
+          ]
+        },
+        {
+          "description": "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.",
+          "format": "",
+          "jsonPath": ".involvedObject.fieldPath",
+          "name": "Subobject",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "involvedObject",
+            "fieldPath"
+          ]
+        },
+        {
+          "description": "The component reporting this event. Should be a short machine understandable string.",
+          "format": "",
+          "formatter": "eventSource",
+          "jsonPath": ".source",
+          "name": "Source",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "source"
+          ]
+        },
+        {
+          "description": "A human-readable description of the status of this operation.",
+          "format": "",
+          "formatter": "trimSpace",
+          "jsonPath": ".message",
+          "name": "Message",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "message"
+          ]
+        },
+        {
+          "description": "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+          "format": "",
+          "formatter": "eventFirstSeen",
+          "jsonPath": ".firstTimestamp",
+          "name": "First Seen",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "firstTimestamp"
+          ]
+        },
+        {
+          "description": "The number of times this event has occurred.",
+          "format": "",
+          "formatter": "eventCount",
+          "jsonPath": ".count",
+          "name": "Count",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "count"
+          ]
+        },
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "EventList",
+      "namespaced": true,
+      "plural": "events",
+      "singular": "event",
+      "storageGroup": "",
+      "storageVersion": "v1",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "r2yiGXH7wu8="
+    },
+    decode: decoders.decode_io_orch_api_events_v1_Event,
+    decodeList: decoders.decode_io_orch_api_events_v1_EventList,
+  },
+  {
+    ...{
       "group": "flowcontrol.orch.io",
       "version": "v1",
       "kind": "FlowSchema",

@@ -4950,6 +4950,75 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.events.v1.Event": {
+    "kind": "struct",
+    "fields": {
+      "action": {
+        "kind": "scalar"
+      },
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "deprecatedCount": {
+        "kind": "scalar"
+      },
+      "deprecatedFirstTimestamp": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "deprecatedLastTimestamp": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "deprecatedSource": "io.orch.api.core.v1.EventSource",
+      "eventTime": "io.orch.apimachinery.pkg.apis.meta.v1.MicroTime",
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "note": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "regarding": "io.orch.api.core.v1.ObjectReference",
+      "related": "io.orch.api.core.v1.ObjectReference",
+      "reportingController": {
+        "kind": "scalar"
+      },
+      "reportingInstance": {
+        "kind": "scalar"
+      },
+      "series": "io.orch.api.events.v1.EventSeries",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.events.v1.EventList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.events.v1.Event",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.events.v1.EventSeries": {
+    "kind": "struct",
+    "fields": {
+      "count": {
+        "kind": "scalar"
+      },
+      "lastObservedTime": "io.orch.apimachinery.pkg.apis.meta.v1.MicroTime"
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": {
     "kind": "struct",
     "fields": {

@@ -95,6 +95,12 @@ export interface KindDefinition extends BodyKind {
    * printers read (a v1 HorizontalPodAutoscaler's metrics live in annotations).
    */
   printsStoredForm?: boolean;
+  /**
+   * The group whose key space and watch cache hold the objects, when another
+   * than `group` (events.orch.io/v1 Events are core Events, SPEC 9.7; upstream
+   * serves both from one storage). Undefined: `group`.
+   */
+  storageGroup?: string;
 
   /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;
@@ -161,6 +167,11 @@ export function deprecationWarning(
   if (lifecycle.removedIn) text += `, unavailable in v${lifecycle.removedIn}+`;
   if (lifecycle.replacement) text += `; use ${apiVersionOf(lifecycle.replacement)} ${lifecycle.replacement.kind}`;
   return text;
+}
+
+/** The group whose key space holds the kind's objects (KindDefinition.storageGroup). */
+export function storageGroupOf(kind: { group: string; storageGroup?: string }): string {
+  return kind.storageGroup ?? kind.group;
 }
 
 export function apiVersionOf(kind: { group: string; version: string }): string {

@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import { apiVersionOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
@@ -137,7 +137,7 @@ export class ApiServer {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
-      const fromStorage = !this.watchCache.servesBuiltIn(kind.group, kind.plural);
+      const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
     }
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
@@ -156,7 +156,7 @@ export class ApiServer {
   private storedRoute(kind: KindDefinition, strategy: Strategy, fromStorage: boolean): Route {
     const { cacher, storage, admission } = this.options;
     const hasStatus = kind.subresources.some((s) => s.name === 'status');
-    const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
+    const cache = cacher.cache(resourcePrefix(storageGroupOf(kind), kind.plural));
     const cachedLookup = (key: string): KeyValue | undefined => {
       const cached = cache.get(key);
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
