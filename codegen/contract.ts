@@ -43,6 +43,11 @@ export interface ResourceExtension {
   nameValidation: 'DNSSubdomain' | 'DNSLabel';
   fieldSelectors: Array<{ name: string; jsonPath: string; fallbackJsonPath?: string; default?: string }>;
   printerColumns: PrinterColumn[];
+  /** The version (and, when another, the group) objects are stored at, when the kind is one of several versions (SPEC 9.4). */
+  storageVersion?: string;
+  storageGroup?: string;
+  /** A deprecated version (SPEC 9.5): releases as `1.29` and the kind that replaces it. */
+  deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
 }
 
 export interface ContractKind {
@@ -197,7 +202,8 @@ function extractKinds(doc: OpenApiDocument, group: string, version: string, file
         stored,
         verbs: [...resource.verbs].sort(),
       } as ResourceExtension,
-      storageVersionHash: stored ? storageVersionHash(group, version, gvk.kind) : undefined,
+      // Discovery's hash names the storage version, the same for every version of the kind (upstream StorageVersionHash).
+      storageVersionHash: stored ? storageVersionHash(resource.storageGroup ?? group, resource.storageVersion ?? version, gvk.kind) : undefined,
     });
   }
   return kinds;

@@ -12,6 +12,7 @@ import Handlebars from 'handlebars';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadContract, type GroupVersionDocument } from './contract.ts';
 import { emitDecoders } from './decoders.ts';
+import { deprecationWarning } from '../src/registry/kind.ts';
 import { schemaNameOf } from './contract.ts';
 import { emitStructure } from './structure.ts';
 import { emitProtobufSchemas, protobufKinds } from './protobuf.ts';
@@ -69,6 +70,9 @@ export async function generate(contractDir: string): Promise<Map<string, string>
       })),
       printerColumns: k.resource.printerColumns.map((c) => ({ ...c, path: jsonPathSegments(c.jsonPath) })),
       listKind: k.resource.listKind ?? '',
+      ...(k.resource.deprecated
+        ? { deprecated: { removedRelease: k.resource.deprecated.removedIn, warning: deprecationWarning(k.group, k.version, k.kind, k.resource.deprecated) } }
+        : {}),
       storageVersionHash: k.storageVersionHash ?? '',
     },
   }));

@@ -332,6 +332,10 @@ const DISCOVERY = 'io.k8s.api.discovery.v1.';
 const POLICY = 'io.k8s.api.policy.v1.';
 const NODE = 'io.k8s.api.node.v1.';
 const STORAGE = 'io.k8s.api.storage.v1.';
+const FLOWCONTROL = 'io.k8s.api.flowcontrol.v1.';
+const AUTOSCALING_V2 = 'io.k8s.api.autoscaling.v2.';
+const EVENTS = 'io.k8s.api.events.v1.';
+const FLOWCONTROL_V1BETA3 = 'io.k8s.api.flowcontrol.v1beta3.';
 
 interface DocSpec {
   file: string;
@@ -358,6 +362,10 @@ const UPSTREAM_FILES = [
   'apis__policy__v1_openapi.json',
   'apis__node.k8s.io__v1_openapi.json',
   'apis__storage.k8s.io__v1_openapi.json',
+  'apis__flowcontrol.apiserver.k8s.io__v1_openapi.json',
+  'apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json',
+  'apis__autoscaling__v2_openapi.json',
+  'apis__events.k8s.io__v1_openapi.json',
   'api_openapi.json',
   'apis_openapi.json',
 ];
@@ -445,10 +453,10 @@ const DOCS: DocSpec[] = [
     file: 'apis__autoscaling__v1.json',
     title: 'orch autoscaling/v1',
     description:
-      'Scale, the body of the scale subresource of custom resources (SPEC 2.1) and of apps/v1 Deployments, ReplicaSets and StatefulSets: only ever a subresource body, so autoscaling/v1 serves no resources and is not published. No paths are emitted.',
+      'Kinds of the autoscaling group, version v1, served under /apis/autoscaling/v1: HorizontalPodAutoscaler, the same objects as autoscaling/v2 (stored at v2; what v1 cannot say travels in annotations), and Scale, the body of the scale subresource of custom resources (SPEC 2.1) and of apps/v1 Deployments, ReplicaSets and StatefulSets. paths are emitted by the generator.',
     upstream: ['apis__autoscaling__v1_openapi.json'],
     owns: (n) => n.startsWith(AUTOSCALING),
-    roots: [AUTOSCALING + 'Scale'],
+    roots: [AUTOSCALING + 'Scale', AUTOSCALING + 'HorizontalPodAutoscaler', AUTOSCALING + 'HorizontalPodAutoscalerList'],
   },
   {
     file: 'apis__apps__v1.json',
@@ -513,6 +521,42 @@ const DOCS: DocSpec[] = [
     owns: (n) => n.startsWith(STORAGE),
     roots: ['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'].flatMap((k) => [STORAGE + k, STORAGE + k + 'List']),
   },
+  {
+    file: 'apis__flowcontrol.orch.io__v1.json',
+    title: 'orch flowcontrol.orch.io/v1',
+    description:
+      'Kinds of the flowcontrol.orch.io group, version v1, served under /apis/flowcontrol.orch.io/v1: FlowSchema and PriorityLevelConfiguration (SPEC 9.7), their storage version. paths are emitted by the generator.',
+    upstream: ['apis__flowcontrol.apiserver.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(FLOWCONTROL),
+    roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL + k, FLOWCONTROL + k + 'List']),
+  },
+  {
+    file: 'apis__flowcontrol.orch.io__v1beta3.json',
+    title: 'orch flowcontrol.orch.io/v1beta3',
+    description:
+      'Kinds of the flowcontrol.orch.io group, version v1beta3, served under /apis/flowcontrol.orch.io/v1beta3: the same FlowSchemas and PriorityLevelConfigurations as v1, stored at v1; deprecated in 1.29, removed in 1.32 (SPEC 9.5, 9.7). paths are emitted by the generator.',
+    upstream: ['apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json'],
+    owns: (n) => n.startsWith(FLOWCONTROL_V1BETA3),
+    roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL_V1BETA3 + k, FLOWCONTROL_V1BETA3 + k + 'List']),
+  },
+  {
+    file: 'apis__autoscaling__v2.json',
+    title: 'orch autoscaling/v2',
+    description:
+      'Kinds of the autoscaling group, version v2, served under /apis/autoscaling/v2: HorizontalPodAutoscaler (SPEC 9.7, the replacement of autoscaling/v2beta1 and v2beta2), the storage version of the autoscaling/v1 ones. paths are emitted by the generator.',
+    upstream: ['apis__autoscaling__v2_openapi.json'],
+    owns: (n) => n.startsWith(AUTOSCALING_V2),
+    roots: [AUTOSCALING_V2 + 'HorizontalPodAutoscaler', AUTOSCALING_V2 + 'HorizontalPodAutoscalerList'],
+  },
+  {
+    file: 'apis__events.orch.io__v1.json',
+    title: 'orch events.orch.io/v1',
+    description:
+      'Kinds of the events.orch.io group, version v1, served under /apis/events.orch.io/v1: Event, the same objects as core v1 Events, stored as those (SPEC 9.7, the replacement of events.orch.io/v1beta1). paths are emitted by the generator.',
+    upstream: ['apis__events.k8s.io__v1_openapi.json'],
+    owns: (n) => n.startsWith(EVENTS),
+    roots: [EVENTS + 'Event', EVENTS + 'EventList'],
+  },
 ];
 
 /** Description taken from a (renamed) schema property, or a literal. */
@@ -559,6 +603,12 @@ interface ResourceSpec {
   printerColumns: ColumnSpec[];
   /** false: a review computed on create and never stored (no list kind, no storage version). */
   stored?: boolean;
+  /** A kind served at several versions over one key space (SPEC 9.4): the version its objects are stored at, when not its own. */
+  storageVersion?: string;
+  /** The group whose key space holds the objects, when another (events.orch.io Events are core Events). */
+  storageGroup?: string;
+  /** A deprecated version (SPEC 9.5; upstream's prerelease-lifecycle-gen tags): releases as `1.29`, the replacing kind. */
+  deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -632,6 +682,31 @@ function rbacKind(plural: string, namespaced: boolean, printerColumns: ColumnSpe
     printerColumns,
   };
 }
+
+/** K printers.go flowSchemaColumnDefinitions (v1's field docs for every version, as upstream prints the internal form). */
+const FLOWSCHEMA_COLUMNS: ColumnSpec[] = [
+  NAME_COLUMN,
+  { name: 'PriorityLevel', type: 'string', description: { schema: FLOWCONTROL + 'PriorityLevelConfigurationReference', property: 'name' }, jsonPath: '.spec.priorityLevelConfiguration.name' },
+  { name: 'MatchingPrecedence', type: 'string', description: { schema: FLOWCONTROL + 'FlowSchemaSpec', property: 'matchingPrecedence' }, jsonPath: '.spec.matchingPrecedence', formatter: 'integer' },
+  { name: 'DistinguisherMethod', type: 'string', description: { schema: FLOWCONTROL + 'FlowSchemaSpec', property: 'distinguisherMethod' }, jsonPath: '.spec.distinguisherMethod', formatter: 'distinguisherMethod' },
+  AGE_COLUMN,
+  { name: 'MissingPL', type: 'string', description: 'references a broken or non-existent PriorityLevelConfiguration', jsonPath: '.status.conditions', formatter: 'danglingCondition' },
+];
+
+/** K printers.go priorityLevelColumnDefinitions: `<none>` for what a level without limits (or without queuing) lacks. */
+const PRIORITY_LEVEL_COLUMNS: ColumnSpec[] = [
+  NAME_COLUMN,
+  { name: 'Type', type: 'string', description: { schema: FLOWCONTROL + 'PriorityLevelConfigurationSpec', property: 'type' }, jsonPath: '.spec.type' },
+  { name: 'NominalConcurrencyShares', type: 'string', description: { schema: FLOWCONTROL + 'LimitedPriorityLevelConfiguration', property: 'nominalConcurrencyShares' }, jsonPath: '.spec.limited.nominalConcurrencyShares', formatter: 'ifLimited' },
+  ...(['queues', 'handSize', 'queueLengthLimit'] as const).map((field): ColumnSpec => ({
+    name: field[0].toUpperCase() + field.slice(1),
+    type: 'string',
+    description: { schema: FLOWCONTROL + 'QueuingConfiguration', property: field },
+    jsonPath: `.spec.limited.limitResponse.queuing.${field}`,
+    formatter: 'ifQueuing',
+  })),
+  AGE_COLUMN,
+];
 
 /**
  * Registry data per kind, upstream 1.31 values:
@@ -1199,7 +1274,77 @@ const RESOURCES: Record<string, ResourceSpec> = {
     { name: 'Parameters', type: 'string', description: 'A reference to a resource with additional parameters', jsonPath: '.spec.parameters', formatter: 'ingressClassParameters' },
     AGE_COLUMN,
   ]),
+  // K pkg/registry/flowcontrol/{flowschema,prioritylevelconfiguration}/storage and strategy.go (cluster scope, status
+  // subresource), K pkg/apis/flowcontrol/validation (names: DNS subdomain), K printers.go printFlowSchema /
+  // printPriorityLevelConfiguration; v1beta3's lifecycle from k8s.io/api flowcontrol/v1beta3 zz_generated.prerelease-lifecycle.go.
+  [FLOWCONTROL + 'FlowSchema']: flowcontrolKind('FlowSchema', 'flowschemas', FLOWSCHEMA_COLUMNS),
+  [FLOWCONTROL + 'PriorityLevelConfiguration']: flowcontrolKind('PriorityLevelConfiguration', 'prioritylevelconfigurations', PRIORITY_LEVEL_COLUMNS),
+  [FLOWCONTROL_V1BETA3 + 'FlowSchema']: flowcontrolKind('FlowSchema', 'flowschemas', FLOWSCHEMA_COLUMNS, 'v1beta3'),
+  [FLOWCONTROL_V1BETA3 + 'PriorityLevelConfiguration']: flowcontrolKind('PriorityLevelConfiguration', 'prioritylevelconfigurations', PRIORITY_LEVEL_COLUMNS, 'v1beta3'),
+  // K pkg/registry/autoscaling/horizontalpodautoscaler/storage (short name hpa, category all, status) and strategy.go,
+  // K printers.go printHorizontalPodAutoscaler; autoscaling/v2 is the storage version (K pkg/apis/autoscaling/install).
+  [AUTOSCALING_V2 + 'HorizontalPodAutoscaler']: horizontalPodAutoscaler(),
+  [AUTOSCALING + 'HorizontalPodAutoscaler']: { ...horizontalPodAutoscaler(), storageVersion: 'v2' },
 };
+
+// K pkg/registry/core/event (the one storage of both groups), K pkg/apis/core/validation ValidateEventCreate (events.orch.io/v1
+// names are DNS subdomains); only metadata.name and metadata.namespace select (no field label conversion for events.k8s.io).
+// The printer prints the internal (core) form: the core Event's columns.
+RESOURCES[EVENTS + 'Event'] = { ...RESOURCES[CORE + 'Event'], nameValidation: 'DNSSubdomain', fieldSelectors: [], storageVersion: 'v1', storageGroup: '' };
+
+/** HorizontalPodAutoscaler at either version: the columns print the stored (v2) form, as upstream prints the internal one. */
+function horizontalPodAutoscaler(): ResourceSpec {
+  return {
+    plural: 'horizontalpodautoscalers',
+    singular: 'horizontalpodautoscaler',
+    shortNames: ['hpa'],
+    categories: ['all'],
+    namespaced: true,
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind: 'HorizontalPodAutoscaler' }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Reference', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'scaleTargetRef' }, jsonPath: '.spec.scaleTargetRef', formatter: 'scaleTargetRef' },
+      { name: 'Targets', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'metrics' }, jsonPath: '.spec.metrics', formatter: 'hpaTargets' },
+      { name: 'MinPods', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'minReplicas' }, jsonPath: '.spec.minReplicas', formatter: 'unsetIfAbsent' },
+      { name: 'MaxPods', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerSpec', property: 'maxReplicas' }, jsonPath: '.spec.maxReplicas', formatter: 'integer' },
+      { name: 'Replicas', type: 'string', description: { schema: AUTOSCALING_V2 + 'HorizontalPodAutoscalerStatus', property: 'currentReplicas' }, jsonPath: '.status.currentReplicas', formatter: 'integer' },
+      AGE_COLUMN,
+    ],
+  };
+}
+
+/**
+ * A flowcontrol.orch.io kind: cluster-scoped, every verb, a status subresource. An older version is
+ * stored at v1 and deprecated in 1.29, unavailable in 1.32 (SPEC 9.7).
+ */
+function flowcontrolKind(kind: string, plural: string, printerColumns: ColumnSpec[], olderVersion?: 'v1beta3'): ResourceSpec {
+  return {
+    plural,
+    singular: plural.replace(/s$/, ''),
+    shortNames: [],
+    categories: [],
+    namespaced: false,
+    verbs: ALL_VERBS,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], kind }],
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    nameValidation: 'DNSSubdomain',
+    fieldSelectors: [],
+    printerColumns,
+    ...(olderVersion
+      ? {
+          storageVersion: 'v1',
+          deprecated: { deprecatedIn: '1.29', removedIn: '1.32', replacement: { group: 'flowcontrol.orch.io', version: 'v1', kind } },
+        }
+      : {}),
+  };
+}
+
 
 /**
  * A kind of the named groups (SPEC 9.7): every verb, no category, names DNS subdomains; PUT does not create
@@ -1505,6 +1650,9 @@ function resourceExtension(kindSchema: string, spec: ResourceSpec, renamed: Map<
         if (f.default !== undefined) o.default = f.default;
         return o;
       }),
+    ...(spec.storageVersion ? { storageVersion: spec.storageVersion } : {}),
+    ...(spec.storageGroup !== undefined ? { storageGroup: spec.storageGroup } : {}),
+    ...(spec.deprecated ? { deprecated: clone(spec.deprecated as unknown as Json) } : {}),
     printerColumns: spec.printerColumns.map((c) => {
       const o: JsonObject = {
         name: c.name,

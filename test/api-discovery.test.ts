@@ -135,7 +135,7 @@ describe('/version and OpenAPI', () => {
   test('/openapi/v3 index points at content-addressed documents', async () => {
     const index = await server.request('GET', '/openapi/v3');
     assert.equal(index.status, 200);
-    assert.deepEqual(Object.keys(index.body.paths).sort(), ['api/v1', 'apis/apiextensions.orch.io/v1', 'apis/apps/v1', 'apis/authentication.orch.io/v1', 'apis/authorization.orch.io/v1', 'apis/batch/v1', 'apis/coordination.orch.io/v1', 'apis/discovery.orch.io/v1', 'apis/networking.orch.io/v1', 'apis/node.orch.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.orch.io/v1', 'apis/storage.orch.io/v1']);
+    assert.deepEqual(Object.keys(index.body.paths).sort(), ['api/v1', 'apis/apiextensions.orch.io/v1', 'apis/apps/v1', 'apis/authentication.orch.io/v1', 'apis/authorization.orch.io/v1', 'apis/autoscaling/v1', 'apis/autoscaling/v2', 'apis/batch/v1', 'apis/coordination.orch.io/v1', 'apis/discovery.orch.io/v1', 'apis/events.orch.io/v1', 'apis/flowcontrol.orch.io/v1', 'apis/flowcontrol.orch.io/v1beta3', 'apis/networking.orch.io/v1', 'apis/node.orch.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.orch.io/v1', 'apis/storage.orch.io/v1']);
     for (const [gv, { serverRelativeURL }] of Object.entries<any>(index.body.paths)) {
       const match = new RegExp(`^/openapi/v3/${gv.replace(/\./g, '\\.')}\\?hash=([0-9A-F]{128})$`).exec(serverRelativeURL);
       assert.ok(match, serverRelativeURL);

@@ -47,7 +47,8 @@ function resolvePointer(doc: Json, pointer: string): Json | undefined {
   return cur;
 }
 
-const KINDS: Record<string, { file: string; schema: string; group: string }> = {
+/** Keyed by kind, or `Kind/version` for a kind's other versions (`version` then says which, `stored` that it is stored at another, `deprecated` that it is deprecated). */
+const KINDS: Record<string, { file: string; schema: string; group: string; version?: string; storedElsewhere?: boolean; storageGroup?: boolean; deprecated?: boolean }> = {
   Namespace: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Namespace', group: '' },
   ConfigMap: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.ConfigMap', group: '' },
   Secret: { file: 'api__v1.json', schema: 'io.orch.api.core.v1.Secret', group: '' },
@@ -98,6 +99,15 @@ const KINDS: Record<string, { file: string; schema: string; group: string }> = {
     schema: 'io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
     group: 'apiextensions.orch.io',
   },
+  ...Object.fromEntries(
+    ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [
+      [k, { file: 'apis__flowcontrol.orch.io__v1.json', schema: `io.orch.api.flowcontrol.v1.${k}`, group: 'flowcontrol.orch.io' }],
+      [`${k}/v1beta3`, { file: 'apis__flowcontrol.orch.io__v1beta3.json', schema: `io.orch.api.flowcontrol.v1beta3.${k}`, group: 'flowcontrol.orch.io', version: 'v1beta3', storedElsewhere: true, deprecated: true }],
+    ]),
+  ),
+  HorizontalPodAutoscaler: { file: 'apis__autoscaling__v2.json', schema: 'io.orch.api.autoscaling.v2.HorizontalPodAutoscaler', group: 'autoscaling', version: 'v2' },
+  'Event/events.orch.io': { file: 'apis__events.orch.io__v1.json', schema: 'io.orch.api.events.v1.Event', group: 'events.orch.io', version: 'v1', storedElsewhere: true, storageGroup: true },
+  'HorizontalPodAutoscaler/v1': { file: 'apis__autoscaling__v1.json', schema: 'io.orch.api.autoscaling.v1.HorizontalPodAutoscaler', group: 'autoscaling', version: 'v1', storedElsewhere: true },
 };
 
 test('contract documents are OpenAPI 3.0 with empty paths', () => {
@@ -162,11 +172,13 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       .sort(),
   );
 
-  for (const [kind, where] of Object.entries(KINDS)) {
+  for (const [key, where] of Object.entries(KINDS)) {
+    const kind = key.split('/')[0];
+    const version = where.version ?? 'v1';
     const schemas = schemasOf(docs.get(where.file)!);
     const s = schemas[where.schema];
     assert.ok(isObj(s), `${kind} schema missing`);
-    assert.deepEqual(s['x-kubernetes-group-version-kind'], [{ group: where.group, kind, version: 'v1' }]);
+    assert.deepEqual(s['x-kubernetes-group-version-kind'], [{ group: where.group, kind, version }]);
     const r = s['x-orch-resource'];
     assert.ok(isObj(r), `${kind}: x-orch-resource missing`);
     // A review is computed on create and never stored: no list kind, create its only verb.
@@ -177,6 +189,8 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
         'allowCreateOnUpdate',
         'allowUnconditionalUpdate',
         'categories',
+        // A version stored at another one (SPEC 9.4), deprecated (SPEC 9.5).
+        ...(where.deprecated ? ['deprecated'] : []),
         'fieldSelectors',
         ...(stored ? ['listKind'] : []),
         'nameValidation',
@@ -186,6 +200,8 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
         'shortNames',
         'singular',
         ...(stored ? [] : ['stored']),
+        ...(where.storageGroup ? ['storageGroup'] : []),
+        ...(where.storedElsewhere ? ['storageVersion'] : []),
         'subresources',
         'verbs',
       ],
@@ -196,7 +212,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
     assert.ok(Array.isArray(r.shortNames) && r.shortNames.every((x) => typeof x === 'string'));
     assert.ok(Array.isArray(r.categories) && r.categories.every((x) => typeof x === 'string'));
     assert.equal(typeof r.namespaced, 'boolean');
-    const clusterScoped = ['Namespace', 'Node', 'PersistentVolume', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'RuntimeClass', 'StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'IngressClass'];
+    const clusterScoped = ['Namespace', 'Node', 'PersistentVolume', 'SelfSubjectReview', 'TokenReview', 'SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'RuntimeClass', 'StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'IngressClass', 'FlowSchema', 'PriorityLevelConfiguration'];
     assert.equal(r.namespaced, !clusterScoped.includes(kind));
     assert.ok(Array.isArray(r.verbs) && r.verbs.length > 0);
     assert.deepEqual(r.verbs, [...(r.verbs as string[])].sort(), `${kind}: verbs must be sorted`);
@@ -204,7 +220,7 @@ test('every kind schema has x-kubernetes-group-version-kind and a complete x-orc
       assert.equal(r.listKind, `${kind}List`);
       const list = schemas[`${where.schema}List`];
       assert.ok(isObj(list), `${kind}List schema missing`);
-      assert.deepEqual(list['x-kubernetes-group-version-kind'], [{ group: where.group, kind: `${kind}List`, version: 'v1' }]);
+      assert.deepEqual(list['x-kubernetes-group-version-kind'], [{ group: where.group, kind: `${kind}List`, version }]);
     } else assert.deepEqual(r.verbs, ['create']);
     assert.ok(Array.isArray(r.subresources));
     for (const sub of r.subresources) {

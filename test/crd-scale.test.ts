@@ -39,12 +39,13 @@ async function createRack(name: string, spec: Record<string, unknown>): Promise<
   return expectWrite(server, 'POST', RACKS, { apiVersion: 'example.com/v1', kind: 'Rack', metadata: { name }, spec });
 }
 
-test('discovery lists <plural>/scale as autoscaling/v1 Scale with get, patch and update; autoscaling/v1 itself serves nothing', async () => {
+test('discovery lists <plural>/scale as autoscaling/v1 Scale with get, patch and update; autoscaling/v1 serves HorizontalPodAutoscalers, never Scale', async () => {
   const list = await server.request('GET', '/apis/example.com/v1');
   const scale = list.body.resources.find((r: any) => r.name === 'racks/scale');
   assert.deepEqual(scale, { name: 'racks/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   assert.deepEqual(list.body.resources.map((r: any) => r.name), ['racks', 'racks/status', 'racks/scale']);
-  assert.equal((await server.request('GET', '/apis/autoscaling/v1')).status, 404);
+  const autoscaling = await server.request('GET', '/apis/autoscaling/v1');
+  assert.deepEqual(autoscaling.body.resources.map((r: any) => r.name), ['horizontalpodautoscalers', 'horizontalpodautoscalers/status'], 'Scale is only a body');
   const aggregated = await server.request('GET', '/apis', { headers: { accept: 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList' } });
   const group = aggregated.body.items.find((g: any) => g.metadata.name === 'example.com');
   const racks = group.versions.find((v: any) => v.version === 'v1').resources.find((r: any) => r.resource === 'racks');
@@ -52,12 +53,12 @@ test('discovery lists <plural>/scale as autoscaling/v1 Scale with get, patch and
     { subresource: 'status', responseKind: { group: 'example.com', version: 'v1', kind: 'Rack' }, verbs: ['get', 'patch', 'update'] },
     { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
   ]);
-  assert.ok(!aggregated.body.items.some((g: any) => g.metadata.name === 'autoscaling'));
+  const autoscalingGroup = aggregated.body.items.find((g: any) => g.metadata.name === 'autoscaling');
+  assert.deepEqual(autoscalingGroup.versions.map((v: any) => v.version), ['v2', 'v1']);
   const openapi = await server.request('GET', '/openapi/v3');
   assert.equal(openapi.status, 200);
-  assert.ok(!Object.keys(openapi.body.paths).some((p) => p.startsWith('apis/autoscaling')), 'autoscaling/v1 publishes nothing');
-  const groups = await server.request('GET', '/apis');
-  assert.ok(!groups.body.groups.some((g: any) => g.name === 'autoscaling'));
+  const v1Document = await server.request('GET', openapi.body.paths['apis/autoscaling/v1'].serverRelativeURL);
+  assert.ok(Object.keys(v1Document.body.paths).every((p) => p.includes('/horizontalpodautoscalers')), 'no Scale paths of its own');
 });
 
 test('GET scale reads the replicas paths and the selector; status replicas are 0 when absent', async () => {

@@ -170,13 +170,13 @@ describe('PartialObjectMetadata and PartialObjectMetadataList (SPEC 2.5, 4.7)', 
   });
 
   test('watch bookmarks and errors in the metadata encoding', () => {
-    const encoding = partialWatchEncoding('meta.orch.io/v1');
+    const encoding = partialWatchEncoding('meta.orch.io/v1', 'example.com/v1');
     assert.deepEqual(JSON.parse(encoding.bookmark(42, true).toString()), {
       type: 'BOOKMARK',
       object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.orch.io/v1', metadata: { resourceVersion: '42', annotations: { 'orch.io/initial-events-end': 'true' } } },
     });
     assert.deepEqual(JSON.parse(encoding.bookmark(7, false).toString()).object.metadata, { resourceVersion: '7' });
     assert.deepEqual(JSON.parse(encoding.error({ kind: 'Status', code: 410 }).toString()), { type: 'ERROR', object: { kind: 'Status', code: 410 } });
-    assert.notEqual(partialWatchEncoding('meta.k8s.io/v1').key, encoding.key, 'watchers of other group-versions do not share frames');
+    assert.notEqual(partialWatchEncoding('meta.k8s.io/v1', 'example.com/v1').key, encoding.key, 'watchers of other group-versions do not share frames');
   });
 });

@@ -8,6 +8,7 @@
  *   longer reference it.
  * It reads from the watch cache and writes through the generic stores, like any client.
  */
+import { storageGroupOf } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CacheEvent } from '../storage/cacher/resource-cache.ts';
@@ -83,7 +84,7 @@ export class GarbageCollector {
 
   start(): void {
     for (const store of this.stores) {
-      const cache = this.cacher.cache(resourcePrefix(store.kind.group, store.kind.plural));
+      const cache = this.cacher.cache(resourcePrefix(storageGroupOf(store.kind), store.kind.plural));
       for (const cached of cache.all()) this.observe(store, cached.key, cached.value);
       cache.listeners.add((event) => this.onEvent(store, event));
     }

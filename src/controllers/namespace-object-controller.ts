@@ -4,6 +4,7 @@
  * serviceaccount controller (`default` ServiceAccount, SPEC 5.2) and
  * root-ca-cert-publisher (`orch-root-ca.crt` ConfigMap) share this shape.
  */
+import { storageGroupOf } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
@@ -35,7 +36,7 @@ export class NamespaceObjectController implements Controller {
   }
 
   private cacheOf(store: GenericStore) {
-    return this.cacher.cache(resourcePrefix(store.kind.group, store.kind.plural));
+    return this.cacher.cache(resourcePrefix(storageGroupOf(store.kind), store.kind.plural));
   }
 
   start(): void {

@@ -1606,6 +1606,136 @@ function decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus(v, p, c, s
   return out;
 }
 
+function decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v1.CrossVersionObjectReference");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CrossVersionObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "CrossVersionObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".kind" : "kind", c, "CrossVersionObjectReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "CrossVersionObjectReference");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.name = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v1.HorizontalPodAutoscaler");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscaler"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec(x, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus(x, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec({}, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus({}, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_anon29(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HorizontalPodAutoscaler");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v1.HorizontalPodAutoscalerList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscalerList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList"); break;
+      case "items": if (x !== null) f3 = decode_anon29(x, p ? p + ".items" : "items", c, "HorizontalPodAutoscalerList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v1.HorizontalPodAutoscalerSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
+      case "minReplicas": if (x !== null) f1 = int32(x, p ? p + ".minReplicas" : "minReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "maxReplicas": if (x !== null) f2 = int32(x, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "targetCPUUtilizationPercentage": if (x !== null) f3 = int32(x, p ? p + ".targetCPUUtilizationPercentage" : "targetCPUUtilizationPercentage", c, "HorizontalPodAutoscalerSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference({}, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec");
+  const out = {};
+  if (f0 !== undefined) out.scaleTargetRef = f0;
+  if (f1 !== undefined) out.minReplicas = f1;
+  if (f2 !== undefined) out.maxReplicas = f2;
+  if (f3 !== undefined) out.targetCPUUtilizationPercentage = f3;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v1.HorizontalPodAutoscalerStatus");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
+      case "lastScaleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScaleTime" : "lastScaleTime", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentReplicas": if (x !== null) f2 = int32(x, p ? p + ".currentReplicas" : "currentReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "desiredReplicas": if (x !== null) f3 = int32(x, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentCPUUtilizationPercentage": if (x !== null) f4 = int32(x, p ? p + ".currentCPUUtilizationPercentage" : "currentCPUUtilizationPercentage", c, "HorizontalPodAutoscalerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".currentReplicas" : "currentReplicas", c, "HorizontalPodAutoscalerStatus");
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.lastScaleTime = f1;
+  if (f2 !== undefined) out.currentReplicas = f2;
+  if (f3 !== undefined) out.desiredReplicas = f3;
+  if (f4 !== undefined) out.currentCPUUtilizationPercentage = f4;
+  return out;
+}
+
 function decode_io_orch_api_autoscaling_v1_Scale(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scale", "v1.Scale");
@@ -1668,6 +1798,586 @@ function decode_io_orch_api_autoscaling_v1_ScaleStatus(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricSource", "v2.ContainerResourceMetricSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ContainerResourceMetricSource"); break;
+      case "container": if (x !== null) f2 = string(x, p ? p + ".container" : "container", c, "ContainerResourceMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ContainerResourceMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ContainerResourceMetricSource");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".container" : "container", c, "ContainerResourceMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.target = f1;
+  if (f2 !== undefined) out.container = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricStatus", "v2.ContainerResourceMetricStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ContainerResourceMetricStatus"); break;
+      case "container": if (x !== null) f2 = string(x, p ? p + ".container" : "container", c, "ContainerResourceMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ContainerResourceMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ContainerResourceMetricStatus");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".container" : "container", c, "ContainerResourceMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.current = f1;
+  if (f2 !== undefined) out.container = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v2.CrossVersionObjectReference");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CrossVersionObjectReference"); break;
+      case "name": if (x !== null) f2 = string(x, p ? p + ".name" : "name", c, "CrossVersionObjectReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".kind" : "kind", c, "CrossVersionObjectReference");
+  if (f2 === undefined && c.defaults !== false) f2 = string("", p ? p + ".name" : "name", c, "CrossVersionObjectReference");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.name = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ExternalMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricSource", "v2.ExternalMetricSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ExternalMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ExternalMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ExternalMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.target = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ExternalMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricStatus", "v2.ExternalMetricStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ExternalMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ExternalMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ExternalMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.current = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HPAScalingPolicy(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingPolicy", "v2.HPAScalingPolicy");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HPAScalingPolicy"); break;
+      case "value": if (x !== null) f1 = int32(x, p ? p + ".value" : "value", c, "HPAScalingPolicy"); break;
+      case "periodSeconds": if (x !== null) f2 = int32(x, p ? p + ".periodSeconds" : "periodSeconds", c, "HPAScalingPolicy"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "HPAScalingPolicy");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".value" : "value", c, "HPAScalingPolicy");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".periodSeconds" : "periodSeconds", c, "HPAScalingPolicy");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.value = f1;
+  if (f2 !== undefined) out.periodSeconds = f2;
+  return out;
+}
+
+function decode_anon30(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.HPAScalingPolicy");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_HPAScalingPolicy(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HPAScalingRules(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingRules", "v2.HPAScalingRules");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "selectPolicy": if (x !== null) f0 = string(x, p ? p + ".selectPolicy" : "selectPolicy", c, "HPAScalingRules"); break;
+      case "policies": if (x !== null) f1 = decode_anon30(x, p ? p + ".policies" : "policies", c, "HPAScalingRules"); break;
+      case "stabilizationWindowSeconds": if (x !== null) f2 = int32(x, p ? p + ".stabilizationWindowSeconds" : "stabilizationWindowSeconds", c, "HPAScalingRules"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.selectPolicy = f0;
+  if (f1 !== undefined) out.policies = f1;
+  if (f2 !== undefined) out.stabilizationWindowSeconds = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v2.HorizontalPodAutoscaler");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscaler"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec(x, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus(x, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscaler");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec({}, p ? p + ".spec" : "spec", c, "HorizontalPodAutoscaler");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus({}, p ? p + ".status" : "status", c, "HorizontalPodAutoscaler");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerBehavior", "v2.HorizontalPodAutoscalerBehavior");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "scaleUp": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_HPAScalingRules(x, p ? p + ".scaleUp" : "scaleUp", c, "HorizontalPodAutoscalerBehavior"); break;
+      case "scaleDown": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_HPAScalingRules(x, p ? p + ".scaleDown" : "scaleDown", c, "HorizontalPodAutoscalerBehavior"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.scaleUp = f0;
+  if (f1 !== undefined) out.scaleDown = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerCondition", "v2.HorizontalPodAutoscalerCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HorizontalPodAutoscalerCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "HorizontalPodAutoscalerCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "HorizontalPodAutoscalerCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "HorizontalPodAutoscalerCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "HorizontalPodAutoscalerCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "HorizontalPodAutoscalerCondition");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".status" : "status", c, "HorizontalPodAutoscalerCondition");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon31(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.HorizontalPodAutoscaler");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v2.HorizontalPodAutoscalerList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "HorizontalPodAutoscalerList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList"); break;
+      case "items": if (x !== null) f3 = decode_anon31(x, p ? p + ".items" : "items", c, "HorizontalPodAutoscalerList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "HorizontalPodAutoscalerList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon32(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.MetricSpec");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_MetricSpec(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v2.HorizontalPodAutoscalerSpec");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
+      case "minReplicas": if (x !== null) f1 = int32(x, p ? p + ".minReplicas" : "minReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "maxReplicas": if (x !== null) f2 = int32(x, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec"); break;
+      case "metrics": if (x !== null) f3 = decode_anon32(x, p ? p + ".metrics" : "metrics", c, "HorizontalPodAutoscalerSpec"); break;
+      case "behavior": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(x, p ? p + ".behavior" : "behavior", c, "HorizontalPodAutoscalerSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference({}, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".maxReplicas" : "maxReplicas", c, "HorizontalPodAutoscalerSpec");
+  const out = {};
+  if (f0 !== undefined) out.scaleTargetRef = f0;
+  if (f1 !== undefined) out.minReplicas = f1;
+  if (f2 !== undefined) out.maxReplicas = f2;
+  if (f3 !== undefined) out.metrics = f3;
+  if (f4 !== undefined) out.behavior = f4;
+  return out;
+}
+
+function decode_anon33(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.MetricStatus");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_MetricStatus(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon34(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v2.HorizontalPodAutoscalerCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v2.HorizontalPodAutoscalerStatus");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
+      case "lastScaleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScaleTime" : "lastScaleTime", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentReplicas": if (x !== null) f2 = int32(x, p ? p + ".currentReplicas" : "currentReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "desiredReplicas": if (x !== null) f3 = int32(x, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus"); break;
+      case "currentMetrics": if (x !== null) f4 = decode_anon33(x, p ? p + ".currentMetrics" : "currentMetrics", c, "HorizontalPodAutoscalerStatus"); break;
+      case "conditions": if (x !== null) f5 = decode_anon34(x, p ? p + ".conditions" : "conditions", c, "HorizontalPodAutoscalerStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f3 === undefined && c.defaults !== false) f3 = int32(0, p ? p + ".desiredReplicas" : "desiredReplicas", c, "HorizontalPodAutoscalerStatus");
+  const out = {};
+  if (f0 !== undefined) out.observedGeneration = f0;
+  if (f1 !== undefined) out.lastScaleTime = f1;
+  if (f2 !== undefined) out.currentReplicas = f2;
+  if (f3 !== undefined) out.desiredReplicas = f3;
+  if (f4 !== undefined) out.currentMetrics = f4;
+  if (f5 !== undefined) out.conditions = f5;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricIdentifier(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricIdentifier", "v2.MetricIdentifier");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "MetricIdentifier"); break;
+      case "selector": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "MetricIdentifier"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "MetricIdentifier");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.selector = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricSpec", "v2.MetricSpec");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricSpec"); break;
+      case "object": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_ObjectMetricSource(x, p ? p + ".object" : "object", c, "MetricSpec"); break;
+      case "pods": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_PodsMetricSource(x, p ? p + ".pods" : "pods", c, "MetricSpec"); break;
+      case "resource": if (x !== null) f3 = decode_io_orch_api_autoscaling_v2_ResourceMetricSource(x, p ? p + ".resource" : "resource", c, "MetricSpec"); break;
+      case "external": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_ExternalMetricSource(x, p ? p + ".external" : "external", c, "MetricSpec"); break;
+      case "containerResource": if (x !== null) f5 = decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource(x, p ? p + ".containerResource" : "containerResource", c, "MetricSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "MetricSpec");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.object = f1;
+  if (f2 !== undefined) out.pods = f2;
+  if (f3 !== undefined) out.resource = f3;
+  if (f4 !== undefined) out.external = f4;
+  if (f5 !== undefined) out.containerResource = f5;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricStatus", "v2.MetricStatus");
+  let f0, f1, f2, f3, f4, f5;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricStatus"); break;
+      case "object": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_ObjectMetricStatus(x, p ? p + ".object" : "object", c, "MetricStatus"); break;
+      case "pods": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_PodsMetricStatus(x, p ? p + ".pods" : "pods", c, "MetricStatus"); break;
+      case "resource": if (x !== null) f3 = decode_io_orch_api_autoscaling_v2_ResourceMetricStatus(x, p ? p + ".resource" : "resource", c, "MetricStatus"); break;
+      case "external": if (x !== null) f4 = decode_io_orch_api_autoscaling_v2_ExternalMetricStatus(x, p ? p + ".external" : "external", c, "MetricStatus"); break;
+      case "containerResource": if (x !== null) f5 = decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus(x, p ? p + ".containerResource" : "containerResource", c, "MetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "MetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.object = f1;
+  if (f2 !== undefined) out.pods = f2;
+  if (f3 !== undefined) out.resource = f3;
+  if (f4 !== undefined) out.external = f4;
+  if (f5 !== undefined) out.containerResource = f5;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricTarget(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricTarget", "v2.MetricTarget");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricTarget"); break;
+      case "value": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".value" : "value", c, "MetricTarget"); break;
+      case "averageValue": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".averageValue" : "averageValue", c, "MetricTarget"); break;
+      case "averageUtilization": if (x !== null) f3 = int32(x, p ? p + ".averageUtilization" : "averageUtilization", c, "MetricTarget"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "MetricTarget");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.value = f1;
+  if (f2 !== undefined) out.averageValue = f2;
+  if (f3 !== undefined) out.averageUtilization = f3;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_MetricValueStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricValueStatus", "v2.MetricValueStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "value": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".value" : "value", c, "MetricValueStatus"); break;
+      case "averageValue": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".averageValue" : "averageValue", c, "MetricValueStatus"); break;
+      case "averageUtilization": if (x !== null) f2 = int32(x, p ? p + ".averageUtilization" : "averageUtilization", c, "MetricValueStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.value = f0;
+  if (f1 !== undefined) out.averageValue = f1;
+  if (f2 !== undefined) out.averageUtilization = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ObjectMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricSource", "v2.ObjectMetricSource");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "describedObject": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ObjectMetricSource"); break;
+      case "metric": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ObjectMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference({}, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ObjectMetricSource");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ObjectMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.describedObject = f0;
+  if (f1 !== undefined) out.target = f1;
+  if (f2 !== undefined) out.metric = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ObjectMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricStatus", "v2.ObjectMetricStatus");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ObjectMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ObjectMetricStatus"); break;
+      case "describedObject": if (x !== null) f2 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "ObjectMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ObjectMetricStatus");
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference({}, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.current = f1;
+  if (f2 !== undefined) out.describedObject = f2;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_PodsMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricSource", "v2.PodsMetricSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "PodsMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "PodsMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "PodsMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.target = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_PodsMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricStatus", "v2.PodsMetricStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "PodsMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier({}, p ? p + ".metric" : "metric", c, "PodsMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "PodsMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.metric = f0;
+  if (f1 !== undefined) out.current = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ResourceMetricSource(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricSource", "v2.ResourceMetricSource");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricSource"); break;
+      case "target": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget(x, p ? p + ".target" : "target", c, "ResourceMetricSource"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ResourceMetricSource");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricTarget({}, p ? p + ".target" : "target", c, "ResourceMetricSource");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.target = f1;
+  return out;
+}
+
+function decode_io_orch_api_autoscaling_v2_ResourceMetricStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricStatus", "v2.ResourceMetricStatus");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricStatus"); break;
+      case "current": if (x !== null) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus(x, p ? p + ".current" : "current", c, "ResourceMetricStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "ResourceMetricStatus");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_autoscaling_v2_MetricValueStatus({}, p ? p + ".current" : "current", c, "ResourceMetricStatus");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  if (f1 !== undefined) out.current = f1;
+  return out;
+}
+
 function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJob", "v1.CronJob");
@@ -1695,7 +2405,7 @@ function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
   return out;
 }
 
-function decode_anon29(v, p, c, st) {
+function decode_anon35(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CronJob");
   const out = new Array(v.length);
@@ -1713,7 +2423,7 @@ function decode_io_orch_api_batch_v1_CronJobList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJobList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CronJobList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CronJobList"); break;
-      case "items": if (x !== null) f3 = decode_anon29(x, p ? p + ".items" : "items", c, "CronJobList"); break;
+      case "items": if (x !== null) f3 = decode_anon35(x, p ? p + ".items" : "items", c, "CronJobList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1762,7 +2472,7 @@ function decode_io_orch_api_batch_v1_CronJobSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon30(v, p, c, st) {
+function decode_anon36(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -1777,7 +2487,7 @@ function decode_io_orch_api_batch_v1_CronJobStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "active": if (x !== null) f0 = decode_anon30(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
+      case "active": if (x !== null) f0 = decode_anon36(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
       case "lastScheduleTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastScheduleTime" : "lastScheduleTime", c, "CronJobStatus"); break;
       case "lastSuccessfulTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastSuccessfulTime" : "lastSuccessfulTime", c, "CronJobStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -1845,7 +2555,7 @@ function decode_io_orch_api_batch_v1_JobCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon31(v, p, c, st) {
+function decode_anon37(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Job");
   const out = new Array(v.length);
@@ -1863,7 +2573,7 @@ function decode_io_orch_api_batch_v1_JobList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "JobList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "JobList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "JobList"); break;
-      case "items": if (x !== null) f3 = decode_anon31(x, p ? p + ".items" : "items", c, "JobList"); break;
+      case "items": if (x !== null) f3 = decode_anon37(x, p ? p + ".items" : "items", c, "JobList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -1923,7 +2633,7 @@ function decode_io_orch_api_batch_v1_JobSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon32(v, p, c, st) {
+function decode_anon38(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JobCondition");
   const out = new Array(v.length);
@@ -1938,7 +2648,7 @@ function decode_io_orch_api_batch_v1_JobStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon32(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon38(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
       case "startTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "JobStatus"); break;
       case "completionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".completionTime" : "completionTime", c, "JobStatus"); break;
       case "active": if (x !== null) f3 = int32(x, p ? p + ".active" : "active", c, "JobStatus"); break;
@@ -1987,7 +2697,7 @@ function decode_io_orch_api_batch_v1_JobTemplateSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon33(v, p, c, st) {
+function decode_anon39(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodFailurePolicyRule");
   const out = new Array(v.length);
@@ -2002,7 +2712,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "rules": if (x !== null) f0 = decode_anon33(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
+      case "rules": if (x !== null) f0 = decode_anon39(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2011,7 +2721,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon34(v, p, c, st) {
+function decode_anon40(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int32");
   const out = new Array(v.length);
@@ -2028,7 +2738,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(v, p
     switch (k) {
       case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "PodFailurePolicyOnExitCodesRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "PodFailurePolicyOnExitCodesRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon34(x, p ? p + ".values" : "values", c, "PodFailurePolicyOnExitCodesRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon40(x, p ? p + ".values" : "values", c, "PodFailurePolicyOnExitCodesRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2060,7 +2770,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern(v, p
   return out;
 }
 
-function decode_anon35(v, p, c, st) {
+function decode_anon41(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodFailurePolicyOnPodConditionsPattern");
   const out = new Array(v.length);
@@ -2077,7 +2787,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
     switch (k) {
       case "action": if (x !== null) f0 = string(x, p ? p + ".action" : "action", c, "PodFailurePolicyRule"); break;
       case "onExitCodes": if (x !== null) f1 = decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(x, p ? p + ".onExitCodes" : "onExitCodes", c, "PodFailurePolicyRule"); break;
-      case "onPodConditions": if (x !== null) f2 = decode_anon35(x, p ? p + ".onPodConditions" : "onPodConditions", c, "PodFailurePolicyRule"); break;
+      case "onPodConditions": if (x !== null) f2 = decode_anon41(x, p ? p + ".onPodConditions" : "onPodConditions", c, "PodFailurePolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2089,7 +2799,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon36(v, p, c, st) {
+function decode_anon42(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SuccessPolicyRule");
   const out = new Array(v.length);
@@ -2104,7 +2814,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicy(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "rules": if (x !== null) f0 = decode_anon36(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
+      case "rules": if (x !== null) f0 = decode_anon42(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2131,7 +2841,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon37(v, p, c, st) {
+function decode_anon43(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2139,7 +2849,7 @@ function decode_anon37(v, p, c, st) {
   return out;
 }
 
-function decode_anon38(v, p, c, st) {
+function decode_anon44(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2154,8 +2864,8 @@ function decode_io_orch_api_batch_v1_UncountedTerminatedPods(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "succeeded": if (x !== null) f0 = decode_anon37(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
-      case "failed": if (x !== null) f1 = decode_anon38(x, p ? p + ".failed" : "failed", c, "UncountedTerminatedPods"); break;
+      case "succeeded": if (x !== null) f0 = decode_anon43(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
+      case "failed": if (x !== null) f1 = decode_anon44(x, p ? p + ".failed" : "failed", c, "UncountedTerminatedPods"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2189,7 +2899,7 @@ function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   return out;
 }
 
-function decode_anon39(v, p, c, st) {
+function decode_anon45(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Lease");
   const out = new Array(v.length);
@@ -2207,7 +2917,7 @@ function decode_io_orch_api_coordination_v1_LeaseList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LeaseList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "LeaseList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "LeaseList"); break;
-      case "items": if (x !== null) f3 = decode_anon39(x, p ? p + ".items" : "items", c, "LeaseList"); break;
+      case "items": if (x !== null) f3 = decode_anon45(x, p ? p + ".items" : "items", c, "LeaseList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2408,7 +3118,7 @@ function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon40(v, p, c, st) {
+function decode_anon46(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2427,7 +3137,7 @@ function decode_io_orch_api_core_v1_CSIPersistentVolumeSource(v, p, c, st) {
       case "volumeHandle": if (x !== null) f1 = string(x, p ? p + ".volumeHandle" : "volumeHandle", c, "CSIPersistentVolumeSource"); break;
       case "readOnly": if (x !== null) f2 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIPersistentVolumeSource"); break;
       case "fsType": if (x !== null) f3 = string(x, p ? p + ".fsType" : "fsType", c, "CSIPersistentVolumeSource"); break;
-      case "volumeAttributes": if (x !== null) f4 = decode_anon40(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIPersistentVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f4 = decode_anon46(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIPersistentVolumeSource"); break;
       case "controllerPublishSecretRef": if (x !== null) f5 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".controllerPublishSecretRef" : "controllerPublishSecretRef", c, "CSIPersistentVolumeSource"); break;
       case "nodeStageSecretRef": if (x !== null) f6 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".nodeStageSecretRef" : "nodeStageSecretRef", c, "CSIPersistentVolumeSource"); break;
       case "nodePublishSecretRef": if (x !== null) f7 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIPersistentVolumeSource"); break;
@@ -2452,7 +3162,7 @@ function decode_io_orch_api_core_v1_CSIPersistentVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon41(v, p, c, st) {
+function decode_anon47(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2470,7 +3180,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
       case "readOnly": if (x !== null) f1 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "CSIVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "CSIVolumeSource"); break;
-      case "volumeAttributes": if (x !== null) f3 = decode_anon41(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
+      case "volumeAttributes": if (x !== null) f3 = decode_anon47(x, p ? p + ".volumeAttributes" : "volumeAttributes", c, "CSIVolumeSource"); break;
       case "nodePublishSecretRef": if (x !== null) f4 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".nodePublishSecretRef" : "nodePublishSecretRef", c, "CSIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2485,7 +3195,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon42(v, p, c, st) {
+function decode_anon48(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2493,7 +3203,7 @@ function decode_anon42(v, p, c, st) {
   return out;
 }
 
-function decode_anon43(v, p, c, st) {
+function decode_anon49(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2508,8 +3218,8 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "add": if (x !== null) f0 = decode_anon42(x, p ? p + ".add" : "add", c, "Capabilities"); break;
-      case "drop": if (x !== null) f1 = decode_anon43(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
+      case "add": if (x !== null) f0 = decode_anon48(x, p ? p + ".add" : "add", c, "Capabilities"); break;
+      case "drop": if (x !== null) f1 = decode_anon49(x, p ? p + ".drop" : "drop", c, "Capabilities"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2519,7 +3229,7 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   return out;
 }
 
-function decode_anon44(v, p, c, st) {
+function decode_anon50(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2534,7 +3244,7 @@ function decode_io_orch_api_core_v1_CephFSPersistentVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon44(x, p ? p + ".monitors" : "monitors", c, "CephFSPersistentVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon50(x, p ? p + ".monitors" : "monitors", c, "CephFSPersistentVolumeSource"); break;
       case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSPersistentVolumeSource"); break;
       case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSPersistentVolumeSource"); break;
       case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSPersistentVolumeSource"); break;
@@ -2553,7 +3263,7 @@ function decode_io_orch_api_core_v1_CephFSPersistentVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon45(v, p, c, st) {
+function decode_anon51(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2568,7 +3278,7 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon45(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon51(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
       case "path": if (x !== null) f1 = string(x, p ? p + ".path" : "path", c, "CephFSVolumeSource"); break;
       case "user": if (x !== null) f2 = string(x, p ? p + ".user" : "user", c, "CephFSVolumeSource"); break;
       case "secretFile": if (x !== null) f3 = string(x, p ? p + ".secretFile" : "secretFile", c, "CephFSVolumeSource"); break;
@@ -2658,7 +3368,7 @@ function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon46(v, p, c, st) {
+function decode_anon52(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2666,7 +3376,7 @@ function decode_anon46(v, p, c, st) {
   return out;
 }
 
-function decode_anon47(v, p, c, st) {
+function decode_anon53(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -2684,8 +3394,8 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMap"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMap"); break;
-      case "data": if (x !== null) f3 = decode_anon46(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
-      case "binaryData": if (x !== null) f4 = decode_anon47(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
+      case "data": if (x !== null) f3 = decode_anon52(x, p ? p + ".data" : "data", c, "ConfigMap"); break;
+      case "binaryData": if (x !== null) f4 = decode_anon53(x, p ? p + ".binaryData" : "binaryData", c, "ConfigMap"); break;
       case "immutable": if (x !== null) f5 = boolean(x, p ? p + ".immutable" : "immutable", c, "ConfigMap"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2742,7 +3452,7 @@ function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon48(v, p, c, st) {
+function decode_anon54(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ConfigMap");
   const out = new Array(v.length);
@@ -2760,7 +3470,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ConfigMapList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ConfigMapList"); break;
-      case "items": if (x !== null) f3 = decode_anon48(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
+      case "items": if (x !== null) f3 = decode_anon54(x, p ? p + ".items" : "items", c, "ConfigMapList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -2800,7 +3510,7 @@ function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon49(v, p, c, st) {
+function decode_anon55(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -2816,7 +3526,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon49(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon55(x, p ? p + ".items" : "items", c, "ConfigMapProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2829,7 +3539,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon50(v, p, c, st) {
+function decode_anon56(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -2845,7 +3555,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon50(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon56(x, p ? p + ".items" : "items", c, "ConfigMapVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ConfigMapVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "ConfigMapVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -2860,7 +3570,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon51(v, p, c, st) {
+function decode_anon57(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2868,7 +3578,7 @@ function decode_anon51(v, p, c, st) {
   return out;
 }
 
-function decode_anon52(v, p, c, st) {
+function decode_anon58(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -2876,7 +3586,7 @@ function decode_anon52(v, p, c, st) {
   return out;
 }
 
-function decode_anon53(v, p, c, st) {
+function decode_anon59(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -2884,7 +3594,7 @@ function decode_anon53(v, p, c, st) {
   return out;
 }
 
-function decode_anon54(v, p, c, st) {
+function decode_anon60(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -2892,7 +3602,7 @@ function decode_anon54(v, p, c, st) {
   return out;
 }
 
-function decode_anon55(v, p, c, st) {
+function decode_anon61(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -2900,7 +3610,7 @@ function decode_anon55(v, p, c, st) {
   return out;
 }
 
-function decode_anon56(v, p, c, st) {
+function decode_anon62(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -2908,7 +3618,7 @@ function decode_anon56(v, p, c, st) {
   return out;
 }
 
-function decode_anon57(v, p, c, st) {
+function decode_anon63(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -2916,7 +3626,7 @@ function decode_anon57(v, p, c, st) {
   return out;
 }
 
-function decode_anon58(v, p, c, st) {
+function decode_anon64(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -2933,13 +3643,13 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "Container"); break;
-      case "command": if (x !== null) f2 = decode_anon51(x, p ? p + ".command" : "command", c, "Container"); break;
-      case "args": if (x !== null) f3 = decode_anon52(x, p ? p + ".args" : "args", c, "Container"); break;
+      case "command": if (x !== null) f2 = decode_anon57(x, p ? p + ".command" : "command", c, "Container"); break;
+      case "args": if (x !== null) f3 = decode_anon58(x, p ? p + ".args" : "args", c, "Container"); break;
       case "workingDir": if (x !== null) f4 = string(x, p ? p + ".workingDir" : "workingDir", c, "Container"); break;
-      case "ports": if (x !== null) f5 = decode_anon53(x, p ? p + ".ports" : "ports", c, "Container"); break;
-      case "env": if (x !== null) f6 = decode_anon54(x, p ? p + ".env" : "env", c, "Container"); break;
+      case "ports": if (x !== null) f5 = decode_anon59(x, p ? p + ".ports" : "ports", c, "Container"); break;
+      case "env": if (x !== null) f6 = decode_anon60(x, p ? p + ".env" : "env", c, "Container"); break;
       case "resources": if (x !== null) f7 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "Container"); break;
-      case "volumeMounts": if (x !== null) f8 = decode_anon55(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
+      case "volumeMounts": if (x !== null) f8 = decode_anon61(x, p ? p + ".volumeMounts" : "volumeMounts", c, "Container"); break;
       case "livenessProbe": if (x !== null) f9 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "Container"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "Container"); break;
       case "lifecycle": if (x !== null) f11 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "Container"); break;
@@ -2949,11 +3659,11 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
       case "stdin": if (x !== null) f15 = boolean(x, p ? p + ".stdin" : "stdin", c, "Container"); break;
       case "stdinOnce": if (x !== null) f16 = boolean(x, p ? p + ".stdinOnce" : "stdinOnce", c, "Container"); break;
       case "tty": if (x !== null) f17 = boolean(x, p ? p + ".tty" : "tty", c, "Container"); break;
-      case "envFrom": if (x !== null) f18 = decode_anon56(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
+      case "envFrom": if (x !== null) f18 = decode_anon62(x, p ? p + ".envFrom" : "envFrom", c, "Container"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "Container"); break;
-      case "volumeDevices": if (x !== null) f20 = decode_anon57(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
+      case "volumeDevices": if (x !== null) f20 = decode_anon63(x, p ? p + ".volumeDevices" : "volumeDevices", c, "Container"); break;
       case "startupProbe": if (x !== null) f21 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".startupProbe" : "startupProbe", c, "Container"); break;
-      case "resizePolicy": if (x !== null) f22 = decode_anon58(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
+      case "resizePolicy": if (x !== null) f22 = decode_anon64(x, p ? p + ".resizePolicy" : "resizePolicy", c, "Container"); break;
       case "restartPolicy": if (x !== null) f23 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "Container"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -2988,7 +3698,7 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   return out;
 }
 
-function decode_anon59(v, p, c, st) {
+function decode_anon65(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3003,7 +3713,7 @@ function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "names": if (x !== null) f0 = decode_anon59(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
+      case "names": if (x !== null) f0 = decode_anon65(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
       case "sizeBytes": if (x !== null) f1 = int64(x, p ? p + ".sizeBytes" : "sizeBytes", c, "ContainerImage"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3143,7 +3853,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   return out;
 }
 
-function decode_anon60(v, p, c, st) {
+function decode_anon66(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -3151,7 +3861,7 @@ function decode_anon60(v, p, c, st) {
   return out;
 }
 
-function decode_anon61(v, p, c, st) {
+function decode_anon67(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMountStatus");
   const out = new Array(v.length);
@@ -3159,7 +3869,7 @@ function decode_anon61(v, p, c, st) {
   return out;
 }
 
-function decode_anon62(v, p, c, st) {
+function decode_anon68(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceStatus");
   const out = new Array(v.length);
@@ -3183,11 +3893,11 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
       case "imageID": if (x !== null) f6 = string(x, p ? p + ".imageID" : "imageID", c, "ContainerStatus"); break;
       case "containerID": if (x !== null) f7 = string(x, p ? p + ".containerID" : "containerID", c, "ContainerStatus"); break;
       case "started": if (x !== null) f8 = boolean(x, p ? p + ".started" : "started", c, "ContainerStatus"); break;
-      case "allocatedResources": if (x !== null) f9 = decode_anon60(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
+      case "allocatedResources": if (x !== null) f9 = decode_anon66(x, p ? p + ".allocatedResources" : "allocatedResources", c, "ContainerStatus"); break;
       case "resources": if (x !== null) f10 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "ContainerStatus"); break;
-      case "volumeMounts": if (x !== null) f11 = decode_anon61(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
+      case "volumeMounts": if (x !== null) f11 = decode_anon67(x, p ? p + ".volumeMounts" : "volumeMounts", c, "ContainerStatus"); break;
       case "user": if (x !== null) f12 = decode_io_orch_api_core_v1_ContainerUser(x, p ? p + ".user" : "user", c, "ContainerStatus"); break;
-      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon62(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
+      case "allocatedResourcesStatus": if (x !== null) f13 = decode_anon68(x, p ? p + ".allocatedResourcesStatus" : "allocatedResourcesStatus", c, "ContainerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3249,7 +3959,7 @@ function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
   return out;
 }
 
-function decode_anon63(v, p, c, st) {
+function decode_anon69(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -3264,7 +3974,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon63(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
+      case "items": if (x !== null) f0 = decode_anon69(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3296,7 +4006,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   return out;
 }
 
-function decode_anon64(v, p, c, st) {
+function decode_anon70(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.DownwardAPIVolumeFile");
   const out = new Array(v.length);
@@ -3311,7 +4021,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "items": if (x !== null) f0 = decode_anon64(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
+      case "items": if (x !== null) f0 = decode_anon70(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "DownwardAPIVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -3387,7 +4097,7 @@ function decode_io_orch_api_core_v1_EndpointPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon65(v, p, c, st) {
+function decode_anon71(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointAddress");
   const out = new Array(v.length);
@@ -3395,7 +4105,7 @@ function decode_anon65(v, p, c, st) {
   return out;
 }
 
-function decode_anon66(v, p, c, st) {
+function decode_anon72(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointAddress");
   const out = new Array(v.length);
@@ -3403,7 +4113,7 @@ function decode_anon66(v, p, c, st) {
   return out;
 }
 
-function decode_anon67(v, p, c, st) {
+function decode_anon73(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointPort");
   const out = new Array(v.length);
@@ -3418,9 +4128,9 @@ function decode_io_orch_api_core_v1_EndpointSubset(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "addresses": if (x !== null) f0 = decode_anon65(x, p ? p + ".addresses" : "addresses", c, "EndpointSubset"); break;
-      case "notReadyAddresses": if (x !== null) f1 = decode_anon66(x, p ? p + ".notReadyAddresses" : "notReadyAddresses", c, "EndpointSubset"); break;
-      case "ports": if (x !== null) f2 = decode_anon67(x, p ? p + ".ports" : "ports", c, "EndpointSubset"); break;
+      case "addresses": if (x !== null) f0 = decode_anon71(x, p ? p + ".addresses" : "addresses", c, "EndpointSubset"); break;
+      case "notReadyAddresses": if (x !== null) f1 = decode_anon72(x, p ? p + ".notReadyAddresses" : "notReadyAddresses", c, "EndpointSubset"); break;
+      case "ports": if (x !== null) f2 = decode_anon73(x, p ? p + ".ports" : "ports", c, "EndpointSubset"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3431,7 +4141,7 @@ function decode_io_orch_api_core_v1_EndpointSubset(v, p, c, st) {
   return out;
 }
 
-function decode_anon68(v, p, c, st) {
+function decode_anon74(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointSubset");
   const out = new Array(v.length);
@@ -3449,7 +4159,7 @@ function decode_io_orch_api_core_v1_Endpoints(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Endpoints"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Endpoints"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Endpoints"); break;
-      case "subsets": if (x !== null) f3 = decode_anon68(x, p ? p + ".subsets" : "subsets", c, "Endpoints"); break;
+      case "subsets": if (x !== null) f3 = decode_anon74(x, p ? p + ".subsets" : "subsets", c, "Endpoints"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3462,7 +4172,7 @@ function decode_io_orch_api_core_v1_Endpoints(v, p, c, st) {
   return out;
 }
 
-function decode_anon69(v, p, c, st) {
+function decode_anon75(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Endpoints");
   const out = new Array(v.length);
@@ -3480,7 +4190,7 @@ function decode_io_orch_api_core_v1_EndpointsList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointsList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointsList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointsList"); break;
-      case "items": if (x !== null) f3 = decode_anon69(x, p ? p + ".items" : "items", c, "EndpointsList"); break;
+      case "items": if (x !== null) f3 = decode_anon75(x, p ? p + ".items" : "items", c, "EndpointsList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3556,7 +4266,7 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon70(v, p, c, st) {
+function decode_anon76(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3564,7 +4274,7 @@ function decode_anon70(v, p, c, st) {
   return out;
 }
 
-function decode_anon71(v, p, c, st) {
+function decode_anon77(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3572,7 +4282,7 @@ function decode_anon71(v, p, c, st) {
   return out;
 }
 
-function decode_anon72(v, p, c, st) {
+function decode_anon78(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvVar");
   const out = new Array(v.length);
@@ -3580,7 +4290,7 @@ function decode_anon72(v, p, c, st) {
   return out;
 }
 
-function decode_anon73(v, p, c, st) {
+function decode_anon79(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EnvFromSource");
   const out = new Array(v.length);
@@ -3588,7 +4298,7 @@ function decode_anon73(v, p, c, st) {
   return out;
 }
 
-function decode_anon74(v, p, c, st) {
+function decode_anon80(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerPort");
   const out = new Array(v.length);
@@ -3596,7 +4306,7 @@ function decode_anon74(v, p, c, st) {
   return out;
 }
 
-function decode_anon75(v, p, c, st) {
+function decode_anon81(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerResizePolicy");
   const out = new Array(v.length);
@@ -3604,7 +4314,7 @@ function decode_anon75(v, p, c, st) {
   return out;
 }
 
-function decode_anon76(v, p, c, st) {
+function decode_anon82(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeDevice");
   const out = new Array(v.length);
@@ -3612,7 +4322,7 @@ function decode_anon76(v, p, c, st) {
   return out;
 }
 
-function decode_anon77(v, p, c, st) {
+function decode_anon83(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeMount");
   const out = new Array(v.length);
@@ -3627,18 +4337,18 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "args": if (x !== null) f0 = decode_anon70(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
-      case "command": if (x !== null) f1 = decode_anon71(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
-      case "env": if (x !== null) f2 = decode_anon72(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
-      case "envFrom": if (x !== null) f3 = decode_anon73(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
+      case "args": if (x !== null) f0 = decode_anon76(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
+      case "command": if (x !== null) f1 = decode_anon77(x, p ? p + ".command" : "command", c, "EphemeralContainer"); break;
+      case "env": if (x !== null) f2 = decode_anon78(x, p ? p + ".env" : "env", c, "EphemeralContainer"); break;
+      case "envFrom": if (x !== null) f3 = decode_anon79(x, p ? p + ".envFrom" : "envFrom", c, "EphemeralContainer"); break;
       case "image": if (x !== null) f4 = string(x, p ? p + ".image" : "image", c, "EphemeralContainer"); break;
       case "imagePullPolicy": if (x !== null) f5 = string(x, p ? p + ".imagePullPolicy" : "imagePullPolicy", c, "EphemeralContainer"); break;
       case "lifecycle": if (x !== null) f6 = decode_io_orch_api_core_v1_Lifecycle(x, p ? p + ".lifecycle" : "lifecycle", c, "EphemeralContainer"); break;
       case "livenessProbe": if (x !== null) f7 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".livenessProbe" : "livenessProbe", c, "EphemeralContainer"); break;
       case "name": if (x !== null) f8 = string(x, p ? p + ".name" : "name", c, "EphemeralContainer"); break;
-      case "ports": if (x !== null) f9 = decode_anon74(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
+      case "ports": if (x !== null) f9 = decode_anon80(x, p ? p + ".ports" : "ports", c, "EphemeralContainer"); break;
       case "readinessProbe": if (x !== null) f10 = decode_io_orch_api_core_v1_Probe(x, p ? p + ".readinessProbe" : "readinessProbe", c, "EphemeralContainer"); break;
-      case "resizePolicy": if (x !== null) f11 = decode_anon75(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
+      case "resizePolicy": if (x !== null) f11 = decode_anon81(x, p ? p + ".resizePolicy" : "resizePolicy", c, "EphemeralContainer"); break;
       case "resources": if (x !== null) f12 = decode_io_orch_api_core_v1_ResourceRequirements(x, p ? p + ".resources" : "resources", c, "EphemeralContainer"); break;
       case "restartPolicy": if (x !== null) f13 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "EphemeralContainer"); break;
       case "securityContext": if (x !== null) f14 = decode_io_orch_api_core_v1_SecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "EphemeralContainer"); break;
@@ -3648,8 +4358,8 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
       case "terminationMessagePath": if (x !== null) f18 = string(x, p ? p + ".terminationMessagePath" : "terminationMessagePath", c, "EphemeralContainer"); break;
       case "terminationMessagePolicy": if (x !== null) f19 = string(x, p ? p + ".terminationMessagePolicy" : "terminationMessagePolicy", c, "EphemeralContainer"); break;
       case "tty": if (x !== null) f20 = boolean(x, p ? p + ".tty" : "tty", c, "EphemeralContainer"); break;
-      case "volumeDevices": if (x !== null) f21 = decode_anon76(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
-      case "volumeMounts": if (x !== null) f22 = decode_anon77(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
+      case "volumeDevices": if (x !== null) f21 = decode_anon82(x, p ? p + ".volumeDevices" : "volumeDevices", c, "EphemeralContainer"); break;
+      case "volumeMounts": if (x !== null) f22 = decode_anon83(x, p ? p + ".volumeMounts" : "volumeMounts", c, "EphemeralContainer"); break;
       case "workingDir": if (x !== null) f23 = string(x, p ? p + ".workingDir" : "workingDir", c, "EphemeralContainer"); break;
       case "targetContainerName": if (x !== null) f24 = string(x, p ? p + ".targetContainerName" : "targetContainerName", c, "EphemeralContainer"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -3755,7 +4465,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   return out;
 }
 
-function decode_anon78(v, p, c, st) {
+function decode_anon84(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
   const out = new Array(v.length);
@@ -3773,7 +4483,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
-      case "items": if (x !== null) f3 = decode_anon78(x, p ? p + ".items" : "items", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon84(x, p ? p + ".items" : "items", c, "EventList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3822,7 +4532,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon79(v, p, c, st) {
+function decode_anon85(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3837,7 +4547,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "command": if (x !== null) f0 = decode_anon79(x, p ? p + ".command" : "command", c, "ExecAction"); break;
+      case "command": if (x !== null) f0 = decode_anon85(x, p ? p + ".command" : "command", c, "ExecAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3846,7 +4556,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   return out;
 }
 
-function decode_anon80(v, p, c, st) {
+function decode_anon86(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3854,7 +4564,7 @@ function decode_anon80(v, p, c, st) {
   return out;
 }
 
-function decode_anon81(v, p, c, st) {
+function decode_anon87(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -3869,11 +4579,11 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "targetWWNs": if (x !== null) f0 = decode_anon80(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
+      case "targetWWNs": if (x !== null) f0 = decode_anon86(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
       case "lun": if (x !== null) f1 = int32(x, p ? p + ".lun" : "lun", c, "FCVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "FCVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FCVolumeSource"); break;
-      case "wwids": if (x !== null) f4 = decode_anon81(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
+      case "wwids": if (x !== null) f4 = decode_anon87(x, p ? p + ".wwids" : "wwids", c, "FCVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3886,7 +4596,7 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon82(v, p, c, st) {
+function decode_anon88(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -3905,7 +4615,7 @@ function decode_io_orch_api_core_v1_FlexPersistentVolumeSource(v, p, c, st) {
       case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexPersistentVolumeSource"); break;
       case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexPersistentVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexPersistentVolumeSource"); break;
-      case "options": if (x !== null) f4 = decode_anon82(x, p ? p + ".options" : "options", c, "FlexPersistentVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon88(x, p ? p + ".options" : "options", c, "FlexPersistentVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -3919,7 +4629,7 @@ function decode_io_orch_api_core_v1_FlexPersistentVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon83(v, p, c, st) {
+function decode_anon89(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -3938,7 +4648,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
       case "fsType": if (x !== null) f1 = string(x, p ? p + ".fsType" : "fsType", c, "FlexVolumeSource"); break;
       case "secretRef": if (x !== null) f2 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "FlexVolumeSource"); break;
       case "readOnly": if (x !== null) f3 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "FlexVolumeSource"); break;
-      case "options": if (x !== null) f4 = decode_anon83(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
+      case "options": if (x !== null) f4 = decode_anon89(x, p ? p + ".options" : "options", c, "FlexVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4080,7 +4790,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon84(v, p, c, st) {
+function decode_anon90(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPHeader");
   const out = new Array(v.length);
@@ -4099,7 +4809,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
       case "port": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "HTTPGetAction"); break;
       case "host": if (x !== null) f2 = string(x, p ? p + ".host" : "host", c, "HTTPGetAction"); break;
       case "scheme": if (x !== null) f3 = string(x, p ? p + ".scheme" : "scheme", c, "HTTPGetAction"); break;
-      case "httpHeaders": if (x !== null) f4 = decode_anon84(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
+      case "httpHeaders": if (x !== null) f4 = decode_anon90(x, p ? p + ".httpHeaders" : "httpHeaders", c, "HTTPGetAction"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4132,7 +4842,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   return out;
 }
 
-function decode_anon85(v, p, c, st) {
+function decode_anon91(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4148,7 +4858,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
-      case "hostnames": if (x !== null) f1 = decode_anon85(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
+      case "hostnames": if (x !== null) f1 = decode_anon91(x, p ? p + ".hostnames" : "hostnames", c, "HostAlias"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4195,7 +4905,7 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon86(v, p, c, st) {
+function decode_anon92(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4216,7 +4926,7 @@ function decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource(v, p, c, st) {
       case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIPersistentVolumeSource"); break;
       case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIPersistentVolumeSource"); break;
       case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIPersistentVolumeSource"); break;
-      case "portals": if (x !== null) f6 = decode_anon86(x, p ? p + ".portals" : "portals", c, "ISCSIPersistentVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon92(x, p ? p + ".portals" : "portals", c, "ISCSIPersistentVolumeSource"); break;
       case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIPersistentVolumeSource"); break;
       case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_SecretReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIPersistentVolumeSource"); break;
       case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIPersistentVolumeSource"); break;
@@ -4243,7 +4953,7 @@ function decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon87(v, p, c, st) {
+function decode_anon93(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4264,7 +4974,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
       case "iscsiInterface": if (x !== null) f3 = string(x, p ? p + ".iscsiInterface" : "iscsiInterface", c, "ISCSIVolumeSource"); break;
       case "fsType": if (x !== null) f4 = string(x, p ? p + ".fsType" : "fsType", c, "ISCSIVolumeSource"); break;
       case "readOnly": if (x !== null) f5 = boolean(x, p ? p + ".readOnly" : "readOnly", c, "ISCSIVolumeSource"); break;
-      case "portals": if (x !== null) f6 = decode_anon87(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
+      case "portals": if (x !== null) f6 = decode_anon93(x, p ? p + ".portals" : "portals", c, "ISCSIVolumeSource"); break;
       case "chapAuthDiscovery": if (x !== null) f7 = boolean(x, p ? p + ".chapAuthDiscovery" : "chapAuthDiscovery", c, "ISCSIVolumeSource"); break;
       case "secretRef": if (x !== null) f8 = decode_io_orch_api_core_v1_LocalObjectReference(x, p ? p + ".secretRef" : "secretRef", c, "ISCSIVolumeSource"); break;
       case "chapAuthSession": if (x !== null) f9 = boolean(x, p ? p + ".chapAuthSession" : "chapAuthSession", c, "ISCSIVolumeSource"); break;
@@ -4395,7 +5105,7 @@ function decode_io_orch_api_core_v1_LimitRange(v, p, c, st) {
   return out;
 }
 
-function decode_anon88(v, p, c, st) {
+function decode_anon94(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4403,7 +5113,7 @@ function decode_anon88(v, p, c, st) {
   return out;
 }
 
-function decode_anon89(v, p, c, st) {
+function decode_anon95(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4411,7 +5121,7 @@ function decode_anon89(v, p, c, st) {
   return out;
 }
 
-function decode_anon90(v, p, c, st) {
+function decode_anon96(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4419,7 +5129,7 @@ function decode_anon90(v, p, c, st) {
   return out;
 }
 
-function decode_anon91(v, p, c, st) {
+function decode_anon97(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4427,7 +5137,7 @@ function decode_anon91(v, p, c, st) {
   return out;
 }
 
-function decode_anon92(v, p, c, st) {
+function decode_anon98(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -4443,11 +5153,11 @@ function decode_io_orch_api_core_v1_LimitRangeItem(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitRangeItem"); break;
-      case "max": if (x !== null) f1 = decode_anon88(x, p ? p + ".max" : "max", c, "LimitRangeItem"); break;
-      case "min": if (x !== null) f2 = decode_anon89(x, p ? p + ".min" : "min", c, "LimitRangeItem"); break;
-      case "default": if (x !== null) f3 = decode_anon90(x, p ? p + ".default" : "default", c, "LimitRangeItem"); break;
-      case "defaultRequest": if (x !== null) f4 = decode_anon91(x, p ? p + ".defaultRequest" : "defaultRequest", c, "LimitRangeItem"); break;
-      case "maxLimitRequestRatio": if (x !== null) f5 = decode_anon92(x, p ? p + ".maxLimitRequestRatio" : "maxLimitRequestRatio", c, "LimitRangeItem"); break;
+      case "max": if (x !== null) f1 = decode_anon94(x, p ? p + ".max" : "max", c, "LimitRangeItem"); break;
+      case "min": if (x !== null) f2 = decode_anon95(x, p ? p + ".min" : "min", c, "LimitRangeItem"); break;
+      case "default": if (x !== null) f3 = decode_anon96(x, p ? p + ".default" : "default", c, "LimitRangeItem"); break;
+      case "defaultRequest": if (x !== null) f4 = decode_anon97(x, p ? p + ".defaultRequest" : "defaultRequest", c, "LimitRangeItem"); break;
+      case "maxLimitRequestRatio": if (x !== null) f5 = decode_anon98(x, p ? p + ".maxLimitRequestRatio" : "maxLimitRequestRatio", c, "LimitRangeItem"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4462,7 +5172,7 @@ function decode_io_orch_api_core_v1_LimitRangeItem(v, p, c, st) {
   return out;
 }
 
-function decode_anon93(v, p, c, st) {
+function decode_anon99(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LimitRange");
   const out = new Array(v.length);
@@ -4480,7 +5190,7 @@ function decode_io_orch_api_core_v1_LimitRangeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LimitRangeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "LimitRangeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "LimitRangeList"); break;
-      case "items": if (x !== null) f3 = decode_anon93(x, p ? p + ".items" : "items", c, "LimitRangeList"); break;
+      case "items": if (x !== null) f3 = decode_anon99(x, p ? p + ".items" : "items", c, "LimitRangeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4493,7 +5203,7 @@ function decode_io_orch_api_core_v1_LimitRangeList(v, p, c, st) {
   return out;
 }
 
-function decode_anon94(v, p, c, st) {
+function decode_anon100(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LimitRangeItem");
   const out = new Array(v.length);
@@ -4508,7 +5218,7 @@ function decode_io_orch_api_core_v1_LimitRangeSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon94(x, p ? p + ".limits" : "limits", c, "LimitRangeSpec"); break;
+      case "limits": if (x !== null) f0 = decode_anon100(x, p ? p + ".limits" : "limits", c, "LimitRangeSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4517,7 +5227,7 @@ function decode_io_orch_api_core_v1_LimitRangeSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon95(v, p, c, st) {
+function decode_anon101(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -4534,7 +5244,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
       case "gid": if (x !== null) f1 = int64(x, p ? p + ".gid" : "gid", c, "LinuxContainerUser"); break;
-      case "supplementalGroups": if (x !== null) f2 = decode_anon95(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
+      case "supplementalGroups": if (x !== null) f2 = decode_anon101(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "LinuxContainerUser"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4677,7 +5387,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon96(v, p, c, st) {
+function decode_anon102(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Namespace");
   const out = new Array(v.length);
@@ -4695,7 +5405,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NamespaceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NamespaceList"); break;
-      case "items": if (x !== null) f3 = decode_anon96(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
+      case "items": if (x !== null) f3 = decode_anon102(x, p ? p + ".items" : "items", c, "NamespaceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4708,7 +5418,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   return out;
 }
 
-function decode_anon97(v, p, c, st) {
+function decode_anon103(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -4723,7 +5433,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "finalizers": if (x !== null) f0 = decode_anon97(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
+      case "finalizers": if (x !== null) f0 = decode_anon103(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4732,7 +5442,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon98(v, p, c, st) {
+function decode_anon104(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NamespaceCondition");
   const out = new Array(v.length);
@@ -4748,7 +5458,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon98(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon104(x, p ? p + ".conditions" : "conditions", c, "NamespaceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4805,7 +5515,7 @@ function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
   return out;
 }
 
-function decode_anon99(v, p, c, st) {
+function decode_anon105(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PreferredSchedulingTerm");
   const out = new Array(v.length);
@@ -4821,7 +5531,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon99(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon105(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4930,7 +5640,7 @@ function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon100(v, p, c, st) {
+function decode_anon106(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Node");
   const out = new Array(v.length);
@@ -4948,7 +5658,7 @@ function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NodeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NodeList"); break;
-      case "items": if (x !== null) f3 = decode_anon100(x, p ? p + ".items" : "items", c, "NodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon106(x, p ? p + ".items" : "items", c, "NodeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -4998,7 +5708,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
   return out;
 }
 
-function decode_anon101(v, p, c, st) {
+function decode_anon107(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorTerm");
   const out = new Array(v.length);
@@ -5013,7 +5723,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon101(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
+      case "nodeSelectorTerms": if (x !== null) f0 = decode_anon107(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5022,7 +5732,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon102(v, p, c, st) {
+function decode_anon108(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5039,7 +5749,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "NodeSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon102(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon108(x, p ? p + ".values" : "values", c, "NodeSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5052,7 +5762,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   return out;
 }
 
-function decode_anon103(v, p, c, st) {
+function decode_anon109(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -5060,7 +5770,7 @@ function decode_anon103(v, p, c, st) {
   return out;
 }
 
-function decode_anon104(v, p, c, st) {
+function decode_anon110(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeSelectorRequirement");
   const out = new Array(v.length);
@@ -5075,8 +5785,8 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchExpressions": if (x !== null) f0 = decode_anon103(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
-      case "matchFields": if (x !== null) f1 = decode_anon104(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
+      case "matchExpressions": if (x !== null) f0 = decode_anon109(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
+      case "matchFields": if (x !== null) f1 = decode_anon110(x, p ? p + ".matchFields" : "matchFields", c, "NodeSelectorTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5086,7 +5796,7 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon105(v, p, c, st) {
+function decode_anon111(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Taint");
   const out = new Array(v.length);
@@ -5094,7 +5804,7 @@ function decode_anon105(v, p, c, st) {
   return out;
 }
 
-function decode_anon106(v, p, c, st) {
+function decode_anon112(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5113,9 +5823,9 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
       case "externalID": if (x !== null) f1 = string(x, p ? p + ".externalID" : "externalID", c, "NodeSpec"); break;
       case "providerID": if (x !== null) f2 = string(x, p ? p + ".providerID" : "providerID", c, "NodeSpec"); break;
       case "unschedulable": if (x !== null) f3 = boolean(x, p ? p + ".unschedulable" : "unschedulable", c, "NodeSpec"); break;
-      case "taints": if (x !== null) f4 = decode_anon105(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
+      case "taints": if (x !== null) f4 = decode_anon111(x, p ? p + ".taints" : "taints", c, "NodeSpec"); break;
       case "configSource": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".configSource" : "configSource", c, "NodeSpec"); break;
-      case "podCIDRs": if (x !== null) f6 = decode_anon106(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
+      case "podCIDRs": if (x !== null) f6 = decode_anon112(x, p ? p + ".podCIDRs" : "podCIDRs", c, "NodeSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5130,7 +5840,7 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon107(v, p, c, st) {
+function decode_anon113(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5138,7 +5848,7 @@ function decode_anon107(v, p, c, st) {
   return out;
 }
 
-function decode_anon108(v, p, c, st) {
+function decode_anon114(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5146,7 +5856,7 @@ function decode_anon108(v, p, c, st) {
   return out;
 }
 
-function decode_anon109(v, p, c, st) {
+function decode_anon115(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeCondition");
   const out = new Array(v.length);
@@ -5154,7 +5864,7 @@ function decode_anon109(v, p, c, st) {
   return out;
 }
 
-function decode_anon110(v, p, c, st) {
+function decode_anon116(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeAddress");
   const out = new Array(v.length);
@@ -5162,7 +5872,7 @@ function decode_anon110(v, p, c, st) {
   return out;
 }
 
-function decode_anon111(v, p, c, st) {
+function decode_anon117(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerImage");
   const out = new Array(v.length);
@@ -5170,7 +5880,7 @@ function decode_anon111(v, p, c, st) {
   return out;
 }
 
-function decode_anon112(v, p, c, st) {
+function decode_anon118(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5178,7 +5888,7 @@ function decode_anon112(v, p, c, st) {
   return out;
 }
 
-function decode_anon113(v, p, c, st) {
+function decode_anon119(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.AttachedVolume");
   const out = new Array(v.length);
@@ -5186,7 +5896,7 @@ function decode_anon113(v, p, c, st) {
   return out;
 }
 
-function decode_anon114(v, p, c, st) {
+function decode_anon120(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NodeRuntimeHandler");
   const out = new Array(v.length);
@@ -5201,18 +5911,18 @@ function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "capacity": if (x !== null) f0 = decode_anon107(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
-      case "allocatable": if (x !== null) f1 = decode_anon108(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
+      case "capacity": if (x !== null) f0 = decode_anon113(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
+      case "allocatable": if (x !== null) f1 = decode_anon114(x, p ? p + ".allocatable" : "allocatable", c, "NodeStatus"); break;
       case "phase": if (x !== null) f2 = string(x, p ? p + ".phase" : "phase", c, "NodeStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon109(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
-      case "addresses": if (x !== null) f4 = decode_anon110(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon115(x, p ? p + ".conditions" : "conditions", c, "NodeStatus"); break;
+      case "addresses": if (x !== null) f4 = decode_anon116(x, p ? p + ".addresses" : "addresses", c, "NodeStatus"); break;
       case "daemonEndpoints": if (x !== null) f5 = decode_io_orch_api_core_v1_NodeDaemonEndpoints(x, p ? p + ".daemonEndpoints" : "daemonEndpoints", c, "NodeStatus"); break;
       case "nodeInfo": if (x !== null) f6 = decode_io_orch_api_core_v1_NodeSystemInfo(x, p ? p + ".nodeInfo" : "nodeInfo", c, "NodeStatus"); break;
-      case "images": if (x !== null) f7 = decode_anon111(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
-      case "volumesInUse": if (x !== null) f8 = decode_anon112(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
-      case "volumesAttached": if (x !== null) f9 = decode_anon113(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
+      case "images": if (x !== null) f7 = decode_anon117(x, p ? p + ".images" : "images", c, "NodeStatus"); break;
+      case "volumesInUse": if (x !== null) f8 = decode_anon118(x, p ? p + ".volumesInUse" : "volumesInUse", c, "NodeStatus"); break;
+      case "volumesAttached": if (x !== null) f9 = decode_anon119(x, p ? p + ".volumesAttached" : "volumesAttached", c, "NodeStatus"); break;
       case "config": if (x !== null) f10 = decode_io_orch_api_core_v1_NodeConfigStatus(x, p ? p + ".config" : "config", c, "NodeStatus"); break;
-      case "runtimeHandlers": if (x !== null) f11 = decode_anon114(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
+      case "runtimeHandlers": if (x !== null) f11 = decode_anon120(x, p ? p + ".runtimeHandlers" : "runtimeHandlers", c, "NodeStatus"); break;
       case "features": if (x !== null) f12 = decode_io_orch_api_core_v1_NodeFeatures(x, p ? p + ".features" : "features", c, "NodeStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -5409,7 +6119,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v, p, c, st) 
   return out;
 }
 
-function decode_anon115(v, p, c, st) {
+function decode_anon121(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolumeClaim");
   const out = new Array(v.length);
@@ -5427,7 +6137,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeClaimList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PersistentVolumeClaimList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaimList"); break;
-      case "items": if (x !== null) f3 = decode_anon115(x, p ? p + ".items" : "items", c, "PersistentVolumeClaimList"); break;
+      case "items": if (x !== null) f3 = decode_anon121(x, p ? p + ".items" : "items", c, "PersistentVolumeClaimList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5440,7 +6150,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimList(v, p, c, st) {
   return out;
 }
 
-function decode_anon116(v, p, c, st) {
+function decode_anon122(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5455,7 +6165,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "accessModes": if (x !== null) f0 = decode_anon116(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
+      case "accessModes": if (x !== null) f0 = decode_anon122(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
       case "resources": if (x !== null) f1 = decode_io_orch_api_core_v1_VolumeResourceRequirements(x, p ? p + ".resources" : "resources", c, "PersistentVolumeClaimSpec"); break;
       case "volumeName": if (x !== null) f2 = string(x, p ? p + ".volumeName" : "volumeName", c, "PersistentVolumeClaimSpec"); break;
       case "selector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "PersistentVolumeClaimSpec"); break;
@@ -5482,7 +6192,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon117(v, p, c, st) {
+function decode_anon123(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5490,7 +6200,7 @@ function decode_anon117(v, p, c, st) {
   return out;
 }
 
-function decode_anon118(v, p, c, st) {
+function decode_anon124(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5498,7 +6208,7 @@ function decode_anon118(v, p, c, st) {
   return out;
 }
 
-function decode_anon119(v, p, c, st) {
+function decode_anon125(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolumeClaimCondition");
   const out = new Array(v.length);
@@ -5506,7 +6216,7 @@ function decode_anon119(v, p, c, st) {
   return out;
 }
 
-function decode_anon120(v, p, c, st) {
+function decode_anon126(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5514,7 +6224,7 @@ function decode_anon120(v, p, c, st) {
   return out;
 }
 
-function decode_anon121(v, p, c, st) {
+function decode_anon127(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -5530,11 +6240,11 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeClaimStatus"); break;
-      case "accessModes": if (x !== null) f1 = decode_anon117(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
-      case "capacity": if (x !== null) f2 = decode_anon118(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
-      case "conditions": if (x !== null) f3 = decode_anon119(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
-      case "allocatedResources": if (x !== null) f4 = decode_anon120(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
-      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon121(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
+      case "accessModes": if (x !== null) f1 = decode_anon123(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimStatus"); break;
+      case "capacity": if (x !== null) f2 = decode_anon124(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeClaimStatus"); break;
+      case "conditions": if (x !== null) f3 = decode_anon125(x, p ? p + ".conditions" : "conditions", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResources": if (x !== null) f4 = decode_anon126(x, p ? p + ".allocatedResources" : "allocatedResources", c, "PersistentVolumeClaimStatus"); break;
+      case "allocatedResourceStatuses": if (x !== null) f5 = decode_anon127(x, p ? p + ".allocatedResourceStatuses" : "allocatedResourceStatuses", c, "PersistentVolumeClaimStatus"); break;
       case "currentVolumeAttributesClassName": if (x !== null) f6 = string(x, p ? p + ".currentVolumeAttributesClassName" : "currentVolumeAttributesClassName", c, "PersistentVolumeClaimStatus"); break;
       case "modifyVolumeStatus": if (x !== null) f7 = decode_io_orch_api_core_v1_ModifyVolumeStatus(x, p ? p + ".modifyVolumeStatus" : "modifyVolumeStatus", c, "PersistentVolumeClaimStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -5591,7 +6301,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource(v, p, c, s
   return out;
 }
 
-function decode_anon122(v, p, c, st) {
+function decode_anon128(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PersistentVolume");
   const out = new Array(v.length);
@@ -5609,7 +6319,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PersistentVolumeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PersistentVolumeList"); break;
-      case "items": if (x !== null) f3 = decode_anon122(x, p ? p + ".items" : "items", c, "PersistentVolumeList"); break;
+      case "items": if (x !== null) f3 = decode_anon128(x, p ? p + ".items" : "items", c, "PersistentVolumeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5622,7 +6332,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeList(v, p, c, st) {
   return out;
 }
 
-function decode_anon123(v, p, c, st) {
+function decode_anon129(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -5630,7 +6340,7 @@ function decode_anon123(v, p, c, st) {
   return out;
 }
 
-function decode_anon124(v, p, c, st) {
+function decode_anon130(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5638,7 +6348,7 @@ function decode_anon124(v, p, c, st) {
   return out;
 }
 
-function decode_anon125(v, p, c, st) {
+function decode_anon131(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5653,7 +6363,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "capacity": if (x !== null) f0 = decode_anon123(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeSpec"); break;
+      case "capacity": if (x !== null) f0 = decode_anon129(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeSpec"); break;
       case "awsElasticBlockStore": if (x !== null) f1 = decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource(x, p ? p + ".awsElasticBlockStore" : "awsElasticBlockStore", c, "PersistentVolumeSpec"); break;
       case "azureDisk": if (x !== null) f2 = decode_io_orch_api_core_v1_AzureDiskVolumeSource(x, p ? p + ".azureDisk" : "azureDisk", c, "PersistentVolumeSpec"); break;
       case "azureFile": if (x !== null) f3 = decode_io_orch_api_core_v1_AzureFilePersistentVolumeSource(x, p ? p + ".azureFile" : "azureFile", c, "PersistentVolumeSpec"); break;
@@ -5676,11 +6386,11 @@ function decode_io_orch_api_core_v1_PersistentVolumeSpec(v, p, c, st) {
       case "scaleIO": if (x !== null) f20 = decode_io_orch_api_core_v1_ScaleIOPersistentVolumeSource(x, p ? p + ".scaleIO" : "scaleIO", c, "PersistentVolumeSpec"); break;
       case "storageos": if (x !== null) f21 = decode_io_orch_api_core_v1_StorageOSPersistentVolumeSource(x, p ? p + ".storageos" : "storageos", c, "PersistentVolumeSpec"); break;
       case "vsphereVolume": if (x !== null) f22 = decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource(x, p ? p + ".vsphereVolume" : "vsphereVolume", c, "PersistentVolumeSpec"); break;
-      case "accessModes": if (x !== null) f23 = decode_anon124(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeSpec"); break;
+      case "accessModes": if (x !== null) f23 = decode_anon130(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeSpec"); break;
       case "claimRef": if (x !== null) f24 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".claimRef" : "claimRef", c, "PersistentVolumeSpec"); break;
       case "persistentVolumeReclaimPolicy": if (x !== null) f25 = string(x, p ? p + ".persistentVolumeReclaimPolicy" : "persistentVolumeReclaimPolicy", c, "PersistentVolumeSpec"); break;
       case "storageClassName": if (x !== null) f26 = string(x, p ? p + ".storageClassName" : "storageClassName", c, "PersistentVolumeSpec"); break;
-      case "mountOptions": if (x !== null) f27 = decode_anon125(x, p ? p + ".mountOptions" : "mountOptions", c, "PersistentVolumeSpec"); break;
+      case "mountOptions": if (x !== null) f27 = decode_anon131(x, p ? p + ".mountOptions" : "mountOptions", c, "PersistentVolumeSpec"); break;
       case "volumeMode": if (x !== null) f28 = string(x, p ? p + ".volumeMode" : "volumeMode", c, "PersistentVolumeSpec"); break;
       case "nodeAffinity": if (x !== null) f29 = decode_io_orch_api_core_v1_VolumeNodeAffinity(x, p ? p + ".nodeAffinity" : "nodeAffinity", c, "PersistentVolumeSpec"); break;
       case "volumeAttributesClassName": if (x !== null) f30 = string(x, p ? p + ".volumeAttributesClassName" : "volumeAttributesClassName", c, "PersistentVolumeSpec"); break;
@@ -5792,7 +6502,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   return out;
 }
 
-function decode_anon126(v, p, c, st) {
+function decode_anon132(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -5800,7 +6510,7 @@ function decode_anon126(v, p, c, st) {
   return out;
 }
 
-function decode_anon127(v, p, c, st) {
+function decode_anon133(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -5815,8 +6525,8 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon126(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon127(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon132(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon133(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5826,7 +6536,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   return out;
 }
 
-function decode_anon128(v, p, c, st) {
+function decode_anon134(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5834,7 +6544,7 @@ function decode_anon128(v, p, c, st) {
   return out;
 }
 
-function decode_anon129(v, p, c, st) {
+function decode_anon135(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5842,7 +6552,7 @@ function decode_anon129(v, p, c, st) {
   return out;
 }
 
-function decode_anon130(v, p, c, st) {
+function decode_anon136(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5858,11 +6568,11 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
-      case "namespaces": if (x !== null) f1 = decode_anon128(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
+      case "namespaces": if (x !== null) f1 = decode_anon134(x, p ? p + ".namespaces" : "namespaces", c, "PodAffinityTerm"); break;
       case "topologyKey": if (x !== null) f2 = string(x, p ? p + ".topologyKey" : "topologyKey", c, "PodAffinityTerm"); break;
       case "namespaceSelector": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".namespaceSelector" : "namespaceSelector", c, "PodAffinityTerm"); break;
-      case "matchLabelKeys": if (x !== null) f4 = decode_anon129(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
-      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon130(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
+      case "matchLabelKeys": if (x !== null) f4 = decode_anon135(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "PodAffinityTerm"); break;
+      case "mismatchLabelKeys": if (x !== null) f5 = decode_anon136(x, p ? p + ".mismatchLabelKeys" : "mismatchLabelKeys", c, "PodAffinityTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5877,7 +6587,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon131(v, p, c, st) {
+function decode_anon137(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodAffinityTerm");
   const out = new Array(v.length);
@@ -5885,7 +6595,7 @@ function decode_anon131(v, p, c, st) {
   return out;
 }
 
-function decode_anon132(v, p, c, st) {
+function decode_anon138(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.WeightedPodAffinityTerm");
   const out = new Array(v.length);
@@ -5900,8 +6610,8 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon131(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
-      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon132(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon137(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
+      case "preferredDuringSchedulingIgnoredDuringExecution": if (x !== null) f1 = decode_anon138(x, p ? p + ".preferredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -5939,7 +6649,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   return out;
 }
 
-function decode_anon133(v, p, c, st) {
+function decode_anon139(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5947,7 +6657,7 @@ function decode_anon133(v, p, c, st) {
   return out;
 }
 
-function decode_anon134(v, p, c, st) {
+function decode_anon140(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -5955,7 +6665,7 @@ function decode_anon134(v, p, c, st) {
   return out;
 }
 
-function decode_anon135(v, p, c, st) {
+function decode_anon141(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDNSConfigOption");
   const out = new Array(v.length);
@@ -5970,9 +6680,9 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nameservers": if (x !== null) f0 = decode_anon133(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
-      case "searches": if (x !== null) f1 = decode_anon134(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
-      case "options": if (x !== null) f2 = decode_anon135(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
+      case "nameservers": if (x !== null) f0 = decode_anon139(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
+      case "searches": if (x !== null) f1 = decode_anon140(x, p ? p + ".searches" : "searches", c, "PodDNSConfig"); break;
+      case "options": if (x !== null) f2 = decode_anon141(x, p ? p + ".options" : "options", c, "PodDNSConfig"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6018,7 +6728,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   return out;
 }
 
-function decode_anon136(v, p, c, st) {
+function decode_anon142(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Pod");
   const out = new Array(v.length);
@@ -6036,7 +6746,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodList"); break;
-      case "items": if (x !== null) f3 = decode_anon136(x, p ? p + ".items" : "items", c, "PodList"); break;
+      case "items": if (x !== null) f3 = decode_anon142(x, p ? p + ".items" : "items", c, "PodList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6140,7 +6850,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   return out;
 }
 
-function decode_anon137(v, p, c, st) {
+function decode_anon143(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]int64");
   const out = new Array(v.length);
@@ -6148,7 +6858,7 @@ function decode_anon137(v, p, c, st) {
   return out;
 }
 
-function decode_anon138(v, p, c, st) {
+function decode_anon144(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Sysctl");
   const out = new Array(v.length);
@@ -6166,10 +6876,10 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
       case "runAsUser": if (x !== null) f1 = int64(x, p ? p + ".runAsUser" : "runAsUser", c, "PodSecurityContext"); break;
       case "runAsNonRoot": if (x !== null) f2 = boolean(x, p ? p + ".runAsNonRoot" : "runAsNonRoot", c, "PodSecurityContext"); break;
-      case "supplementalGroups": if (x !== null) f3 = decode_anon137(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
+      case "supplementalGroups": if (x !== null) f3 = decode_anon143(x, p ? p + ".supplementalGroups" : "supplementalGroups", c, "PodSecurityContext"); break;
       case "fsGroup": if (x !== null) f4 = int64(x, p ? p + ".fsGroup" : "fsGroup", c, "PodSecurityContext"); break;
       case "runAsGroup": if (x !== null) f5 = int64(x, p ? p + ".runAsGroup" : "runAsGroup", c, "PodSecurityContext"); break;
-      case "sysctls": if (x !== null) f6 = decode_anon138(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
+      case "sysctls": if (x !== null) f6 = decode_anon144(x, p ? p + ".sysctls" : "sysctls", c, "PodSecurityContext"); break;
       case "windowsOptions": if (x !== null) f7 = decode_io_orch_api_core_v1_WindowsSecurityContextOptions(x, p ? p + ".windowsOptions" : "windowsOptions", c, "PodSecurityContext"); break;
       case "fsGroupChangePolicy": if (x !== null) f8 = string(x, p ? p + ".fsGroupChangePolicy" : "fsGroupChangePolicy", c, "PodSecurityContext"); break;
       case "seccompProfile": if (x !== null) f9 = decode_io_orch_api_core_v1_SeccompProfile(x, p ? p + ".seccompProfile" : "seccompProfile", c, "PodSecurityContext"); break;
@@ -6194,7 +6904,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon139(v, p, c, st) {
+function decode_anon145(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Volume");
   const out = new Array(v.length);
@@ -6202,7 +6912,7 @@ function decode_anon139(v, p, c, st) {
   return out;
 }
 
-function decode_anon140(v, p, c, st) {
+function decode_anon146(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -6210,7 +6920,7 @@ function decode_anon140(v, p, c, st) {
   return out;
 }
 
-function decode_anon141(v, p, c, st) {
+function decode_anon147(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6218,7 +6928,7 @@ function decode_anon141(v, p, c, st) {
   return out;
 }
 
-function decode_anon142(v, p, c, st) {
+function decode_anon148(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -6226,7 +6936,7 @@ function decode_anon142(v, p, c, st) {
   return out;
 }
 
-function decode_anon143(v, p, c, st) {
+function decode_anon149(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Container");
   const out = new Array(v.length);
@@ -6234,7 +6944,7 @@ function decode_anon143(v, p, c, st) {
   return out;
 }
 
-function decode_anon144(v, p, c, st) {
+function decode_anon150(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
   const out = new Array(v.length);
@@ -6242,7 +6952,7 @@ function decode_anon144(v, p, c, st) {
   return out;
 }
 
-function decode_anon145(v, p, c, st) {
+function decode_anon151(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostAlias");
   const out = new Array(v.length);
@@ -6250,7 +6960,7 @@ function decode_anon145(v, p, c, st) {
   return out;
 }
 
-function decode_anon146(v, p, c, st) {
+function decode_anon152(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodReadinessGate");
   const out = new Array(v.length);
@@ -6258,7 +6968,7 @@ function decode_anon146(v, p, c, st) {
   return out;
 }
 
-function decode_anon147(v, p, c, st) {
+function decode_anon153(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -6266,7 +6976,7 @@ function decode_anon147(v, p, c, st) {
   return out;
 }
 
-function decode_anon148(v, p, c, st) {
+function decode_anon154(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySpreadConstraint");
   const out = new Array(v.length);
@@ -6274,7 +6984,7 @@ function decode_anon148(v, p, c, st) {
   return out;
 }
 
-function decode_anon149(v, p, c, st) {
+function decode_anon155(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EphemeralContainer");
   const out = new Array(v.length);
@@ -6282,7 +6992,7 @@ function decode_anon149(v, p, c, st) {
   return out;
 }
 
-function decode_anon150(v, p, c, st) {
+function decode_anon156(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodSchedulingGate");
   const out = new Array(v.length);
@@ -6290,7 +7000,7 @@ function decode_anon150(v, p, c, st) {
   return out;
 }
 
-function decode_anon151(v, p, c, st) {
+function decode_anon157(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaim");
   const out = new Array(v.length);
@@ -6305,13 +7015,13 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "volumes": if (x !== null) f0 = decode_anon139(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
-      case "containers": if (x !== null) f1 = decode_anon140(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
+      case "volumes": if (x !== null) f0 = decode_anon145(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
+      case "containers": if (x !== null) f1 = decode_anon146(x, p ? p + ".containers" : "containers", c, "PodSpec"); break;
       case "restartPolicy": if (x !== null) f2 = string(x, p ? p + ".restartPolicy" : "restartPolicy", c, "PodSpec"); break;
       case "terminationGracePeriodSeconds": if (x !== null) f3 = int64(x, p ? p + ".terminationGracePeriodSeconds" : "terminationGracePeriodSeconds", c, "PodSpec"); break;
       case "activeDeadlineSeconds": if (x !== null) f4 = int64(x, p ? p + ".activeDeadlineSeconds" : "activeDeadlineSeconds", c, "PodSpec"); break;
       case "dnsPolicy": if (x !== null) f5 = string(x, p ? p + ".dnsPolicy" : "dnsPolicy", c, "PodSpec"); break;
-      case "nodeSelector": if (x !== null) f6 = decode_anon141(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
+      case "nodeSelector": if (x !== null) f6 = decode_anon147(x, p ? p + ".nodeSelector" : "nodeSelector", c, "PodSpec"); break;
       case "serviceAccountName": if (x !== null) f7 = string(x, p ? p + ".serviceAccountName" : "serviceAccountName", c, "PodSpec"); break;
       case "serviceAccount": if (x !== null) f8 = string(x, p ? p + ".serviceAccount" : "serviceAccount", c, "PodSpec"); break;
       case "nodeName": if (x !== null) f9 = string(x, p ? p + ".nodeName" : "nodeName", c, "PodSpec"); break;
@@ -6319,31 +7029,31 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
       case "hostPID": if (x !== null) f11 = boolean(x, p ? p + ".hostPID" : "hostPID", c, "PodSpec"); break;
       case "hostIPC": if (x !== null) f12 = boolean(x, p ? p + ".hostIPC" : "hostIPC", c, "PodSpec"); break;
       case "securityContext": if (x !== null) f13 = decode_io_orch_api_core_v1_PodSecurityContext(x, p ? p + ".securityContext" : "securityContext", c, "PodSpec"); break;
-      case "imagePullSecrets": if (x !== null) f14 = decode_anon142(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
+      case "imagePullSecrets": if (x !== null) f14 = decode_anon148(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "PodSpec"); break;
       case "hostname": if (x !== null) f15 = string(x, p ? p + ".hostname" : "hostname", c, "PodSpec"); break;
       case "subdomain": if (x !== null) f16 = string(x, p ? p + ".subdomain" : "subdomain", c, "PodSpec"); break;
       case "affinity": if (x !== null) f17 = decode_io_orch_api_core_v1_Affinity(x, p ? p + ".affinity" : "affinity", c, "PodSpec"); break;
       case "schedulerName": if (x !== null) f18 = string(x, p ? p + ".schedulerName" : "schedulerName", c, "PodSpec"); break;
-      case "initContainers": if (x !== null) f19 = decode_anon143(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
+      case "initContainers": if (x !== null) f19 = decode_anon149(x, p ? p + ".initContainers" : "initContainers", c, "PodSpec"); break;
       case "automountServiceAccountToken": if (x !== null) f20 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "PodSpec"); break;
-      case "tolerations": if (x !== null) f21 = decode_anon144(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
-      case "hostAliases": if (x !== null) f22 = decode_anon145(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
+      case "tolerations": if (x !== null) f21 = decode_anon150(x, p ? p + ".tolerations" : "tolerations", c, "PodSpec"); break;
+      case "hostAliases": if (x !== null) f22 = decode_anon151(x, p ? p + ".hostAliases" : "hostAliases", c, "PodSpec"); break;
       case "priorityClassName": if (x !== null) f23 = string(x, p ? p + ".priorityClassName" : "priorityClassName", c, "PodSpec"); break;
       case "priority": if (x !== null) f24 = int32(x, p ? p + ".priority" : "priority", c, "PodSpec"); break;
       case "dnsConfig": if (x !== null) f25 = decode_io_orch_api_core_v1_PodDNSConfig(x, p ? p + ".dnsConfig" : "dnsConfig", c, "PodSpec"); break;
       case "shareProcessNamespace": if (x !== null) f26 = boolean(x, p ? p + ".shareProcessNamespace" : "shareProcessNamespace", c, "PodSpec"); break;
-      case "readinessGates": if (x !== null) f27 = decode_anon146(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
+      case "readinessGates": if (x !== null) f27 = decode_anon152(x, p ? p + ".readinessGates" : "readinessGates", c, "PodSpec"); break;
       case "runtimeClassName": if (x !== null) f28 = string(x, p ? p + ".runtimeClassName" : "runtimeClassName", c, "PodSpec"); break;
       case "enableServiceLinks": if (x !== null) f29 = boolean(x, p ? p + ".enableServiceLinks" : "enableServiceLinks", c, "PodSpec"); break;
       case "preemptionPolicy": if (x !== null) f30 = string(x, p ? p + ".preemptionPolicy" : "preemptionPolicy", c, "PodSpec"); break;
-      case "overhead": if (x !== null) f31 = decode_anon147(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
-      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon148(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
-      case "ephemeralContainers": if (x !== null) f33 = decode_anon149(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
+      case "overhead": if (x !== null) f31 = decode_anon153(x, p ? p + ".overhead" : "overhead", c, "PodSpec"); break;
+      case "topologySpreadConstraints": if (x !== null) f32 = decode_anon154(x, p ? p + ".topologySpreadConstraints" : "topologySpreadConstraints", c, "PodSpec"); break;
+      case "ephemeralContainers": if (x !== null) f33 = decode_anon155(x, p ? p + ".ephemeralContainers" : "ephemeralContainers", c, "PodSpec"); break;
       case "setHostnameAsFQDN": if (x !== null) f34 = boolean(x, p ? p + ".setHostnameAsFQDN" : "setHostnameAsFQDN", c, "PodSpec"); break;
       case "os": if (x !== null) f35 = decode_io_orch_api_core_v1_PodOS(x, p ? p + ".os" : "os", c, "PodSpec"); break;
       case "hostUsers": if (x !== null) f36 = boolean(x, p ? p + ".hostUsers" : "hostUsers", c, "PodSpec"); break;
-      case "schedulingGates": if (x !== null) f37 = decode_anon150(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
-      case "resourceClaims": if (x !== null) f38 = decode_anon151(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
+      case "schedulingGates": if (x !== null) f37 = decode_anon156(x, p ? p + ".schedulingGates" : "schedulingGates", c, "PodSpec"); break;
+      case "resourceClaims": if (x !== null) f38 = decode_anon157(x, p ? p + ".resourceClaims" : "resourceClaims", c, "PodSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6390,7 +7100,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon152(v, p, c, st) {
+function decode_anon158(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodCondition");
   const out = new Array(v.length);
@@ -6398,7 +7108,7 @@ function decode_anon152(v, p, c, st) {
   return out;
 }
 
-function decode_anon153(v, p, c, st) {
+function decode_anon159(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -6406,7 +7116,7 @@ function decode_anon153(v, p, c, st) {
   return out;
 }
 
-function decode_anon154(v, p, c, st) {
+function decode_anon160(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -6414,7 +7124,7 @@ function decode_anon154(v, p, c, st) {
   return out;
 }
 
-function decode_anon155(v, p, c, st) {
+function decode_anon161(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodIP");
   const out = new Array(v.length);
@@ -6422,7 +7132,7 @@ function decode_anon155(v, p, c, st) {
   return out;
 }
 
-function decode_anon156(v, p, c, st) {
+function decode_anon162(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ContainerStatus");
   const out = new Array(v.length);
@@ -6430,7 +7140,7 @@ function decode_anon156(v, p, c, st) {
   return out;
 }
 
-function decode_anon157(v, p, c, st) {
+function decode_anon163(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodResourceClaimStatus");
   const out = new Array(v.length);
@@ -6438,7 +7148,7 @@ function decode_anon157(v, p, c, st) {
   return out;
 }
 
-function decode_anon158(v, p, c, st) {
+function decode_anon164(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HostIP");
   const out = new Array(v.length);
@@ -6454,21 +7164,21 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
-      case "conditions": if (x !== null) f1 = decode_anon152(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
+      case "conditions": if (x !== null) f1 = decode_anon158(x, p ? p + ".conditions" : "conditions", c, "PodStatus"); break;
       case "message": if (x !== null) f2 = string(x, p ? p + ".message" : "message", c, "PodStatus"); break;
       case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PodStatus"); break;
       case "hostIP": if (x !== null) f4 = string(x, p ? p + ".hostIP" : "hostIP", c, "PodStatus"); break;
       case "podIP": if (x !== null) f5 = string(x, p ? p + ".podIP" : "podIP", c, "PodStatus"); break;
       case "startTime": if (x !== null) f6 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startTime" : "startTime", c, "PodStatus"); break;
-      case "containerStatuses": if (x !== null) f7 = decode_anon153(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
+      case "containerStatuses": if (x !== null) f7 = decode_anon159(x, p ? p + ".containerStatuses" : "containerStatuses", c, "PodStatus"); break;
       case "qosClass": if (x !== null) f8 = string(x, p ? p + ".qosClass" : "qosClass", c, "PodStatus"); break;
-      case "initContainerStatuses": if (x !== null) f9 = decode_anon154(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
+      case "initContainerStatuses": if (x !== null) f9 = decode_anon160(x, p ? p + ".initContainerStatuses" : "initContainerStatuses", c, "PodStatus"); break;
       case "nominatedNodeName": if (x !== null) f10 = string(x, p ? p + ".nominatedNodeName" : "nominatedNodeName", c, "PodStatus"); break;
-      case "podIPs": if (x !== null) f11 = decode_anon155(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
-      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon156(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
+      case "podIPs": if (x !== null) f11 = decode_anon161(x, p ? p + ".podIPs" : "podIPs", c, "PodStatus"); break;
+      case "ephemeralContainerStatuses": if (x !== null) f12 = decode_anon162(x, p ? p + ".ephemeralContainerStatuses" : "ephemeralContainerStatuses", c, "PodStatus"); break;
       case "resize": if (x !== null) f13 = string(x, p ? p + ".resize" : "resize", c, "PodStatus"); break;
-      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon157(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
-      case "hostIPs": if (x !== null) f15 = decode_anon158(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
+      case "resourceClaimStatuses": if (x !== null) f14 = decode_anon163(x, p ? p + ".resourceClaimStatuses" : "resourceClaimStatuses", c, "PodStatus"); break;
+      case "hostIPs": if (x !== null) f15 = decode_anon164(x, p ? p + ".hostIPs" : "hostIPs", c, "PodStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6516,7 +7226,7 @@ function decode_io_orch_api_core_v1_PodTemplate(v, p, c, st) {
   return out;
 }
 
-function decode_anon159(v, p, c, st) {
+function decode_anon165(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodTemplate");
   const out = new Array(v.length);
@@ -6534,7 +7244,7 @@ function decode_io_orch_api_core_v1_PodTemplateList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodTemplateList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodTemplateList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodTemplateList"); break;
-      case "items": if (x !== null) f3 = decode_anon159(x, p ? p + ".items" : "items", c, "PodTemplateList"); break;
+      case "items": if (x !== null) f3 = decode_anon165(x, p ? p + ".items" : "items", c, "PodTemplateList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6642,7 +7352,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   return out;
 }
 
-function decode_anon160(v, p, c, st) {
+function decode_anon166(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeProjection");
   const out = new Array(v.length);
@@ -6657,7 +7367,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "sources": if (x !== null) f0 = decode_anon160(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
+      case "sources": if (x !== null) f0 = decode_anon166(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
       case "defaultMode": if (x !== null) f1 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "ProjectedVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -6696,7 +7406,7 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon161(v, p, c, st) {
+function decode_anon167(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6711,7 +7421,7 @@ function decode_io_orch_api_core_v1_RBDPersistentVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon161(x, p ? p + ".monitors" : "monitors", c, "RBDPersistentVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon167(x, p ? p + ".monitors" : "monitors", c, "RBDPersistentVolumeSource"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDPersistentVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDPersistentVolumeSource"); break;
       case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDPersistentVolumeSource"); break;
@@ -6738,7 +7448,7 @@ function decode_io_orch_api_core_v1_RBDPersistentVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon162(v, p, c, st) {
+function decode_anon168(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -6753,7 +7463,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "monitors": if (x !== null) f0 = decode_anon162(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
+      case "monitors": if (x !== null) f0 = decode_anon168(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
       case "image": if (x !== null) f1 = string(x, p ? p + ".image" : "image", c, "RBDVolumeSource"); break;
       case "fsType": if (x !== null) f2 = string(x, p ? p + ".fsType" : "fsType", c, "RBDVolumeSource"); break;
       case "pool": if (x !== null) f3 = string(x, p ? p + ".pool" : "pool", c, "RBDVolumeSource"); break;
@@ -6833,7 +7543,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerCondition(v, p, c, st) 
   return out;
 }
 
-function decode_anon163(v, p, c, st) {
+function decode_anon169(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ReplicationController");
   const out = new Array(v.length);
@@ -6851,7 +7561,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicationControllerList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ReplicationControllerList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ReplicationControllerList"); break;
-      case "items": if (x !== null) f3 = decode_anon163(x, p ? p + ".items" : "items", c, "ReplicationControllerList"); break;
+      case "items": if (x !== null) f3 = decode_anon169(x, p ? p + ".items" : "items", c, "ReplicationControllerList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -6864,7 +7574,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerList(v, p, c, st) {
   return out;
 }
 
-function decode_anon164(v, p, c, st) {
+function decode_anon170(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -6880,7 +7590,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerSpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicationControllerSpec"); break;
-      case "selector": if (x !== null) f1 = decode_anon164(x, p ? p + ".selector" : "selector", c, "ReplicationControllerSpec"); break;
+      case "selector": if (x !== null) f1 = decode_anon170(x, p ? p + ".selector" : "selector", c, "ReplicationControllerSpec"); break;
       case "template": if (x !== null) f2 = decode_io_orch_api_core_v1_PodTemplateSpec(x, p ? p + ".template" : "template", c, "ReplicationControllerSpec"); break;
       case "minReadySeconds": if (x !== null) f3 = int32(x, p ? p + ".minReadySeconds" : "minReadySeconds", c, "ReplicationControllerSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -6895,7 +7605,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon165(v, p, c, st) {
+function decode_anon171(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ReplicationControllerCondition");
   const out = new Array(v.length);
@@ -6915,7 +7625,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerStatus(v, p, c, st) {
       case "observedGeneration": if (x !== null) f2 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "ReplicationControllerStatus"); break;
       case "readyReplicas": if (x !== null) f3 = int32(x, p ? p + ".readyReplicas" : "readyReplicas", c, "ReplicationControllerStatus"); break;
       case "availableReplicas": if (x !== null) f4 = int32(x, p ? p + ".availableReplicas" : "availableReplicas", c, "ReplicationControllerStatus"); break;
-      case "conditions": if (x !== null) f5 = decode_anon165(x, p ? p + ".conditions" : "conditions", c, "ReplicationControllerStatus"); break;
+      case "conditions": if (x !== null) f5 = decode_anon171(x, p ? p + ".conditions" : "conditions", c, "ReplicationControllerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7016,7 +7726,7 @@ function decode_io_orch_api_core_v1_ResourceQuota(v, p, c, st) {
   return out;
 }
 
-function decode_anon166(v, p, c, st) {
+function decode_anon172(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceQuota");
   const out = new Array(v.length);
@@ -7034,7 +7744,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ResourceQuotaList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ResourceQuotaList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ResourceQuotaList"); break;
-      case "items": if (x !== null) f3 = decode_anon166(x, p ? p + ".items" : "items", c, "ResourceQuotaList"); break;
+      case "items": if (x !== null) f3 = decode_anon172(x, p ? p + ".items" : "items", c, "ResourceQuotaList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7047,7 +7757,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaList(v, p, c, st) {
   return out;
 }
 
-function decode_anon167(v, p, c, st) {
+function decode_anon173(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -7055,7 +7765,7 @@ function decode_anon167(v, p, c, st) {
   return out;
 }
 
-function decode_anon168(v, p, c, st) {
+function decode_anon174(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7070,8 +7780,8 @@ function decode_io_orch_api_core_v1_ResourceQuotaSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "hard": if (x !== null) f0 = decode_anon167(x, p ? p + ".hard" : "hard", c, "ResourceQuotaSpec"); break;
-      case "scopes": if (x !== null) f1 = decode_anon168(x, p ? p + ".scopes" : "scopes", c, "ResourceQuotaSpec"); break;
+      case "hard": if (x !== null) f0 = decode_anon173(x, p ? p + ".hard" : "hard", c, "ResourceQuotaSpec"); break;
+      case "scopes": if (x !== null) f1 = decode_anon174(x, p ? p + ".scopes" : "scopes", c, "ResourceQuotaSpec"); break;
       case "scopeSelector": if (x !== null) f2 = decode_io_orch_api_core_v1_ScopeSelector(x, p ? p + ".scopeSelector" : "scopeSelector", c, "ResourceQuotaSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7083,7 +7793,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon169(v, p, c, st) {
+function decode_anon175(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -7091,7 +7801,7 @@ function decode_anon169(v, p, c, st) {
   return out;
 }
 
-function decode_anon170(v, p, c, st) {
+function decode_anon176(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -7106,8 +7816,8 @@ function decode_io_orch_api_core_v1_ResourceQuotaStatus(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "hard": if (x !== null) f0 = decode_anon169(x, p ? p + ".hard" : "hard", c, "ResourceQuotaStatus"); break;
-      case "used": if (x !== null) f1 = decode_anon170(x, p ? p + ".used" : "used", c, "ResourceQuotaStatus"); break;
+      case "hard": if (x !== null) f0 = decode_anon175(x, p ? p + ".hard" : "hard", c, "ResourceQuotaStatus"); break;
+      case "used": if (x !== null) f1 = decode_anon176(x, p ? p + ".used" : "used", c, "ResourceQuotaStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7117,7 +7827,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaStatus(v, p, c, st) {
   return out;
 }
 
-function decode_anon171(v, p, c, st) {
+function decode_anon177(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -7125,7 +7835,7 @@ function decode_anon171(v, p, c, st) {
   return out;
 }
 
-function decode_anon172(v, p, c, st) {
+function decode_anon178(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -7133,7 +7843,7 @@ function decode_anon172(v, p, c, st) {
   return out;
 }
 
-function decode_anon173(v, p, c, st) {
+function decode_anon179(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceClaim");
   const out = new Array(v.length);
@@ -7148,9 +7858,9 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon171(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon172(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
-      case "claims": if (x !== null) f2 = decode_anon173(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon177(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon178(x, p ? p + ".requests" : "requests", c, "ResourceRequirements"); break;
+      case "claims": if (x !== null) f2 = decode_anon179(x, p ? p + ".claims" : "claims", c, "ResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7161,7 +7871,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   return out;
 }
 
-function decode_anon174(v, p, c, st) {
+function decode_anon180(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourceHealth");
   const out = new Array(v.length);
@@ -7177,7 +7887,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
-      case "resources": if (x !== null) f1 = decode_anon174(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
+      case "resources": if (x !== null) f1 = decode_anon180(x, p ? p + ".resources" : "resources", c, "ResourceStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7286,7 +7996,7 @@ function decode_io_orch_api_core_v1_ScaleIOVolumeSource(v, p, c, st) {
   return out;
 }
 
-function decode_anon175(v, p, c, st) {
+function decode_anon181(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ScopedResourceSelectorRequirement");
   const out = new Array(v.length);
@@ -7301,7 +8011,7 @@ function decode_io_orch_api_core_v1_ScopeSelector(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchExpressions": if (x !== null) f0 = decode_anon175(x, p ? p + ".matchExpressions" : "matchExpressions", c, "ScopeSelector"); break;
+      case "matchExpressions": if (x !== null) f0 = decode_anon181(x, p ? p + ".matchExpressions" : "matchExpressions", c, "ScopeSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7310,7 +8020,7 @@ function decode_io_orch_api_core_v1_ScopeSelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon176(v, p, c, st) {
+function decode_anon182(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7327,7 +8037,7 @@ function decode_io_orch_api_core_v1_ScopedResourceSelectorRequirement(v, p, c, s
     switch (k) {
       case "scopeName": if (x !== null) f0 = string(x, p ? p + ".scopeName" : "scopeName", c, "ScopedResourceSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "ScopedResourceSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon176(x, p ? p + ".values" : "values", c, "ScopedResourceSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon182(x, p ? p + ".values" : "values", c, "ScopedResourceSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7359,7 +8069,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   return out;
 }
 
-function decode_anon177(v, p, c, st) {
+function decode_anon183(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -7367,7 +8077,7 @@ function decode_anon177(v, p, c, st) {
   return out;
 }
 
-function decode_anon178(v, p, c, st) {
+function decode_anon184(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -7385,9 +8095,9 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Secret"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Secret"); break;
-      case "data": if (x !== null) f3 = decode_anon177(x, p ? p + ".data" : "data", c, "Secret"); break;
+      case "data": if (x !== null) f3 = decode_anon183(x, p ? p + ".data" : "data", c, "Secret"); break;
       case "type": if (x !== null) f4 = string(x, p ? p + ".type" : "type", c, "Secret"); break;
-      case "stringData": if (x !== null) f5 = decode_anon178(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
+      case "stringData": if (x !== null) f5 = decode_anon184(x, p ? p + ".stringData" : "stringData", c, "Secret"); break;
       case "immutable": if (x !== null) f6 = boolean(x, p ? p + ".immutable" : "immutable", c, "Secret"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7446,7 +8156,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   return out;
 }
 
-function decode_anon179(v, p, c, st) {
+function decode_anon185(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Secret");
   const out = new Array(v.length);
@@ -7464,7 +8174,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "SecretList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "SecretList"); break;
-      case "items": if (x !== null) f3 = decode_anon179(x, p ? p + ".items" : "items", c, "SecretList"); break;
+      case "items": if (x !== null) f3 = decode_anon185(x, p ? p + ".items" : "items", c, "SecretList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7477,7 +8187,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   return out;
 }
 
-function decode_anon180(v, p, c, st) {
+function decode_anon186(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -7493,7 +8203,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
-      case "items": if (x !== null) f1 = decode_anon180(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
+      case "items": if (x !== null) f1 = decode_anon186(x, p ? p + ".items" : "items", c, "SecretProjection"); break;
       case "optional": if (x !== null) f2 = boolean(x, p ? p + ".optional" : "optional", c, "SecretProjection"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7524,7 +8234,7 @@ function decode_io_orch_api_core_v1_SecretReference(v, p, c, st) {
   return out;
 }
 
-function decode_anon181(v, p, c, st) {
+function decode_anon187(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.KeyToPath");
   const out = new Array(v.length);
@@ -7540,7 +8250,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
-      case "items": if (x !== null) f1 = decode_anon181(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
+      case "items": if (x !== null) f1 = decode_anon187(x, p ? p + ".items" : "items", c, "SecretVolumeSource"); break;
       case "defaultMode": if (x !== null) f2 = int32(x, p ? p + ".defaultMode" : "defaultMode", c, "SecretVolumeSource"); break;
       case "optional": if (x !== null) f3 = boolean(x, p ? p + ".optional" : "optional", c, "SecretVolumeSource"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -7592,7 +8302,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   return out;
 }
 
-function decode_anon182(v, p, c, st) {
+function decode_anon188(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ObjectReference");
   const out = new Array(v.length);
@@ -7600,7 +8310,7 @@ function decode_anon182(v, p, c, st) {
   return out;
 }
 
-function decode_anon183(v, p, c, st) {
+function decode_anon189(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LocalObjectReference");
   const out = new Array(v.length);
@@ -7618,8 +8328,8 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccount"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccount"); break;
-      case "secrets": if (x !== null) f3 = decode_anon182(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
-      case "imagePullSecrets": if (x !== null) f4 = decode_anon183(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
+      case "secrets": if (x !== null) f3 = decode_anon188(x, p ? p + ".secrets" : "secrets", c, "ServiceAccount"); break;
+      case "imagePullSecrets": if (x !== null) f4 = decode_anon189(x, p ? p + ".imagePullSecrets" : "imagePullSecrets", c, "ServiceAccount"); break;
       case "automountServiceAccountToken": if (x !== null) f5 = boolean(x, p ? p + ".automountServiceAccountToken" : "automountServiceAccountToken", c, "ServiceAccount"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -7635,7 +8345,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   return out;
 }
 
-function decode_anon184(v, p, c, st) {
+function decode_anon190(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ServiceAccount");
   const out = new Array(v.length);
@@ -7653,7 +8363,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ServiceAccountList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ServiceAccountList"); break;
-      case "items": if (x !== null) f3 = decode_anon184(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
+      case "items": if (x !== null) f3 = decode_anon190(x, p ? p + ".items" : "items", c, "ServiceAccountList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7838,7 +8548,7 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   return out;
 }
 
-function decode_anon185(v, p, c, st) {
+function decode_anon191(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7854,7 +8564,7 @@ function decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v, p, c, st
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement"); break;
-      case "values": if (x !== null) f1 = decode_anon185(x, p ? p + ".values" : "values", c, "TopologySelectorLabelRequirement"); break;
+      case "values": if (x !== null) f1 = decode_anon191(x, p ? p + ".values" : "values", c, "TopologySelectorLabelRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7865,7 +8575,7 @@ function decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v, p, c, st
   return out;
 }
 
-function decode_anon186(v, p, c, st) {
+function decode_anon192(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySelectorLabelRequirement");
   const out = new Array(v.length);
@@ -7880,7 +8590,7 @@ function decode_io_orch_api_core_v1_TopologySelectorTerm(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabelExpressions": if (x !== null) f0 = decode_anon186(x, p ? p + ".matchLabelExpressions" : "matchLabelExpressions", c, "TopologySelectorTerm"); break;
+      case "matchLabelExpressions": if (x !== null) f0 = decode_anon192(x, p ? p + ".matchLabelExpressions" : "matchLabelExpressions", c, "TopologySelectorTerm"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -7889,7 +8599,7 @@ function decode_io_orch_api_core_v1_TopologySelectorTerm(v, p, c, st) {
   return out;
 }
 
-function decode_anon187(v, p, c, st) {
+function decode_anon193(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -7911,7 +8621,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
       case "minDomains": if (x !== null) f4 = int32(x, p ? p + ".minDomains" : "minDomains", c, "TopologySpreadConstraint"); break;
       case "nodeAffinityPolicy": if (x !== null) f5 = string(x, p ? p + ".nodeAffinityPolicy" : "nodeAffinityPolicy", c, "TopologySpreadConstraint"); break;
       case "nodeTaintsPolicy": if (x !== null) f6 = string(x, p ? p + ".nodeTaintsPolicy" : "nodeTaintsPolicy", c, "TopologySpreadConstraint"); break;
-      case "matchLabelKeys": if (x !== null) f7 = decode_anon187(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
+      case "matchLabelKeys": if (x !== null) f7 = decode_anon193(x, p ? p + ".matchLabelKeys" : "matchLabelKeys", c, "TopologySpreadConstraint"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8167,7 +8877,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   return out;
 }
 
-function decode_anon188(v, p, c, st) {
+function decode_anon194(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -8175,7 +8885,7 @@ function decode_anon188(v, p, c, st) {
   return out;
 }
 
-function decode_anon189(v, p, c, st) {
+function decode_anon195(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -8190,8 +8900,8 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "limits": if (x !== null) f0 = decode_anon188(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
-      case "requests": if (x !== null) f1 = decode_anon189(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
+      case "limits": if (x !== null) f0 = decode_anon194(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
+      case "requests": if (x !== null) f1 = decode_anon195(x, p ? p + ".requests" : "requests", c, "VolumeResourceRequirements"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8266,7 +8976,7 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   return out;
 }
 
-function decode_anon190(v, p, c, st) {
+function decode_anon196(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8274,7 +8984,7 @@ function decode_anon190(v, p, c, st) {
   return out;
 }
 
-function decode_anon191(v, p, c, st) {
+function decode_anon197(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -8289,11 +8999,11 @@ function decode_io_orch_api_discovery_v1_Endpoint(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "addresses": if (x !== null) f0 = decode_anon190(x, p ? p + ".addresses" : "addresses", c, "Endpoint"); break;
+      case "addresses": if (x !== null) f0 = decode_anon196(x, p ? p + ".addresses" : "addresses", c, "Endpoint"); break;
       case "conditions": if (x !== null) f1 = decode_io_orch_api_discovery_v1_EndpointConditions(x, p ? p + ".conditions" : "conditions", c, "Endpoint"); break;
       case "hostname": if (x !== null) f2 = string(x, p ? p + ".hostname" : "hostname", c, "Endpoint"); break;
       case "targetRef": if (x !== null) f3 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".targetRef" : "targetRef", c, "Endpoint"); break;
-      case "deprecatedTopology": if (x !== null) f4 = decode_anon191(x, p ? p + ".deprecatedTopology" : "deprecatedTopology", c, "Endpoint"); break;
+      case "deprecatedTopology": if (x !== null) f4 = decode_anon197(x, p ? p + ".deprecatedTopology" : "deprecatedTopology", c, "Endpoint"); break;
       case "nodeName": if (x !== null) f5 = string(x, p ? p + ".nodeName" : "nodeName", c, "Endpoint"); break;
       case "zone": if (x !== null) f6 = string(x, p ? p + ".zone" : "zone", c, "Endpoint"); break;
       case "hints": if (x !== null) f7 = decode_io_orch_api_discovery_v1_EndpointHints(x, p ? p + ".hints" : "hints", c, "Endpoint"); break;
@@ -8333,7 +9043,7 @@ function decode_io_orch_api_discovery_v1_EndpointConditions(v, p, c, st) {
   return out;
 }
 
-function decode_anon192(v, p, c, st) {
+function decode_anon198(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ForZone");
   const out = new Array(v.length);
@@ -8348,7 +9058,7 @@ function decode_io_orch_api_discovery_v1_EndpointHints(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "forZones": if (x !== null) f0 = decode_anon192(x, p ? p + ".forZones" : "forZones", c, "EndpointHints"); break;
+      case "forZones": if (x !== null) f0 = decode_anon198(x, p ? p + ".forZones" : "forZones", c, "EndpointHints"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8381,7 +9091,7 @@ function decode_io_orch_api_discovery_v1_EndpointPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon193(v, p, c, st) {
+function decode_anon199(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Endpoint");
   const out = new Array(v.length);
@@ -8389,7 +9099,7 @@ function decode_anon193(v, p, c, st) {
   return out;
 }
 
-function decode_anon194(v, p, c, st) {
+function decode_anon200(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointPort");
   const out = new Array(v.length);
@@ -8407,8 +9117,8 @@ function decode_io_orch_api_discovery_v1_EndpointSlice(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSlice"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointSlice"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointSlice"); break;
-      case "endpoints": if (x !== null) f3 = decode_anon193(x, p ? p + ".endpoints" : "endpoints", c, "EndpointSlice"); break;
-      case "ports": if (x !== null) f4 = decode_anon194(x, p ? p + ".ports" : "ports", c, "EndpointSlice"); break;
+      case "endpoints": if (x !== null) f3 = decode_anon199(x, p ? p + ".endpoints" : "endpoints", c, "EndpointSlice"); break;
+      case "ports": if (x !== null) f4 = decode_anon200(x, p ? p + ".ports" : "ports", c, "EndpointSlice"); break;
       case "addressType": if (x !== null) f5 = string(x, p ? p + ".addressType" : "addressType", c, "EndpointSlice"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8425,7 +9135,7 @@ function decode_io_orch_api_discovery_v1_EndpointSlice(v, p, c, st) {
   return out;
 }
 
-function decode_anon195(v, p, c, st) {
+function decode_anon201(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.EndpointSlice");
   const out = new Array(v.length);
@@ -8443,7 +9153,7 @@ function decode_io_orch_api_discovery_v1_EndpointSliceList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSliceList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EndpointSliceList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EndpointSliceList"); break;
-      case "items": if (x !== null) f3 = decode_anon195(x, p ? p + ".items" : "items", c, "EndpointSliceList"); break;
+      case "items": if (x !== null) f3 = decode_anon201(x, p ? p + ".items" : "items", c, "EndpointSliceList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8473,6 +9183,1294 @@ function decode_io_orch_api_discovery_v1_ForZone(v, p, c, st) {
   return out;
 }
 
+function decode_io_orch_api_events_v1_Event(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
+  let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Event"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Event"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Event"); break;
+      case "eventTime": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(x, p ? p + ".eventTime" : "eventTime", c, "Event"); break;
+      case "series": if (x !== null) f4 = decode_io_orch_api_events_v1_EventSeries(x, p ? p + ".series" : "series", c, "Event"); break;
+      case "reportingController": if (x !== null) f5 = string(x, p ? p + ".reportingController" : "reportingController", c, "Event"); break;
+      case "reportingInstance": if (x !== null) f6 = string(x, p ? p + ".reportingInstance" : "reportingInstance", c, "Event"); break;
+      case "action": if (x !== null) f7 = string(x, p ? p + ".action" : "action", c, "Event"); break;
+      case "reason": if (x !== null) f8 = string(x, p ? p + ".reason" : "reason", c, "Event"); break;
+      case "regarding": if (x !== null) f9 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".regarding" : "regarding", c, "Event"); break;
+      case "related": if (x !== null) f10 = decode_io_orch_api_core_v1_ObjectReference(x, p ? p + ".related" : "related", c, "Event"); break;
+      case "note": if (x !== null) f11 = string(x, p ? p + ".note" : "note", c, "Event"); break;
+      case "type": if (x !== null) f12 = string(x, p ? p + ".type" : "type", c, "Event"); break;
+      case "deprecatedSource": if (x !== null) f13 = decode_io_orch_api_core_v1_EventSource(x, p ? p + ".deprecatedSource" : "deprecatedSource", c, "Event"); break;
+      case "deprecatedFirstTimestamp": if (x !== null) f14 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deprecatedFirstTimestamp" : "deprecatedFirstTimestamp", c, "Event"); break;
+      case "deprecatedLastTimestamp": if (x !== null) f15 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deprecatedLastTimestamp" : "deprecatedLastTimestamp", c, "Event"); break;
+      case "deprecatedCount": if (x !== null) f16 = int32(x, p ? p + ".deprecatedCount" : "deprecatedCount", c, "Event"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "Event");
+  if (f9 === undefined && c.defaults !== false) f9 = decode_io_orch_api_core_v1_ObjectReference({}, p ? p + ".regarding" : "regarding", c, "Event");
+  if (f13 === undefined && c.defaults !== false) f13 = decode_io_orch_api_core_v1_EventSource({}, p ? p + ".deprecatedSource" : "deprecatedSource", c, "Event");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.eventTime = f3;
+  if (f4 !== undefined) out.series = f4;
+  if (f5 !== undefined) out.reportingController = f5;
+  if (f6 !== undefined) out.reportingInstance = f6;
+  if (f7 !== undefined) out.action = f7;
+  if (f8 !== undefined) out.reason = f8;
+  if (f9 !== undefined) out.regarding = f9;
+  if (f10 !== undefined) out.related = f10;
+  if (f11 !== undefined) out.note = f11;
+  if (f12 !== undefined) out.type = f12;
+  if (f13 !== undefined) out.deprecatedSource = f13;
+  if (f14 !== undefined) out.deprecatedFirstTimestamp = f14;
+  if (f15 !== undefined) out.deprecatedLastTimestamp = f15;
+  if (f16 !== undefined) out.deprecatedCount = f16;
+  return out;
+}
+
+function decode_anon202(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Event");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_events_v1_Event(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_events_v1_EventList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "EventList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "EventList"); break;
+      case "items": if (x !== null) f3 = decode_anon202(x, p ? p + ".items" : "items", c, "EventList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "EventList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_events_v1_EventSeries(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "EventSeries"); break;
+      case "lastObservedTime": if (x !== null) f1 = decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(x, p ? p + ".lastObservedTime" : "lastObservedTime", c, "EventSeries"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".count" : "count", c, "EventSeries");
+  const out = {};
+  if (f0 !== undefined) out.count = f0;
+  if (f1 !== undefined) out.lastObservedTime = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1.ExemptPriorityLevelConfiguration");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f1 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "ExemptPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.lendablePercent = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1.FlowDistinguisherMethod");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "FlowDistinguisherMethod");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchema(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1.FlowSchema");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchema"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchema"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(x, p ? p + ".spec" : "spec", c, "FlowSchema"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(x, p ? p + ".status" : "status", c, "FlowSchema"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchema");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec({}, p ? p + ".spec" : "spec", c, "FlowSchema");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus({}, p ? p + ".status" : "status", c, "FlowSchema");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1.FlowSchemaCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "FlowSchemaCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "FlowSchemaCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "FlowSchemaCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "FlowSchemaCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon203(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchema");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_FlowSchema(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1.FlowSchemaList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon203(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchemaList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon204(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRulesWithSubjects");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1.FlowSchemaSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
+      case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
+      case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon204(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference({}, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec");
+  const out = {};
+  if (f0 !== undefined) out.priorityLevelConfiguration = f0;
+  if (f1 !== undefined) out.matchingPrecedence = f1;
+  if (f2 !== undefined) out.distinguisherMethod = f2;
+  if (f3 !== undefined) out.rules = f3;
+  return out;
+}
+
+function decode_anon205(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.FlowSchemaCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1.FlowSchemaStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon205(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_GroupSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1.GroupSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "GroupSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_LimitResponse(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1.LimitResponse");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
+      case "queuing": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(x, p ? p + ".queuing" : "queuing", c, "LimitResponse"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "LimitResponse");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.queuing = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1.LimitedPriorityLevelConfiguration");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
+      case "limitResponse": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_LimitResponse(x, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f2 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "LimitedPriorityLevelConfiguration"); break;
+      case "borrowingLimitPercent": if (x !== null) f3 = int32(x, p ? p + ".borrowingLimitPercent" : "borrowingLimitPercent", c, "LimitedPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_flowcontrol_v1_LimitResponse({}, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.limitResponse = f1;
+  if (f2 !== undefined) out.lendablePercent = f2;
+  if (f3 !== undefined) out.borrowingLimitPercent = f3;
+  return out;
+}
+
+function decode_anon206(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon207(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1.NonResourcePolicyRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon206(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon207(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.nonResourceURLs = f1;
+  return out;
+}
+
+function decode_anon208(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_Subject(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon209(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon210(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NonResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1.PolicyRulesWithSubjects");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "subjects": if (x !== null) f0 = decode_anon208(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon209(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon210(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.subjects = f0;
+  if (f1 !== undefined) out.resourceRules = f1;
+  if (f2 !== undefined) out.nonResourceRules = f2;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1.PriorityLevelConfiguration");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfiguration"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(x, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(x, p ? p + ".status" : "status", c, "PriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec({}, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus({}, p ? p + ".status" : "status", c, "PriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1.PriorityLevelConfigurationCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PriorityLevelConfigurationCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "PriorityLevelConfigurationCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PriorityLevelConfigurationCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "PriorityLevelConfigurationCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon211(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfiguration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1.PriorityLevelConfigurationList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon211(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1.PriorityLevelConfigurationReference");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1.PriorityLevelConfigurationSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
+      case "limited": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(x, p ? p + ".limited" : "limited", c, "PriorityLevelConfigurationSpec"); break;
+      case "exempt": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(x, p ? p + ".exempt" : "exempt", c, "PriorityLevelConfigurationSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.limited = f1;
+  if (f2 !== undefined) out.exempt = f2;
+  return out;
+}
+
+function decode_anon212(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PriorityLevelConfigurationCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1.PriorityLevelConfigurationStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon212(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1.QueuingConfiguration");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
+      case "handSize": if (x !== null) f1 = int32(x, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration"); break;
+      case "queueLengthLimit": if (x !== null) f2 = int32(x, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".queues" : "queues", c, "QueuingConfiguration");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.queues = f0;
+  if (f1 !== undefined) out.handSize = f1;
+  if (f2 !== undefined) out.queueLengthLimit = f2;
+  return out;
+}
+
+function decode_anon213(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon214(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon215(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon216(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1.ResourcePolicyRule");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon213(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon214(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon215(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon216(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.apiGroups = f1;
+  if (f2 !== undefined) out.resources = f2;
+  if (f3 !== undefined) out.clusterScope = f3;
+  if (f4 !== undefined) out.namespaces = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1.ServiceAccountSubject");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
+      case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "ServiceAccountSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".name" : "name", c, "ServiceAccountSubject");
+  const out = {};
+  if (f0 !== undefined) out.namespace = f0;
+  if (f1 !== undefined) out.name = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_Subject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1.Subject");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
+      case "user": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1_UserSubject(x, p ? p + ".user" : "user", c, "Subject"); break;
+      case "group": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1_GroupSubject(x, p ? p + ".group" : "group", c, "Subject"); break;
+      case "serviceAccount": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject(x, p ? p + ".serviceAccount" : "serviceAccount", c, "Subject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "Subject");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.user = f1;
+  if (f2 !== undefined) out.group = f2;
+  if (f3 !== undefined) out.serviceAccount = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1_UserSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1.UserSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "UserSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1beta3.ExemptPriorityLevelConfiguration");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f1 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "ExemptPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.lendablePercent = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1beta3.FlowDistinguisherMethod");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "FlowDistinguisherMethod");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchema(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1beta3.FlowSchema");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchema"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchema"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(x, p ? p + ".spec" : "spec", c, "FlowSchema"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(x, p ? p + ".status" : "status", c, "FlowSchema"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchema");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec({}, p ? p + ".spec" : "spec", c, "FlowSchema");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus({}, p ? p + ".status" : "status", c, "FlowSchema");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1beta3.FlowSchemaCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "FlowSchemaCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "FlowSchemaCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "FlowSchemaCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "FlowSchemaCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon217(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchema");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_FlowSchema(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1beta3.FlowSchemaList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "FlowSchemaList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "FlowSchemaList"); break;
+      case "items": if (x !== null) f3 = decode_anon217(x, p ? p + ".items" : "items", c, "FlowSchemaList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "FlowSchemaList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_anon218(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PolicyRulesWithSubjects");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1beta3.FlowSchemaSpec");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
+      case "matchingPrecedence": if (x !== null) f1 = int32(x, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec"); break;
+      case "distinguisherMethod": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(x, p ? p + ".distinguisherMethod" : "distinguisherMethod", c, "FlowSchemaSpec"); break;
+      case "rules": if (x !== null) f3 = decode_anon218(x, p ? p + ".rules" : "rules", c, "FlowSchemaSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference({}, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".matchingPrecedence" : "matchingPrecedence", c, "FlowSchemaSpec");
+  const out = {};
+  if (f0 !== undefined) out.priorityLevelConfiguration = f0;
+  if (f1 !== undefined) out.matchingPrecedence = f1;
+  if (f2 !== undefined) out.distinguisherMethod = f2;
+  if (f3 !== undefined) out.rules = f3;
+  return out;
+}
+
+function decode_anon219(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.FlowSchemaCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1beta3.FlowSchemaStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon219(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_GroupSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1beta3.GroupSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "GroupSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_LimitResponse(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1beta3.LimitResponse");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
+      case "queuing": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(x, p ? p + ".queuing" : "queuing", c, "LimitResponse"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "LimitResponse");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.queuing = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1beta3.LimitedPriorityLevelConfiguration");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
+      case "limitResponse": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_LimitResponse(x, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration"); break;
+      case "lendablePercent": if (x !== null) f2 = int32(x, p ? p + ".lendablePercent" : "lendablePercent", c, "LimitedPriorityLevelConfiguration"); break;
+      case "borrowingLimitPercent": if (x !== null) f3 = int32(x, p ? p + ".borrowingLimitPercent" : "borrowingLimitPercent", c, "LimitedPriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration");
+  if (f1 === undefined && c.defaults !== false) f1 = decode_io_orch_api_flowcontrol_v1beta3_LimitResponse({}, p ? p + ".limitResponse" : "limitResponse", c, "LimitedPriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.nominalConcurrencyShares = f0;
+  if (f1 !== undefined) out.limitResponse = f1;
+  if (f2 !== undefined) out.lendablePercent = f2;
+  if (f3 !== undefined) out.borrowingLimitPercent = f3;
+  return out;
+}
+
+function decode_anon220(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon221(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1beta3.NonResourcePolicyRule");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon220(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f1 = decode_anon221(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "NonResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.nonResourceURLs = f1;
+  return out;
+}
+
+function decode_anon222(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.Subject");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_Subject(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon223(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.ResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon224(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.NonResourcePolicyRule");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1beta3.PolicyRulesWithSubjects");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "subjects": if (x !== null) f0 = decode_anon222(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
+      case "resourceRules": if (x !== null) f1 = decode_anon223(x, p ? p + ".resourceRules" : "resourceRules", c, "PolicyRulesWithSubjects"); break;
+      case "nonResourceRules": if (x !== null) f2 = decode_anon224(x, p ? p + ".nonResourceRules" : "nonResourceRules", c, "PolicyRulesWithSubjects"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.subjects = f0;
+  if (f1 !== undefined) out.resourceRules = f1;
+  if (f2 !== undefined) out.nonResourceRules = f2;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1beta3.PriorityLevelConfiguration");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfiguration"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration"); break;
+      case "spec": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(x, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration"); break;
+      case "status": if (x !== null) f4 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus(x, p ? p + ".status" : "status", c, "PriorityLevelConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfiguration");
+  if (f3 === undefined && c.defaults !== false) f3 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec({}, p ? p + ".spec" : "spec", c, "PriorityLevelConfiguration");
+  if (f4 === undefined && c.defaults !== false) f4 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus({}, p ? p + ".status" : "status", c, "PriorityLevelConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.spec = f3;
+  if (f4 !== undefined) out.status = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondition(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1beta3.PriorityLevelConfigurationCondition");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
+      case "status": if (x !== null) f1 = string(x, p ? p + ".status" : "status", c, "PriorityLevelConfigurationCondition"); break;
+      case "lastTransitionTime": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".lastTransitionTime" : "lastTransitionTime", c, "PriorityLevelConfigurationCondition"); break;
+      case "reason": if (x !== null) f3 = string(x, p ? p + ".reason" : "reason", c, "PriorityLevelConfigurationCondition"); break;
+      case "message": if (x !== null) f4 = string(x, p ? p + ".message" : "message", c, "PriorityLevelConfigurationCondition"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.status = f1;
+  if (f2 !== undefined) out.lastTransitionTime = f2;
+  if (f3 !== undefined) out.reason = f3;
+  if (f4 !== undefined) out.message = f4;
+  return out;
+}
+
+function decode_anon225(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfiguration");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1beta3.PriorityLevelConfigurationList");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
+      case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PriorityLevelConfigurationList"); break;
+      case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList"); break;
+      case "items": if (x !== null) f3 = decode_anon225(x, p ? p + ".items" : "items", c, "PriorityLevelConfigurationList"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f2 === undefined && c.defaults !== false) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta({}, p ? p + ".metadata" : "metadata", c, "PriorityLevelConfigurationList");
+  const out = {};
+  if (f0 !== undefined) out.apiVersion = f0;
+  if (f1 !== undefined) out.kind = f1;
+  if (f2 !== undefined) out.metadata = f2;
+  if (f3 !== undefined) out.items = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1beta3.PriorityLevelConfigurationReference");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1beta3.PriorityLevelConfigurationSpec");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
+      case "limited": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguration(x, p ? p + ".limited" : "limited", c, "PriorityLevelConfigurationSpec"); break;
+      case "exempt": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration(x, p ? p + ".exempt" : "exempt", c, "PriorityLevelConfigurationSpec"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec");
+  const out = {};
+  if (f0 !== undefined) out.type = f0;
+  if (f1 !== undefined) out.limited = f1;
+  if (f2 !== undefined) out.exempt = f2;
+  return out;
+}
+
+function decode_anon226(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1beta3.PriorityLevelConfigurationCondition");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondition(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1beta3.PriorityLevelConfigurationStatus");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "conditions": if (x !== null) f0 = decode_anon226(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.conditions = f0;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1beta3.QueuingConfiguration");
+  let f0, f1, f2;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
+      case "handSize": if (x !== null) f1 = int32(x, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration"); break;
+      case "queueLengthLimit": if (x !== null) f2 = int32(x, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = int32(0, p ? p + ".queues" : "queues", c, "QueuingConfiguration");
+  if (f1 === undefined && c.defaults !== false) f1 = int32(0, p ? p + ".handSize" : "handSize", c, "QueuingConfiguration");
+  if (f2 === undefined && c.defaults !== false) f2 = int32(0, p ? p + ".queueLengthLimit" : "queueLengthLimit", c, "QueuingConfiguration");
+  const out = {};
+  if (f0 !== undefined) out.queues = f0;
+  if (f1 !== undefined) out.handSize = f1;
+  if (f2 !== undefined) out.queueLengthLimit = f2;
+  return out;
+}
+
+function decode_anon227(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon228(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon229(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_anon230(v, p, c, st) {
+  if (v === null) return [];
+  if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = string(v[i], p + '[' + i + ']', c, st);
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1beta3.ResourcePolicyRule");
+  let f0, f1, f2, f3, f4;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "verbs": if (x !== null) f0 = decode_anon227(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon228(x, p ? p + ".apiGroups" : "apiGroups", c, "ResourcePolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon229(x, p ? p + ".resources" : "resources", c, "ResourcePolicyRule"); break;
+      case "clusterScope": if (x !== null) f3 = boolean(x, p ? p + ".clusterScope" : "clusterScope", c, "ResourcePolicyRule"); break;
+      case "namespaces": if (x !== null) f4 = decode_anon230(x, p ? p + ".namespaces" : "namespaces", c, "ResourcePolicyRule"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  const out = {};
+  if (f0 !== undefined) out.verbs = f0;
+  if (f1 !== undefined) out.apiGroups = f1;
+  if (f2 !== undefined) out.resources = f2;
+  if (f3 !== undefined) out.clusterScope = f3;
+  if (f4 !== undefined) out.namespaces = f4;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1beta3.ServiceAccountSubject");
+  let f0, f1;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
+      case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "ServiceAccountSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject");
+  if (f1 === undefined && c.defaults !== false) f1 = string("", p ? p + ".name" : "name", c, "ServiceAccountSubject");
+  const out = {};
+  if (f0 !== undefined) out.namespace = f0;
+  if (f1 !== undefined) out.name = f1;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_Subject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1beta3.Subject");
+  let f0, f1, f2, f3;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
+      case "user": if (x !== null) f1 = decode_io_orch_api_flowcontrol_v1beta3_UserSubject(x, p ? p + ".user" : "user", c, "Subject"); break;
+      case "group": if (x !== null) f2 = decode_io_orch_api_flowcontrol_v1beta3_GroupSubject(x, p ? p + ".group" : "group", c, "Subject"); break;
+      case "serviceAccount": if (x !== null) f3 = decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject(x, p ? p + ".serviceAccount" : "serviceAccount", c, "Subject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".kind" : "kind", c, "Subject");
+  const out = {};
+  if (f0 !== undefined) out.kind = f0;
+  if (f1 !== undefined) out.user = f1;
+  if (f2 !== undefined) out.group = f2;
+  if (f3 !== undefined) out.serviceAccount = f3;
+  return out;
+}
+
+function decode_io_orch_api_flowcontrol_v1beta3_UserSubject(v, p, c, st) {
+  if (v === null) v = {};
+  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1beta3.UserSubject");
+  let f0;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    switch (k) {
+      case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
+      default: c.unknown(p ? p + '.' + k : k);
+    }
+  }
+  if (f0 === undefined && c.defaults !== false) f0 = string("", p ? p + ".name" : "name", c, "UserSubject");
+  const out = {};
+  if (f0 !== undefined) out.name = f0;
+  return out;
+}
+
 function decode_io_orch_api_networking_v1_HTTPIngressPath(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressPath", "v1.HTTPIngressPath");
@@ -8494,7 +10492,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressPath(v, p, c, st) {
   return out;
 }
 
-function decode_anon196(v, p, c, st) {
+function decode_anon231(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.HTTPIngressPath");
   const out = new Array(v.length);
@@ -8509,7 +10507,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressRuleValue(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "paths": if (x !== null) f0 = decode_anon196(x, p ? p + ".paths" : "paths", c, "HTTPIngressRuleValue"); break;
+      case "paths": if (x !== null) f0 = decode_anon231(x, p ? p + ".paths" : "paths", c, "HTTPIngressRuleValue"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8518,7 +10516,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressRuleValue(v, p, c, st) {
   return out;
 }
 
-function decode_anon197(v, p, c, st) {
+function decode_anon232(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8534,7 +10532,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
-      case "except": if (x !== null) f1 = decode_anon197(x, p ? p + ".except" : "except", c, "IPBlock"); break;
+      case "except": if (x !== null) f1 = decode_anon232(x, p ? p + ".except" : "except", c, "IPBlock"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8614,7 +10612,7 @@ function decode_io_orch_api_networking_v1_IngressClass(v, p, c, st) {
   return out;
 }
 
-function decode_anon198(v, p, c, st) {
+function decode_anon233(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressClass");
   const out = new Array(v.length);
@@ -8632,7 +10630,7 @@ function decode_io_orch_api_networking_v1_IngressClassList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClassList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressClassList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "IngressClassList"); break;
-      case "items": if (x !== null) f3 = decode_anon198(x, p ? p + ".items" : "items", c, "IngressClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon233(x, p ? p + ".items" : "items", c, "IngressClassList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8690,7 +10688,7 @@ function decode_io_orch_api_networking_v1_IngressClassSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon199(v, p, c, st) {
+function decode_anon234(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Ingress");
   const out = new Array(v.length);
@@ -8708,7 +10706,7 @@ function decode_io_orch_api_networking_v1_IngressList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "IngressList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "IngressList"); break;
-      case "items": if (x !== null) f3 = decode_anon199(x, p ? p + ".items" : "items", c, "IngressList"); break;
+      case "items": if (x !== null) f3 = decode_anon234(x, p ? p + ".items" : "items", c, "IngressList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8721,7 +10719,7 @@ function decode_io_orch_api_networking_v1_IngressList(v, p, c, st) {
   return out;
 }
 
-function decode_anon200(v, p, c, st) {
+function decode_anon235(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressPortStatus");
   const out = new Array(v.length);
@@ -8738,7 +10736,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v, p, c, st
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "IngressLoadBalancerIngress"); break;
       case "hostname": if (x !== null) f1 = string(x, p ? p + ".hostname" : "hostname", c, "IngressLoadBalancerIngress"); break;
-      case "ports": if (x !== null) f2 = decode_anon200(x, p ? p + ".ports" : "ports", c, "IngressLoadBalancerIngress"); break;
+      case "ports": if (x !== null) f2 = decode_anon235(x, p ? p + ".ports" : "ports", c, "IngressLoadBalancerIngress"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8749,7 +10747,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v, p, c, st
   return out;
 }
 
-function decode_anon201(v, p, c, st) {
+function decode_anon236(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressLoadBalancerIngress");
   const out = new Array(v.length);
@@ -8764,7 +10762,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ingress": if (x !== null) f0 = decode_anon201(x, p ? p + ".ingress" : "ingress", c, "IngressLoadBalancerStatus"); break;
+      case "ingress": if (x !== null) f0 = decode_anon236(x, p ? p + ".ingress" : "ingress", c, "IngressLoadBalancerStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8833,7 +10831,7 @@ function decode_io_orch_api_networking_v1_IngressServiceBackend(v, p, c, st) {
   return out;
 }
 
-function decode_anon202(v, p, c, st) {
+function decode_anon237(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressTLS");
   const out = new Array(v.length);
@@ -8841,7 +10839,7 @@ function decode_anon202(v, p, c, st) {
   return out;
 }
 
-function decode_anon203(v, p, c, st) {
+function decode_anon238(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.IngressRule");
   const out = new Array(v.length);
@@ -8857,8 +10855,8 @@ function decode_io_orch_api_networking_v1_IngressSpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "defaultBackend": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".defaultBackend" : "defaultBackend", c, "IngressSpec"); break;
-      case "tls": if (x !== null) f1 = decode_anon202(x, p ? p + ".tls" : "tls", c, "IngressSpec"); break;
-      case "rules": if (x !== null) f2 = decode_anon203(x, p ? p + ".rules" : "rules", c, "IngressSpec"); break;
+      case "tls": if (x !== null) f1 = decode_anon237(x, p ? p + ".tls" : "tls", c, "IngressSpec"); break;
+      case "rules": if (x !== null) f2 = decode_anon238(x, p ? p + ".rules" : "rules", c, "IngressSpec"); break;
       case "ingressClassName": if (x !== null) f3 = string(x, p ? p + ".ingressClassName" : "ingressClassName", c, "IngressSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8888,7 +10886,7 @@ function decode_io_orch_api_networking_v1_IngressStatus(v, p, c, st) {
   return out;
 }
 
-function decode_anon204(v, p, c, st) {
+function decode_anon239(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -8903,7 +10901,7 @@ function decode_io_orch_api_networking_v1_IngressTLS(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "hosts": if (x !== null) f0 = decode_anon204(x, p ? p + ".hosts" : "hosts", c, "IngressTLS"); break;
+      case "hosts": if (x !== null) f0 = decode_anon239(x, p ? p + ".hosts" : "hosts", c, "IngressTLS"); break;
       case "secretName": if (x !== null) f1 = string(x, p ? p + ".secretName" : "secretName", c, "IngressTLS"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -8938,7 +10936,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   return out;
 }
 
-function decode_anon205(v, p, c, st) {
+function decode_anon240(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8946,7 +10944,7 @@ function decode_anon205(v, p, c, st) {
   return out;
 }
 
-function decode_anon206(v, p, c, st) {
+function decode_anon241(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8961,8 +10959,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon205(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
-      case "to": if (x !== null) f1 = decode_anon206(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon240(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
+      case "to": if (x !== null) f1 = decode_anon241(x, p ? p + ".to" : "to", c, "NetworkPolicyEgressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -8972,7 +10970,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon207(v, p, c, st) {
+function decode_anon242(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPort");
   const out = new Array(v.length);
@@ -8980,7 +10978,7 @@ function decode_anon207(v, p, c, st) {
   return out;
 }
 
-function decode_anon208(v, p, c, st) {
+function decode_anon243(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyPeer");
   const out = new Array(v.length);
@@ -8995,8 +10993,8 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "ports": if (x !== null) f0 = decode_anon207(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
-      case "from": if (x !== null) f1 = decode_anon208(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
+      case "ports": if (x !== null) f0 = decode_anon242(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
+      case "from": if (x !== null) f1 = decode_anon243(x, p ? p + ".from" : "from", c, "NetworkPolicyIngressRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9006,7 +11004,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   return out;
 }
 
-function decode_anon209(v, p, c, st) {
+function decode_anon244(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicy");
   const out = new Array(v.length);
@@ -9024,7 +11022,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "NetworkPolicyList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "NetworkPolicyList"); break;
-      case "items": if (x !== null) f3 = decode_anon209(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
+      case "items": if (x !== null) f3 = decode_anon244(x, p ? p + ".items" : "items", c, "NetworkPolicyList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9078,7 +11076,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon210(v, p, c, st) {
+function decode_anon245(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyIngressRule");
   const out = new Array(v.length);
@@ -9086,7 +11084,7 @@ function decode_anon210(v, p, c, st) {
   return out;
 }
 
-function decode_anon211(v, p, c, st) {
+function decode_anon246(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.NetworkPolicyEgressRule");
   const out = new Array(v.length);
@@ -9094,7 +11092,7 @@ function decode_anon211(v, p, c, st) {
   return out;
 }
 
-function decode_anon212(v, p, c, st) {
+function decode_anon247(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9110,9 +11108,9 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
-      case "ingress": if (x !== null) f1 = decode_anon210(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
-      case "egress": if (x !== null) f2 = decode_anon211(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
-      case "policyTypes": if (x !== null) f3 = decode_anon212(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
+      case "ingress": if (x !== null) f1 = decode_anon245(x, p ? p + ".ingress" : "ingress", c, "NetworkPolicySpec"); break;
+      case "egress": if (x !== null) f2 = decode_anon246(x, p ? p + ".egress" : "egress", c, "NetworkPolicySpec"); break;
+      case "policyTypes": if (x !== null) f3 = decode_anon247(x, p ? p + ".policyTypes" : "policyTypes", c, "NetworkPolicySpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9143,7 +11141,7 @@ function decode_io_orch_api_networking_v1_ServiceBackendPort(v, p, c, st) {
   return out;
 }
 
-function decode_anon213(v, p, c, st) {
+function decode_anon248(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
@@ -9158,7 +11156,7 @@ function decode_io_orch_api_node_v1_Overhead(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "podFixed": if (x !== null) f0 = decode_anon213(x, p ? p + ".podFixed" : "podFixed", c, "Overhead"); break;
+      case "podFixed": if (x !== null) f0 = decode_anon248(x, p ? p + ".podFixed" : "podFixed", c, "Overhead"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9195,7 +11193,7 @@ function decode_io_orch_api_node_v1_RuntimeClass(v, p, c, st) {
   return out;
 }
 
-function decode_anon214(v, p, c, st) {
+function decode_anon249(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RuntimeClass");
   const out = new Array(v.length);
@@ -9213,7 +11211,7 @@ function decode_io_orch_api_node_v1_RuntimeClassList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClassList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RuntimeClassList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RuntimeClassList"); break;
-      case "items": if (x !== null) f3 = decode_anon214(x, p ? p + ".items" : "items", c, "RuntimeClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon249(x, p ? p + ".items" : "items", c, "RuntimeClassList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9226,7 +11224,7 @@ function decode_io_orch_api_node_v1_RuntimeClassList(v, p, c, st) {
   return out;
 }
 
-function decode_anon215(v, p, c, st) {
+function decode_anon250(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -9234,7 +11232,7 @@ function decode_anon215(v, p, c, st) {
   return out;
 }
 
-function decode_anon216(v, p, c, st) {
+function decode_anon251(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Toleration");
   const out = new Array(v.length);
@@ -9249,8 +11247,8 @@ function decode_io_orch_api_node_v1_Scheduling(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "nodeSelector": if (x !== null) f0 = decode_anon215(x, p ? p + ".nodeSelector" : "nodeSelector", c, "Scheduling"); break;
-      case "tolerations": if (x !== null) f1 = decode_anon216(x, p ? p + ".tolerations" : "tolerations", c, "Scheduling"); break;
+      case "nodeSelector": if (x !== null) f0 = decode_anon250(x, p ? p + ".nodeSelector" : "nodeSelector", c, "Scheduling"); break;
+      case "tolerations": if (x !== null) f1 = decode_anon251(x, p ? p + ".tolerations" : "tolerations", c, "Scheduling"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9287,7 +11285,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudget(v, p, c, st) {
   return out;
 }
 
-function decode_anon217(v, p, c, st) {
+function decode_anon252(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PodDisruptionBudget");
   const out = new Array(v.length);
@@ -9305,7 +11303,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudgetList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "PodDisruptionBudgetList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "PodDisruptionBudgetList"); break;
-      case "items": if (x !== null) f3 = decode_anon217(x, p ? p + ".items" : "items", c, "PodDisruptionBudgetList"); break;
+      case "items": if (x !== null) f3 = decode_anon252(x, p ? p + ".items" : "items", c, "PodDisruptionBudgetList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9340,7 +11338,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon218(v, p, c, st) {
+function decode_anon253(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.Time");
   const out = {};
@@ -9348,7 +11346,7 @@ function decode_anon218(v, p, c, st) {
   return out;
 }
 
-function decode_anon219(v, p, c, st) {
+function decode_anon254(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Condition");
   const out = new Array(v.length);
@@ -9364,12 +11362,12 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "PodDisruptionBudgetStatus"); break;
-      case "disruptedPods": if (x !== null) f1 = decode_anon218(x, p ? p + ".disruptedPods" : "disruptedPods", c, "PodDisruptionBudgetStatus"); break;
+      case "disruptedPods": if (x !== null) f1 = decode_anon253(x, p ? p + ".disruptedPods" : "disruptedPods", c, "PodDisruptionBudgetStatus"); break;
       case "disruptionsAllowed": if (x !== null) f2 = int32(x, p ? p + ".disruptionsAllowed" : "disruptionsAllowed", c, "PodDisruptionBudgetStatus"); break;
       case "currentHealthy": if (x !== null) f3 = int32(x, p ? p + ".currentHealthy" : "currentHealthy", c, "PodDisruptionBudgetStatus"); break;
       case "desiredHealthy": if (x !== null) f4 = int32(x, p ? p + ".desiredHealthy" : "desiredHealthy", c, "PodDisruptionBudgetStatus"); break;
       case "expectedPods": if (x !== null) f5 = int32(x, p ? p + ".expectedPods" : "expectedPods", c, "PodDisruptionBudgetStatus"); break;
-      case "conditions": if (x !== null) f6 = decode_anon219(x, p ? p + ".conditions" : "conditions", c, "PodDisruptionBudgetStatus"); break;
+      case "conditions": if (x !== null) f6 = decode_anon254(x, p ? p + ".conditions" : "conditions", c, "PodDisruptionBudgetStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9388,7 +11386,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(v, p, c, st) {
   return out;
 }
 
-function decode_anon220(v, p, c, st) {
+function decode_anon255(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelector");
   const out = new Array(v.length);
@@ -9403,7 +11401,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon220(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
+      case "clusterRoleSelectors": if (x !== null) f0 = decode_anon255(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9412,7 +11410,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon221(v, p, c, st) {
+function decode_anon256(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -9430,7 +11428,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRole"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRole"); break;
-      case "rules": if (x !== null) f3 = decode_anon221(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
+      case "rules": if (x !== null) f3 = decode_anon256(x, p ? p + ".rules" : "rules", c, "ClusterRole"); break;
       case "aggregationRule": if (x !== null) f4 = decode_io_orch_api_rbac_v1_AggregationRule(x, p ? p + ".aggregationRule" : "aggregationRule", c, "ClusterRole"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9445,7 +11443,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   return out;
 }
 
-function decode_anon222(v, p, c, st) {
+function decode_anon257(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -9463,7 +11461,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon222(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon257(x, p ? p + ".subjects" : "subjects", c, "ClusterRoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "ClusterRoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9479,7 +11477,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon223(v, p, c, st) {
+function decode_anon258(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRoleBinding");
   const out = new Array(v.length);
@@ -9497,7 +11495,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon223(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon258(x, p ? p + ".items" : "items", c, "ClusterRoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9510,7 +11508,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon224(v, p, c, st) {
+function decode_anon259(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ClusterRole");
   const out = new Array(v.length);
@@ -9528,7 +11526,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "ClusterRoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "ClusterRoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon224(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon259(x, p ? p + ".items" : "items", c, "ClusterRoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9541,7 +11539,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   return out;
 }
 
-function decode_anon225(v, p, c, st) {
+function decode_anon260(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9549,7 +11547,7 @@ function decode_anon225(v, p, c, st) {
   return out;
 }
 
-function decode_anon226(v, p, c, st) {
+function decode_anon261(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9557,7 +11555,7 @@ function decode_anon226(v, p, c, st) {
   return out;
 }
 
-function decode_anon227(v, p, c, st) {
+function decode_anon262(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9565,7 +11563,7 @@ function decode_anon227(v, p, c, st) {
   return out;
 }
 
-function decode_anon228(v, p, c, st) {
+function decode_anon263(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9573,7 +11571,7 @@ function decode_anon228(v, p, c, st) {
   return out;
 }
 
-function decode_anon229(v, p, c, st) {
+function decode_anon264(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9588,11 +11586,11 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "verbs": if (x !== null) f0 = decode_anon225(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
-      case "apiGroups": if (x !== null) f1 = decode_anon226(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
-      case "resources": if (x !== null) f2 = decode_anon227(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
-      case "resourceNames": if (x !== null) f3 = decode_anon228(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
-      case "nonResourceURLs": if (x !== null) f4 = decode_anon229(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
+      case "verbs": if (x !== null) f0 = decode_anon260(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
+      case "apiGroups": if (x !== null) f1 = decode_anon261(x, p ? p + ".apiGroups" : "apiGroups", c, "PolicyRule"); break;
+      case "resources": if (x !== null) f2 = decode_anon262(x, p ? p + ".resources" : "resources", c, "PolicyRule"); break;
+      case "resourceNames": if (x !== null) f3 = decode_anon263(x, p ? p + ".resourceNames" : "resourceNames", c, "PolicyRule"); break;
+      case "nonResourceURLs": if (x !== null) f4 = decode_anon264(x, p ? p + ".nonResourceURLs" : "nonResourceURLs", c, "PolicyRule"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9605,7 +11603,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   return out;
 }
 
-function decode_anon230(v, p, c, st) {
+function decode_anon265(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.PolicyRule");
   const out = new Array(v.length);
@@ -9623,7 +11621,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "Role"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "Role"); break;
-      case "rules": if (x !== null) f3 = decode_anon230(x, p ? p + ".rules" : "rules", c, "Role"); break;
+      case "rules": if (x !== null) f3 = decode_anon265(x, p ? p + ".rules" : "rules", c, "Role"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9636,7 +11634,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   return out;
 }
 
-function decode_anon231(v, p, c, st) {
+function decode_anon266(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Subject");
   const out = new Array(v.length);
@@ -9654,7 +11652,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBinding"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBinding"); break;
-      case "subjects": if (x !== null) f3 = decode_anon231(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
+      case "subjects": if (x !== null) f3 = decode_anon266(x, p ? p + ".subjects" : "subjects", c, "RoleBinding"); break;
       case "roleRef": if (x !== null) f4 = decode_io_orch_api_rbac_v1_RoleRef(x, p ? p + ".roleRef" : "roleRef", c, "RoleBinding"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9670,7 +11668,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   return out;
 }
 
-function decode_anon232(v, p, c, st) {
+function decode_anon267(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.RoleBinding");
   const out = new Array(v.length);
@@ -9688,7 +11686,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleBindingList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleBindingList"); break;
-      case "items": if (x !== null) f3 = decode_anon232(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
+      case "items": if (x !== null) f3 = decode_anon267(x, p ? p + ".items" : "items", c, "RoleBindingList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9701,7 +11699,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   return out;
 }
 
-function decode_anon233(v, p, c, st) {
+function decode_anon268(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.Role");
   const out = new Array(v.length);
@@ -9719,7 +11717,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "RoleList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "RoleList"); break;
-      case "items": if (x !== null) f3 = decode_anon233(x, p ? p + ".items" : "items", c, "RoleList"); break;
+      case "items": if (x !== null) f3 = decode_anon268(x, p ? p + ".items" : "items", c, "RoleList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9803,7 +11801,7 @@ function decode_io_orch_api_storage_v1_CSIDriver(v, p, c, st) {
   return out;
 }
 
-function decode_anon234(v, p, c, st) {
+function decode_anon269(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSIDriver");
   const out = new Array(v.length);
@@ -9821,7 +11819,7 @@ function decode_io_orch_api_storage_v1_CSIDriverList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriverList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIDriverList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSIDriverList"); break;
-      case "items": if (x !== null) f3 = decode_anon234(x, p ? p + ".items" : "items", c, "CSIDriverList"); break;
+      case "items": if (x !== null) f3 = decode_anon269(x, p ? p + ".items" : "items", c, "CSIDriverList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9834,7 +11832,7 @@ function decode_io_orch_api_storage_v1_CSIDriverList(v, p, c, st) {
   return out;
 }
 
-function decode_anon235(v, p, c, st) {
+function decode_anon270(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9842,7 +11840,7 @@ function decode_anon235(v, p, c, st) {
   return out;
 }
 
-function decode_anon236(v, p, c, st) {
+function decode_anon271(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TokenRequest");
   const out = new Array(v.length);
@@ -9859,10 +11857,10 @@ function decode_io_orch_api_storage_v1_CSIDriverSpec(v, p, c, st) {
     switch (k) {
       case "attachRequired": if (x !== null) f0 = boolean(x, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec"); break;
       case "podInfoOnMount": if (x !== null) f1 = boolean(x, p ? p + ".podInfoOnMount" : "podInfoOnMount", c, "CSIDriverSpec"); break;
-      case "volumeLifecycleModes": if (x !== null) f2 = decode_anon235(x, p ? p + ".volumeLifecycleModes" : "volumeLifecycleModes", c, "CSIDriverSpec"); break;
+      case "volumeLifecycleModes": if (x !== null) f2 = decode_anon270(x, p ? p + ".volumeLifecycleModes" : "volumeLifecycleModes", c, "CSIDriverSpec"); break;
       case "storageCapacity": if (x !== null) f3 = boolean(x, p ? p + ".storageCapacity" : "storageCapacity", c, "CSIDriverSpec"); break;
       case "fsGroupPolicy": if (x !== null) f4 = string(x, p ? p + ".fsGroupPolicy" : "fsGroupPolicy", c, "CSIDriverSpec"); break;
-      case "tokenRequests": if (x !== null) f5 = decode_anon236(x, p ? p + ".tokenRequests" : "tokenRequests", c, "CSIDriverSpec"); break;
+      case "tokenRequests": if (x !== null) f5 = decode_anon271(x, p ? p + ".tokenRequests" : "tokenRequests", c, "CSIDriverSpec"); break;
       case "requiresRepublish": if (x !== null) f6 = boolean(x, p ? p + ".requiresRepublish" : "requiresRepublish", c, "CSIDriverSpec"); break;
       case "seLinuxMount": if (x !== null) f7 = boolean(x, p ? p + ".seLinuxMount" : "seLinuxMount", c, "CSIDriverSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -9910,7 +11908,7 @@ function decode_io_orch_api_storage_v1_CSINode(v, p, c, st) {
   return out;
 }
 
-function decode_anon237(v, p, c, st) {
+function decode_anon272(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -9927,7 +11925,7 @@ function decode_io_orch_api_storage_v1_CSINodeDriver(v, p, c, st) {
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CSINodeDriver"); break;
       case "nodeID": if (x !== null) f1 = string(x, p ? p + ".nodeID" : "nodeID", c, "CSINodeDriver"); break;
-      case "topologyKeys": if (x !== null) f2 = decode_anon237(x, p ? p + ".topologyKeys" : "topologyKeys", c, "CSINodeDriver"); break;
+      case "topologyKeys": if (x !== null) f2 = decode_anon272(x, p ? p + ".topologyKeys" : "topologyKeys", c, "CSINodeDriver"); break;
       case "allocatable": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeNodeResources(x, p ? p + ".allocatable" : "allocatable", c, "CSINodeDriver"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
@@ -9942,7 +11940,7 @@ function decode_io_orch_api_storage_v1_CSINodeDriver(v, p, c, st) {
   return out;
 }
 
-function decode_anon238(v, p, c, st) {
+function decode_anon273(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSINode");
   const out = new Array(v.length);
@@ -9960,7 +11958,7 @@ function decode_io_orch_api_storage_v1_CSINodeList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINodeList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSINodeList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSINodeList"); break;
-      case "items": if (x !== null) f3 = decode_anon238(x, p ? p + ".items" : "items", c, "CSINodeList"); break;
+      case "items": if (x !== null) f3 = decode_anon273(x, p ? p + ".items" : "items", c, "CSINodeList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -9973,7 +11971,7 @@ function decode_io_orch_api_storage_v1_CSINodeList(v, p, c, st) {
   return out;
 }
 
-function decode_anon239(v, p, c, st) {
+function decode_anon274(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSINodeDriver");
   const out = new Array(v.length);
@@ -9988,7 +11986,7 @@ function decode_io_orch_api_storage_v1_CSINodeSpec(v, p, c, st) {
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "drivers": if (x !== null) f0 = decode_anon239(x, p ? p + ".drivers" : "drivers", c, "CSINodeSpec"); break;
+      case "drivers": if (x !== null) f0 = decode_anon274(x, p ? p + ".drivers" : "drivers", c, "CSINodeSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10027,7 +12025,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacity(v, p, c, st) {
   return out;
 }
 
-function decode_anon240(v, p, c, st) {
+function decode_anon275(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CSIStorageCapacity");
   const out = new Array(v.length);
@@ -10045,7 +12043,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacityList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacityList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CSIStorageCapacityList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CSIStorageCapacityList"); break;
-      case "items": if (x !== null) f3 = decode_anon240(x, p ? p + ".items" : "items", c, "CSIStorageCapacityList"); break;
+      case "items": if (x !== null) f3 = decode_anon275(x, p ? p + ".items" : "items", c, "CSIStorageCapacityList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10058,7 +12056,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacityList(v, p, c, st) {
   return out;
 }
 
-function decode_anon241(v, p, c, st) {
+function decode_anon276(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -10066,7 +12064,7 @@ function decode_anon241(v, p, c, st) {
   return out;
 }
 
-function decode_anon242(v, p, c, st) {
+function decode_anon277(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10074,7 +12072,7 @@ function decode_anon242(v, p, c, st) {
   return out;
 }
 
-function decode_anon243(v, p, c, st) {
+function decode_anon278(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.TopologySelectorTerm");
   const out = new Array(v.length);
@@ -10093,12 +12091,12 @@ function decode_io_orch_api_storage_v1_StorageClass(v, p, c, st) {
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StorageClass"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "StorageClass"); break;
       case "provisioner": if (x !== null) f3 = string(x, p ? p + ".provisioner" : "provisioner", c, "StorageClass"); break;
-      case "parameters": if (x !== null) f4 = decode_anon241(x, p ? p + ".parameters" : "parameters", c, "StorageClass"); break;
+      case "parameters": if (x !== null) f4 = decode_anon276(x, p ? p + ".parameters" : "parameters", c, "StorageClass"); break;
       case "reclaimPolicy": if (x !== null) f5 = string(x, p ? p + ".reclaimPolicy" : "reclaimPolicy", c, "StorageClass"); break;
-      case "mountOptions": if (x !== null) f6 = decode_anon242(x, p ? p + ".mountOptions" : "mountOptions", c, "StorageClass"); break;
+      case "mountOptions": if (x !== null) f6 = decode_anon277(x, p ? p + ".mountOptions" : "mountOptions", c, "StorageClass"); break;
       case "allowVolumeExpansion": if (x !== null) f7 = boolean(x, p ? p + ".allowVolumeExpansion" : "allowVolumeExpansion", c, "StorageClass"); break;
       case "volumeBindingMode": if (x !== null) f8 = string(x, p ? p + ".volumeBindingMode" : "volumeBindingMode", c, "StorageClass"); break;
-      case "allowedTopologies": if (x !== null) f9 = decode_anon243(x, p ? p + ".allowedTopologies" : "allowedTopologies", c, "StorageClass"); break;
+      case "allowedTopologies": if (x !== null) f9 = decode_anon278(x, p ? p + ".allowedTopologies" : "allowedTopologies", c, "StorageClass"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10120,7 +12118,7 @@ function decode_io_orch_api_storage_v1_StorageClass(v, p, c, st) {
   return out;
 }
 
-function decode_anon244(v, p, c, st) {
+function decode_anon279(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StorageClass");
   const out = new Array(v.length);
@@ -10138,7 +12136,7 @@ function decode_io_orch_api_storage_v1_StorageClassList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClassList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "StorageClassList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "StorageClassList"); break;
-      case "items": if (x !== null) f3 = decode_anon244(x, p ? p + ".items" : "items", c, "StorageClassList"); break;
+      case "items": if (x !== null) f3 = decode_anon279(x, p ? p + ".items" : "items", c, "StorageClassList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10197,7 +12195,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachment(v, p, c, st) {
   return out;
 }
 
-function decode_anon245(v, p, c, st) {
+function decode_anon280(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.VolumeAttachment");
   const out = new Array(v.length);
@@ -10215,7 +12213,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentList(v, p, c, st) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachmentList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "VolumeAttachmentList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "VolumeAttachmentList"); break;
-      case "items": if (x !== null) f3 = decode_anon245(x, p ? p + ".items" : "items", c, "VolumeAttachmentList"); break;
+      case "items": if (x !== null) f3 = decode_anon280(x, p ? p + ".items" : "items", c, "VolumeAttachmentList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10269,7 +12267,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentSpec(v, p, c, st) {
   return out;
 }
 
-function decode_anon246(v, p, c, st) {
+function decode_anon281(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -10285,7 +12283,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentStatus(v, p, c, st) {
     const x = v[k];
     switch (k) {
       case "attached": if (x !== null) f0 = boolean(x, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus"); break;
-      case "attachmentMetadata": if (x !== null) f1 = decode_anon246(x, p ? p + ".attachmentMetadata" : "attachmentMetadata", c, "VolumeAttachmentStatus"); break;
+      case "attachmentMetadata": if (x !== null) f1 = decode_anon281(x, p ? p + ".attachmentMetadata" : "attachmentMetadata", c, "VolumeAttachmentStatus"); break;
       case "attachError": if (x !== null) f2 = decode_io_orch_api_storage_v1_VolumeError(x, p ? p + ".attachError" : "attachError", c, "VolumeAttachmentStatus"); break;
       case "detachError": if (x !== null) f3 = decode_io_orch_api_storage_v1_VolumeError(x, p ? p + ".detachError" : "detachError", c, "VolumeAttachmentStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -10435,7 +12433,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon247(v, p, c, st) {
+function decode_anon282(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinition");
   const out = new Array(v.length);
@@ -10453,7 +12451,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
       case "kind": if (x !== null) f1 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionList"); break;
       case "metadata": if (x !== null) f2 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(x, p ? p + ".metadata" : "metadata", c, "CustomResourceDefinitionList"); break;
-      case "items": if (x !== null) f3 = decode_anon247(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
+      case "items": if (x !== null) f3 = decode_anon282(x, p ? p + ".items" : "items", c, "CustomResourceDefinitionList"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10466,7 +12464,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon248(v, p, c, st) {
+function decode_anon283(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10474,7 +12472,7 @@ function decode_anon248(v, p, c, st) {
   return out;
 }
 
-function decode_anon249(v, p, c, st) {
+function decode_anon284(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10492,9 +12490,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
       case "plural": if (x !== null) f1 = string(x, p ? p + ".plural" : "plural", c, "CustomResourceDefinitionNames"); break;
       case "singular": if (x !== null) f2 = string(x, p ? p + ".singular" : "singular", c, "CustomResourceDefinitionNames"); break;
-      case "shortNames": if (x !== null) f3 = decode_anon248(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
+      case "shortNames": if (x !== null) f3 = decode_anon283(x, p ? p + ".shortNames" : "shortNames", c, "CustomResourceDefinitionNames"); break;
       case "listKind": if (x !== null) f4 = string(x, p ? p + ".listKind" : "listKind", c, "CustomResourceDefinitionNames"); break;
-      case "categories": if (x !== null) f5 = decode_anon249(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
+      case "categories": if (x !== null) f5 = decode_anon284(x, p ? p + ".categories" : "categories", c, "CustomResourceDefinitionNames"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10510,7 +12508,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon250(v, p, c, st) {
+function decode_anon285(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionVersion");
   const out = new Array(v.length);
@@ -10528,7 +12526,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
       case "names": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".names" : "names", c, "CustomResourceDefinitionSpec"); break;
       case "scope": if (x !== null) f2 = string(x, p ? p + ".scope" : "scope", c, "CustomResourceDefinitionSpec"); break;
-      case "versions": if (x !== null) f3 = decode_anon250(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
+      case "versions": if (x !== null) f3 = decode_anon285(x, p ? p + ".versions" : "versions", c, "CustomResourceDefinitionSpec"); break;
       case "conversion": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceConversion(x, p ? p + ".conversion" : "conversion", c, "CustomResourceDefinitionSpec"); break;
       case "preserveUnknownFields": if (x !== null) f5 = boolean(x, p ? p + ".preserveUnknownFields" : "preserveUnknownFields", c, "CustomResourceDefinitionSpec"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -10547,7 +12545,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon251(v, p, c, st) {
+function decode_anon286(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceDefinitionCondition");
   const out = new Array(v.length);
@@ -10555,7 +12553,7 @@ function decode_anon251(v, p, c, st) {
   return out;
 }
 
-function decode_anon252(v, p, c, st) {
+function decode_anon287(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10570,9 +12568,9 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "conditions": if (x !== null) f0 = decode_anon251(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
+      case "conditions": if (x !== null) f0 = decode_anon286(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
       case "acceptedNames": if (x !== null) f1 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceDefinitionNames(x, p ? p + ".acceptedNames" : "acceptedNames", c, "CustomResourceDefinitionStatus"); break;
-      case "storedVersions": if (x !== null) f2 = decode_anon252(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
+      case "storedVersions": if (x !== null) f2 = decode_anon287(x, p ? p + ".storedVersions" : "storedVersions", c, "CustomResourceDefinitionStatus"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10584,7 +12582,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   return out;
 }
 
-function decode_anon253(v, p, c, st) {
+function decode_anon288(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.CustomResourceColumnDefinition");
   const out = new Array(v.length);
@@ -10592,7 +12590,7 @@ function decode_anon253(v, p, c, st) {
   return out;
 }
 
-function decode_anon254(v, p, c, st) {
+function decode_anon289(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.SelectableField");
   const out = new Array(v.length);
@@ -10612,10 +12610,10 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
       case "storage": if (x !== null) f2 = boolean(x, p ? p + ".storage" : "storage", c, "CustomResourceDefinitionVersion"); break;
       case "schema": if (x !== null) f3 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceValidation(x, p ? p + ".schema" : "schema", c, "CustomResourceDefinitionVersion"); break;
       case "subresources": if (x !== null) f4 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresources(x, p ? p + ".subresources" : "subresources", c, "CustomResourceDefinitionVersion"); break;
-      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon253(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
+      case "additionalPrinterColumns": if (x !== null) f5 = decode_anon288(x, p ? p + ".additionalPrinterColumns" : "additionalPrinterColumns", c, "CustomResourceDefinitionVersion"); break;
       case "deprecated": if (x !== null) f6 = boolean(x, p ? p + ".deprecated" : "deprecated", c, "CustomResourceDefinitionVersion"); break;
       case "deprecationWarning": if (x !== null) f7 = string(x, p ? p + ".deprecationWarning" : "deprecationWarning", c, "CustomResourceDefinitionVersion"); break;
-      case "selectableFields": if (x !== null) f8 = decode_anon254(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
+      case "selectableFields": if (x !== null) f8 = decode_anon289(x, p ? p + ".selectableFields" : "selectableFields", c, "CustomResourceDefinitionVersion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -10717,7 +12715,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(v
   return any(v, p, c, st);
 }
 
-function decode_anon255(v, p, c, st) {
+function decode_anon290(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSON");
   const out = new Array(v.length);
@@ -10725,7 +12723,7 @@ function decode_anon255(v, p, c, st) {
   return out;
 }
 
-function decode_anon256(v, p, c, st) {
+function decode_anon291(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10733,7 +12731,7 @@ function decode_anon256(v, p, c, st) {
   return out;
 }
 
-function decode_anon257(v, p, c, st) {
+function decode_anon292(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -10741,7 +12739,7 @@ function decode_anon257(v, p, c, st) {
   return out;
 }
 
-function decode_anon258(v, p, c, st) {
+function decode_anon293(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -10749,7 +12747,7 @@ function decode_anon258(v, p, c, st) {
   return out;
 }
 
-function decode_anon259(v, p, c, st) {
+function decode_anon294(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.JSONSchemaProps");
   const out = new Array(v.length);
@@ -10757,7 +12755,7 @@ function decode_anon259(v, p, c, st) {
   return out;
 }
 
-function decode_anon260(v, p, c, st) {
+function decode_anon295(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -10765,7 +12763,7 @@ function decode_anon260(v, p, c, st) {
   return out;
 }
 
-function decode_anon261(v, p, c, st) {
+function decode_anon296(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -10773,7 +12771,7 @@ function decode_anon261(v, p, c, st) {
   return out;
 }
 
-function decode_anon262(v, p, c, st) {
+function decode_anon297(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
@@ -10781,7 +12779,7 @@ function decode_anon262(v, p, c, st) {
   return out;
 }
 
-function decode_anon263(v, p, c, st) {
+function decode_anon298(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
@@ -10789,7 +12787,7 @@ function decode_anon263(v, p, c, st) {
   return out;
 }
 
-function decode_anon264(v, p, c, st) {
+function decode_anon299(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -10797,7 +12795,7 @@ function decode_anon264(v, p, c, st) {
   return out;
 }
 
-function decode_anon265(v, p, c, st) {
+function decode_anon300(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ValidationRule");
   const out = new Array(v.length);
@@ -10831,31 +12829,31 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
       case "minItems": if (x !== null) f16 = int64(x, p ? p + ".minItems" : "minItems", c, "JSONSchemaProps"); break;
       case "uniqueItems": if (x !== null) f17 = boolean(x, p ? p + ".uniqueItems" : "uniqueItems", c, "JSONSchemaProps"); break;
       case "multipleOf": if (x !== null) f18 = number(x, p ? p + ".multipleOf" : "multipleOf", c, "JSONSchemaProps"); break;
-      case "enum": if (x !== null) f19 = decode_anon255(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
+      case "enum": if (x !== null) f19 = decode_anon290(x, p ? p + ".enum" : "enum", c, "JSONSchemaProps"); break;
       case "maxProperties": if (x !== null) f20 = int64(x, p ? p + ".maxProperties" : "maxProperties", c, "JSONSchemaProps"); break;
       case "minProperties": if (x !== null) f21 = int64(x, p ? p + ".minProperties" : "minProperties", c, "JSONSchemaProps"); break;
-      case "required": if (x !== null) f22 = decode_anon256(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
+      case "required": if (x !== null) f22 = decode_anon291(x, p ? p + ".required" : "required", c, "JSONSchemaProps"); break;
       case "items": if (x !== null) f23 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrArray(x, p ? p + ".items" : "items", c, "JSONSchemaProps"); break;
-      case "allOf": if (x !== null) f24 = decode_anon257(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
-      case "oneOf": if (x !== null) f25 = decode_anon258(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
-      case "anyOf": if (x !== null) f26 = decode_anon259(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
+      case "allOf": if (x !== null) f24 = decode_anon292(x, p ? p + ".allOf" : "allOf", c, "JSONSchemaProps"); break;
+      case "oneOf": if (x !== null) f25 = decode_anon293(x, p ? p + ".oneOf" : "oneOf", c, "JSONSchemaProps"); break;
+      case "anyOf": if (x !== null) f26 = decode_anon294(x, p ? p + ".anyOf" : "anyOf", c, "JSONSchemaProps"); break;
       case "not": if (x !== null) f27 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".not" : "not", c, "JSONSchemaProps"); break;
-      case "properties": if (x !== null) f28 = decode_anon260(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
+      case "properties": if (x !== null) f28 = decode_anon295(x, p ? p + ".properties" : "properties", c, "JSONSchemaProps"); break;
       case "additionalProperties": if (x !== null) f29 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalProperties" : "additionalProperties", c, "JSONSchemaProps"); break;
-      case "patternProperties": if (x !== null) f30 = decode_anon261(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
-      case "dependencies": if (x !== null) f31 = decode_anon262(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
+      case "patternProperties": if (x !== null) f30 = decode_anon296(x, p ? p + ".patternProperties" : "patternProperties", c, "JSONSchemaProps"); break;
+      case "dependencies": if (x !== null) f31 = decode_anon297(x, p ? p + ".dependencies" : "dependencies", c, "JSONSchemaProps"); break;
       case "additionalItems": if (x !== null) f32 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrBool(x, p ? p + ".additionalItems" : "additionalItems", c, "JSONSchemaProps"); break;
-      case "definitions": if (x !== null) f33 = decode_anon263(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
+      case "definitions": if (x !== null) f33 = decode_anon298(x, p ? p + ".definitions" : "definitions", c, "JSONSchemaProps"); break;
       case "externalDocs": if (x !== null) f34 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ExternalDocumentation(x, p ? p + ".externalDocs" : "externalDocs", c, "JSONSchemaProps"); break;
       case "example": if (x !== null) f35 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSON(x, p ? p + ".example" : "example", c, "JSONSchemaProps"); break;
       case "nullable": if (x !== null) f36 = boolean(x, p ? p + ".nullable" : "nullable", c, "JSONSchemaProps"); break;
       case "x-kubernetes-preserve-unknown-fields": if (x !== null) f37 = boolean(x, p ? p + ".x-kubernetes-preserve-unknown-fields" : "x-kubernetes-preserve-unknown-fields", c, "JSONSchemaProps"); break;
       case "x-kubernetes-embedded-resource": if (x !== null) f38 = boolean(x, p ? p + ".x-kubernetes-embedded-resource" : "x-kubernetes-embedded-resource", c, "JSONSchemaProps"); break;
       case "x-kubernetes-int-or-string": if (x !== null) f39 = boolean(x, p ? p + ".x-kubernetes-int-or-string" : "x-kubernetes-int-or-string", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon264(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-list-map-keys": if (x !== null) f40 = decode_anon299(x, p ? p + ".x-kubernetes-list-map-keys" : "x-kubernetes-list-map-keys", c, "JSONSchemaProps"); break;
       case "x-kubernetes-list-type": if (x !== null) f41 = string(x, p ? p + ".x-kubernetes-list-type" : "x-kubernetes-list-type", c, "JSONSchemaProps"); break;
       case "x-kubernetes-map-type": if (x !== null) f42 = string(x, p ? p + ".x-kubernetes-map-type" : "x-kubernetes-map-type", c, "JSONSchemaProps"); break;
-      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon265(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
+      case "x-kubernetes-validations": if (x !== null) f43 = decode_anon300(x, p ? p + ".x-kubernetes-validations" : "x-kubernetes-validations", c, "JSONSchemaProps"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11007,7 +13005,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   return out;
 }
 
-function decode_anon266(v, p, c, st) {
+function decode_anon301(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -11023,7 +13021,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
-      case "conversionReviewVersions": if (x !== null) f1 = decode_anon266(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
+      case "conversionReviewVersions": if (x !== null) f1 = decode_anon301(x, p ? p + ".conversionReviewVersions" : "conversionReviewVersions", c, "WebhookConversion"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11067,7 +13065,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v, p, c, st) {
   return out;
 }
 
-function decode_anon267(v, p, c, st) {
+function decode_anon302(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -11088,7 +13086,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
       case "preconditions": if (x !== null) f3 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(x, p ? p + ".preconditions" : "preconditions", c, "DeleteOptions"); break;
       case "orphanDependents": if (x !== null) f4 = boolean(x, p ? p + ".orphanDependents" : "orphanDependents", c, "DeleteOptions"); break;
       case "propagationPolicy": if (x !== null) f5 = string(x, p ? p + ".propagationPolicy" : "propagationPolicy", c, "DeleteOptions"); break;
-      case "dryRun": if (x !== null) f6 = decode_anon267(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
+      case "dryRun": if (x !== null) f6 = decode_anon302(x, p ? p + ".dryRun" : "dryRun", c, "DeleteOptions"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11103,7 +13101,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   return out;
 }
 
-function decode_anon268(v, p, c, st) {
+function decode_anon303(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -11120,7 +13118,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "FieldSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon268(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon303(x, p ? p + ".values" : "values", c, "FieldSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11137,7 +13135,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldsV1(v, p, c, st) {
   return any(v, p, c, st);
 }
 
-function decode_anon269(v, p, c, st) {
+function decode_anon304(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -11145,7 +13143,7 @@ function decode_anon269(v, p, c, st) {
   return out;
 }
 
-function decode_anon270(v, p, c, st) {
+function decode_anon305(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.LabelSelectorRequirement");
   const out = new Array(v.length);
@@ -11160,8 +13158,8 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   for (const k of Object.keys(v)) {
     const x = v[k];
     switch (k) {
-      case "matchLabels": if (x !== null) f0 = decode_anon269(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
-      case "matchExpressions": if (x !== null) f1 = decode_anon270(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
+      case "matchLabels": if (x !== null) f0 = decode_anon304(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
+      case "matchExpressions": if (x !== null) f1 = decode_anon305(x, p ? p + ".matchExpressions" : "matchExpressions", c, "LabelSelector"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11171,7 +13169,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   return out;
 }
 
-function decode_anon271(v, p, c, st) {
+function decode_anon306(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -11188,7 +13186,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
       case "operator": if (x !== null) f1 = string(x, p ? p + ".operator" : "operator", c, "LabelSelectorRequirement"); break;
-      case "values": if (x !== null) f2 = decode_anon271(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
+      case "values": if (x !== null) f2 = decode_anon306(x, p ? p + ".values" : "values", c, "LabelSelectorRequirement"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11255,7 +13253,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_MicroTime(v, p, c, st) {
   return dateTime(v, p, c, st);
 }
 
-function decode_anon272(v, p, c, st) {
+function decode_anon307(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -11263,7 +13261,7 @@ function decode_anon272(v, p, c, st) {
   return out;
 }
 
-function decode_anon273(v, p, c, st) {
+function decode_anon308(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
@@ -11271,7 +13269,7 @@ function decode_anon273(v, p, c, st) {
   return out;
 }
 
-function decode_anon274(v, p, c, st) {
+function decode_anon309(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.OwnerReference");
   const out = new Array(v.length);
@@ -11279,7 +13277,7 @@ function decode_anon274(v, p, c, st) {
   return out;
 }
 
-function decode_anon275(v, p, c, st) {
+function decode_anon310(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]string");
   const out = new Array(v.length);
@@ -11287,7 +13285,7 @@ function decode_anon275(v, p, c, st) {
   return out;
 }
 
-function decode_anon276(v, p, c, st) {
+function decode_anon311(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.ManagedFieldsEntry");
   const out = new Array(v.length);
@@ -11312,11 +13310,11 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
       case "creationTimestamp": if (x !== null) f7 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".creationTimestamp" : "creationTimestamp", c, "ObjectMeta"); break;
       case "deletionTimestamp": if (x !== null) f8 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".deletionTimestamp" : "deletionTimestamp", c, "ObjectMeta"); break;
       case "deletionGracePeriodSeconds": if (x !== null) f9 = int64(x, p ? p + ".deletionGracePeriodSeconds" : "deletionGracePeriodSeconds", c, "ObjectMeta"); break;
-      case "labels": if (x !== null) f10 = decode_anon272(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
-      case "annotations": if (x !== null) f11 = decode_anon273(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
-      case "ownerReferences": if (x !== null) f12 = decode_anon274(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
-      case "finalizers": if (x !== null) f13 = decode_anon275(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
-      case "managedFields": if (x !== null) f14 = decode_anon276(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
+      case "labels": if (x !== null) f10 = decode_anon307(x, p ? p + ".labels" : "labels", c, "ObjectMeta"); break;
+      case "annotations": if (x !== null) f11 = decode_anon308(x, p ? p + ".annotations" : "annotations", c, "ObjectMeta"); break;
+      case "ownerReferences": if (x !== null) f12 = decode_anon309(x, p ? p + ".ownerReferences" : "ownerReferences", c, "ObjectMeta"); break;
+      case "finalizers": if (x !== null) f13 = decode_anon310(x, p ? p + ".finalizers" : "finalizers", c, "ObjectMeta"); break;
+      case "managedFields": if (x !== null) f14 = decode_anon311(x, p ? p + ".managedFields" : "managedFields", c, "ObjectMeta"); break;
       default: c.unknown(p ? p + '.' + k : k);
     }
   }
@@ -11442,7 +13440,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   return out;
 }
 
-function decode_anon277(v, p, c, st) {
+function decode_anon312(v, p, c, st) {
   if (v === null) return [];
   if (!Array.isArray(v)) return c.fail(p, v, st, "[]v1.StatusCause");
   const out = new Array(v.length);
@@ -11460,7 +13458,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
       case "name": if (x !== null) f1 = string(x, p ? p + ".name" : "name", c, "StatusDetails"); break;
       case "group": if (x !== null) f2 = string(x, p ? p + ".group" : "group", c, "StatusDetails"); break;
-      case "causes": if (x !== null) f3 = decode_anon277(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
+      case "causes": if (x !== null) f3 = decode_anon312(x, p ? p + ".causes" : "causes", c, "StatusDetails"); break;
       case "retryAfterSeconds": if (x !== null) f4 = int32(x, p ? p + ".retryAfterSeconds" : "retryAfterSeconds", c, "StatusDetails"); break;
       case "uid": if (x !== null) f5 = string(x, p ? p + ".uid" : "uid", c, "StatusDetails"); break;
       default: c.unknown(p ? p + '.' + k : k);
@@ -11544,9 +13542,38 @@ export {
   decode_io_orch_api_authorization_v1_SubjectAccessReviewSpec,
   decode_io_orch_api_authorization_v1_SubjectAccessReviewStatus,
   decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus,
+  decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec,
+  decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus,
   decode_io_orch_api_autoscaling_v1_Scale,
   decode_io_orch_api_autoscaling_v1_ScaleSpec,
   decode_io_orch_api_autoscaling_v1_ScaleStatus,
+  decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource,
+  decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus,
+  decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference,
+  decode_io_orch_api_autoscaling_v2_ExternalMetricSource,
+  decode_io_orch_api_autoscaling_v2_ExternalMetricStatus,
+  decode_io_orch_api_autoscaling_v2_HPAScalingPolicy,
+  decode_io_orch_api_autoscaling_v2_HPAScalingRules,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec,
+  decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus,
+  decode_io_orch_api_autoscaling_v2_MetricIdentifier,
+  decode_io_orch_api_autoscaling_v2_MetricSpec,
+  decode_io_orch_api_autoscaling_v2_MetricStatus,
+  decode_io_orch_api_autoscaling_v2_MetricTarget,
+  decode_io_orch_api_autoscaling_v2_MetricValueStatus,
+  decode_io_orch_api_autoscaling_v2_ObjectMetricSource,
+  decode_io_orch_api_autoscaling_v2_ObjectMetricStatus,
+  decode_io_orch_api_autoscaling_v2_PodsMetricSource,
+  decode_io_orch_api_autoscaling_v2_PodsMetricStatus,
+  decode_io_orch_api_autoscaling_v2_ResourceMetricSource,
+  decode_io_orch_api_autoscaling_v2_ResourceMetricStatus,
   decode_io_orch_api_batch_v1_CronJob,
   decode_io_orch_api_batch_v1_CronJobList,
   decode_io_orch_api_batch_v1_CronJobSpec,
@@ -11771,6 +13798,55 @@ export {
   decode_io_orch_api_discovery_v1_EndpointSlice,
   decode_io_orch_api_discovery_v1_EndpointSliceList,
   decode_io_orch_api_discovery_v1_ForZone,
+  decode_io_orch_api_events_v1_Event,
+  decode_io_orch_api_events_v1_EventList,
+  decode_io_orch_api_events_v1_EventSeries,
+  decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod,
+  decode_io_orch_api_flowcontrol_v1_FlowSchema,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaList,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec,
+  decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus,
+  decode_io_orch_api_flowcontrol_v1_GroupSubject,
+  decode_io_orch_api_flowcontrol_v1_LimitResponse,
+  decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec,
+  decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus,
+  decode_io_orch_api_flowcontrol_v1_QueuingConfiguration,
+  decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject,
+  decode_io_orch_api_flowcontrol_v1_Subject,
+  decode_io_orch_api_flowcontrol_v1_UserSubject,
+  decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchema,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec,
+  decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus,
+  decode_io_orch_api_flowcontrol_v1beta3_GroupSubject,
+  decode_io_orch_api_flowcontrol_v1beta3_LimitResponse,
+  decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondition,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec,
+  decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus,
+  decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration,
+  decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule,
+  decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject,
+  decode_io_orch_api_flowcontrol_v1beta3_Subject,
+  decode_io_orch_api_flowcontrol_v1beta3_UserSubject,
   decode_io_orch_api_networking_v1_HTTPIngressPath,
   decode_io_orch_api_networking_v1_HTTPIngressRuleValue,
   decode_io_orch_api_networking_v1_IPBlock,

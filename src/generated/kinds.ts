@@ -2827,6 +2827,285 @@ export const kinds = [
   },
   {
     ...{
+      "group": "autoscaling",
+      "version": "v1",
+      "kind": "HorizontalPodAutoscaler",
+      "schemaName": "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler",
+      "shortNames": [
+        "hpa"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "HorizontalPodAutoscaler",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+          "format": "",
+          "formatter": "scaleTargetRef",
+          "jsonPath": ".spec.scaleTargetRef",
+          "name": "Reference",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "scaleTargetRef"
+          ]
+        },
+        {
+          "description": "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.",
+          "format": "",
+          "formatter": "hpaTargets",
+          "jsonPath": ".spec.metrics",
+          "name": "Targets",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "metrics"
+          ]
+        },
+        {
+          "description": "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.minReplicas",
+          "name": "MinPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "minReplicas"
+          ]
+        },
+        {
+          "description": "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.maxReplicas",
+          "name": "MaxPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "maxReplicas"
+          ]
+        },
+        {
+          "description": "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.currentReplicas",
+          "name": "Replicas",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "currentReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "HorizontalPodAutoscalerList",
+      "namespaced": true,
+      "plural": "horizontalpodautoscalers",
+      "singular": "horizontalpodautoscaler",
+      "storageVersion": "v2",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "qwQve8ut294="
+    },
+    decode: decoders.decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler,
+    decodeList: decoders.decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList,
+  },
+  {
+    ...{
+      "group": "autoscaling",
+      "version": "v2",
+      "kind": "HorizontalPodAutoscaler",
+      "schemaName": "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler",
+      "shortNames": [
+        "hpa"
+      ],
+      "categories": [
+        "all"
+      ],
+      "subresources": [
+        {
+          "kind": "HorizontalPodAutoscaler",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+          "format": "",
+          "formatter": "scaleTargetRef",
+          "jsonPath": ".spec.scaleTargetRef",
+          "name": "Reference",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "scaleTargetRef"
+          ]
+        },
+        {
+          "description": "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.",
+          "format": "",
+          "formatter": "hpaTargets",
+          "jsonPath": ".spec.metrics",
+          "name": "Targets",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "metrics"
+          ]
+        },
+        {
+          "description": "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+          "format": "",
+          "formatter": "unsetIfAbsent",
+          "jsonPath": ".spec.minReplicas",
+          "name": "MinPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "minReplicas"
+          ]
+        },
+        {
+          "description": "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.maxReplicas",
+          "name": "MaxPods",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "maxReplicas"
+          ]
+        },
+        {
+          "description": "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".status.currentReplicas",
+          "name": "Replicas",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "currentReplicas"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "HorizontalPodAutoscalerList",
+      "namespaced": true,
+      "plural": "horizontalpodautoscalers",
+      "singular": "horizontalpodautoscaler",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "qwQve8ut294="
+    },
+    decode: decoders.decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler,
+    decodeList: decoders.decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList,
+  },
+  {
+    ...{
       "group": "batch",
       "version": "v1",
       "kind": "CronJob",
@@ -3339,6 +3618,705 @@ export const kinds = [
     },
     decode: decoders.decode_io_orch_api_discovery_v1_EndpointSlice,
     decodeList: decoders.decode_io_orch_api_discovery_v1_EndpointSliceList,
+  },
+  {
+    ...{
+      "group": "events.orch.io",
+      "version": "v1",
+      "kind": "Event",
+      "schemaName": "io.orch.api.events.v1.Event",
+      "shortNames": [
+        "ev"
+      ],
+      "categories": [],
+      "subresources": [],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "The time at which the most recent occurrence of this event was recorded.",
+          "format": "",
+          "formatter": "eventLastSeen",
+          "jsonPath": ".lastTimestamp",
+          "name": "Last Seen",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "lastTimestamp"
+          ]
+        },
+        {
+          "description": "Type of this event (Normal, Warning), new types could be added in the future",
+          "format": "",
+          "jsonPath": ".type",
+          "name": "Type",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "type"
+          ]
+        },
+        {
+          "description": "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+          "format": "",
+          "jsonPath": ".reason",
+          "name": "Reason",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "reason"
+          ]
+        },
+        {
+          "description": "The object that this event is about.",
+          "format": "",
+          "formatter": "eventObject",
+          "jsonPath": ".involvedObject",
+          "name": "Object",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "involvedObject"
+          ]
+        },
+        {
+          "description": "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.",
+          "format": "",
+          "jsonPath": ".involvedObject.fieldPath",
+          "name": "Subobject",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "involvedObject",
+            "fieldPath"
+          ]
+        },
+        {
+          "description": "The component reporting this event. Should be a short machine understandable string.",
+          "format": "",
+          "formatter": "eventSource",
+          "jsonPath": ".source",
+          "name": "Source",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "source"
+          ]
+        },
+        {
+          "description": "A human-readable description of the status of this operation.",
+          "format": "",
+          "formatter": "trimSpace",
+          "jsonPath": ".message",
+          "name": "Message",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "message"
+          ]
+        },
+        {
+          "description": "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+          "format": "",
+          "formatter": "eventFirstSeen",
+          "jsonPath": ".firstTimestamp",
+          "name": "First Seen",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "firstTimestamp"
+          ]
+        },
+        {
+          "description": "The number of times this event has occurred.",
+          "format": "",
+          "formatter": "eventCount",
+          "jsonPath": ".count",
+          "name": "Count",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "count"
+          ]
+        },
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 1,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": true,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "EventList",
+      "namespaced": true,
+      "plural": "events",
+      "singular": "event",
+      "storageGroup": "",
+      "storageVersion": "v1",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "r2yiGXH7wu8="
+    },
+    decode: decoders.decode_io_orch_api_events_v1_Event,
+    decodeList: decoders.decode_io_orch_api_events_v1_EventList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1",
+      "kind": "FlowSchema",
+      "schemaName": "io.orch.api.flowcontrol.v1.FlowSchema",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "FlowSchema",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`name` is the name of the priority level configuration being referenced Required.",
+          "format": "",
+          "jsonPath": ".spec.priorityLevelConfiguration.name",
+          "name": "PriorityLevel",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "priorityLevelConfiguration",
+            "name"
+          ]
+        },
+        {
+          "description": "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.matchingPrecedence",
+          "name": "MatchingPrecedence",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "matchingPrecedence"
+          ]
+        },
+        {
+          "description": "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.",
+          "format": "",
+          "formatter": "distinguisherMethod",
+          "jsonPath": ".spec.distinguisherMethod",
+          "name": "DistinguisherMethod",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "distinguisherMethod"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "references a broken or non-existent PriorityLevelConfiguration",
+          "format": "",
+          "formatter": "danglingCondition",
+          "jsonPath": ".status.conditions",
+          "name": "MissingPL",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "conditions"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "FlowSchemaList",
+      "namespaced": false,
+      "plural": "flowschemas",
+      "singular": "flowschema",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "NKUgDLCuj1s="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1_FlowSchema,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1_FlowSchemaList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1",
+      "kind": "PriorityLevelConfiguration",
+      "schemaName": "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PriorityLevelConfiguration",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.",
+          "format": "",
+          "jsonPath": ".spec.type",
+          "name": "Type",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "type"
+          ]
+        },
+        {
+          "description": "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
+          "format": "",
+          "formatter": "ifLimited",
+          "jsonPath": ".spec.limited.nominalConcurrencyShares",
+          "name": "NominalConcurrencyShares",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "nominalConcurrencyShares"
+          ]
+        },
+        {
+          "description": "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queues",
+          "name": "Queues",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queues"
+          ]
+        },
+        {
+          "description": "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.handSize",
+          "name": "HandSize",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "handSize"
+          ]
+        },
+        {
+          "description": "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queueLengthLimit",
+          "name": "QueueLengthLimit",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queueLengthLimit"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "listKind": "PriorityLevelConfigurationList",
+      "namespaced": false,
+      "plural": "prioritylevelconfigurations",
+      "singular": "prioritylevelconfiguration",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "QOIYRauYMVk="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1beta3",
+      "kind": "FlowSchema",
+      "schemaName": "io.orch.api.flowcontrol.v1beta3.FlowSchema",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "FlowSchema",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`name` is the name of the priority level configuration being referenced Required.",
+          "format": "",
+          "jsonPath": ".spec.priorityLevelConfiguration.name",
+          "name": "PriorityLevel",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "priorityLevelConfiguration",
+            "name"
+          ]
+        },
+        {
+          "description": "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.",
+          "format": "",
+          "formatter": "integer",
+          "jsonPath": ".spec.matchingPrecedence",
+          "name": "MatchingPrecedence",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "matchingPrecedence"
+          ]
+        },
+        {
+          "description": "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.",
+          "format": "",
+          "formatter": "distinguisherMethod",
+          "jsonPath": ".spec.distinguisherMethod",
+          "name": "DistinguisherMethod",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "distinguisherMethod"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        },
+        {
+          "description": "references a broken or non-existent PriorityLevelConfiguration",
+          "format": "",
+          "formatter": "danglingCondition",
+          "jsonPath": ".status.conditions",
+          "name": "MissingPL",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "status",
+            "conditions"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "deprecated": {
+        "removedRelease": "1.32",
+        "warning": "flowcontrol.orch.io/v1beta3 FlowSchema is deprecated in v1.29+, unavailable in v1.32+; use flowcontrol.orch.io/v1 FlowSchema"
+      },
+      "listKind": "FlowSchemaList",
+      "namespaced": false,
+      "plural": "flowschemas",
+      "singular": "flowschema",
+      "storageVersion": "v1",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "NKUgDLCuj1s="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1beta3_FlowSchema,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList,
+  },
+  {
+    ...{
+      "group": "flowcontrol.orch.io",
+      "version": "v1beta3",
+      "kind": "PriorityLevelConfiguration",
+      "schemaName": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration",
+      "shortNames": [],
+      "categories": [],
+      "subresources": [
+        {
+          "kind": "PriorityLevelConfiguration",
+          "name": "status",
+          "verbs": [
+            "get",
+            "patch",
+            "update"
+          ]
+        }
+      ],
+      "fieldSelectors": [],
+      "printerColumns": [
+        {
+          "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+          "format": "name",
+          "jsonPath": ".metadata.name",
+          "name": "Name",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "name"
+          ]
+        },
+        {
+          "description": "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.",
+          "format": "",
+          "jsonPath": ".spec.type",
+          "name": "Type",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "type"
+          ]
+        },
+        {
+          "description": "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
+          "format": "",
+          "formatter": "ifLimited",
+          "jsonPath": ".spec.limited.nominalConcurrencyShares",
+          "name": "NominalConcurrencyShares",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "nominalConcurrencyShares"
+          ]
+        },
+        {
+          "description": "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queues",
+          "name": "Queues",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queues"
+          ]
+        },
+        {
+          "description": "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.handSize",
+          "name": "HandSize",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "handSize"
+          ]
+        },
+        {
+          "description": "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.",
+          "format": "",
+          "formatter": "ifQueuing",
+          "jsonPath": ".spec.limited.limitResponse.queuing.queueLengthLimit",
+          "name": "QueueLengthLimit",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "spec",
+            "limited",
+            "limitResponse",
+            "queuing",
+            "queueLengthLimit"
+          ]
+        },
+        {
+          "description": "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          "format": "",
+          "formatter": "age",
+          "jsonPath": ".metadata.creationTimestamp",
+          "name": "Age",
+          "priority": 0,
+          "type": "string",
+          "path": [
+            "metadata",
+            "creationTimestamp"
+          ]
+        }
+      ],
+      "allowCreateOnUpdate": false,
+      "allowUnconditionalUpdate": true,
+      "nameValidation": "DNSSubdomain",
+      "deprecated": {
+        "removedRelease": "1.32",
+        "warning": "flowcontrol.orch.io/v1beta3 PriorityLevelConfiguration is deprecated in v1.29+, unavailable in v1.32+; use flowcontrol.orch.io/v1 PriorityLevelConfiguration"
+      },
+      "listKind": "PriorityLevelConfigurationList",
+      "namespaced": false,
+      "plural": "prioritylevelconfigurations",
+      "singular": "prioritylevelconfiguration",
+      "storageVersion": "v1",
+      "verbs": [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch"
+      ],
+      "stored": true,
+      "storageVersionHash": "QOIYRauYMVk="
+    },
+    decode: decoders.decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration,
+    decodeList: decoders.decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList,
   },
   {
     ...{
@@ -4662,15 +5640,6 @@ export const bodyKinds = [
       "schemaName": "io.orch.api.autoscaling.v1.Scale"
     },
     decode: decoders.decode_io_orch_api_autoscaling_v1_Scale,
-  },
-  {
-    ...{
-      "group": "autoscaling",
-      "version": "v1",
-      "kind": "DeleteOptions",
-      "schemaName": "io.orch.apimachinery.pkg.apis.meta.v1.DeleteOptions"
-    },
-    decode: decoders.decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions,
   },
   {
     ...{

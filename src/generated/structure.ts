@@ -994,6 +994,89 @@ export const structure: Record<string, any> = {
     },
     "mapType": "granular"
   },
+  "io.orch.api.autoscaling.v1.CrossVersionObjectReference": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "atomic"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerSpec",
+      "status": "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {
+    "kind": "struct",
+    "fields": {
+      "maxReplicas": {
+        "kind": "scalar"
+      },
+      "minReplicas": {
+        "kind": "scalar"
+      },
+      "scaleTargetRef": "io.orch.api.autoscaling.v1.CrossVersionObjectReference",
+      "targetCPUUtilizationPercentage": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerStatus": {
+    "kind": "struct",
+    "fields": {
+      "currentCPUUtilizationPercentage": {
+        "kind": "scalar"
+      },
+      "currentReplicas": {
+        "kind": "scalar"
+      },
+      "desiredReplicas": {
+        "kind": "scalar"
+      },
+      "lastScaleTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "observedGeneration": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
   "io.orch.api.autoscaling.v1.Scale": {
     "kind": "struct",
     "fields": {
@@ -1025,6 +1108,322 @@ export const structure: Record<string, any> = {
         "kind": "scalar"
       },
       "selector": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ContainerResourceMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "container": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      },
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ContainerResourceMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "container": {
+        "kind": "scalar"
+      },
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.CrossVersionObjectReference": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ExternalMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier",
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ExternalMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HPAScalingPolicy": {
+    "kind": "struct",
+    "fields": {
+      "periodSeconds": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      },
+      "value": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HPAScalingRules": {
+    "kind": "struct",
+    "fields": {
+      "policies": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.HPAScalingPolicy",
+        "listType": "atomic"
+      },
+      "selectPolicy": {
+        "kind": "scalar"
+      },
+      "stabilizationWindowSeconds": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerSpec",
+      "status": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerBehavior": {
+    "kind": "struct",
+    "fields": {
+      "scaleDown": "io.orch.api.autoscaling.v2.HPAScalingRules",
+      "scaleUp": "io.orch.api.autoscaling.v2.HPAScalingRules"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerSpec": {
+    "kind": "struct",
+    "fields": {
+      "behavior": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerBehavior",
+      "maxReplicas": {
+        "kind": "scalar"
+      },
+      "metrics": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.MetricSpec",
+        "listType": "atomic"
+      },
+      "minReplicas": {
+        "kind": "scalar"
+      },
+      "scaleTargetRef": "io.orch.api.autoscaling.v2.CrossVersionObjectReference"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      },
+      "currentMetrics": {
+        "kind": "list",
+        "items": "io.orch.api.autoscaling.v2.MetricStatus",
+        "listType": "atomic"
+      },
+      "currentReplicas": {
+        "kind": "scalar"
+      },
+      "desiredReplicas": {
+        "kind": "scalar"
+      },
+      "lastScaleTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "observedGeneration": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricIdentifier": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "selector": "io.orch.apimachinery.pkg.apis.meta.v1.LabelSelector"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricSpec": {
+    "kind": "struct",
+    "fields": {
+      "containerResource": "io.orch.api.autoscaling.v2.ContainerResourceMetricSource",
+      "external": "io.orch.api.autoscaling.v2.ExternalMetricSource",
+      "object": "io.orch.api.autoscaling.v2.ObjectMetricSource",
+      "pods": "io.orch.api.autoscaling.v2.PodsMetricSource",
+      "resource": "io.orch.api.autoscaling.v2.ResourceMetricSource",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "containerResource": "io.orch.api.autoscaling.v2.ContainerResourceMetricStatus",
+      "external": "io.orch.api.autoscaling.v2.ExternalMetricStatus",
+      "object": "io.orch.api.autoscaling.v2.ObjectMetricStatus",
+      "pods": "io.orch.api.autoscaling.v2.PodsMetricStatus",
+      "resource": "io.orch.api.autoscaling.v2.ResourceMetricStatus",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricTarget": {
+    "kind": "struct",
+    "fields": {
+      "averageUtilization": {
+        "kind": "scalar"
+      },
+      "averageValue": "io.orch.apimachinery.pkg.api.resource.Quantity",
+      "type": {
+        "kind": "scalar"
+      },
+      "value": "io.orch.apimachinery.pkg.api.resource.Quantity"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.MetricValueStatus": {
+    "kind": "struct",
+    "fields": {
+      "averageUtilization": {
+        "kind": "scalar"
+      },
+      "averageValue": "io.orch.apimachinery.pkg.api.resource.Quantity",
+      "value": "io.orch.apimachinery.pkg.api.resource.Quantity"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ObjectMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "describedObject": "io.orch.api.autoscaling.v2.CrossVersionObjectReference",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier",
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ObjectMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "describedObject": "io.orch.api.autoscaling.v2.CrossVersionObjectReference",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.PodsMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier",
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.PodsMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "metric": "io.orch.api.autoscaling.v2.MetricIdentifier"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ResourceMetricSource": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "target": "io.orch.api.autoscaling.v2.MetricTarget"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.autoscaling.v2.ResourceMetricStatus": {
+    "kind": "struct",
+    "fields": {
+      "current": "io.orch.api.autoscaling.v2.MetricValueStatus",
+      "name": {
         "kind": "scalar"
       }
     },
@@ -5516,6 +5915,783 @@ export const structure: Record<string, any> = {
     "mapType": "granular"
   },
   "io.orch.api.discovery.v1.ForZone": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.events.v1.Event": {
+    "kind": "struct",
+    "fields": {
+      "action": {
+        "kind": "scalar"
+      },
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "deprecatedCount": {
+        "kind": "scalar"
+      },
+      "deprecatedFirstTimestamp": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "deprecatedLastTimestamp": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "deprecatedSource": "io.orch.api.core.v1.EventSource",
+      "eventTime": "io.orch.apimachinery.pkg.apis.meta.v1.MicroTime",
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "note": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "regarding": "io.orch.api.core.v1.ObjectReference",
+      "related": "io.orch.api.core.v1.ObjectReference",
+      "reportingController": {
+        "kind": "scalar"
+      },
+      "reportingInstance": {
+        "kind": "scalar"
+      },
+      "series": "io.orch.api.events.v1.EventSeries",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.events.v1.EventList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.events.v1.Event",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.events.v1.EventSeries": {
+    "kind": "struct",
+    "fields": {
+      "count": {
+        "kind": "scalar"
+      },
+      "lastObservedTime": "io.orch.apimachinery.pkg.apis.meta.v1.MicroTime"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowDistinguisherMethod": {
+    "kind": "struct",
+    "fields": {
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchema": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1.FlowSchemaSpec",
+      "status": "io.orch.api.flowcontrol.v1.FlowSchemaStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.FlowSchema",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaSpec": {
+    "kind": "struct",
+    "fields": {
+      "distinguisherMethod": "io.orch.api.flowcontrol.v1.FlowDistinguisherMethod",
+      "matchingPrecedence": {
+        "kind": "scalar"
+      },
+      "priorityLevelConfiguration": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationReference",
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.FlowSchemaStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.FlowSchemaCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.GroupSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.LimitResponse": {
+    "kind": "struct",
+    "fields": {
+      "queuing": "io.orch.api.flowcontrol.v1.QueuingConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "borrowingLimitPercent": {
+        "kind": "scalar"
+      },
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "limitResponse": "io.orch.api.flowcontrol.v1.LimitResponse",
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.NonResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceURLs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.NonResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "resourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.ResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "subjects": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.Subject",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationSpec",
+      "status": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationReference": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationSpec": {
+    "kind": "struct",
+    "fields": {
+      "exempt": "io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration",
+      "limited": "io.orch.api.flowcontrol.v1.LimitedPriorityLevelConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.QueuingConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "handSize": {
+        "kind": "scalar"
+      },
+      "queueLengthLimit": {
+        "kind": "scalar"
+      },
+      "queues": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.ResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "apiGroups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "clusterScope": {
+        "kind": "scalar"
+      },
+      "namespaces": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "resources": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.ServiceAccountSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.Subject": {
+    "kind": "struct",
+    "fields": {
+      "group": "io.orch.api.flowcontrol.v1.GroupSubject",
+      "kind": {
+        "kind": "scalar"
+      },
+      "serviceAccount": "io.orch.api.flowcontrol.v1.ServiceAccountSubject",
+      "user": "io.orch.api.flowcontrol.v1.UserSubject"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1.UserSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowDistinguisherMethod": {
+    "kind": "struct",
+    "fields": {
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchema": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1beta3.FlowSchemaSpec",
+      "status": "io.orch.api.flowcontrol.v1beta3.FlowSchemaStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.FlowSchema",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaSpec": {
+    "kind": "struct",
+    "fields": {
+      "distinguisherMethod": "io.orch.api.flowcontrol.v1beta3.FlowDistinguisherMethod",
+      "matchingPrecedence": {
+        "kind": "scalar"
+      },
+      "priorityLevelConfiguration": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference",
+      "rules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.PolicyRulesWithSubjects",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.FlowSchemaStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.FlowSchemaCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.GroupSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.LimitResponse": {
+    "kind": "struct",
+    "fields": {
+      "queuing": "io.orch.api.flowcontrol.v1beta3.QueuingConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "borrowingLimitPercent": {
+        "kind": "scalar"
+      },
+      "lendablePercent": {
+        "kind": "scalar"
+      },
+      "limitResponse": "io.orch.api.flowcontrol.v1beta3.LimitResponse",
+      "nominalConcurrencyShares": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.NonResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceURLs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PolicyRulesWithSubjects": {
+    "kind": "struct",
+    "fields": {
+      "nonResourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.NonResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "resourceRules": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.ResourcePolicyRule",
+        "listType": "atomic"
+      },
+      "subjects": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.Subject",
+        "listType": "atomic"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      "spec": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec",
+      "status": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition": {
+    "kind": "struct",
+    "fields": {
+      "lastTransitionTime": "io.orch.apimachinery.pkg.apis.meta.v1.Time",
+      "message": {
+        "kind": "scalar"
+      },
+      "reason": {
+        "kind": "scalar"
+      },
+      "status": {
+        "kind": "scalar"
+      },
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationList": {
+    "kind": "struct",
+    "fields": {
+      "apiVersion": {
+        "kind": "scalar"
+      },
+      "items": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration",
+        "listType": "atomic"
+      },
+      "kind": {
+        "kind": "scalar"
+      },
+      "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ListMeta"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec": {
+    "kind": "struct",
+    "fields": {
+      "exempt": "io.orch.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration",
+      "limited": "io.orch.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration",
+      "type": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus": {
+    "kind": "struct",
+    "fields": {
+      "conditions": {
+        "kind": "list",
+        "items": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition",
+        "listType": "map",
+        "mapKeys": [
+          "type"
+        ],
+        "patchStrategy": "merge",
+        "patchMergeKey": "type"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.QueuingConfiguration": {
+    "kind": "struct",
+    "fields": {
+      "handSize": {
+        "kind": "scalar"
+      },
+      "queueLengthLimit": {
+        "kind": "scalar"
+      },
+      "queues": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.ResourcePolicyRule": {
+    "kind": "struct",
+    "fields": {
+      "apiGroups": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "clusterScope": {
+        "kind": "scalar"
+      },
+      "namespaces": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "resources": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      },
+      "verbs": {
+        "kind": "list",
+        "items": {
+          "kind": "scalar"
+        },
+        "listType": "set"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.ServiceAccountSubject": {
+    "kind": "struct",
+    "fields": {
+      "name": {
+        "kind": "scalar"
+      },
+      "namespace": {
+        "kind": "scalar"
+      }
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.Subject": {
+    "kind": "struct",
+    "fields": {
+      "group": "io.orch.api.flowcontrol.v1beta3.GroupSubject",
+      "kind": {
+        "kind": "scalar"
+      },
+      "serviceAccount": "io.orch.api.flowcontrol.v1beta3.ServiceAccountSubject",
+      "user": "io.orch.api.flowcontrol.v1beta3.UserSubject"
+    },
+    "mapType": "granular"
+  },
+  "io.orch.api.flowcontrol.v1beta3.UserSubject": {
     "kind": "struct",
     "fields": {
       "name": {

@@ -15,6 +15,7 @@ import { sendWhole, writeJsonText, writeObject, type EncodeOptions } from '../se
 import * as errors from '../api/status-error.ts';
 import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { envelope, PROTOBUF_TYPE, watchFrame } from '../api/protobuf/envelope.ts';
+import { apiVersionOf } from '../registry/kind.ts';
 import type { ResourceRequest } from './context.ts';
 import { derivedForm, type DerivedForm } from './derived-forms.ts';
 
@@ -45,13 +46,18 @@ class MetadataForm implements DerivedForm {
   }
 }
 
-function metadataAt(object: CachedObject, revision: number): string {
-  return JSON.stringify({ resourceVersion: String(revision), ...object.parsed().metadata });
+function metadataAt(object: CachedObject, revision: number, servedAs: string): string {
+  return JSON.stringify({ resourceVersion: String(revision), ...object.parsedAs(servedAs).metadata });
 }
 
-/** The version's metadata JSON at its own revision, made once per version. */
-export function metadataJson(object: CachedObject): string {
-  return derivedForm(object, METADATA_FORM, () => new MetadataForm(metadataAt(object, object.revision))).json;
+/**
+ * The version's metadata JSON at its own revision as `servedAs` serves it:
+ * made once per version, but for an object converted to another served
+ * version, whose metadata may differ (a v1beta3 PriorityLevelConfiguration's annotation).
+ */
+export function metadataJson(object: CachedObject, servedAs: string): string {
+  if (object.hasConverted(servedAs)) return metadataAt(object, object.revision, servedAs);
+  return derivedForm(object, METADATA_FORM, () => new MetadataForm(metadataAt(object, object.revision, servedAs))).json;
 }
 
 /** What makes the protobuf metadata form, as the key of its slot. */
@@ -66,13 +72,14 @@ class ProtobufMetadataForm implements DerivedForm {
   }
 }
 
-function metadataMessageAt(codec: ProtobufCodec, object: CachedObject, revision: number): Uint8Array {
-  return codec.message('meta.orch.io/v1', 'PartialObjectMetadata', { metadata: { ...object.parsed().metadata, resourceVersion: String(revision) } });
+function metadataMessageAt(codec: ProtobufCodec, object: CachedObject, revision: number, servedAs: string): Uint8Array {
+  return codec.message('meta.orch.io/v1', 'PartialObjectMetadata', { metadata: { ...object.parsedAs(servedAs).metadata, resourceVersion: String(revision) } });
 }
 
-/** The version's PartialObjectMetadata message at its own revision, made once per version. */
-function metadataMessage(codec: ProtobufCodec, object: CachedObject): Uint8Array {
-  return derivedForm(object, PROTOBUF_METADATA_FORM, () => new ProtobufMetadataForm(metadataMessageAt(codec, object, object.revision))).message;
+/** The version's PartialObjectMetadata message at its own revision as `servedAs` serves it, kept as metadataJson keeps its text. */
+function metadataMessage(codec: ProtobufCodec, object: CachedObject, servedAs: string): Uint8Array {
+  if (object.hasConverted(servedAs)) return metadataMessageAt(codec, object, object.revision, servedAs);
+  return derivedForm(object, PROTOBUF_METADATA_FORM, () => new ProtobufMetadataForm(metadataMessageAt(codec, object, object.revision, servedAs))).message;
 }
 
 function protobufOf(encode: EncodeOptions): ProtobufCodec | undefined {
@@ -86,9 +93,10 @@ function partialObject(apiVersion: string, metadata: string): string {
 
 /** SPEC 4.2 get as PartialObjectMetadata. */
 export function writePartialObject(ctx: ResourceRequest, apiVersion: string, object: CachedObject): void {
+  const servedAs = apiVersionOf(ctx.store.kind);
   const codec = protobufOf(ctx.encode);
-  if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, envelope(apiVersion, 'PartialObjectMetadata', [metadataMessage(codec, object)]));
-  writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object)), ctx.encode);
+  if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, envelope(apiVersion, 'PartialObjectMetadata', [metadataMessage(codec, object, servedAs)]));
+  writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object, servedAs)), ctx.encode);
 }
 
 /**
@@ -104,12 +112,13 @@ export function writePartialList(
   metadata: Record<string, unknown>,
   shared: { cache: ResourceCache; key: string } | undefined,
 ): void {
+  const servedAs = apiVersionOf(ctx.store.kind);
   const codec = protobufOf(ctx.encode);
   const make = codec
-    ? () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item)))
+    ? () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item, servedAs)))
     : () => {
         const head = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1);
-        return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item))).join(',')}]}`);
+        return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item, servedAs))).join(',')}]}`);
       };
   const body = shared ? shared.cache.sharedBody(`PartialObjectMetadataList\0${ctx.encode.mediaType}\0${apiVersion}\0${shared.key}`, make) : make();
   if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, body);
@@ -121,12 +130,12 @@ export function writePartialList(
  * with the metadata transform): bookmarks too, as upstream transforms every
  * event's object. An object at its own version reuses its kept metadata.
  */
-export function partialWatchEncoding(apiVersion: string, codec?: ProtobufCodec): WatchEncoding {
-  if (codec) return partialProtobufWatchEncoding(apiVersion, codec);
+export function partialWatchEncoding(apiVersion: string, servedAs: string, codec?: ProtobufCodec): WatchEncoding {
+  if (codec) return partialProtobufWatchEncoding(apiVersion, servedAs, codec);
   return {
-    key: `PartialObjectMetadata\0${apiVersion}`,
+    key: `PartialObjectMetadata\0${apiVersion}\0${servedAs}`,
     event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
-      const metadata = revision === object.revision ? metadataJson(object) : metadataAt(object, revision);
+      const metadata = revision === object.revision ? metadataJson(object, servedAs) : metadataAt(object, revision, servedAs);
       return Buffer.from(`{"type":"${type}","object":${partialObject(apiVersion, metadata)}}\n`);
     },
     bookmark(revision: number, initialEventsEnd: boolean): Buffer {
@@ -141,12 +150,12 @@ export function partialWatchEncoding(apiVersion: string, codec?: ProtobufCodec):
 }
 
 /** The protobuf frames of a metadata-only watch (upstream's protobuf stream serializer over the transformed objects). */
-function partialProtobufWatchEncoding(apiVersion: string, codec: ProtobufCodec): WatchEncoding {
+function partialProtobufWatchEncoding(apiVersion: string, servedAs: string, codec: ProtobufCodec): WatchEncoding {
   const frame = (type: string, message: Uint8Array) => watchFrame(type, envelope(apiVersion, 'PartialObjectMetadata', [message]));
   return {
-    key: `${PROTOBUF_TYPE}\0PartialObjectMetadata\0${apiVersion}`,
+    key: `${PROTOBUF_TYPE}\0PartialObjectMetadata\0${apiVersion}\0${servedAs}`,
     event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
-      return frame(type, revision === object.revision ? metadataMessage(codec, object) : metadataMessageAt(codec, object, revision));
+      return frame(type, revision === object.revision ? metadataMessage(codec, object, servedAs) : metadataMessageAt(codec, object, revision, servedAs));
     },
     bookmark(revision: number, initialEventsEnd: boolean): Buffer {
       const metadata: Record<string, unknown> = { resourceVersion: String(revision) };

@@ -19,9 +19,15 @@ function atRevision(stored: any, revision: number): any {
   return { ...stored, metadata: { ...stored.metadata, resourceVersion: String(revision) } };
 }
 
-/** An object version's protobuf body (its envelope), made once per version and kept on it. */
+/**
+ * An object version's protobuf body (its envelope), made once per version and
+ * kept on it, per served version: a kind served at several versions encodes
+ * the object as each converts it (CachedObject.parsedAs).
+ */
 export function protobufBody(codec: ProtobufCodec, kind: KindDefinition, object: CachedObject): Buffer {
-  return object.encoded(PROTOBUF_TYPE, (o) => codec.encodeObject(apiVersionOf(kind), kind.kind, atRevision(o.parsed(), o.revision)));
+  const apiVersion = apiVersionOf(kind);
+  const mediaType = kind.convert ? `${PROTOBUF_TYPE};${apiVersion}` : PROTOBUF_TYPE;
+  return object.encoded(mediaType, (o) => codec.encodeObject(apiVersion, kind.kind, atRevision(o.parsedAs(apiVersion), o.revision)));
 }
 
 /** SPEC 4.2 get in protobuf. */
@@ -56,9 +62,9 @@ export function writeProtobufList(
 export function protobufWatchEncoding(codec: ProtobufCodec, kind: KindDefinition): WatchEncoding {
   const apiVersion = apiVersionOf(kind);
   return {
-    key: PROTOBUF_TYPE,
+    key: `${PROTOBUF_TYPE}\0${apiVersion}`,
     event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
-      const body = revision === object.revision ? protobufBody(codec, kind, object) : codec.encodeObject(apiVersion, kind.kind, atRevision(object.parsed(), revision));
+      const body = revision === object.revision ? protobufBody(codec, kind, object) : codec.encodeObject(apiVersion, kind.kind, atRevision(object.parsedAs(apiVersion), revision));
       return watchFrame(type, body);
     },
     bookmark(revision: number, initialEventsEnd: boolean): Buffer {

@@ -6,7 +6,7 @@
  * spliced in, streamed to the socket rather than built into one response.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf, readApiVersion, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion, storageGroupOf, type KindDefinition } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
@@ -69,7 +69,7 @@ async function getFromStorage(ctx: ResourceRequest): Promise<CachedObject> {
 }
 
 function cacheOf(ctx: ResourceRequest): ResourceCache {
-  return ctx.cacher.cache(resourcePrefix(ctx.store.kind.group, ctx.store.kind.plural));
+  return ctx.cacher.cache(resourcePrefix(storageGroupOf(ctx.store.kind), ctx.store.kind.plural));
 }
 
 export interface ListQuery {

@@ -30,6 +30,8 @@ export class TablePlan {
   readonly columnDefinitions: string;
   /** The version rows show objects as, when they may be stored at another (readApiVersion). */
   readonly apiVersion: string | undefined;
+  /** Cells read the stored form (KindDefinition.printsStoredForm). */
+  readonly printsStored: boolean;
 
   /** The resource the plan's kind serves, whatever its version: plans of one resource may share an object. */
   readonly kindKey: string;
@@ -37,6 +39,7 @@ export class TablePlan {
   constructor(kind: KindDefinition) {
     this.kindKey = `${kind.group}/${kind.plural}`;
     this.apiVersion = readApiVersion(kind);
+    this.printsStored = kind.printsStoredForm === true;
     this.columns = tableColumns(kind);
     this.timedColumns = this.columns.map(timedFormatterOf);
     this.timed = this.timedColumns.filter((f): f is TimedFormatter => f !== undefined);
@@ -90,6 +93,7 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
   const value = object.valueAs(plan.apiVersion);
   const json = withResourceVersion(value, object.revision);
   const obj = JSON.parse(json);
+  const printed = plan.printsStored ? JSON.parse(withResourceVersion(object.value, object.revision)) : obj;
   const cells: unknown[] = [];
   // Joined rather than concatenated: a kept string is then flat, not a tree of its pieces.
   let pieces: string[] = [];
@@ -97,12 +101,12 @@ function encodeRow(plan: TablePlan, object: CachedObject): EncodedRow {
     if (i > 0) pieces.push(',');
     const timed = plan.timedColumns[i];
     if (timed) {
-      cells.push(pieces.join(''), timed.prepare(columnValue(column, obj), obj));
+      cells.push(pieces.join(''), timed.prepare(columnValue(column, printed), printed));
       pieces = [];
-    } else pieces.push(encodeCell(fixedCell(column, obj)));
+    } else pieces.push(encodeCell(fixedCell(column, printed)));
   });
   cells.push(pieces.join(''));
-  const conditions = plan.rowConditions?.(obj);
+  const conditions = plan.rowConditions?.(printed);
   const encodedConditions = conditions ? [',"conditions":', JSON.stringify(conditions)].join('') : '';
   const metadata = JSON.stringify(obj.metadata);
   // The stored text serves as the row's object only where it is exactly what encoding the parsed object gives.
@@ -184,7 +188,9 @@ export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: 
   const now = Date.now();
   if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) {
     const asVersion = readApiVersion(kind);
-    const table = toTable(kind, objects.map((o) => JSON.parse(o.json(asVersion))), listMetadata, includeObject, tableApiVersion, now);
+    const served = objects.map((o) => JSON.parse(o.json(asVersion)));
+    const printed = kind.printsStoredForm ? objects.map((o) => JSON.parse(o.json(undefined))) : served;
+    const table = toTable(kind, served, listMetadata, includeObject, tableApiVersion, now, printed);
     return writeObject(ctx.res, 200, table, ctx.encode);
   }
   const plan = tablePlan(kind);

@@ -28,7 +28,8 @@ export function tableWatchEncoding(kind: KindDefinition, tableApiVersion: string
     return Buffer.from(`{"type":"${type}",${head}${object.revision}"},"columnDefinitions":${headers ? plan.columnDefinitions : 'null'},"rows":[${row}]}}\n`);
   };
   const encoding = (headers: boolean): WatchEncoding => ({
-    key: `Table\0${tableApiVersion}\0${includeObject}${headers ? '\0headers' : ''}`,
+    // Watchers of another served version of the kind get their own frames (its objects convert).
+    key: `Table\0${tableApiVersion}\0${apiVersionOf(kind)}\0${includeObject}${headers ? '\0headers' : ''}`,
     event(type: WatchEventType, object: CachedObject, revision: number): Buffer {
       // A DELETED for an object leaving the selection carries its previous state at the event's revision.
       const at = revision === object.revision ? object : new CachedObject(object.key, object.value, revision);

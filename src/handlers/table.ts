@@ -11,6 +11,8 @@ import { nodeFormatters } from './node-printer.ts';
 import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
 import { coreFormatters } from './core-printer.ts';
 import { groupFormatters } from './group-printer.ts';
+import { flowcontrolFormatters } from './flowcontrol-printer.ts';
+import { autoscalingFormatters } from './autoscaling-printer.ts';
 import { ageFormatter, type TimedFormatter } from './table-time.ts';
 import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
@@ -46,6 +48,8 @@ const FORMATTERS: Record<string, Formatter> = {
   ...workloadFormatters,
   ...coreFormatters,
   ...groupFormatters,
+  ...flowcontrolFormatters,
+  ...autoscalingFormatters,
   // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
   roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   subjectUsers: (value) => subjectsOf(value, 'User'),
@@ -155,6 +159,8 @@ export function toTable(
   includeObject: IncludeObject,
   tableApiVersion: string,
   now: number,
+  /** What the cells read, when not the objects themselves (KindDefinition.printsStoredForm). */
+  printed: readonly any[] = objects,
 ): unknown {
   const columns = tableColumns(kind);
   const rowConditions = rowConditionsOf(kind);
@@ -163,9 +169,9 @@ export function toTable(
     apiVersion: tableApiVersion,
     metadata: listMetadata,
     columnDefinitions: columnDefinitions(columns),
-    rows: objects.map((obj) => {
-      const row: Record<string, unknown> = { cells: columns.map((c) => cell(c, obj, now)) };
-      const conditions = rowConditions?.(obj);
+    rows: objects.map((obj, i) => {
+      const row: Record<string, unknown> = { cells: columns.map((c) => cell(c, printed[i], now)) };
+      const conditions = rowConditions?.(printed[i]);
       if (conditions) row.conditions = conditions;
       if (includeObject === 'Object') row.object = obj;
       else if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: tableApiVersion, metadata: obj.metadata };

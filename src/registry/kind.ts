@@ -88,7 +88,20 @@ export interface KindDefinition extends BodyKind {
    * audit annotation `orch.io/deprecated`, and `orch.io/removed-release` when known,
    * and set apiserver_requested_deprecated_apis (removed_release '' when unknown).
    */
-  deprecated?: { removedRelease?: string };
+  deprecated?: { removedRelease?: string; warning?: string };
+  /**
+   * Table cells are printed from the stored form, whatever version is served:
+   * a built-in kind's storage version holds its internal form, which upstream's
+   * printers read (a v1 HorizontalPodAutoscaler's metrics live in annotations).
+   */
+  printsStoredForm?: boolean;
+  /**
+   * The group whose key space and watch cache hold the objects, when another
+   * than `group` (events.orch.io/v1 Events are core Events, SPEC 9.7; upstream
+   * serves both from one storage). Undefined: `group`.
+   */
+  storageGroup?: string;
+
   /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
   scale?: ScalePaths;
   decode: Decoder;
@@ -139,6 +152,28 @@ export interface GeneratedApi {
 /** Upstream discovery.StorageVersionHash: 8 bytes of sha256 over group/version/kind, base64. */
 export function storageVersionHash(group: string, version: string, kind: string): string {
   return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/**
+ * The Warning a request to a deprecated built-in version carries (SPEC 9.5;
+ * upstream endpoints/deprecation WarningMessage): `g/v Kind is deprecated in
+ * v1.29+, unavailable in v1.32+; use g/v Kind`.
+ */
+export function deprecationWarning(
+  group: string,
+  version: string,
+  kind: string,
+  lifecycle: { deprecatedIn: string; removedIn?: string; replacement?: { group: string; version: string; kind: string } },
+): string {
+  let text = `${apiVersionOf({ group, version })} ${kind} is deprecated in v${lifecycle.deprecatedIn}+`;
+  if (lifecycle.removedIn) text += `, unavailable in v${lifecycle.removedIn}+`;
+  if (lifecycle.replacement) text += `; use ${apiVersionOf(lifecycle.replacement)} ${lifecycle.replacement.kind}`;
+  return text;
+}
+
+/** The group whose key space holds the kind's objects (KindDefinition.storageGroup). */
+export function storageGroupOf(kind: { group: string; storageGroup?: string }): string {
+  return kind.storageGroup ?? kind.group;
 }
 
 export function apiVersionOf(kind: { group: string; version: string }): string {

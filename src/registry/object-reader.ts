@@ -5,7 +5,7 @@
  */
 import type { Storage } from '../storage/interface.ts';
 import { objectKey } from '../storage/keys.ts';
-import type { KindDefinition } from './kind.ts';
+import { storageGroupOf, type KindDefinition } from './kind.ts';
 import { parseStored } from './object-meta.ts';
 import type { ApiObject } from './strategy.ts';
 
@@ -17,7 +17,7 @@ export interface ObjectReader {
 export function objectReader(storage: Storage, kind: KindDefinition): ObjectReader {
   return {
     async get(namespace, name) {
-      const kv = await storage.get(objectKey(kind.group, kind.plural, kind.namespaced ? namespace : undefined, name));
+      const kv = await storage.get(objectKey(storageGroupOf(kind), kind.plural, kind.namespaced ? namespace : undefined, name));
       return kv ? parseStored(kv.value, kv.modRevision) : null;
     },
   };

@@ -77,7 +77,8 @@ export function reconciledBinding(existing: ApiObject, expected: ApiObject): Api
   return binding;
 }
 
-async function ensure(store: GenericStore, expected: ApiObject, reconcile: (existing: ApiObject, expected: ApiObject) => ApiObject): Promise<void> {
+/** Creates `expected` when missing, else writes `reconcile(existing, expected)` when that differs (a bootstrap object kept as its owner wants it). */
+export async function ensureBootstrapObject(store: GenericStore, expected: ApiObject, reconcile: (existing: ApiObject, expected: ApiObject) => ApiObject): Promise<void> {
   const { name, namespace } = expected.metadata;
   // At most starts nothing changes: comparing first spares each object the whole update path (17 ms of a 200 ms start).
   const stored = await store.reader.get(namespace, name);
@@ -109,7 +110,7 @@ async function ensureBinding(store: GenericStore, expected: ApiObject): Promise<
   };
   for (let tries = 1; ; tries++) {
     try {
-      return await ensure(store, expected, reconcile);
+      return await ensureBootstrapObject(store, expected, reconcile);
     } catch (err) {
       if (!(err instanceof RecreateBinding)) throw err;
       if (tries >= RECREATE_TRIES) throw new Error(`could not re-create the binding ${namespace ? `${namespace}/` : ''}${name}`);
@@ -128,9 +129,9 @@ async function ensureBinding(store: GenericStore, expected: ApiObject): Promise<
  */
 export async function reconcileBootstrapPolicy(stores: RbacStores, policy: BootstrapPolicy): Promise<void> {
   await Promise.all([
-    ...policy.clusterRoles.map((role) => ensure(stores.clusterRoles, role, reconciledRole)),
+    ...policy.clusterRoles.map((role) => ensureBootstrapObject(stores.clusterRoles, role, reconciledRole)),
     ...policy.clusterRoleBindings.map((binding) => ensureBinding(stores.clusterRoleBindings, binding)),
-    ...policy.roles.map((role) => ensure(stores.roles, role, reconciledRole)),
+    ...policy.roles.map((role) => ensureBootstrapObject(stores.roles, role, reconciledRole)),
     ...policy.roleBindings.map((binding) => ensureBinding(stores.roleBindings, binding)),
   ]);
 }

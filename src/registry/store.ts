@@ -7,7 +7,7 @@
 import * as errors from '../api/status-error.ts';
 import { CasFailedError, KeyExistsError, type KeyValue, type Storage } from '../storage/interface.ts';
 import { collectionPrefix, objectKey } from '../storage/keys.ts';
-import { apiVersionOf, type DecodeContext, type KindDefinition } from './kind.ts';
+import { apiVersionOf, storageGroupOf, type DecodeContext, type KindDefinition } from './kind.ts';
 import {
   carrySystemFieldsForUpdate,
   fillSystemFieldsForCreate,
@@ -155,7 +155,7 @@ export class GenericStore {
     this.groupResource = { group: kind.group, resource: kind.plural };
     this.reader = objectReader(storage, kind);
     this.apiVersion = apiVersionOf(kind);
-    this.storedApiVersion = kind.storageVersion === undefined ? this.apiVersion : apiVersionOf({ group: kind.group, version: kind.storageVersion });
+    this.storedApiVersion = kind.storageVersion === undefined ? this.apiVersion : apiVersionOf({ group: storageGroupOf(kind), version: kind.storageVersion });
   }
 
   /**
@@ -189,11 +189,11 @@ export class GenericStore {
   }
 
   key(namespace: string | undefined, name: string): string {
-    return objectKey(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined, name);
+    return objectKey(storageGroupOf(this.kind), this.kind.plural, this.kind.namespaced ? namespace : undefined, name);
   }
 
   prefix(namespace: string | undefined): string {
-    return collectionPrefix(this.kind.group, this.kind.plural, this.kind.namespaced ? namespace : undefined);
+    return collectionPrefix(storageGroupOf(this.kind), this.kind.plural, this.kind.namespaced ? namespace : undefined);
   }
 
   /** One page of the store at a revision (chunked and exact lists; whole lists come from the watch cache). */

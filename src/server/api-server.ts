@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import { apiVersionOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
@@ -26,6 +26,7 @@ import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
 import { withBuiltinScale } from '../registry/builtin-scale.ts';
+import { withBuiltinConversion } from '../registry/conversions/index.ts';
 import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
@@ -130,13 +131,13 @@ export class ApiServer {
     this.protobuf = options.protobuf ?? new ProtobufCodec(options.api.protobuf);
     this.watchCache = options.watchCache ?? DEFAULT_WATCH_CACHE;
     for (const generated of options.api.kinds) {
-      const kind = withBuiltinScale(generated);
+      const kind = withBuiltinConversion(withBuiltinScale(generated), options.api.kinds);
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
       if (!kind.stored) {
         this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
-      const fromStorage = !this.watchCache.servesBuiltIn(kind.group, kind.plural);
+      const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
     }
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
@@ -155,7 +156,7 @@ export class ApiServer {
   private storedRoute(kind: KindDefinition, strategy: Strategy, fromStorage: boolean): Route {
     const { cacher, storage, admission } = this.options;
     const hasStatus = kind.subresources.some((s) => s.name === 'status');
-    const cache = cacher.cache(resourcePrefix(kind.group, kind.plural));
+    const cache = cacher.cache(resourcePrefix(storageGroupOf(kind), kind.plural));
     const cachedLookup = (key: string): KeyValue | undefined => {
       const cached = cache.get(key);
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
@@ -414,7 +415,11 @@ export class ApiServer {
     monitorRequest(req, res, info, query, kind, kind.deprecated);
     // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
     if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
-    if (kind.deprecated) annotateDeprecated(req, kind.deprecated);
+    if (kind.deprecated) {
+      annotateDeprecated(req, kind.deprecated);
+      // Upstream's installer adds the endpoint's deprecation warning ahead of whatever the handler warns.
+      if (kind.deprecated.warning) encode.warnings = [kind.deprecated.warning, ...(encode.warnings ?? [])];
+    }
     if (info.parts.length > 3) throw errors.routeNotFound();
     // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
     // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).

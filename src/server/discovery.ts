@@ -41,6 +41,22 @@ function apiResources(kinds: readonly KindDefinition[]) {
   return resources;
 }
 
+/** A version's rank for apimachinery's CompareKubeAwareVersionStrings: GA, then beta, then alpha; higher numbers first. */
+function versionRank(version: string): [number, number, number] | undefined {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(version);
+  if (!m) return undefined;
+  return [m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0, Number(m[1]), m[3] === undefined ? 0 : Number(m[3])];
+}
+
+/** Upstream's version priority (version.CompareKubeAwareVersionStrings): the first is the preferred version. */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  const ra = versionRank(a);
+  const rb = versionRank(b);
+  if (!ra || !rb) return ra ? -1 : rb ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return rb[i] - ra[i];
+  return 0;
+}
+
 function groupVersions(kinds: readonly KindDefinition[]): Map<string, Map<string, KindDefinition[]>> {
   const groups = new Map<string, Map<string, KindDefinition[]>>();
   for (const k of kinds) {
@@ -48,6 +64,10 @@ function groupVersions(kinds: readonly KindDefinition[]): Map<string, Map<string
     const versions = groups.get(k.group)!;
     if (!versions.has(k.version)) versions.set(k.version, []);
     versions.get(k.version)!.push(k);
+  }
+  // A group served at several versions lists them by priority, the preferred first (autoscaling: v2, v1).
+  for (const [group, versions] of groups) {
+    if (versions.size > 1) groups.set(group, new Map([...versions].sort(([a], [b]) => compareKubeAwareVersions(a, b))));
   }
   return groups;
 }

@@ -3,6 +3,7 @@
  * API server and its HTTPS listener, health checks and graceful shutdown
  * (SPEC 4.10, 5).
  */
+import { storageGroupOf } from '../registry/kind.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { createServer } from 'node:https';
 import { join } from 'node:path';
@@ -41,6 +42,7 @@ import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
 import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles, RBAC_GROUP } from '../auth/authorization/bootstrap-policy.ts';
 import { reconcileBootstrapPolicy } from '../registry/rbac-bootstrap.ts';
+import { ensureMandatoryFlowControl } from '../registry/flowcontrol-bootstrap.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
 import { objectKey } from '../storage/keys.ts';
@@ -135,7 +137,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? minute,
     maxWatcherBufferedBytes: options.watchBufferLimitBytes ?? 8 * 1024 * 1024,
   });
-  await cacher.start(options.api.kinds.filter((k) => k.stored).map((k) => resourcePrefix(k.group, k.plural)));
+  // One cache per key space: kinds stored in another group's share its cache.
+  await cacher.start([...new Set(options.api.kinds.filter((k) => k.stored).map((k) => resourcePrefix(storageGroupOf(k), k.plural)))]);
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbacIndex = new CachedRbacSource(cacher);
@@ -188,6 +191,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const readycheckTimeoutMs = options.readycheckTimeoutMs ?? 2000;
   const systemNamespaces = new PostStartHook('poststarthook/start-system-namespaces-controller');
   const rbacBootstrap = new PostStartHook('poststarthook/rbac/bootstrap-roles');
+  const flowControlBootstrap = new PostStartHook('poststarthook/priority-and-fairness-config-producer');
   const checks: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
@@ -196,6 +200,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     { name: 'watch-cache', check: () => cacher.check(), readyzOnly: true },
     systemNamespaces,
     rbacBootstrap,
+    flowControlBootstrap,
     {
       name: 'shutdown',
       readyzOnly: true,
@@ -260,11 +265,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const advertised = externalAddress(options, port);
   // One codec: the API answers and the audit of protobuf bodies read the same compiled messages.
   const protobuf = new ProtobufCodec(options.api.protobuf);
+  const enablement = resolveRuntimeConfig(options.runtimeConfig ?? {}, options.api.kinds);
   apiServer = new ApiServer({
     api: options.api,
     storage,
     cacher,
-    enablement: resolveRuntimeConfig(options.runtimeConfig ?? {}, options.api.kinds),
+    enablement,
     responseCompression: featureEnabled(options.featureGates, 'APIResponseCompression'),
     watch: { watchList: featureEnabled(options.featureGates, 'WatchList'), minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800 },
     limits: {
@@ -351,6 +357,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ),
     ),
   );
+
+  // The mandatory API Priority and Fairness objects, restored at every start while flowcontrol.orch.io/v1 is served.
+  const flowcontrolStore = (plural: string) => apiServer.store('flowcontrol.orch.io', 'v1', plural);
+  await flowControlBootstrap.run(async () => {
+    if (!enablement.resourceEnabled('flowcontrol.orch.io', 'v1', 'flowschemas')) return;
+    await retryFor(30_000, 1_000, () => ensureMandatoryFlowControl({ priorityLevels: flowcontrolStore('prioritylevelconfigurations'), flowSchemas: flowcontrolStore('flowschemas') }));
+  });
 
   const url = `https://${hostForUrl}:${port}`;
   // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.

@@ -40,3 +40,10 @@ export async function expectWrite(server: TestServer, method: string, path: stri
   assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.text}`);
   return res.body;
 }
+
+/** A GET that must answer 200; returns the body. */
+export async function expectGet(server: TestServer, path: string): Promise<any> {
+  const res = await server.request('GET', path);
+  assert.equal(res.status, 200, `GET ${path}: ${res.text}`);
+  return res.body;
+}

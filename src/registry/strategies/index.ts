@@ -23,6 +23,9 @@ import { CRD_GROUP, crdStrategy } from './crd.ts';
 import { workloadStrategies } from './workloads.ts';
 import { coreKindStrategies } from './core-kinds.ts';
 import { namedGroupStrategies } from './named-groups.ts';
+import { flowcontrolStrategies } from './flowcontrol.ts';
+import { autoscalingStrategies } from './autoscaling.ts';
+import { eventStrategies } from './events.ts';
 
 /** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
 const networkPolicy: Strategy = {
@@ -71,6 +74,9 @@ const strategies: Record<string, Strategy> = {
   ...workloadStrategies,
   ...coreKindStrategies,
   ...namedGroupStrategies,
+  ...flowcontrolStrategies,
+  ...autoscalingStrategies,
+  ...eventStrategies,
   'networking.orch.io/NetworkPolicy': networkPolicy,
   '/Namespace': namespace,
   '/Secret': secret,
