@@ -370,6 +370,21 @@ const UPSTREAM_FILES = [
   'apis_openapi.json',
 ];
 
+/**
+ * The document of one named group-version whose kinds (and their lists) are the
+ * roots, taken from one upstream document: `what` says what it serves.
+ */
+function groupDoc(group: string, version: string, prefix: string, kinds: string[], upstream: string, what: string): DocSpec {
+  return {
+    file: `apis__${group}__${version}.json`,
+    title: `orch ${group}/${version}`,
+    description: `Kinds of the ${group} group, version ${version}, served under /apis/${group}/${version}: ${what}. paths are emitted by the generator.`,
+    upstream: [upstream],
+    owns: (n) => n.startsWith(prefix),
+    roots: kinds.flatMap((k) => [prefix + k, prefix + k + 'List']),
+  };
+}
+
 const DOCS: DocSpec[] = [
   {
     file: 'meta__v1.json',
@@ -485,78 +500,22 @@ const DOCS: DocSpec[] = [
     owns: (n) => n.startsWith(NET),
     roots: [NET + 'NetworkPolicy', NET + 'NetworkPolicyList', ...['Ingress', 'IngressClass'].flatMap((k) => [NET + k, NET + k + 'List'])],
   },
-  {
-    file: 'apis__discovery.orch.io__v1.json',
-    title: 'orch discovery.orch.io/v1',
-    description:
-      'Kinds of the discovery.orch.io group, version v1, served under /apis/discovery.orch.io/v1: EndpointSlice (SPEC 9.7, the replacement of discovery.orch.io/v1beta1). paths are emitted by the generator.',
-    upstream: ['apis__discovery.k8s.io__v1_openapi.json'],
-    owns: (n) => n.startsWith(DISCOVERY),
-    roots: [DISCOVERY + 'EndpointSlice', DISCOVERY + 'EndpointSliceList'],
-  },
-  {
-    file: 'apis__policy__v1.json',
-    title: 'orch policy/v1',
-    description:
-      'Kinds of the policy group, version v1, served under /apis/policy/v1: PodDisruptionBudget (SPEC 9.7, the replacement of policy/v1beta1). paths are emitted by the generator.',
-    upstream: ['apis__policy__v1_openapi.json'],
-    owns: (n) => n.startsWith(POLICY),
-    roots: [POLICY + 'PodDisruptionBudget', POLICY + 'PodDisruptionBudgetList'],
-  },
-  {
-    file: 'apis__node.orch.io__v1.json',
-    title: 'orch node.orch.io/v1',
-    description:
-      'Kinds of the node.orch.io group, version v1, served under /apis/node.orch.io/v1: RuntimeClass (SPEC 9.7, the replacement of node.orch.io/v1beta1). paths are emitted by the generator.',
-    upstream: ['apis__node.k8s.io__v1_openapi.json'],
-    owns: (n) => n.startsWith(NODE),
-    roots: [NODE + 'RuntimeClass', NODE + 'RuntimeClassList'],
-  },
-  {
-    file: 'apis__storage.orch.io__v1.json',
-    title: 'orch storage.orch.io/v1',
-    description:
-      'Kinds of the storage.orch.io group, version v1, served under /apis/storage.orch.io/v1: StorageClass, VolumeAttachment, CSIDriver, CSINode and CSIStorageCapacity. paths are emitted by the generator.',
-    upstream: ['apis__storage.k8s.io__v1_openapi.json'],
-    owns: (n) => n.startsWith(STORAGE),
-    roots: ['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'].flatMap((k) => [STORAGE + k, STORAGE + k + 'List']),
-  },
-  {
-    file: 'apis__flowcontrol.orch.io__v1.json',
-    title: 'orch flowcontrol.orch.io/v1',
-    description:
-      'Kinds of the flowcontrol.orch.io group, version v1, served under /apis/flowcontrol.orch.io/v1: FlowSchema and PriorityLevelConfiguration (SPEC 9.7), their storage version. paths are emitted by the generator.',
-    upstream: ['apis__flowcontrol.apiserver.k8s.io__v1_openapi.json'],
-    owns: (n) => n.startsWith(FLOWCONTROL),
-    roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL + k, FLOWCONTROL + k + 'List']),
-  },
-  {
-    file: 'apis__flowcontrol.orch.io__v1beta3.json',
-    title: 'orch flowcontrol.orch.io/v1beta3',
-    description:
-      'Kinds of the flowcontrol.orch.io group, version v1beta3, served under /apis/flowcontrol.orch.io/v1beta3: the same FlowSchemas and PriorityLevelConfigurations as v1, stored at v1; deprecated in 1.29, removed in 1.32 (SPEC 9.5, 9.7). paths are emitted by the generator.',
-    upstream: ['apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json'],
-    owns: (n) => n.startsWith(FLOWCONTROL_V1BETA3),
-    roots: ['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [FLOWCONTROL_V1BETA3 + k, FLOWCONTROL_V1BETA3 + k + 'List']),
-  },
-  {
-    file: 'apis__autoscaling__v2.json',
-    title: 'orch autoscaling/v2',
-    description:
-      'Kinds of the autoscaling group, version v2, served under /apis/autoscaling/v2: HorizontalPodAutoscaler (SPEC 9.7, the replacement of autoscaling/v2beta1 and v2beta2), the storage version of the autoscaling/v1 ones. paths are emitted by the generator.',
-    upstream: ['apis__autoscaling__v2_openapi.json'],
-    owns: (n) => n.startsWith(AUTOSCALING_V2),
-    roots: [AUTOSCALING_V2 + 'HorizontalPodAutoscaler', AUTOSCALING_V2 + 'HorizontalPodAutoscalerList'],
-  },
-  {
-    file: 'apis__events.orch.io__v1.json',
-    title: 'orch events.orch.io/v1',
-    description:
-      'Kinds of the events.orch.io group, version v1, served under /apis/events.orch.io/v1: Event, the same objects as core v1 Events, stored as those (SPEC 9.7, the replacement of events.orch.io/v1beta1). paths are emitted by the generator.',
-    upstream: ['apis__events.k8s.io__v1_openapi.json'],
-    owns: (n) => n.startsWith(EVENTS),
-    roots: [EVENTS + 'Event', EVENTS + 'EventList'],
-  },
+  groupDoc('discovery.orch.io', 'v1', DISCOVERY, ['EndpointSlice'], 'apis__discovery.k8s.io__v1_openapi.json',
+    'EndpointSlice (SPEC 9.7, the replacement of discovery.orch.io/v1beta1)'),
+  groupDoc('policy', 'v1', POLICY, ['PodDisruptionBudget'], 'apis__policy__v1_openapi.json',
+    'PodDisruptionBudget (SPEC 9.7, the replacement of policy/v1beta1)'),
+  groupDoc('node.orch.io', 'v1', NODE, ['RuntimeClass'], 'apis__node.k8s.io__v1_openapi.json',
+    'RuntimeClass (SPEC 9.7, the replacement of node.orch.io/v1beta1)'),
+  groupDoc('storage.orch.io', 'v1', STORAGE, ['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'], 'apis__storage.k8s.io__v1_openapi.json',
+    'StorageClass, VolumeAttachment, CSIDriver, CSINode and CSIStorageCapacity'),
+  groupDoc('flowcontrol.orch.io', 'v1', FLOWCONTROL, ['FlowSchema', 'PriorityLevelConfiguration'], 'apis__flowcontrol.apiserver.k8s.io__v1_openapi.json',
+    'FlowSchema and PriorityLevelConfiguration (SPEC 9.7), their storage version'),
+  groupDoc('flowcontrol.orch.io', 'v1beta3', FLOWCONTROL_V1BETA3, ['FlowSchema', 'PriorityLevelConfiguration'], 'apis__flowcontrol.apiserver.k8s.io__v1beta3_openapi.json',
+    'the same FlowSchemas and PriorityLevelConfigurations as v1, stored at v1; deprecated in 1.29, removed in 1.32 (SPEC 9.5, 9.7)'),
+  groupDoc('autoscaling', 'v2', AUTOSCALING_V2, ['HorizontalPodAutoscaler'], 'apis__autoscaling__v2_openapi.json',
+    'HorizontalPodAutoscaler (SPEC 9.7, the replacement of autoscaling/v2beta1 and v2beta2), the storage version of the autoscaling/v1 ones'),
+  groupDoc('events.orch.io', 'v1', EVENTS, ['Event'], 'apis__events.k8s.io__v1_openapi.json',
+    'Event, the same objects as core v1 Events, stored as those (SPEC 9.7, the replacement of events.orch.io/v1beta1)'),
 ];
 
 /** Description taken from a (renamed) schema property, or a literal. */
