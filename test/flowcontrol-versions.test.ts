@@ -295,22 +295,45 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
     assert.ok(index.paths['apis/flowcontrol.orch.io/v1beta3']);
   });
 
-  test('removed versions answer 404 while their replacements are served', async () => {
-    for (const path of [
-      '/apis/flowcontrol.orch.io/v1beta2/flowschemas',
-      '/apis/flowcontrol.orch.io/v1beta1/prioritylevelconfigurations',
-      '/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers',
-      '/apis/autoscaling/v2beta1/namespaces/default/horizontalpodautoscalers',
-      '/apis/events.orch.io/v1beta1/namespaces/default/events',
-      '/apis/batch/v1beta1/namespaces/default/cronjobs',
-      '/apis/extensions/v1beta1/namespaces/default/networkpolicies',
-      '/apis/apps/v1beta2/namespaces/default/deployments',
-    ]) {
-      assert.equal((await server.request('GET', path)).status, 404, path);
+  test('removed versions answer 404 while their replacements are served (every row of SPEC 9.7)', async () => {
+    const ns = '/namespaces/default';
+    // [removed, replacement]: each removed path is 404 and its replacement's is 200.
+    const rows: Array<[string, string]> = [
+      ['/apis/flowcontrol.orch.io/v1beta2/flowschemas', `${V1}/flowschemas`],
+      ['/apis/flowcontrol.orch.io/v1beta2/prioritylevelconfigurations', `${V1}/prioritylevelconfigurations`],
+      ['/apis/flowcontrol.orch.io/v1beta1/prioritylevelconfigurations', `${V1}/prioritylevelconfigurations`],
+      [`/apis/storage.orch.io/v1beta1${ns}/csistoragecapacities`, `/apis/storage.orch.io/v1${ns}/csistoragecapacities`],
+      [`/apis/autoscaling/v2beta2${ns}/horizontalpodautoscalers`, `/apis/autoscaling/v2${ns}/horizontalpodautoscalers`],
+      [`/apis/autoscaling/v2beta1${ns}/horizontalpodautoscalers`, `/apis/autoscaling/v2${ns}/horizontalpodautoscalers`],
+      [`/apis/batch/v1beta1${ns}/cronjobs`, `/apis/batch/v1${ns}/cronjobs`],
+      [`/apis/discovery.orch.io/v1beta1${ns}/endpointslices`, `/apis/discovery.orch.io/v1${ns}/endpointslices`],
+      [`/apis/events.orch.io/v1beta1${ns}/events`, `/apis/events.orch.io/v1${ns}/events`],
+      [`/apis/policy/v1beta1${ns}/poddisruptionbudgets`, `/apis/policy/v1${ns}/poddisruptionbudgets`],
+      ['/apis/policy/v1beta1/podsecuritypolicies', `/apis/policy/v1${ns}/poddisruptionbudgets`],
+      ['/apis/node.orch.io/v1beta1/runtimeclasses', '/apis/node.orch.io/v1/runtimeclasses'],
+      ['/apis/apiextensions.orch.io/v1beta1/customresourcedefinitions', '/apis/apiextensions.orch.io/v1/customresourcedefinitions'],
+      ['/apis/coordination.orch.io/v1beta1/namespaces/orch-system/leases', '/apis/coordination.orch.io/v1/namespaces/orch-system/leases'],
+      [`/apis/networking.orch.io/v1beta1${ns}/ingresses`, `/apis/networking.orch.io/v1${ns}/ingresses`],
+      ['/apis/networking.orch.io/v1beta1/ingressclasses', '/apis/networking.orch.io/v1/ingressclasses'],
+      ['/apis/rbac.authorization.orch.io/v1beta1/clusterroles', '/apis/rbac.authorization.orch.io/v1/clusterroles'],
+      ['/apis/storage.orch.io/v1beta1/storageclasses', '/apis/storage.orch.io/v1/storageclasses'],
+      ['/apis/storage.orch.io/v1beta1/csidrivers', '/apis/storage.orch.io/v1/csidrivers'],
+      [`/apis/extensions/v1beta1${ns}/networkpolicies`, `/apis/networking.orch.io/v1${ns}/networkpolicies`],
+      [`/apis/extensions/v1beta1${ns}/deployments`, `/apis/apps/v1${ns}/deployments`],
+      [`/apis/extensions/v1beta1${ns}/daemonsets`, `/apis/apps/v1${ns}/daemonsets`],
+      [`/apis/extensions/v1beta1${ns}/replicasets`, `/apis/apps/v1${ns}/replicasets`],
+      [`/apis/apps/v1beta1${ns}/deployments`, `/apis/apps/v1${ns}/deployments`],
+      [`/apis/apps/v1beta2${ns}/statefulsets`, `/apis/apps/v1${ns}/statefulsets`],
+    ];
+    for (const [removed, replacement] of rows) {
+      assert.equal((await server.request('GET', removed)).status, 404, removed);
+      assert.equal((await server.request('GET', replacement)).status, 200, replacement);
     }
-    for (const path of [`${V1}/flowschemas`, '/apis/batch/v1/namespaces/default/cronjobs', '/apis/networking.orch.io/v1/namespaces/default/networkpolicies']) {
-      assert.equal((await server.request('GET', path)).status, 200, path);
-    }
+    // The 1.22 row's reviews: a create at the removed beta is 404, at v1 it is answered.
+    const review = { spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } };
+    assert.equal((await server.request('POST', '/apis/authorization.orch.io/v1beta1/selfsubjectaccessreviews', { body: review })).status, 404);
+    assert.equal((await server.request('POST', '/apis/authorization.orch.io/v1/selfsubjectaccessreviews', { body: { apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectAccessReview', ...review } })).status, 201);
+    assert.equal((await server.request('POST', '/apis/authentication.orch.io/v1beta1/tokenreviews', { body: { spec: { token: 'x' } } })).status, 404);
   });
 });
 
