@@ -114,7 +114,10 @@ export class RotatingLogFile {
       if (file.name.endsWith('.gz')) continue;
       const source = join(dir, file.name);
       const mode = statSync(source).mode & 0o777;
-      await pipeline(createReadStream(source), createGzip(), createWriteStream(`${source}.gz`, { mode }));
+      // Written aside and renamed whole: a reader never finds half a .gz (lumberjack writes it in place).
+      const partial = `${source}.gz.partial`;
+      await pipeline(createReadStream(source), createGzip(), createWriteStream(partial, { mode }));
+      renameSync(partial, `${source}.gz`);
       unlinkSync(source);
     }
   }
