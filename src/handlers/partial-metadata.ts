@@ -11,7 +11,8 @@
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { sendWhole, writeJsonText, writeObject, type EncodeOptions } from '../server/respond.ts';
+import { sendWhole, writeJsonText, writeObject } from '../server/respond.ts';
+import { negotiatedProtobuf } from './protobuf-responses.ts';
 import * as errors from '../api/status-error.ts';
 import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { envelope, PROTOBUF_TYPE, watchFrame } from '../api/protobuf/envelope.ts';
@@ -82,10 +83,6 @@ function metadataMessage(codec: ProtobufCodec, object: CachedObject, servedAs: s
   return derivedForm(object, PROTOBUF_METADATA_FORM, () => new ProtobufMetadataForm(metadataMessageAt(codec, object, object.revision, servedAs))).message;
 }
 
-function protobufOf(encode: EncodeOptions): ProtobufCodec | undefined {
-  return encode.mediaType === PROTOBUF_TYPE ? encode.protobuf : undefined;
-}
-
 /** A PartialObjectMetadata of `metadata` (encoded) under `apiVersion` (meta.orch.io/v1, meta.k8s.io/v1beta1, ...). */
 function partialObject(apiVersion: string, metadata: string): string {
   return `{"kind":"PartialObjectMetadata","apiVersion":"${apiVersion}","metadata":${metadata}}`;
@@ -94,7 +91,7 @@ function partialObject(apiVersion: string, metadata: string): string {
 /** SPEC 4.2 get as PartialObjectMetadata. */
 export function writePartialObject(ctx: ResourceRequest, apiVersion: string, object: CachedObject): void {
   const servedAs = apiVersionOf(ctx.store.kind);
-  const codec = protobufOf(ctx.encode);
+  const codec = negotiatedProtobuf(ctx.encode);
   if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, envelope(apiVersion, 'PartialObjectMetadata', [metadataMessage(codec, object, servedAs)]));
   writeJsonText(ctx.res, 200, partialObject(apiVersion, metadataJson(object, servedAs)), ctx.encode);
 }
@@ -113,7 +110,7 @@ export function writePartialList(
   shared: { cache: ResourceCache; key: string } | undefined,
 ): void {
   const servedAs = apiVersionOf(ctx.store.kind);
-  const codec = protobufOf(ctx.encode);
+  const codec = negotiatedProtobuf(ctx.encode);
   const make = codec
     ? () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item, servedAs)))
     : () => {

@@ -78,6 +78,11 @@ export function protobufWatchEncoding(codec: ProtobufCodec, kind: KindDefinition
   };
 }
 
+/** The codec when the answer was negotiated as protobuf; undefined for every other media type. */
+export function negotiatedProtobuf(encode: EncodeOptions): ProtobufCodec | undefined {
+  return encode.mediaType === PROTOBUF_TYPE ? encode.protobuf : undefined;
+}
+
 function codecOf(encode: EncodeOptions): ProtobufCodec {
   if (!encode.protobuf) throw new Error('protobuf negotiated without a codec');
   return encode.protobuf;

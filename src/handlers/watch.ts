@@ -15,8 +15,8 @@ import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
 import { setLongTimeout } from '../util/timers.ts';
 import { toStatusError } from '../server/respond.ts';
 import { convertForServing } from './conversion.ts';
-import { PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
-import { protobufWatchEncoding } from './protobuf-responses.ts';
+import { PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
+import { negotiatedProtobuf, protobufWatchEncoding } from './protobuf-responses.ts';
 import { partialFor, partialWatchEncoding } from './partial-metadata.ts';
 import { includeObjectOf } from './table.ts';
 import { tableWatchEncoding } from './table-watch.ts';
@@ -81,7 +81,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
 
   // Negotiated as protobuf: upstream's stream form of it, length-prefixed WatchEvent frames.
   // As PartialObjectMetadata or Table: JSON lines of each event's metadata, or of a one-row Table.
-  const protobuf = ctx.encode.mediaType === PROTOBUF_TYPE ? ctx.encode.protobuf : undefined;
+  const protobuf = negotiatedProtobuf(ctx.encode);
   const encoding = partial
     ? partialWatchEncoding(partial, apiVersionOf(kind), protobuf)
     : ctx.table && includeObject

@@ -52,6 +52,11 @@ export interface Strategy {
   genericObjectMeta?: boolean;
 }
 
+/** A kind whose rules are the same on create and update: `validate` sees the stored object on an update. */
+export function validatedBy(validate: (obj: ApiObject, old?: ApiObject) => FieldError[]): Pick<Strategy, 'validate' | 'validateUpdate'> {
+  return { validate: (obj) => validate(obj), validateUpdate: (obj, old) => validate(obj, old) };
+}
+
 /** Kinds whose spec drives a status follow this convention: generation 1 on create, +1 per spec change. */
 export const specGeneration = {
   prepareForCreate(obj: ApiObject): void {
@@ -61,6 +66,19 @@ export const specGeneration = {
     const oldGeneration = old.metadata.generation ?? 0;
     obj.metadata.generation = JSON.stringify(obj.spec) === JSON.stringify(old.spec) ? oldGeneration : oldGeneration + 1;
   },
+};
+
+/**
+ * The PrepareForCreate/PrepareForUpdate of most kinds with a status
+ * subresource (apps, batch, policy, networking, flowcontrol): status empty on
+ * create, generation as specGeneration.
+ */
+export const emptyStatusAndSpecGeneration = {
+  prepareForCreate(obj: ApiObject): void {
+    obj.status = {};
+    specGeneration.prepareForCreate(obj);
+  },
+  prepareForUpdate: specGeneration.prepareForUpdate,
 };
 
 /**

@@ -18,6 +18,12 @@ export interface KindConversion {
   fromInternal: Record<string, (internal: ApiObject) => ApiObject>;
 }
 
+/** The object in the kind's internal form, as upstream validates it: converted from the version it is at (as is when that version has none). */
+export function internalForm(conversion: KindConversion, obj: ApiObject): ApiObject {
+  const toInternal = conversion.toInternal[String(obj.apiVersion)];
+  return toInternal ? toInternal(obj) : obj;
+}
+
 /** The object at `apiVersion`, with apiVersion, kind and metadata leading (stored JSON relies on it: withResourceVersion). */
 function atVersion(obj: ApiObject, apiVersion: string): ApiObject {
   const { apiVersion: _previous, kind, metadata, ...rest } = obj;

@@ -6,6 +6,7 @@
  */
 import type { ApiObject, Strategy } from '../strategy.ts';
 import { autoscalingConversions, DEFAULT_CPU_UTILIZATION } from '../conversions/autoscaling.ts';
+import { internalForm } from '../conversions/kind-conversion.ts';
 import { validateHorizontalPodAutoscaler } from '../validation/autoscaling.ts';
 import { nonNegative } from '../validation/workloads.ts';
 import { defaultedBehavior } from './autoscaling-defaults.ts';
@@ -25,8 +26,7 @@ function applyDefaults(obj: ApiObject): void {
 
 /** The object as upstream validates it: its internal form. */
 function validate(obj: ApiObject) {
-  const toInternal = conversion.toInternal[String(obj.apiVersion)];
-  return validateHorizontalPodAutoscaler(toInternal ? toInternal(obj) : obj);
+  return validateHorizontalPodAutoscaler(internalForm(conversion, obj));
 }
 
 export const autoscalingStrategies: Record<string, Strategy> = {

@@ -11,7 +11,7 @@
  * status emptied on create still reads phase Pending: the phase is set on create
  * as well as on every write.
  */
-import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
+import { specGeneration, validatedBy as validated, type ApiObject, type Strategy } from '../strategy.ts';
 import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
 import { validateEndpoints } from '../validation/endpoints.ts';
 import { validatePodTemplateObject, validateReplicationController } from '../validation/replication-controller.ts';
@@ -73,12 +73,6 @@ function defaultReplicationController(obj: ApiObject): void {
   }
   defaultPodTemplate(spec.template, 'ReplicationController');
 }
-
-/** A kind whose rules are the same on create and update. */
-const validated = (validate: (obj: any, old?: any) => ReturnType<Strategy['validate'] & {}>): Strategy => ({
-  validate: (obj) => validate(obj),
-  validateUpdate: (obj, old) => validate(obj, old),
-});
 
 /**
  * PersistentVolume status strategy: a phase change stamps lastPhaseTransitionTime

@@ -4,8 +4,9 @@
  * v1beta3/defaults.go), generation, and validation of the internal form
  * (K pkg/registry/flowcontrol/*\/strategy.go).
  */
-import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
+import { emptyStatusAndSpecGeneration, type ApiObject, type Strategy } from '../strategy.ts';
 import { PRESERVE_ZERO_SHARES_ANNOTATION, flowcontrolConversions } from '../conversions/flowcontrol.ts';
+import { internalForm } from '../conversions/kind-conversion.ts';
 import { validateConditions, validateFlowSchema, validatePriorityLevel } from '../validation/flowcontrol.ts';
 
 /** PriorityLevelConfigurationDefaultNominalConcurrencyShares. */
@@ -14,10 +15,7 @@ const DEFAULT_SHARES = 30;
 const versionOf = (obj: ApiObject): string => String(obj.apiVersion ?? '').slice(String(obj.apiVersion ?? '').indexOf('/') + 1);
 
 /** The object as upstream validates it: converted to the internal form from the version it was written at. */
-function internal(obj: ApiObject): ApiObject {
-  const toInternal = flowcontrolConversions[`flowcontrol.orch.io/${obj.kind}`]?.toInternal[String(obj.apiVersion)];
-  return toInternal ? toInternal(obj) : obj;
-}
+const internal = (obj: ApiObject): ApiObject => internalForm(flowcontrolConversions[`flowcontrol.orch.io/${obj.kind}`], obj);
 
 /** SetDefaults_FlowSchemaSpec (the same at v1 and v1beta3). */
 function defaultFlowSchema(obj: ApiObject): void {
@@ -62,11 +60,7 @@ const statusOnly = (obj: ApiObject) => validateConditions(obj.status?.conditions
 function flowcontrolStrategy(applyDefaults: (obj: ApiObject) => void, validate: (obj: ApiObject) => ReturnType<typeof statusOnly>): Strategy {
   return {
     applyDefaults,
-    prepareForCreate(obj) {
-      obj.status = {};
-      specGeneration.prepareForCreate(obj);
-    },
-    prepareForUpdate: specGeneration.prepareForUpdate,
+    ...emptyStatusAndSpecGeneration,
     validate,
     validateUpdate: (obj) => validate(obj),
     validateStatusUpdate: statusOnly,

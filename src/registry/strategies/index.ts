@@ -4,7 +4,7 @@
  * which is all a kind added through the contract needs.
  */
 import { rbacStrategies } from './rbac.ts';
-import { specGeneration, type Strategy } from '../strategy.ts';
+import { specGeneration, validatedBy, type Strategy } from '../strategy.ts';
 import {
   defaultNamespace,
   defaultNetworkPolicy,
@@ -31,16 +31,14 @@ import { eventStrategies } from './events.ts';
 const networkPolicy: Strategy = {
   ...specGeneration,
   applyDefaults: defaultNetworkPolicy,
-  validate: (obj) => validateNetworkPolicy(obj),
-  validateUpdate: (obj, old) => validateNetworkPolicy(obj, old),
+  ...validatedBy(validateNetworkPolicy),
 };
 
 /** Namespaces start Active with the `orch` finalizer; spec.finalizers change only through /finalize. */
 const namespace: Strategy = {
   prepareForCreate: (obj) => defaultNamespace(obj),
   prepareForUpdate: (obj, old) => defaultNamespace(obj, old),
-  validate: (obj) => validateNamespace(obj),
-  validateUpdate: (obj, old) => validateNamespace(obj, old),
+  ...validatedBy(validateNamespace),
   // The namespace controller empties the namespace, then removes `orch` through /finalize.
   holdsDeletion: (obj) => (obj.spec?.finalizers?.length ?? 0) > 0,
   beginDeletion(obj) {
@@ -50,23 +48,19 @@ const namespace: Strategy = {
 
 const secret: Strategy = {
   applyDefaults: mergeSecretStringData,
-  validate: (obj) => validateSecret(obj),
-  validateUpdate: (obj, old) => validateSecret(obj, old),
+  ...validatedBy(validateSecret),
 };
 
 const configMap: Strategy = {
-  validate: (obj) => validateConfigMap(obj),
-  validateUpdate: (obj, old) => validateConfigMap(obj, old),
+  ...validatedBy(validateConfigMap),
 };
 
 const serviceAccount: Strategy = {
-  validate: (obj) => validateServiceAccount(obj),
-  validateUpdate: (obj, old) => validateServiceAccount(obj, old),
+  ...validatedBy(validateServiceAccount),
 };
 
 const event: Strategy = {
-  validate: (obj) => validateEvent(obj),
-  validateUpdate: (obj, old) => validateEvent(obj, old),
+  ...validatedBy(validateEvent),
 };
 
 const strategies: Record<string, Strategy> = {

@@ -8,7 +8,7 @@
  * status reset on writes to the main resource is the generic withStatusReset),
  * and validation.
  */
-import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
+import { emptyStatusAndSpecGeneration, specGeneration, validatedBy as validated, type ApiObject, type Strategy } from '../strategy.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 import { validateEndpointSlice } from '../validation/endpoint-slice.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
@@ -17,22 +17,9 @@ import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatus } from '
 import { validateRuntimeClass } from '../validation/runtime-class.ts';
 import { validateCSIDriver, validateCSINode, validateCSIStorageCapacity, validateStorageClass, validateVolumeAttachment } from '../validation/storage.ts';
 
-/** A kind validated by one function on create and update. */
-function validated(validate: (obj: ApiObject, old?: ApiObject) => FieldError[]): Strategy {
-  return { validate: (obj) => validate(obj), validateUpdate: (obj, old) => validate(obj, old) };
-}
-
 /** A kind with a status subresource: status empties on create, generation counts spec changes. */
 function withStatus(validate: (obj: ApiObject, old?: ApiObject) => FieldError[], validateStatus: (obj: ApiObject, old: ApiObject) => FieldError[]): Strategy {
-  return {
-    ...validated(validate),
-    validateStatusUpdate: validateStatus,
-    prepareForCreate(obj) {
-      obj.status = {};
-      specGeneration.prepareForCreate(obj);
-    },
-    prepareForUpdate: specGeneration.prepareForUpdate,
-  };
+  return { ...validated(validate), ...emptyStatusAndSpecGeneration, validateStatusUpdate: validateStatus };
 }
 
 /** corev1.LabelHostname, renamed by FACTS §0. */

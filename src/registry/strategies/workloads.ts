@@ -8,7 +8,7 @@
  * validation. The status reset on writes to the main resource is the generic
  * withStatusReset every kind with a status subresource gets.
  */
-import { specGeneration, type ApiObject, type Strategy } from '../strategy.ts';
+import { emptyStatusAndSpecGeneration, validatedBy, type ApiObject, type Strategy } from '../strategy.ts';
 import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
 import { isDNS1123Label } from '../validation/names.ts';
 import {
@@ -130,13 +130,8 @@ function workloadStrategy(applyDefaults: (obj: ApiObject) => void, validate: (ob
   return {
     ...(replicaStatus ? { validateStatusUpdate: (obj: ApiObject, old: ApiObject) => validateReplicaStatus(replicaStatus, obj, old) } : {}),
     applyDefaults,
-    prepareForCreate(obj) {
-      obj.status = {};
-      specGeneration.prepareForCreate(obj);
-    },
-    prepareForUpdate: specGeneration.prepareForUpdate,
-    validate: (obj) => validate(obj),
-    validateUpdate: (obj, old) => validate(obj, old),
+    ...emptyStatusAndSpecGeneration,
+    ...validatedBy(validate),
   };
 }
 
@@ -209,9 +204,8 @@ const job: Strategy = {
   defaultPolicyWarning:
     'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
   prepareForCreate(obj) {
-    obj.status = {};
     dropNewManagedBy(obj);
-    specGeneration.prepareForCreate(obj);
+    emptyStatusAndSpecGeneration.prepareForCreate(obj);
     generateJobSelector(obj);
   },
 };
@@ -223,7 +217,7 @@ export const workloadStrategies: Record<string, Strategy> = {
   'apps/DaemonSet': { ...workloadStrategy(defaultDaemonSet, validateDaemonSet, 'DaemonSet'), ...daemonSetGenerations },
   'apps/StatefulSet': workloadStrategy(defaultStatefulSet, validateStatefulSet, 'StatefulSet'),
   // ControllerRevisions have no spec or status: data and revision only.
-  'apps/ControllerRevision': { validate: (obj) => validateControllerRevision(obj), validateUpdate: (obj, old) => validateControllerRevision(obj, old) },
+  'apps/ControllerRevision': validatedBy(validateControllerRevision),
   'batch/Job': job,
   'batch/CronJob': { ...workloadStrategy((obj) => defaultPodTemplate(specOf(obj).jobTemplate?.spec?.template, 'CronJob'), validateCronJob), warningsOnCreate: nameWarnings },
 };
