@@ -8,11 +8,10 @@
  *   longer reference it.
  * It reads from the watch cache and writes through the generic stores, like any client.
  */
-import { storageGroupOf } from '../registry/kind.ts';
+import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { CacheEvent } from '../storage/cacher/resource-cache.ts';
-import { resourcePrefix } from '../storage/keys.ts';
 import { WorkQueue } from './work-queue.ts';
 
 interface Located {
@@ -84,7 +83,7 @@ export class GarbageCollector {
 
   start(): void {
     for (const store of this.stores) {
-      const cache = this.cacher.cache(resourcePrefix(storageGroupOf(store.kind), store.kind.plural));
+      const cache = this.cacher.cache(storedResourcePrefix(store.kind));
       for (const cached of cache.all()) this.observe(store, cached.key, cached.value);
       cache.listeners.add((event) => this.onEvent(store, event));
     }

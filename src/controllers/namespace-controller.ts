@@ -4,11 +4,10 @@
  * through its own store so its finalizers are respected; once none remain, the
  * `orch` finalizer is removed through /finalize and the namespace goes.
  */
-import { storageGroupOf } from '../registry/kind.ts';
+import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
-import { resourcePrefix } from '../storage/keys.ts';
 import { WorkQueue } from './work-queue.ts';
 
 const FINALIZER = 'orch';
@@ -25,7 +24,7 @@ export class NamespaceController {
   ) {}
 
   private cacheOf(store: GenericStore) {
-    return this.cacher.cache(resourcePrefix(storageGroupOf(store.kind), store.kind.plural));
+    return this.cacher.cache(storedResourcePrefix(store.kind));
   }
 
   start(): void {

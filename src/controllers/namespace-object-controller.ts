@@ -4,11 +4,10 @@
  * serviceaccount controller (`default` ServiceAccount, SPEC 5.2) and
  * root-ca-cert-publisher (`orch-root-ca.crt` ConfigMap) share this shape.
  */
-import { storageGroupOf } from '../registry/kind.ts';
+import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
-import { resourcePrefix } from '../storage/keys.ts';
 import type { Controller } from './controller-manager.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -36,7 +35,7 @@ export class NamespaceObjectController implements Controller {
   }
 
   private cacheOf(store: GenericStore) {
-    return this.cacher.cache(resourcePrefix(storageGroupOf(store.kind), store.kind.plural));
+    return this.cacher.cache(storedResourcePrefix(store.kind));
   }
 
   start(): void {

@@ -6,12 +6,11 @@
  * spliced in, streamed to the socket rather than built into one response.
  */
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf, readApiVersion, storageGroupOf, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
 import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
 import { CompactedError } from '../storage/interface.ts';
-import { resourcePrefix } from '../storage/keys.ts';
 import { JSON_TYPE, writeJsonAround, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { encodeContinueToken } from './continue-token.ts';
@@ -69,7 +68,7 @@ async function getFromStorage(ctx: ResourceRequest): Promise<CachedObject> {
 }
 
 function cacheOf(ctx: ResourceRequest): ResourceCache {
-  return ctx.cacher.cache(resourcePrefix(storageGroupOf(ctx.store.kind), ctx.store.kind.plural));
+  return ctx.cacher.cache(storedResourcePrefix(ctx.store.kind));
 }
 
 export interface ListQuery {

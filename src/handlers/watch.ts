@@ -5,7 +5,7 @@
  */
 import { watchEventRecorder } from '../metrics/registry.ts';
 import * as errors from '../api/status-error.ts';
-import { apiVersionOf, readApiVersion, storageGroupOf } from '../registry/kind.ts';
+import { apiVersionOf, readApiVersion, storedResourcePrefix } from '../registry/kind.ts';
 import { compileFilter } from '../registry/list-filter.ts';
 import type { Cacher, WatchRequest } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
@@ -93,7 +93,7 @@ export async function handleWatch(ctx: ResourceRequest, cacher: Cacher, settings
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const request: WatchRequest = {
-    resourcePrefix: resourcePrefix(storageGroupOf(kind), kind.plural),
+    resourcePrefix: storedResourcePrefix(kind),
     selection: { keyPrefix: store.prefix(ctx.namespace), matches },
     resourceVersion: sendInitialEvents && resourceVersion === 0 ? 0 : resourceVersion,
     initialEvents,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonPath } from '../util/jsonpath.ts';
 import type { ApiObject } from './strategy.ts';
 import type { ProtobufTable } from '../api/protobuf/schema.ts';
+import { resourcePrefix } from '../storage/keys.ts';
 
 /**
  * The shape of one kind as codegen emits it into src/generated/kinds.ts
@@ -174,6 +175,11 @@ export function deprecationWarning(
 /** The group whose key space holds the kind's objects (KindDefinition.storageGroup). */
 export function storageGroupOf(kind: { group: string; storageGroup?: string }): string {
   return kind.storageGroup ?? kind.group;
+}
+
+/** The key prefix, and watch cache, of the kind's objects: its storage group's (KindDefinition.storageGroup). */
+export function storedResourcePrefix(kind: { group: string; storageGroup?: string; plural: string }): string {
+  return resourcePrefix(storageGroupOf(kind), kind.plural);
 }
 
 export function apiVersionOf(kind: { group: string; version: string }): string {

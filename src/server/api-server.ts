@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
+import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
@@ -21,7 +21,7 @@ import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
 import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
 import type { KeyValue, Storage } from '../storage/interface.ts';
-import { parseResourcePrefix, resourcePrefix } from '../storage/keys.ts';
+import { parseResourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
@@ -156,7 +156,7 @@ export class ApiServer {
   private storedRoute(kind: KindDefinition, strategy: Strategy, fromStorage: boolean): Route {
     const { cacher, storage, admission } = this.options;
     const hasStatus = kind.subresources.some((s) => s.name === 'status');
-    const cache = cacher.cache(resourcePrefix(storageGroupOf(kind), kind.plural));
+    const cache = cacher.cache(storedResourcePrefix(kind));
     const cachedLookup = (key: string): KeyValue | undefined => {
       const cached = cache.get(key);
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };

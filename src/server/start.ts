@@ -3,7 +3,7 @@
  * API server and its HTTPS listener, health checks and graceful shutdown
  * (SPEC 4.10, 5).
  */
-import { storageGroupOf } from '../registry/kind.ts';
+import { storedResourcePrefix } from '../registry/kind.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { createServer } from 'node:https';
 import { join } from 'node:path';
@@ -138,7 +138,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     maxWatcherBufferedBytes: options.watchBufferLimitBytes ?? 8 * 1024 * 1024,
   });
   // One cache per key space: kinds stored in another group's share its cache.
-  await cacher.start([...new Set(options.api.kinds.filter((k) => k.stored).map((k) => resourcePrefix(storageGroupOf(k), k.plural)))]);
+  await cacher.start([...new Set(options.api.kinds.filter((k) => k.stored).map((k) => storedResourcePrefix(k)))]);
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbacIndex = new CachedRbacSource(cacher);
