@@ -42,7 +42,7 @@ import { versionInfo } from './version.ts';
 import { WatchCacheSettings } from './watch-cache-settings.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
-import type { StaticDocument } from './issuer-discovery.ts';
+import type { StaticDocuments } from './issuer-discovery.ts';
 import { singleProcessMetrics, type MetricsSource, type RegistryName } from './metrics/pool-metrics.ts';
 import { monitorRequest } from './metrics/request-metrics.ts';
 import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
@@ -70,7 +70,7 @@ export interface ApiServerOptions {
   /** host:port clients reach us at, for discovery's serverAddressByClientCIDRs. */
   serverAddress: string;
   /** Fixed documents served at non-resource paths (service-account issuer discovery). */
-  staticDocuments?: Map<string, StaticDocument>;
+  staticDocuments?: StaticDocuments;
   /** --enable-garbage-collector and --delete-collection-workers. */
   deletion?: DeletionSettings;
   /** Where /metrics text comes from (default: this process's registry alone). */
@@ -349,7 +349,7 @@ export class ApiServer {
       return writeText(res, 404, '404 page not found\n');
     }
     if (trimmed === '/version') return writeJsonText(res, 200, JSON.stringify(versionInfo()), encode);
-    const document = this.options.staticDocuments?.get(path);
+    const document = await this.options.staticDocuments?.get(path);
     if (document) {
       // Upstream lets relying parties cache these for an hour.
       res.writeHead(200, { 'Content-Type': document.contentType, 'Cache-Control': 'public, max-age=3600' });

@@ -13,7 +13,7 @@ import { tokenChain, withAuthenticatedGroup, type TokenAuthenticator } from '../
 import { buildAuthentication } from './authentication.ts';
 import { prepareServerFiles } from './server-files.ts';
 import { ServingCertificates } from './serving-certificates.ts';
-import { issuerDiscoveryDocuments, JWKS_PATH } from './issuer-discovery.ts';
+import { lazyIssuerDiscovery, JWKS_PATH } from './issuer-discovery.ts';
 import { externalAddress } from './external-address.ts';
 import { markLegacyTokenUsed, serviceAccountTokenAuthenticator } from '../auth/serviceaccount/tokens.ts';
 import { tokenRequest } from '../auth/serviceaccount/token-request.ts';
@@ -289,7 +289,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     watchCache: options.watchCache,
     auditor: options.audit && new Auditor(options.audit.evaluator, options.audit.sink, protobuf),
     protobuf,
-    staticDocuments: await issuerDiscoveryDocuments(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
+    staticDocuments: lazyIssuerDiscovery(serviceAccounts.issuers[0], options.serviceAccountJwksUri ?? `https://${advertised}${JWKS_PATH}`, serviceAccounts.verification),
   });
 
   // SPEC 2.1: kinds CustomResourceDefinitions define, served by every process once Established.
@@ -336,15 +336,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
   const namespaces = apiServer.store('', 'v1', 'namespaces');
+  // Side by side, so that a first start commits them together.
   await systemNamespaces.run(async () => {
-    for (const name of SYSTEM_NAMESPACES) {
-      if (await getNamespace(name)) continue;
-      try {
-        await namespaces.create(undefined, { metadata: { name } }, { dryRun: false });
-      } catch (err) {
-        if ((err as { reason?: string }).reason !== 'AlreadyExists') throw err;
-      }
-    }
+    await Promise.all(
+      SYSTEM_NAMESPACES.map(async (name) => {
+        if (await getNamespace(name)) return;
+        try {
+          await namespaces.create(undefined, { metadata: { name } }, { dryRun: false });
+        } catch (err) {
+          if ((err as { reason?: string }).reason !== 'AlreadyExists') throw err;
+        }
+      }),
+    );
   });
 
   // SPEC 5.5: the default roles and bindings, reconciled at every start; retried for 30 s as upstream's hook.
