@@ -80,17 +80,29 @@ test('ResourceCache chunks: every item once in key order, lastKey, remaining, fi
   assert.equal(cache.holdsStateAt(2700, 2600), false, 'a revision the cacher has not reached');
 });
 
-test('encoded GET bodies are kept for the objects read last, within a byte budget', () => {
+test('encoded GET bodies are kept for objects read again soon, oldest given up past a byte budget', () => {
   const big = 'x'.repeat(1024 * 1024);
   const objects = Array.from({ length: 40 }, (_, i) => new CachedObject(`/core/configmaps/ns/cm-${i}`, JSON.stringify({ metadata: { name: `cm-${i}` }, data: { big } }), i + 1));
-  const first = objects[0].body();
-  assert.equal(objects[0].body(), first, 'a body read again is the one kept');
-  assert.match(first.toString(), /"resourceVersion":"1"/);
-  for (const object of objects.slice(1)) object.body();
-  // 40 MiB of bodies against a 32 MiB budget: the oldest gave theirs up, the newest keep them.
-  assert.notEqual(objects[0].body(), first, 'the oldest body was released and is made again');
+  const once = objects[0].body();
+  const twice = objects[0].body();
+  assert.notEqual(twice, once, 'a body read once is not kept');
+  assert.equal(objects[0].body(), twice, 'read again soon, the body is kept');
+  assert.match(twice.toString(), /"resourceVersion":"1"/);
+  for (const object of objects.slice(1)) object.body(), object.body();
+  // 40 MiB of kept bodies against a 32 MiB budget: the oldest gave theirs up, the newest keep them.
+  const again = objects[0].body();
+  assert.notEqual(again, twice, 'the oldest body was released and is made again');
   assert.equal(objects[39].body(), objects[39].body());
-  assert.deepEqual(objects[0].body(), first, 'the same bytes');
+  assert.deepEqual(again, twice, 'the same bytes');
+
+  // Read again only after more encodings than the budget holds bodies (32 Ki), a body is not kept.
+  const rare = new CachedObject('/core/configmaps/ns/rare', '{"metadata":{"name":"rare"}}', 99);
+  rare.body();
+  for (let i = 0; i < 40_000; i++) new CachedObject(`/core/configmaps/ns/once-${i}`, '{"metadata":{}}', 100).body();
+  const late = rare.body();
+  const soon = rare.body();
+  assert.notEqual(soon, late, 'the late read kept nothing');
+  assert.equal(rare.body(), soon, 'the read right after it did');
 });
 
 test('shared chunk bodies: encoded once per key, dropped on the next change, oldest dropped past the byte budget', () => {

@@ -28,6 +28,18 @@ let keptBy: Array<CachedObject | undefined> = [];
 let firstKept = 0;
 let bodyBytesKept = 0;
 
+/**
+ * Bodies of single objects encoded so far (reads that found none kept), and
+ * how recent an object's previous encoding must be for its body to be kept:
+ * within about as many encodings as the budget holds bodies. An object read
+ * again later than that would have lost its body before the read anyway, so
+ * keeping it only churns the budget: at 1,000,000 objects read at random,
+ * every kept body was a promoted allocation that set off full collections of
+ * the whole heap, and none was read again.
+ */
+let bodyReads = 0;
+const REREAD_WINDOW = BODY_BYTES_KEPT / 1024;
+
 /** Counts a body an object now keeps; past BODY_BYTES_KEPT the oldest are given up. */
 function keepBody(object: CachedObject, body: Buffer): void {
   keptBodies.push(body);
@@ -52,6 +64,8 @@ function keepBody(object: CachedObject, body: Buffer): void {
 export class CachedObject {
   private parsedObject: any;
   private encodedBody: Buffer | undefined;
+  /** `bodyReads` at this version's last body encoding; -1 before the first. */
+  private lastBodyRead = -1;
   /** This version in another media type (an upper layer's, e.g. the protobuf envelope), and which. */
   private alternate: { mediaType: string; body: Buffer } | undefined;
   /**
@@ -103,7 +117,7 @@ export class CachedObject {
 
   /**
    * The JSON encoded once for objects read one by one (GET), kept for the
-   * objects read last, within BODY_BYTES_KEPT: kept for every object read, the copies doubled the
+   * objects read again soon (readAgainSoon), within BODY_BYTES_KEPT: kept for every object read, the copies doubled the
    * cache's memory, and at 1,000,000 objects their growth set off full
    * collections of the whole heap (random GETs fell to 0.4x of 10,000's).
    */
@@ -112,8 +126,10 @@ export class CachedObject {
     if (apiVersion !== undefined && this.valueAs(apiVersion) !== this.value) return Buffer.from(this.json(apiVersion));
     if (this.encodedBody) return this.encodedBody;
     const body = Buffer.from(this.json());
-    this.encodedBody = body;
-    keepBody(this, body);
+    if (this.readAgainSoon()) {
+      this.encodedBody = body;
+      keepBody(this, body);
+    }
     return body;
   }
 
@@ -125,9 +141,18 @@ export class CachedObject {
   encoded(mediaType: string, encode: (object: CachedObject) => Buffer): Buffer {
     if (this.alternate?.mediaType === mediaType) return this.alternate.body;
     const body = encode(this);
-    this.alternate = { mediaType, body };
-    keepBody(this, body);
+    if (this.readAgainSoon()) {
+      this.alternate = { mediaType, body };
+      keepBody(this, body);
+    }
     return body;
+  }
+
+  /** Counts an encoding; true when this version's previous one was within REREAD_WINDOW encodings (see bodyReads). */
+  private readAgainSoon(): boolean {
+    const previous = this.lastBodyRead;
+    this.lastBodyRead = ++bodyReads;
+    return previous >= 0 && bodyReads - previous <= REREAD_WINDOW;
   }
 
   /** Gives up a kept body (keepBody's budget), if this version still holds it. */
