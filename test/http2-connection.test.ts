@@ -259,6 +259,29 @@ describe('peers that fail', () => {
     }
   });
 
+  test('a peer that breaks the protocol gets a GOAWAY with the error code; its calls fail', async () => {
+    let received = Buffer.alloc(0);
+    const broken = net.createServer((socket) => {
+      socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+      // A SETTINGS frame of 5 octets: not a multiple of 6 (RFC 9113 §6.5, FRAME_SIZE_ERROR).
+      socket.write(Buffer.from([0, 0, 5, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+    });
+    const port = await listen(broken);
+    const connection = connect(port);
+    const failure = await call(connection, '/x').catch((e: unknown) => e);
+    assert.ok(failure instanceof StreamFailure);
+    assert.match(failure.message, /SETTINGS length not a multiple of 6/);
+    const goaway = await eventually('our GOAWAY at the peer', async () => {
+      // Frames after the 24-octet preface: find the GOAWAY (type 7) and read its error code.
+      for (let pos = 24; pos + 9 <= received.length; pos += 9 + received.readUIntBE(pos, 3)) {
+        if (received[pos + 3] === 7) return received.readUInt32BE(pos + 9 + 4);
+      }
+      return undefined;
+    });
+    assert.equal(goaway, http2.constants.NGHTTP2_FRAME_SIZE_ERROR);
+    broken.close();
+  });
+
   test('a refused connection fails the call as unsent', async () => {
     const session = new GrpcSession(`http://127.0.0.1:${await freePort()}`);
     const failure = await session.unary('/x', Buffer.from('x'), 5_000).catch((e: unknown) => e);

@@ -9,7 +9,8 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { HpackDecoder, HpackError, type HeaderList } from './hpack.ts';
+import { HpackDecoder, HpackError } from './hpack.ts';
+import { ClientStream, StreamFailure, type ConnectionOptions, type StreamListener } from './http2-stream.ts';
 import {
   CLIENT_PREFACE,
   DEFAULT_MAX_FRAME_SIZE,
@@ -28,44 +29,7 @@ import {
   wordsFrame,
 } from './http2-frames.ts';
 
-export interface TlsFiles {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-}
-
-export interface ConnectionOptions {
-  tls?: TlsFiles;
-  /** Our stream and connection receive window. */
-  windowBytes: number;
-  /** A PING goes out this often; one unanswered for as long again (or no connection by then) ends the connection. */
-  keepaliveMs: number;
-  /** Told once, when the connection takes no more streams (it died, got a GOAWAY, or used up its stream ids). */
-  onRetired: () => void;
-}
-
-/** Why a stream ended without its answer. */
-export class StreamFailure extends Error {
-  /** The peer certainly never processed the request. */
-  readonly unsent: boolean;
-  /** The peer turned the stream away unprocessed (GOAWAY, REFUSED_STREAM): another connection may take it. */
-  readonly refused: boolean;
-  constructor(message: string, unsent: boolean, refused = false) {
-    super(message);
-    this.name = 'StreamFailure';
-    this.unsent = unsent;
-    this.refused = refused;
-  }
-}
-
-/** What a stream reports to its caller; after `onClose` nothing more. */
-export interface StreamListener {
-  /** A header block: the response's headers, then its trailers (`endStream` on the last frame of the stream). */
-  onHeaders(fields: HeaderList, endStream: boolean): void;
-  onData(chunk: Buffer): void;
-  /** The stream is over: null when the peer ended it, else the failure. */
-  onClose(failure: StreamFailure | null): void;
-}
+export { ClientStream, StreamFailure, type ConnectionOptions, type StreamListener, type TlsFiles } from './http2-stream.ts';
 
 /** A connection error we detected: the peer is told in a GOAWAY with `code`. */
 class ConnectionError extends Error {
@@ -74,25 +38,6 @@ class ConnectionError extends Error {
     readonly code: number,
   ) {
     super(message);
-  }
-}
-
-/** One request stream: its header block and body go out as the windows allow. */
-export class ClientStream {
-  id = 0;
-  sendWindow = 0;
-  sent = 0;
-  unacked = 0;
-  constructor(
-    private readonly connection: Http2Connection,
-    readonly headerBlock: Buffer,
-    readonly body: Buffer,
-    readonly listener: StreamListener,
-  ) {}
-
-  /** Abandons the stream (RST_STREAM CANCEL once started); its listener hears nothing more. */
-  cancel(): void {
-    this.connection.cancel(this);
   }
 }
 
@@ -408,13 +353,25 @@ export class Http2Connection {
   private end(): void {
     if (this.dead) return;
     this.flush();
-    this.socket.end();
+    this.closeSocket();
+  }
+
+  /**
+   * Ends our side after `last`, then the socket: a peer may keep its side open
+   * after our FIN, and a frozen one never reads what is left to send.
+   */
+  private closeSocket(last?: Buffer): void {
+    const destroy = () => this.socket.destroy();
+    this.socket.end(last ?? Buffer.alloc(0), destroy);
+    setTimeout(destroy, this.options.keepaliveMs).unref();
   }
 
   private tick(): void {
     if (this.dead) return;
     if (!this.connected) return this.fail(`could not connect to etcd at ${this.authority} within ${this.options.keepaliveMs} ms`);
     if (this.pingOutstanding) return this.fail(`etcd at ${this.authority} did not answer a keepalive ping within ${this.options.keepaliveMs} ms`);
+    // Like gRPC's keepalive without PermitWithoutStream: etcd answers PINGs on an idle connection with GOAWAY too_many_pings.
+    if (this.streams.size === 0) return;
     this.pingOutstanding = true;
     this.queue(frameBytes(FrameType.PING, 0, 0, Buffer.alloc(8)));
   }
@@ -423,18 +380,18 @@ export class Http2Connection {
   private fail(message: string, goawayCode?: number): void {
     if (this.dead) return;
     this.retire();
-    this.dead = true;
-    clearInterval(this.keepalive);
     const streams = [...this.streams.values()];
     this.streams.clear();
     this.blocked.clear();
-    if (goawayCode !== undefined && this.connected) {
-      // The peer learns why; the socket closes once the GOAWAY is out.
-      this.socket.end(wordsFrame(FrameType.GOAWAY, 0, 0, goawayCode));
-      setTimeout(() => this.socket.destroy(), 1000).unref();
-    } else {
-      this.socket.destroy();
+    const tellPeer = goawayCode !== undefined && this.connected;
+    if (tellPeer) {
+      // The peer learns why, after what was queued (our preface comes first); the socket closes once the GOAWAY is out.
+      this.flush();
+      this.closeSocket(wordsFrame(FrameType.GOAWAY, 0, 0, goawayCode));
     }
+    this.dead = true;
+    clearInterval(this.keepalive);
+    if (!tellPeer) this.socket.destroy();
     for (const stream of streams) stream.listener.onClose(new StreamFailure(message, !this.connected));
   }
 }
