@@ -4,6 +4,9 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eventually as waitFor } from './helpers/eventually.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
@@ -167,5 +170,43 @@ describe('deletion lifecycle', () => {
     assert.deepEqual(real.body.items.map((i: any) => i.metadata.name), ['dc-1', 'dc-2']);
     assert.equal((await server.request('GET', `${CM()}/dc-1`)).status, 404);
     assert.equal((await server.request('GET', `${CM()}/dc-3`)).status, 200);
+  });
+});
+
+describe('the garbage collector at start', () => {
+  test('scans a store larger than one slice of its start-up walk, then collects the dependents of owners deleted while it was not running', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'orch-gc-start-'));
+    const owned = (name: string, owner: any) => ({
+      metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata.name, uid: owner.metadata.uid }] },
+    });
+    let server = await startTestServer(['--controllers=namespace'], { dataDir });
+    try {
+      const create = async (body: any) => {
+        const res = await server.request('POST', CM(), { body });
+        assert.equal(res.status, 201, res.text);
+        return res.body;
+      };
+      // More objects than the collector summarizes per event-loop turn at start (2,000).
+      for (let i = 0; i < 2_500; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => create({ metadata: { name: `filler-${i + j}` } })));
+      const owner = await create({ metadata: { name: 'gone-owner' } });
+      await create(owned('orphan-1', owner));
+      await create(owned('orphan-2', owner));
+      const kept = await create(owned('kept-child', { metadata: { name: 'filler-2499', uid: (await server.request('GET', `${CM()}/filler-2499`)).body.metadata.uid } }));
+      // No collector runs: the owner goes, its dependents stay.
+      assert.equal((await server.request('DELETE', `${CM()}/gone-owner`, { body: { propagationPolicy: 'Background' } })).status, 200);
+      assert.equal((await server.request('GET', `${CM()}/orphan-1`)).status, 200);
+      await server.close();
+
+      server = await startTestServer([], { dataDir });
+      for (const name of ['orphan-1', 'orphan-2']) {
+        await waitFor(`${name} to be collected`, async () => ((await server.request('GET', `${CM()}/${name}`)).status === 404 ? true : undefined), 20_000, 100);
+      }
+      const child = await server.request('GET', `${CM()}/kept-child`);
+      assert.equal(child.status, 200, 'a dependent whose owner exists stays');
+      assert.equal(child.body.metadata.uid, kept.metadata.uid);
+    } finally {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
