@@ -44,3 +44,30 @@ test('a list larger than gRPC\'s default 4 MiB answer comes whole, at one revisi
     await etcd.stop();
   }
 });
+
+test('a list whose pages grow past the first 500 objects comes whole, in key order, at one revision', { skip: !etcdAvailable() && 'etcd is not installed' }, async () => {
+  const etcd = await startEtcd();
+  const storage = await EtcdStorage.connect({ servers: [etcd.endpoint], prefix: '/registry' });
+  try {
+    const count = 2_500;
+    for (let from = 0; from < count; from += 250) {
+      await Promise.all(Array.from({ length: 250 }, (_, i) => storage.create(`/small/${String(from + i).padStart(5, '0')}`, `{"n":${from + i}}`)));
+    }
+    const revision = await storage.currentRevision();
+    // A write after the list's revision must not show up in any of its pages.
+    await storage.create('/small/99999', '{}');
+    const listed = await storage.list({ prefix: '/small/', revision });
+    assert.equal(listed.items.length, count);
+    assert.equal(listed.revision, revision);
+    assert.deepEqual(listed.items.map((kv) => kv.key), Array.from({ length: count }, (_, i) => `/small/${String(i).padStart(5, '0')}`));
+    // A limit beyond the first page is met exactly, with the rest counted.
+    const limited = await storage.list({ prefix: '/small/', limit: 1_200, revision });
+    assert.equal(limited.items.length, 1_200);
+    assert.equal(limited.items.at(-1)!.key, '/small/01199');
+    assert.equal(limited.more, true);
+    assert.equal(limited.remaining, count - 1_200);
+  } finally {
+    await storage.close();
+    await etcd.stop();
+  }
+});
