@@ -389,14 +389,15 @@ describe('table, field selectors and deletion', () => {
     let t = await table(pod('tbl'));
     assert.deepEqual(t.columnDefinitions.map((c: any) => [c.name, c.priority]), [['Name', 0], ['Ready', 0], ['Status', 0], ['Restarts', 0], ['Age', 0], ['IP', 1], ['Node', 1], ['Nominated Node', 1], ['Readiness Gates', 1]]);
     assert.deepEqual(t.rows[0].cells.filter((_: unknown, i: number) => i !== 4), ['tbl', '0/1', 'Pending', '0', '<none>', 'node-1', '<none>', '0/1']);
-    const finishedAt = new Date(Date.now() - 5 * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // 20m10s ago: printed as 20m for the next 50 s whatever a slow host adds (5 minutes ago became 5m1s).
+    const finishedAt = new Date(Date.now() - 20 * 60_000 - 10_000).toISOString().replace(/\.\d+Z$/, 'Z');
     await setStatus('tbl', {
       phase: 'Running', podIP: '10.0.0.9', nominatedNodeName: 'node-2',
       conditions: [{ type: 'Ready', status: 'True' }, { type: 'example.com/lb', status: 'True' }],
       containerStatuses: [{ name: 'c', image: 'nginx', imageID: '', ready: true, restartCount: 2, state: { running: {} }, lastState: { terminated: { exitCode: 1, finishedAt } } }],
     });
     t = await table(pod('tbl'));
-    assert.deepEqual(t.rows[0].cells.filter((_: unknown, i: number) => i !== 4), ['tbl', '1/1', 'Running', '2 (5m ago)', '10.0.0.9', 'node-1', 'node-2', '1/1']);
+    assert.deepEqual(t.rows[0].cells.filter((_: unknown, i: number) => i !== 4), ['tbl', '1/1', 'Running', '2 (20m ago)', '10.0.0.9', 'node-1', 'node-2', '1/1']);
     assert.equal(t.rows[0].conditions, undefined);
   });
 
