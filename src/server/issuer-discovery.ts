@@ -15,8 +15,6 @@ export interface StaticDocument {
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';
 
-const servesDiscovery = (issuer: string): boolean => /^https:\/\//.test(issuer);
-
 /** Documents served as they are, by path (GET and HEAD). */
 export interface StaticDocuments {
   /** The document at `path`, undefined when this server serves none there. */
@@ -24,23 +22,24 @@ export interface StaticDocuments {
 }
 
 /**
- * The discovery documents, built on the first request for one: building them
- * loads jose (about 50 ms, issue 10's start-up line), which no start needs.
+ * The discovery documents, served only when the issuer is an https URL and
+ * built on the first request for one: building them loads jose (about 50 ms,
+ * issue 10's start-up line), which no start needs. `jwksUri`:
+ * --service-account-jwks-uri, or upstream's default https://<external address>/openid/v1/jwks.
  */
 export function lazyIssuerDiscovery(issuer: string, jwksUri: string, keys: VerificationKey[]): StaticDocuments {
+  if (!/^https:\/\//.test(issuer)) return { get: () => undefined };
   let documents: Promise<Map<string, StaticDocument>> | undefined;
   return {
     get(path) {
-      if ((path !== OPENID_CONFIGURATION_PATH && path !== JWKS_PATH) || !servesDiscovery(issuer)) return undefined;
+      if (path !== OPENID_CONFIGURATION_PATH && path !== JWKS_PATH) return undefined;
       return (documents ??= issuerDiscoveryDocuments(issuer, jwksUri, keys)).then((built) => built.get(path));
     },
   };
 }
 
-/** `jwksUri`: --service-account-jwks-uri, or upstream's default https://<external address>/openid/v1/jwks. */
-export async function issuerDiscoveryDocuments(issuer: string, jwksUri: string, keys: VerificationKey[]): Promise<Map<string, StaticDocument>> {
+async function issuerDiscoveryDocuments(issuer: string, jwksUri: string, keys: VerificationKey[]): Promise<Map<string, StaticDocument>> {
   const documents = new Map<string, StaticDocument>();
-  if (!servesDiscovery(issuer)) return documents;
   const seen = new Set<string>();
   const jwks = [];
   for (const key of keys) {

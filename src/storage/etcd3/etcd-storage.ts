@@ -67,6 +67,15 @@ const LIST_PAGE = 500;
 const LIST_PAGE_BYTES = 64 * 1024 * 1024;
 const MAX_LIST_PAGE = 10_000;
 
+/** The objects of a list's next range call, from the values of this one (unchanged when it held none). */
+function nextPageObjects(kvs: EtcdKeyValue[], current: number): number {
+  if (!kvs.length) return current;
+  let bytes = 0;
+  for (const kv of kvs) bytes += kv.value.length;
+  const average = Math.max(1, bytes / kvs.length);
+  return Math.min(MAX_LIST_PAGE, Math.max(LIST_PAGE, Math.floor(LIST_PAGE_BYTES / average)));
+}
+
 /** The call deadline when the request timeout is off: a frozen etcd must not hold a call forever. */
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
@@ -187,9 +196,7 @@ export class EtcdStorage implements Storage {
       const res = await this.range({ key: start, rangeEnd: end, revision, limit: pageSize });
       revision ||= res.header.revision;
       let consumed = 0;
-      let bytes = 0;
-      for (const raw of res.kvs) bytes += raw.value.length;
-      if (res.kvs.length) pageObjects = Math.min(MAX_LIST_PAGE, Math.max(LIST_PAGE, Math.floor(LIST_PAGE_BYTES / (bytes / res.kvs.length || 1))));
+      pageObjects = nextPageObjects(res.kvs, pageObjects);
       for (const raw of res.kvs) {
         consumed++;
         const kv = this.fromEtcd(raw);
