@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SortedKeys } from '../src/storage/cacher/sorted-keys.ts';
 import { CachedObject, ResourceCache } from '../src/storage/cacher/resource-cache.ts';
+import { CacheWatcher } from '../src/storage/cacher/cache-watcher.ts';
+import { PassThrough } from 'node:stream';
 
 /** A small deterministic generator, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -155,4 +157,41 @@ test('shared bodies with a version: a new version replaces the kept body at once
   assert.equal(cache.sharedBody('other', encode(10 * MiB)), other);
   assert.equal(cache.sharedBody('table', encode(20 * MiB), '2000'), second2);
   assert.equal(encodings, 3);
+});
+
+test('watchers grouped by key prefix: each sees the events under its prefix once, in order; removal and the whole set', async () => {
+  const prefix = '/networking.orch.io/networkpolicies/';
+  const cache = new ResourceCache(prefix, { historyMs: 60_000, maxEvents: 1000 }, [], 1);
+  const open = (keyPrefix: string, matches?: (obj: any) => boolean) => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const watcher = new CacheWatcher(out, { keyPrefix, matches }, 1, { maxBufferedBytes: 1 << 20, onClose: (w) => cache.watchers.delete(w) });
+    cache.watchers.add(watcher);
+    return { watcher, seen: () => text.split('\n').filter(Boolean).map((line) => { const e = JSON.parse(line); return `${e.type} ${e.object.metadata.namespace}/${e.object.metadata.name}`; }) };
+  };
+  const inA = open(`${prefix}a/`);
+  const inA2 = open(`${prefix}a/`, (obj) => obj.metadata.labels?.keep === 'yes');
+  const inAb = open(`${prefix}ab/`);
+  const everywhere = open(prefix);
+  assert.equal(cache.watchers.size, 4);
+  const put = (type: 'ADDED' | 'MODIFIED' | 'DELETED', ns: string, name: string, revision: number, labels = {}) =>
+    cache.apply({ type, key: `${prefix}${ns}/${name}`, value: JSON.stringify({ metadata: { namespace: ns, name, labels } }), revision, createRevision: revision }, Date.now());
+  put('ADDED', 'a', 'x', 2, { keep: 'yes' });
+  put('ADDED', 'ab', 'y', 3);
+  put('MODIFIED', 'a', 'x', 4);
+  put('ADDED', 'b', 'z', 5);
+  inAb.watcher.flush();
+  inAb.watcher.close();
+  assert.equal(cache.watchers.size, 3);
+  put('ADDED', 'ab', 'w', 6);
+  put('DELETED', 'a', 'x', 7);
+  assert.deepEqual(new Set(cache.watchers), new Set([inA.watcher, inA2.watcher, everywhere.watcher]));
+  for (const { watcher } of [inA, inA2, everywhere]) watcher.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(inA.seen(), ['ADDED a/x', 'MODIFIED a/x', 'DELETED a/x']);
+  // Leaving the label selection is a DELETED; the object's later deletion is then not this watcher's.
+  assert.deepEqual(inA2.seen(), ['ADDED a/x', 'DELETED a/x']);
+  assert.deepEqual(inAb.seen(), ['ADDED ab/y']);
+  assert.deepEqual(everywhere.seen(), ['ADDED a/x', 'ADDED ab/y', 'MODIFIED a/x', 'ADDED b/z', 'ADDED ab/w', 'DELETED a/x']);
 });

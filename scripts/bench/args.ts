@@ -72,6 +72,10 @@ export const USAGE = `Usage: npm run bench -- [flags]
 The "cores" part starts two more servers per backend, one under taskset on the first CPU (its whole
 process tree checked and pinned) and one unrestricted, and runs the GET and CREATE wrk targets on each.
 
+Environment: BENCH_SERVER_NODE_ARGS (space-separated) is given to node before the orch server's
+script, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile every server process (the pool's
+workers inherit it); the report then says so, as its figures include the profiler's cost.
+
 Scale benchmark (a separate mode: --only and the watch flags do not apply):
 
   --scale                 NetworkPolicies spread over namespaces, measured at growing sizes

@@ -114,6 +114,9 @@ export interface StartOptions {
   startTimeoutMs?: number;
 }
 
+/** Node flags for the server processes (BENCH_SERVER_NODE_ARGS, see USAGE), e.g. a CPU profiler. */
+export const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+
 export async function startOrch(flags: string[], register: (s: TestServer) => void, options: StartOptions = {}): Promise<Orch> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   for (let attempt = 1; ; attempt++) {
@@ -125,7 +128,7 @@ export async function startOrch(flags: string[], register: (s: TestServer) => vo
     let server: TestServer;
     try {
       // The server as `npm start` runs it: the test helper's floor of two processes is lifted (the pool grows under load).
-      server = await startTestServer(['--secure-port', String(port), '--min-workers=1', ...flags], { ...options, startTimeoutMs });
+      server = await startTestServer(['--secure-port', String(port), '--min-workers=1', ...flags], { ...options, startTimeoutMs, nodeArgs: SERVER_NODE_ARGS });
     } catch (err) {
       stop.stopped = true;
       // Another process may have taken the port between the probe and the spawn.

@@ -9,6 +9,7 @@ import type { WatchResult } from './watch-fanout.ts';
 import { watchRows } from './report-watch.ts';
 import { goalTables } from './report-goals.ts';
 import type { CoresResult } from './cores.ts';
+import { SERVER_NODE_ARGS } from './orch.ts';
 
 export interface BackendResult {
   backend: string;
@@ -190,7 +191,8 @@ export function report(results: BackendResult[], o: Options): string {
       `wrk (${o.threads} threads) for GET, CREATE and the raw baselines (on CPU ${o.clientCpu ?? 'any'} in the one core vs all cores runs, unpinned elsewhere); autocannon for UPDATE and the LISTs; ${o.connections} connections, ${o.duration} s per target after ${o.warmup} s warm-up` +
       (o.only.has('list') ? `; LIST of ${int(o.listSize)} NetworkPolicies` : '') +
       (o.only.has('watch') ? `; watch: ${o.watchers} watchers in ${o.watchProcs} processes, writes at ${o.watchRates.join(' then ')}/s for ${o.watchPhaseSeconds} s each` : '') +
-      '.',
+      '.' +
+      (SERVER_NODE_ARGS.length ? ` The servers ran with \`${SERVER_NODE_ARGS.join(' ')}\` (BENCH_SERVER_NODE_ARGS): the figures include its cost.` : ''),
     '',
   );
   out.push(...goalTables(results, o));

@@ -143,12 +143,18 @@ export class CacheWatcher {
     this.sentRevision = startRevision;
   }
 
+  /** The key prefix this watcher selects (a namespace's, or the whole resource's). */
+  get keyPrefix(): string {
+    return this.selection.keyPrefix;
+  }
+
+  /** Whether an object under the key prefix is selected. */
   private selected(object: CachedObject | undefined): boolean {
-    if (!object || !object.key.startsWith(this.selection.keyPrefix)) return false;
+    if (!object) return false;
     return !this.selection.matches || this.selection.matches(object.parsedAs(this.options.apiVersion));
   }
 
-  /** The type this watcher sees for an event, or undefined when it is not selected (FACTS 2). */
+  /** The type this watcher sees for an event under its key prefix, or undefined when it is not selected (FACTS 2). */
   private typeFor(event: CacheEvent): WatchEventType | undefined {
     if (event.type === 'MODIFIED') {
       const now = this.selected(event.object);
@@ -163,6 +169,14 @@ export class CacheWatcher {
 
   /** Receives an event from the cache; each is delivered at most once, in revision order. */
   offer(event: CacheEvent): void {
+    if (event.object.key.startsWith(this.selection.keyPrefix)) this.offerInPrefix(event);
+  }
+
+  /**
+   * `offer` for an event whose key the caller found under this watcher's key
+   * prefix (WatcherGroups tests each prefix once per event, not once per watcher).
+   */
+  offerInPrefix(event: CacheEvent): void {
     if (this.closed || event.revision <= this.sentRevision) return;
     this.sentRevision = event.revision;
     // The common case writes at once, without a closure per event and watcher.
@@ -173,7 +187,7 @@ export class CacheWatcher {
     }
     // Selectors read the converted objects (selectable fields are the served version's).
     // Without selectors only the object is sent; with them, its previous state may be too (an object leaving the selection).
-    const candidates = event.object.key.startsWith(this.selection.keyPrefix) ? (this.selection.matches ? [event.object, event.prev] : [event.object]) : [];
+    const candidates = this.selection.matches ? [event.object, event.prev] : [event.object];
     this.whenPrepared(candidates, () => {
       const type = this.typeFor(event);
       if (type) this.enqueue(this.lineOf(event, type));

@@ -10,6 +10,7 @@ import type { StorageEvent, WatchEventType } from '../interface.ts';
 import type { CacheWatcher, WatchEncoding } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
 import { SortedKeys } from './sorted-keys.ts';
+import { WatcherGroups } from './watcher-groups.ts';
 
 /** Bytes of encoded GET bodies a process keeps (every object of 10,000 NetworkPolicies fits twice). */
 const BODY_BYTES_KEPT = 32 * 1024 * 1024;
@@ -249,7 +250,7 @@ export class ResourceCache {
   private head = 0;
   /** The revision the retained window starts after: watches from an older one get 410. */
   private windowStart: number;
-  readonly watchers = new Set<CacheWatcher>();
+  readonly watchers = new WatcherGroups();
   /** In-process subscribers (controllers): called with every event after the watchers. */
   readonly listeners = new Set<(event: CacheEvent) => void>();
 
@@ -291,7 +292,7 @@ export class ResourceCache {
     const cacheEvent = new CacheEvent(event.type, event.type === 'DELETED' ? prevObject ?? object : object, prevObject, event.revision, now);
     this.events.push(cacheEvent);
     this.trim(now);
-    for (const watcher of this.watchers) watcher.offer(cacheEvent);
+    this.watchers.offer(cacheEvent);
     for (const listener of this.listeners) listener(cacheEvent);
   }
 
