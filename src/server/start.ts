@@ -64,6 +64,7 @@ import { writeOrchconfig } from './orchconfig.ts';
 import { featureEnabled } from './feature-gates.ts';
 import { resolveRuntimeConfig } from './runtime-config.ts';
 import { retryFor, setClampedInterval, sleep } from '../util/timers.ts';
+import { collectLoadGarbage } from '../util/full-collection.ts';
 
 /** kube-apiserver's --event-ttl default. */
 const DEFAULT_EVENT_TTL_MS = 3_600_000;
@@ -139,6 +140,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   // One cache per key space: kinds stored in another group's share its cache.
   await cacher.start([...new Set(options.api.kinds.filter((k) => k.stored).map((k) => storedResourcePrefix(k)))]);
+  // The cache holds strings: buffers the load left are garbage, and nothing may allocate enough to collect them.
+  collectLoadGarbage();
   const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
   const rbacIndex = new CachedRbacSource(cacher);
