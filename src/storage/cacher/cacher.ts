@@ -18,6 +18,7 @@ import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
 import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 import { watchFromStorage } from './storage-watcher.ts';
+import { resourcePrefixOfKey } from '../keys.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
 const PROGRESS_REQUEST_DELAY_MS = 50;
@@ -53,7 +54,18 @@ export interface WatchRequest {
   out: import('node:stream').Writable;
 }
 
-export class Cacher {
+/** What reads a resource's watch cache by its key prefix, whatever store holds it (a Cacher, or storage/revision-spaces.ts over several). */
+export interface ResourceCaches {
+  cache(resourcePrefix: string): ResourceCache;
+}
+
+/** ResourceCaches that also take the resources added and dropped at run time (custom resources). */
+export interface RuntimeResourceCaches extends ResourceCaches {
+  addResource(resourcePrefix: string): Promise<ResourceCache>;
+  removeResource(resourcePrefix: string): void;
+}
+
+export class Cacher implements RuntimeResourceCaches {
   private readonly caches = new Map<string, ResourceCache>();
   /** Clients' watches the store serves (watchFromStorage), ended with the cache's at shutdown. */
   private readonly storageWatchers = new Set<CacheWatcher>();
@@ -102,8 +114,7 @@ export class Cacher {
 
   private onEvent(event: StorageEvent): void {
     const now = Date.now();
-    const second = event.key.indexOf('/', 1);
-    const prefix = event.key.slice(0, event.key.indexOf('/', second + 1) + 1);
+    const prefix = resourcePrefixOfKey(event.key);
     const cache = this.caches.get(prefix);
     if (cache) cache.apply(event, now);
     else this.adding.get(prefix)?.push(event);
