@@ -87,7 +87,7 @@ describe('events and leases on their own etcd', { skip: !etcdAvailable() && 'etc
 
   before(async () => {
     [main, second] = await Promise.all([startEtcd(), startEtcd()]);
-    server = await startTestServer(['--storage-backend=etcd3', `--etcd-servers=${main.endpoint}`, `--etcd-servers-overrides=/events#${second.endpoint},coordination.orch.io/leases#${second.endpoint}`]);
+    server = await startTestServer(['--storage-backend=etcd3', `--etcd-servers=${main.endpoint}`, `--etcd-servers-overrides=/events#${second.endpoint},coordination.orch.io/leases#${second.endpoint},events.orch.io/events#${second.endpoint}`]);
     mainStore = await EtcdStorage.connect({ servers: [main.endpoint], prefix: '/registry' });
     secondStore = await EtcdStorage.connect({ servers: [second.endpoint], prefix: '/registry' });
   });
@@ -118,16 +118,19 @@ describe('events and leases on their own etcd', { skip: !etcdAvailable() && 'etc
     await eventually('the election lease', async () => ((await whereIs(objectKey('coordination.orch.io', 'leases', 'orch-system', 'orch-controller-manager'))) === 'second' ? true : undefined));
   });
 
+  // Events are read from storage by default (as upstream's --watch-cache-sizes default), leases through their watch cache.
   test('a consistent get and list right after a write see it; the list\'s resourceVersion is the second etcd\'s', async () => {
     for (let i = 0; i < 5; i++) {
-      const created = await expectWrite(server, 'POST', EVENTS, event(`e-fresh-${i}`));
-      assert.equal((await expectGet(server, `${EVENTS}/e-fresh-${i}`)).metadata.resourceVersion, created.metadata.resourceVersion);
-      const list = await server.request('GET', EVENTS);
-      assert.equal(list.status, 200);
-      assert.ok(itemNames(list).includes(`e-fresh-${i}`));
-      const listRevision = Number(list.body.metadata.resourceVersion);
-      assert.ok(listRevision >= Number(created.metadata.resourceVersion));
-      assert.ok(listRevision <= (await secondStore.currentRevision()));
+      for (const [path, body] of [[EVENTS, event(`e-fresh-${i}`)], [LEASES, { metadata: { name: `e-fresh-${i}` }, spec: { holderIdentity: 'me' } }]] as const) {
+        const created = await expectWrite(server, 'POST', path, body);
+        assert.equal((await expectGet(server, `${path}/e-fresh-${i}`)).metadata.resourceVersion, created.metadata.resourceVersion);
+        const list = await server.request('GET', path);
+        assert.equal(list.status, 200);
+        assert.ok(itemNames(list).includes(`e-fresh-${i}`));
+        const listRevision = Number(list.body.metadata.resourceVersion);
+        assert.ok(listRevision >= Number(created.metadata.resourceVersion));
+        assert.ok(listRevision <= (await secondStore.currentRevision()));
+      }
     }
     // events.orch.io/v1 events share the core group's key space, so its etcd too.
     const viaEventsGroup = await expectGet(server, '/apis/events.orch.io/v1/namespaces/default/events/e-fresh-0');
@@ -156,22 +159,29 @@ describe('events and leases on their own etcd', { skip: !etcdAvailable() && 'etc
     assert.deepEqual(itemNames(full), names);
   });
 
-  test('a watch from a resourceVersion of the second etcd sees what follows it', async () => {
-    const list = await server.request('GET', EVENTS);
-    const from = list.body.metadata.resourceVersion;
-    const watch = openWatch(server, `${EVENTS}?watch=1&resourceVersion=${from}`);
-    try {
-      assert.equal(await watch.status, 200);
-      const created = await expectWrite(server, 'POST', EVENTS, event('e-watched'));
-      await expectWrite(server, 'PUT', `${EVENTS}/e-watched`, { ...created, message: 'two' });
-      const events = await watch.waitFor(2);
-      assert.deepEqual(events.slice(0, 2).map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'e-watched'], ['MODIFIED', 'e-watched']]);
-      assert.equal(events[0].object.metadata.resourceVersion, created.metadata.resourceVersion);
-      assert.equal(events[1].object.metadata.resourceVersion, String((await secondStore.get(objectKey('', 'events', 'default', 'e-watched')))!.modRevision));
-    } finally {
-      watch.close();
-    }
-  });
+  for (const [resource, path, body] of [
+    ['events', EVENTS, event('watched')],
+    ['leases', LEASES, { metadata: { name: 'watched' }, spec: { holderIdentity: 'me' } }],
+  ] as const) {
+    test(`a watch of ${resource} from a resourceVersion of the second etcd sees what follows it`, async () => {
+      const list = await server.request('GET', path);
+      const from = list.body.metadata.resourceVersion;
+      const watch = openWatch(server, `${path}?watch=1&resourceVersion=${from}`);
+      try {
+        assert.equal(await watch.status, 200);
+        const created = await expectWrite(server, 'POST', path, body);
+        const updated = await expectWrite(server, 'PUT', `${path}/watched`, { ...created, metadata: { ...created.metadata, labels: { updated: 'yes' } } });
+        const events = await watch.waitFor(2);
+        assert.deepEqual(events.slice(0, 2).map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'watched'], ['MODIFIED', 'watched']]);
+        assert.equal(events[0].object.metadata.resourceVersion, created.metadata.resourceVersion);
+        assert.equal(events[1].object.metadata.resourceVersion, updated.metadata.resourceVersion);
+        const group = resource === 'leases' ? 'coordination.orch.io' : '';
+        assert.equal(updated.metadata.resourceVersion, String((await secondStore.get(objectKey(group, resource, 'default', 'watched')))!.modRevision));
+      } finally {
+        watch.close();
+      }
+    });
+  }
 
   test('an update with a stale resourceVersion is a conflict; deletes remove the key from its etcd', async () => {
     const created = await expectWrite(server, 'POST', EVENTS, event('e-conflict'));
@@ -208,5 +218,9 @@ describe('events and leases on their own etcd', { skip: !etcdAvailable() && 'etc
     const ready = await server.request('GET', '/readyz?verbose');
     assert.equal(ready.status, 200, ready.text);
     assert.match(ready.text, /\[\+\]watch-cache ok/);
+  });
+
+  test('an override of a resource not stored under that name is said to have no effect', () => {
+    assert.match(server.output(), /--etcd-servers-overrides: events\.orch\.io\/events is not a resource this server stores under that name; its override has no effect/);
   });
 });
