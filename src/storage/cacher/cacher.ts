@@ -1,11 +1,12 @@
 /**
  * The cacher (DESIGN "watch cache"): one storage watch over every key of one
  * store feeds the resource caches of that store (a store of
- * --etcd-servers-overrides has a cacher of its own: ../revision-spaces.ts). Because that watch sees every write, its last revision is
- * the store's revision as far as the caches know, so a consistent read waits
- * for it to reach the store's current revision instead of falling back to
- * storage (SPEC 4.6 "Most Recent"). It also sends periodic bookmarks and
- * expires history.
+ * --etcd-servers-overrides has a cacher of its own: ../revision-spaces.ts).
+ * Because that watch sees every write, its last revision is the store's
+ * revision as far as the caches know, so a consistent read waits for it to
+ * reach the store's current revision instead of falling back to storage
+ * (SPEC 4.6 "Most Recent"). It also sends periodic bookmarks and expires
+ * history.
  *
  * Store faults (issue 7): reads the cache has reached keep being served while
  * the store is frozen or gone. A storage watch that ends with an error (its
