@@ -13,6 +13,7 @@ import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 import { AUDIT_FLAG_SPECS, defaultAuditFlags, validateAuditFlags, type AuditFlags, type FlagParsers } from './audit-flags.ts';
 import { featureEnabled, featureGatesHelp, parseFeatureGates } from '../server/feature-gates.ts';
 import { parseConfigurationMap } from '../server/runtime-config.ts';
+import { parseEtcdServersOverrides, type EtcdServersOverride } from '../storage/etcd3/servers-overrides.ts';
 import { ADMISSION_PLUGINS, enabledAdmissionPlugins, validateAdmissionFlags, type AdmissionPluginName } from '../admission/plugins.ts';
 
 export interface Flags {
@@ -78,6 +79,8 @@ export interface Flags {
   shutdownSendRetryAfter: boolean;
   storageBackend: 'sqlite' | 'etcd3';
   etcdServers: string[];
+  /** --etcd-servers-overrides, checked at parse time (storage/etcd3/servers-overrides.ts). */
+  etcdServersOverrides: EtcdServersOverride[];
   etcdPrefix: string;
   /** --etcd-cafile, --etcd-certfile, --etcd-keyfile: client TLS for https:// etcd servers. */
   etcdCafile?: string;
@@ -388,6 +391,13 @@ const SPECS: FlagSpec[] = [
   { name: 'etcd-keyfile', value: 'string', help: 'SSL key file used to secure etcd communication.', apply: (f, v) => (f.etcdKeyfile = v) },
   { name: 'etcd-prefix', value: 'string', help: 'The prefix to prepend to all resource paths in etcd. (default "/registry")', apply: (f, v) => (f.etcdPrefix = v) },
   { name: 'etcd-servers', value: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.', apply: (f, v) => (f.etcdServers = v.split(',').filter(Boolean)) },
+  {
+    name: 'etcd-servers-overrides',
+    value: 'strings',
+    help: 'Per-resource etcd servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated. Note that this applies only to resources compiled into this server binary. Needs --storage-backend=etcd3. e.g. "/pods#http://etcd4:2379;http://etcd5:2379,/events#http://etcd6:2379"',
+    // pflag's string slice: entries are comma separated, and every use of the flag adds its own.
+    apply: (f, v) => f.etcdServersOverrides.push(...(v === '' ? [] : parseEtcdServersOverrides(v.split(',')))),
+  },
 ];
 
 export function usage(): string {
@@ -431,6 +441,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     shutdownSendRetryAfter: false,
     storageBackend: 'sqlite',
     etcdServers: [],
+    etcdServersOverrides: [],
     etcdPrefix: '/registry',
     compactionIntervalMs: 5 * 60_000,
     watchHistoryMs: 5 * 60_000,
@@ -487,6 +498,8 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     throw new FlagError(`leader election: ${(err as Error).message}`);
   }
   if (!['sqlite', 'etcd3'].includes(flags.storageBackend)) throw new FlagError(`--storage-backend: unknown backend ${JSON.stringify(flags.storageBackend)}`);
+  // Upstream stores everything in etcd; a resource in an etcd beside an embedded SQLite store has no meaning there.
+  if (flags.etcdServersOverrides.length && flags.storageBackend !== 'etcd3') throw new FlagError('--etcd-servers-overrides needs --storage-backend=etcd3: the overridden resources would be stored in etcd and the others in SQLite');
   if (flags.permitPortSharing && !runtimeHasReusePort()) {
     throw new FlagError(`--permit-port-sharing needs SO_REUSEPORT, which Node ${process.versions.node} cannot set on a listening socket: use Node ${REUSE_PORT_NODE.join('.')} or later`);
   }

@@ -18,6 +18,7 @@ import { EtcdStorage } from '../storage/etcd3/etcd-storage.ts';
 import { readEtcdTls } from '../storage/etcd3/etcd-tls.ts';
 import { SqliteReplica } from '../storage/sqlite/sqlite-replica.ts';
 import type { Storage } from '../storage/interface.ts';
+import type { StorageOverride } from '../storage/revision-spaces.ts';
 import { FlagError, parseFlags, usage, type Flags } from './flags.ts';
 import { auditBlocks, auditEnabled, backendSink, loadAuditPolicy, ownerBackend, processWorkerEvents, workerSink } from '../audit/setup.ts';
 import type { AuditEvent } from '../audit/event.ts';
@@ -25,8 +26,11 @@ import { boundHeapGrowth } from './heap-growth.ts';
 import { WatchCacheSettings } from '../server/watch-cache-settings.ts';
 import { featureGateWarnings } from '../server/feature-gates.ts';
 import { resolveRuntimeConfig } from '../server/runtime-config.ts';
+import { etcdLocations, type EtcdServersOverride } from '../storage/etcd3/servers-overrides.ts';
+import { resourcePrefix } from '../storage/keys.ts';
+import { storedResourcePrefix } from '../registry/kind.ts';
 
-function startOptions(flags: Flags): Omit<StartOptions, 'storage'> {
+function startOptions(flags: Flags): Omit<StartOptions, 'storage' | 'storageOverrides'> {
   return {
     api,
     dataDir: flags.dataDir,
@@ -106,9 +110,34 @@ function watchCacheSettings(flags: Flags): WatchCacheSettings {
   return new WatchCacheSettings(flags.watchCache, flags.watchCacheSizes);
 }
 
-function etcdStorage(flags: Flags): Promise<Storage> {
+/**
+ * The etcd stores: --etcd-servers for everything, and one more per distinct
+ * server list of --etcd-servers-overrides, with the same prefix, TLS files and
+ * timeouts (upstream copies its storage config and replaces the server list).
+ */
+async function etcdStorage(flags: Flags): Promise<{ storage: Storage; storageOverrides: StorageOverride[] }> {
   const tls = readEtcdTls({ caFile: flags.etcdCafile, certFile: flags.etcdCertfile, keyFile: flags.etcdKeyfile });
-  return EtcdStorage.connect({ servers: flags.etcdServers, prefix: flags.etcdPrefix, callTimeoutMs: flags.requestTimeoutMs, tls });
+  const connect = (servers: string[]) => EtcdStorage.connect({ servers, prefix: flags.etcdPrefix, callTimeoutMs: flags.requestTimeoutMs, tls });
+  const storage = await connect(flags.etcdServers);
+  const storageOverrides = await Promise.all(etcdLocations(effectiveOverrides(flags).overrides).map(async (location) => ({ storage: await connect(location.servers), resourcePrefixes: location.resourcePrefixes })));
+  return { storage, storageOverrides };
+}
+
+/**
+ * The overrides of resources this server stores under the name given, and
+ * warnings for the others: upstream accepts an override of a resource it does
+ * not store under that name (a custom resource, or one kept in another group's
+ * key space, as events.orch.io/events in the core group's), and it has no effect.
+ */
+function effectiveOverrides(flags: Flags): { overrides: EtcdServersOverride[]; warnings: string[] } {
+  const stored = new Set(api.kinds.filter((k) => k.stored).map((k) => storedResourcePrefix(k)));
+  const effective = (o: EtcdServersOverride) => stored.has(resourcePrefix(o.group, o.resource));
+  return {
+    overrides: flags.etcdServersOverrides.filter(effective),
+    warnings: flags.etcdServersOverrides
+      .filter((o) => !effective(o))
+      .map((o) => `--etcd-servers-overrides: ${o.group}/${o.resource} is not a resource this server stores under that name; its override has no effect`),
+  };
 }
 
 function onSignals(stop: (signal: string) => Promise<void>): void {
@@ -162,7 +191,7 @@ async function runWorker(flags: Flags): Promise<void> {
   const load = new ProcessLoad();
   const running = await startServer({
     ...options,
-    storage: sqlite ? new SqliteReplica({ file: join(resolve(flags.dataDir), 'orch.db'), channel: primaryChannel() }) : await etcdStorage(flags),
+    ...(sqlite ? { storage: new SqliteReplica({ file: join(resolve(flags.dataDir), 'orch.db'), channel: primaryChannel() }) } : await etcdStorage(flags)),
     compactionIntervalMs: sqlite ? 0 : options.compactionIntervalMs,
     controllersEnabled: !sqlite || flags.leaderElect === true,
     load,
@@ -186,13 +215,13 @@ async function runWorker(flags: Flags): Promise<void> {
 async function runPrimary(flags: Flags, started: number): Promise<void> {
   const sqlite = flags.storageBackend === 'sqlite';
   const { audit, auditBackend } = ownerAudit(flags);
-  const storage = sqlite ? new SqliteStorage({ file: join(resolve(flags.dataDir), 'orch.db') }) : await etcdStorage(flags);
-  const writer = sqlite ? new WriterHost(storage) : undefined;
+  const stores = sqlite ? { storage: new SqliteStorage({ file: join(resolve(flags.dataDir), 'orch.db') }) } : await etcdStorage(flags);
+  const writer = sqlite ? new WriterHost(stores.storage) : undefined;
   await writer?.start();
   const load = new ProcessLoad();
   let pool: WorkerPool | undefined;
   const metrics = new PrimaryMetrics();
-  const running = await startServer({ ...startOptions(flags), storage, load, audit, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
+  const running = await startServer({ ...startOptions(flags), ...stores, load, audit, metrics, beforeStorageClose: async () => void (await pool?.stop(), writer?.stop()) });
   const onAudit = auditBackend && ((events: AuditEvent[], reply?: (stored: boolean) => void) => processWorkerEvents(auditBackend, events, reply));
   pool = new WorkerPool({ max: flags.workers, min: Math.min(flags.minWorkers, flags.workers), idleMs: flags.workerIdleTimeoutMs, server: running.server, load, writer, onAudit, metrics });
   try {
@@ -243,10 +272,11 @@ async function main(argv: string[]): Promise<void> {
   for (const resource of watchCacheSettings(flags).ignoredSizes()) console.warn(`Dropping watch-cache-size for ${resource} - watchCache size is now dynamic`);
   for (const name of flags.insecureCipherSuites) console.warn(`Use of insecure cipher '${name}' detected.`);
   for (const warning of featureGateWarnings(flags.featureGates)) console.warn(warning);
+  for (const warning of effectiveOverrides(flags).warnings) console.warn(warning);
   const started = Date.now();
   if (flags.workers > 1) return runPrimary(flags, started);
   const { audit, auditBackend } = ownerAudit(flags);
-  const running = await startServer({ ...startOptions(flags), audit, storage: flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : undefined });
+  const running = await startServer({ ...startOptions(flags), audit, ...(flags.storageBackend === 'etcd3' ? await etcdStorage(flags) : {}) });
   announce(running.url, running.orchconfigPath, started);
   onSignals(async (signal) => {
     console.log(`received ${signal}, shutting down`);

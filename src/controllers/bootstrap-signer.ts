@@ -11,7 +11,7 @@ import { jose } from '../util/lazy-packages.ts';
 import { BOOTSTRAP_NAMESPACE, bootstrapTokenOf, expired } from '../registry/bootstrap-token.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { setLongTimeout, type LongTimer } from '../util/timers.ts';
 import type { Controller } from './controller-manager.ts';
@@ -62,7 +62,7 @@ export class BootstrapSigner implements Controller {
   constructor(
     private readonly configMaps: GenericStore,
     private readonly secrets: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
     private readonly defaultOrchconfig: () => string,
   ) {}
 

@@ -9,7 +9,7 @@
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { labelSelectorToRequirements, matchesLabels } from '../registry/selectors/label-selector.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Controller } from './controller-manager.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -44,7 +44,7 @@ export class ClusterRoleAggregationController implements Controller {
 
   constructor(
     private readonly clusterRoles: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
   ) {}
 
   private cache() {

@@ -9,7 +9,7 @@
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { CLEANUP_FINALIZER } from '../registry/strategies/crd-deletion.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { findCondition, setCondition } from './crd-names.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -28,7 +28,7 @@ export class CrdFinalizer {
   constructor(
     private readonly definitions: GenericStore,
     private readonly status: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
     /** The store serving a definition's objects (any served version: they share one storage key space). */
     private readonly objectsOf: (crd: ApiObject) => GenericStore | undefined,
   ) {}

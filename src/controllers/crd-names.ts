@@ -9,7 +9,7 @@
  */
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -106,7 +106,7 @@ export class CrdNamesController {
 
   constructor(
     private readonly status: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
   ) {}
 
   private cache() {

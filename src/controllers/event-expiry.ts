@@ -13,7 +13,7 @@
  * not give old events a fresh hour.
  */
 import { CasFailedError, type Storage } from '../storage/interface.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Controller } from './controller-manager.ts';
@@ -42,7 +42,7 @@ export class EventExpiry implements Controller {
 
   constructor(
     private readonly storage: Storage,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
     private readonly ttlMs: number,
   ) {}
 

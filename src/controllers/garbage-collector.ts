@@ -10,7 +10,7 @@
  */
 import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import type { CacheEvent, CachedObject } from '../storage/cacher/resource-cache.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -84,7 +84,7 @@ export class GarbageCollector {
 
   constructor(
     private readonly stores: GenericStore[],
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
   ) {}
 
   /**

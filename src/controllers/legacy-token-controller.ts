@@ -14,7 +14,7 @@ import type { SigningKey } from '../auth/serviceaccount/keys.ts';
 import { issueLegacyToken } from '../auth/serviceaccount/tokens.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Controller } from './controller-manager.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -34,7 +34,7 @@ export class LegacyTokenController implements Controller {
   constructor(
     private readonly secrets: GenericStore,
     private readonly accounts: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
     private readonly signing: SigningKey,
     private readonly caPem: string,
   ) {}

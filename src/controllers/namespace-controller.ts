@@ -7,7 +7,7 @@
 import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { WorkQueue } from './work-queue.ts';
 
 const FINALIZER = 'orch';
@@ -20,7 +20,7 @@ export class NamespaceController {
     private readonly namespaces: GenericStore,
     private readonly finalize: GenericStore,
     private readonly namespacedStores: GenericStore[],
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
   ) {}
 
   private cacheOf(store: GenericStore) {

@@ -7,7 +7,7 @@
 import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import type { Controller } from './controller-manager.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -29,7 +29,7 @@ export class NamespaceObjectController implements Controller {
     private readonly spec: NamespaceObjectSpec,
     private readonly namespaces: GenericStore,
     private readonly target: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
   ) {
     this.name = spec.controller;
   }

@@ -5,7 +5,7 @@
  */
 import { BOOTSTRAP_NAMESPACE, BOOTSTRAP_TOKEN_TYPE, SECRET_PREFIX } from '../registry/bootstrap-token.ts';
 import type { GenericStore } from '../registry/store.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { setLongTimeout, type LongTimer } from '../util/timers.ts';
 import type { Controller } from './controller-manager.ts';
@@ -19,7 +19,7 @@ export class TokenCleaner implements Controller {
 
   constructor(
     private readonly secrets: GenericStore,
-    private readonly cacher: Cacher,
+    private readonly cacher: ResourceCaches,
   ) {}
 
   private get cache() {

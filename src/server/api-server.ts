@@ -23,6 +23,7 @@ import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings }
 import type { KeyValue, Storage } from '../storage/interface.ts';
 import { parseResourcePrefix } from '../storage/keys.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { RevisionSpace, RevisionSpaces } from '../storage/revision-spaces.ts';
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
 import { withBuiltinScale } from '../registry/builtin-scale.ts';
@@ -54,8 +55,8 @@ export interface ApiServerOptions {
   api: GeneratedApi;
   /** --request-timeout and the in-flight limits. */
   limits: RequestLimits;
-  storage: Storage;
-  cacher: Cacher;
+  /** Each resource's store and watch cache (--etcd-servers-overrides). */
+  spaces: RevisionSpaces;
   watch: WatchSettings;
   /** --runtime-config: the built-in resources served; the others keep their stores for the server's own use (runtime-config.ts). */
   enablement: ApiEnablement;
@@ -87,6 +88,8 @@ interface Route {
   kind: KindDefinition;
   /** Absent for a kind that is not stored (a review). */
   store?: GenericStore;
+  /** The store and watch cache that hold the kind's objects (the main ones for a kind not stored). */
+  space: RevisionSpace;
   /** Stores of the kind's subresources that are the same object under another strategy. */
   subresources: Map<string, GenericStore>;
   /** What a POST computes, for a review or an action subresource ('' = the resource itself). */
@@ -134,7 +137,7 @@ export class ApiServer {
       const kind = withBuiltinConversion(withBuiltinScale(generated), options.api.kinds);
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
       if (!kind.stored) {
-        this.routes.set(routeKey(kind), { kind, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
+        this.routes.set(routeKey(kind), { kind, space: options.spaces.main, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
         continue;
       }
       const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
@@ -144,7 +147,7 @@ export class ApiServer {
     this.openapi = new OpenApiPublisher(options.api, (group, version, plural) => options.enablement.resourceEnabled(group, version, plural));
     this.inflight = new InflightLimiter(options.limits);
     reportInflight(() => Object.entries(this.inflight.current()));
-    reportStoredObjects(() => storedObjectsByResource(options.cacher));
+    reportStoredObjects(() => storedObjectsByResource(options.spaces));
     this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
   }
 
@@ -154,9 +157,11 @@ export class ApiServer {
 
   /** The stores of a stored kind: the resource and its status or finalize subresource, reading through its watch cache. */
   private storedRoute(kind: KindDefinition, strategy: Strategy, fromStorage: boolean): Route {
-    const { cacher, storage, admission } = this.options;
+    const { admission } = this.options;
+    const space = this.options.spaces.forPrefix(storedResourcePrefix(kind));
+    const { storage } = space;
     const hasStatus = kind.subresources.some((s) => s.name === 'status');
-    const cache = cacher.cache(storedResourcePrefix(kind));
+    const cache = space.cacher.cache(storedResourcePrefix(kind));
     const cachedLookup = (key: string): KeyValue | undefined => {
       const cached = cache.get(key);
       return cached && { key, value: cached.value, modRevision: cached.revision, createRevision: 0 };
@@ -171,7 +176,7 @@ export class ApiServer {
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
-    return { kind, store, subresources, computed: new Map(), fromStorage, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) };
+    return { kind, store, space, subresources, computed: new Map(), fromStorage, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) };
   }
 
   /**
@@ -440,7 +445,7 @@ export class ApiServer {
     const scaleStore = info.subresource === 'scale' && kind.scale ? route.subresources.get('scale') : undefined;
     if (scaleStore) {
       if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
-      const { storage, cacher } = this.options;
+      const { storage, cacher } = route.space;
       return this.serveScale({ req, res, info, query, user, store: scaleStore, storage, cacher, namespace, encode, table: negotiated.table, partial: negotiated.partial, signal: deadline?.signal, fromStorage: route.fromStorage });
     }
     if (info.subresource) {
@@ -466,7 +471,7 @@ export class ApiServer {
       if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
       return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
     }
-    const { storage, cacher } = this.options;
+    const { storage, cacher } = route.space;
     const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, negotiated.partial, deadline, route.fromStorage);
     switch (info.verb) {
       case 'get':
@@ -492,8 +497,8 @@ export class ApiServer {
 }
 
 /** The watch cache's object counts by group-resource (`plural.group`, `plural` for the core group), as upstream labels them. */
-function* storedObjectsByResource(cacher: Cacher): Iterable<[string, number]> {
-  for (const [prefix, count] of cacher.objectCounts()) {
+function* storedObjectsByResource(spaces: RevisionSpaces): Iterable<[string, number]> {
+  for (const [prefix, count] of spaces.objectCounts()) {
     const parsed = parseResourcePrefix(prefix);
     if (parsed) yield [parsed.group ? `${parsed.resource}.${parsed.group}` : parsed.resource, count];
   }

@@ -15,7 +15,7 @@ import { NamespaceController } from '../controllers/namespace-controller.ts';
 import { TokenCleaner } from '../controllers/token-cleaner.ts';
 import { EventExpiry } from '../controllers/event-expiry.ts';
 import type { Storage } from '../storage/interface.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import type { ApiServer } from './api-server.ts';
 
 export interface LeaderElectionSettings {
@@ -29,8 +29,10 @@ export interface LeaderElectionSettings {
 
 export interface ControllerSettings {
   apiServer: ApiServer;
-  cacher: Cacher;
-  storage: Storage;
+  /** Every resource's watch cache, whichever store holds it. */
+  caches: ResourceCaches;
+  /** The store of events (the event-ttl controller deletes from it). */
+  eventStorage: Storage;
   /** --event-ttl; 0: events never expire. */
   eventTtlMs: number;
   /** --enable-garbage-collector: off, the garbage collector does not run (kube-controller-manager's flag of the same name). */
@@ -45,11 +47,11 @@ export interface ControllerSettings {
 }
 
 export function controllerManager(settings: ControllerSettings): ControllerManager {
-  const { apiServer, cacher, caPem } = settings;
+  const { apiServer, caches, caPem } = settings;
   const store = (plural: string) => apiServer.store('', 'v1', plural);
   const [namespaces, configMaps, secrets, accounts] = ['namespaces', 'configmaps', 'secrets', 'serviceaccounts'].map(store);
   const controllers: ControllerFactory[] = [
-    ...(settings.garbageCollection ? [{ name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), cacher) }] : []),
+    ...(settings.garbageCollection ? [{ name: 'garbage-collector-controller', create: () => new GarbageCollector(apiServer.allStores(), caches) }] : []),
     {
       name: 'namespace-controller',
       create: () =>
@@ -57,16 +59,16 @@ export function controllerManager(settings: ControllerSettings): ControllerManag
           namespaces,
           apiServer.subresourceStore('', 'v1', 'namespaces', 'finalize'),
           apiServer.allStores().filter((s) => s.kind.namespaced),
-          cacher,
+          caches,
         ),
     },
-    { name: 'token-cleaner-controller', create: () => new TokenCleaner(secrets, cacher) },
-    { name: 'bootstrap-signer-controller', create: () => new BootstrapSigner(configMaps, secrets, cacher, () => clusterInfoOrchconfig(settings.url, caPem)) },
-    { name: 'serviceaccount-controller', create: () => new NamespaceObjectController(DEFAULT_SERVICE_ACCOUNT, namespaces, accounts, cacher) },
-    { name: 'root-ca-certificate-publisher-controller', create: () => new NamespaceObjectController(rootCaPublisher(caPem), namespaces, configMaps, cacher) },
-    { name: 'clusterrole-aggregation-controller', create: () => new ClusterRoleAggregationController(apiServer.store('rbac.authorization.orch.io', 'v1', 'clusterroles'), cacher) },
-    { name: 'serviceaccount-token-controller', create: () => new LegacyTokenController(secrets, accounts, cacher, settings.signing, caPem) },
-    ...(settings.eventTtlMs > 0 ? [{ name: 'event-ttl', storageDuty: true, create: () => new EventExpiry(settings.storage, cacher, settings.eventTtlMs) }] : []),
+    { name: 'token-cleaner-controller', create: () => new TokenCleaner(secrets, caches) },
+    { name: 'bootstrap-signer-controller', create: () => new BootstrapSigner(configMaps, secrets, caches, () => clusterInfoOrchconfig(settings.url, caPem)) },
+    { name: 'serviceaccount-controller', create: () => new NamespaceObjectController(DEFAULT_SERVICE_ACCOUNT, namespaces, accounts, caches) },
+    { name: 'root-ca-certificate-publisher-controller', create: () => new NamespaceObjectController(rootCaPublisher(caPem), namespaces, configMaps, caches) },
+    { name: 'clusterrole-aggregation-controller', create: () => new ClusterRoleAggregationController(apiServer.store('rbac.authorization.orch.io', 'v1', 'clusterroles'), caches) },
+    { name: 'serviceaccount-token-controller', create: () => new LegacyTokenController(secrets, accounts, caches, settings.signing, caPem) },
+    ...(settings.eventTtlMs > 0 ? [{ name: 'event-ttl', storageDuty: true, create: () => new EventExpiry(settings.eventStorage, caches, settings.eventTtlMs) }] : []),
   ];
   const election = settings.leaderElection;
   const leadership = election.enabled

@@ -9,7 +9,7 @@
 import type { Decoder, KindDefinition } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { customKinds } from '../registry/custom-resources/kind.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { RuntimeResourceCaches } from '../storage/cacher/cacher.ts';
 import type { CachedObject } from '../storage/cacher/resource-cache.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ApiServer } from './api-server.ts';
@@ -67,7 +67,7 @@ export class CustomResourceServing {
 
   constructor(
     private readonly server: ApiServer,
-    private readonly cacher: Cacher,
+    private readonly cacher: RuntimeResourceCaches,
     private readonly decodeObjectMeta: Decoder,
   ) {}
 

@@ -7,6 +7,7 @@ import type { Server } from 'node:https';
 import type { ControllerManager } from '../controllers/controller-manager.ts';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { Storage } from '../storage/interface.ts';
+import type { StorageOverride } from '../storage/revision-spaces.ts';
 import type { ProcessLoad } from './process-load.ts';
 import type { WebhookTokenOptions } from '../auth/authentication/webhook-token.ts';
 import type { AuthorizerEntry } from '../auth/authorization/authorizer-entries.ts';
@@ -70,6 +71,8 @@ export interface StartOptions {
   /** --shutdown-send-retry-after: after the delay, new requests get 429 until those in flight have drained; then the listener closes. */
   shutdownSendRetryAfter?: boolean;
   storage?: Storage;
+  /** --etcd-servers-overrides: stores that hold some built-in resources instead of `storage` (storage/revision-spaces.ts). */
+  storageOverrides?: StorageOverride[];
   /** Compaction interval (SPEC 4.4 item 2); 0 disables. */
   compactionIntervalMs?: number;
   /** --enable-garbage-collector and --delete-collection-workers (default on, 1). */

@@ -47,7 +47,7 @@ import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';
 import { objectKey } from '../storage/keys.ts';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
-import { Cacher } from '../storage/cacher/cacher.ts';
+import { RevisionSpaces } from '../storage/revision-spaces.ts';
 import { CrdFinalizer } from '../controllers/crd-finalizer.ts';
 import { CrdNamesController } from '../controllers/crd-names.ts';
 import { CRD_GROUP, CRD_PLURAL, CustomResourceServing } from './custom-resources.ts';
@@ -75,6 +75,14 @@ const CERTIFICATE_RELOAD_MS = 60_000;
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { dataDir, admin, serviceAccounts, tls, clientHost } = await prepareServerFiles(options);
   const storage = options.storage ?? new SqliteStorage({ file: join(dataDir, 'orch.db') });
+  const minute = 60_000;
+  // Every resource's store and watch cache (--etcd-servers-overrides); the main store holds all but the overridden ones.
+  const spaces = new RevisionSpaces(storage, options.storageOverrides ?? [], {
+    historyMs: options.watchHistoryMs ?? 5 * minute,
+    maxEvents: 200_000,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? minute,
+    maxWatcherBufferedBytes: options.watchBufferLimitBytes ?? 8 * 1024 * 1024,
+  });
 
   const tokens = options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : new Map();
   tokens.set(admin.token, admin.user);
@@ -82,7 +90,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const tokenResults = new Map([...tokens].map(([token, user]) => [token, { user: withAuthenticatedGroup(user) }]));
   const tokenFile: TokenAuthenticator = async (token) => tokenResults.get(token) ?? null;
   const apiAudiences = serviceAccounts.apiAudiences;
-  const reader = (group: string, plural: string) => objectReader(storage, options.api.kinds.find((k) => k.group === group && k.plural === plural)!);
+  const reader = (group: string, plural: string) => {
+    const kind = options.api.kinds.find((k) => k.group === group && k.plural === plural)!;
+    return objectReader(spaces.storage(storedResourcePrefix(kind)), kind);
+  };
   const readers = { serviceAccounts: reader('', 'serviceaccounts'), secrets: reader('', 'secrets'), pods: reader('', 'pods') };
   const authorizeWithSelectors = featureEnabled(options.featureGates, 'AuthorizeWithSelectors');
   const authorizationConfig = options.authorizationConfigFile === undefined ? undefined : readAuthorizationConfiguration(options.authorizationConfigFile, authorizeWithSelectors);
@@ -118,33 +129,27 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   /** A core object as the watch cache holds it; read-only, the parsed copy is shared. */
   const cached = (plural: string, namespace: string | undefined, name: string): ApiObject | undefined =>
-    cacher.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
+    spaces.cache(resourcePrefix('', plural)).get(objectKey('', plural, namespace, name))?.parsed();
   // As upstream's NamespaceLifecycle: the watch cache first, a live read only when the cache has
   // not seen the namespace (one created a moment ago).
   const getNamespace = async (name: string): Promise<ApiObject | null> => {
     const hit = cached('namespaces', undefined, name);
     if (hit) return hit;
-    const kv = await storage.get(objectKey('', 'namespaces', undefined, name));
+    const kv = await spaces.storage(resourcePrefix('', 'namespaces')).get(objectKey('', 'namespaces', undefined, name));
     return kv ? parseStored(kv.value, kv.modRevision) : null;
   };
 
   const lifecycle = namespaceLifecycle(getNamespace);
   const serviceAccountPlugin = serviceAccountAdmission(readers.serviceAccounts);
-  const minute = 60_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? minute;
-  const cacher = new Cacher(storage, {
-    historyMs: options.watchHistoryMs ?? 5 * minute,
-    maxEvents: 200_000,
-    bookmarkIntervalMs: options.bookmarkIntervalMs ?? minute,
-    maxWatcherBufferedBytes: options.watchBufferLimitBytes ?? 8 * 1024 * 1024,
-  });
   // One cache per key space: kinds stored in another group's share its cache.
-  await cacher.start([...new Set(options.api.kinds.filter((k) => k.stored).map((k) => storedResourcePrefix(k)))]);
-  // The cache holds strings: buffers the load left are garbage, and nothing may allocate enough to collect them.
+  await spaces.start([...new Set(options.api.kinds.filter((k) => k.stored).map((k) => storedResourcePrefix(k)))]);
+  // The caches hold strings: buffers the load left are garbage, and nothing may allocate enough to collect them.
   collectLoadGarbage();
-  const compactor = startCompactor(storage, options.compactionIntervalMs ?? 5 * minute);
+  // Each store compacts its own revisions.
+  const compactors = spaces.all().map((space) => startCompactor(space.storage, options.compactionIntervalMs ?? 5 * minute));
   // SPEC 5.1: the chain is built once the watch cache feeds the authorizers that read objects.
-  const rbacIndex = new CachedRbacSource(cacher);
+  const rbacIndex = new CachedRbacSource(spaces);
   const rbac = rbacAuthorizer(rbacIndex);
   // The Node authorizer's graph follows the pods in the watch cache; made once, only when a chain has the mode.
   let node: Authorizer | undefined;
@@ -155,7 +160,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       authorizationConfig,
       {
         RBAC: () => rbac,
-        Node: () => (node ??= nodeAuthorizer(NodeGraph.fromCache(cacher.cache(resourcePrefix('', 'pods'))))),
+        Node: () => (node ??= nodeAuthorizer(NodeGraph.fromCache(spaces.cache(resourcePrefix('', 'pods'))))),
         // ABAC's policy file is read here, once, as upstream reads it when building the chain.
         ABAC: (entry) => abacAuthorizer(loadPolicyFile(entry.policyFile)),
       },
@@ -165,7 +170,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw new Error(`invalid authorization config: ${(err as Error).message}`);
   }
   const authorizer = authorization.authorizer;
-  const escalationCheck = rbacEscalationCheck({ authorizer, resolver: rbacIndex, source: rbacIndex, fresh: () => cacher.waitUntilFresh(requestTimeoutMs || 60_000) });
+  const escalationCheck = rbacEscalationCheck({ authorizer, resolver: rbacIndex, source: rbacIndex, fresh: () => spaces.waitUntilFresh(requestTimeoutMs || 60_000) });
 
   // Admission in upstream's order (mutating plugins, then validating ones), of the plugins the flags leave on.
   const admissionPlugins = new Set(options.admissionPlugins ?? ADMISSION_PLUGINS);
@@ -181,7 +186,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   if (admissionPlugins.has('DefaultIngressClass')) {
     const ingressClasses = resourcePrefix('networking.orch.io', 'ingressclasses');
-    mutating.push(defaultIngressClass(() => cacher.cache(ingressClasses).list(ingressClasses).map((cached) => cached.parsed())));
+    mutating.push(defaultIngressClass(() => spaces.cache(ingressClasses).list(ingressClasses).map((cached) => cached.parsed())));
   }
   // RBAC's escalation check is not a plugin: upstream's role and binding storage runs it after
   // the mutating plugins and before validation, whatever the flags say.
@@ -198,9 +203,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const checks: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
+    // As kube-apiserver 1.31: the checks ping --etcd-servers only, not the overrides' servers (upstream adds etcd-override-<n> checks in 1.34).
     { name: storage.name, check: () => storage.ping(healthcheckTimeoutMs), timeoutMs: healthcheckTimeoutMs },
     { name: `${storage.name}-readiness`, check: () => storage.ping(readycheckTimeoutMs, true), timeoutMs: readycheckTimeoutMs, readyzOnly: true },
-    { name: 'watch-cache', check: () => cacher.check(), readyzOnly: true },
+    { name: 'watch-cache', check: () => spaces.check(), readyzOnly: true },
     systemNamespaces,
     rbacBootstrap,
     flowControlBootstrap,
@@ -271,8 +277,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const enablement = resolveRuntimeConfig(options.runtimeConfig ?? {}, options.api.kinds);
   apiServer = new ApiServer({
     api: options.api,
-    storage,
-    cacher,
+    spaces,
     enablement,
     responseCompression: featureEnabled(options.featureGates, 'APIResponseCompression'),
     watch: { watchList: featureEnabled(options.featureGates, 'WatchList'), minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800 },
@@ -296,7 +301,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
 
   // SPEC 2.1: kinds CustomResourceDefinitions define, served by every process once Established.
-  const customResources = new CustomResourceServing(apiServer, cacher, options.api.decodeObjectMeta);
+  const customResources = new CustomResourceServing(apiServer, spaces, options.api.decodeObjectMeta);
   await customResources.start();
   const crdStatus = apiServer.subresourceStore(CRD_GROUP, 'v1', CRD_PLURAL, 'status');
   // Upstream runs these in every apiextensions-apiserver, not under leader election: their writes are compare-and-swap.
@@ -304,8 +309,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     options.controllersEnabled === false
       ? []
       : [
-          new CrdNamesController(crdStatus, cacher),
-          new CrdFinalizer(apiServer.store(CRD_GROUP, 'v1', CRD_PLURAL), crdStatus, cacher, (crd) => apiServer.customStore(crd.spec?.group, crd.status?.acceptedNames?.plural)),
+          new CrdNamesController(crdStatus, spaces),
+          new CrdFinalizer(apiServer.store(CRD_GROUP, 'v1', CRD_PLURAL), crdStatus, spaces, (crd) => apiServer.customStore(crd.spec?.group, crd.status?.acceptedNames?.plural)),
         ];
   for (const controller of crdControllers) controller.start();
 
@@ -375,8 +380,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.
   const controllers = controllerManager({
     apiServer,
-    cacher,
-    storage,
+    caches: spaces,
+    eventStorage: spaces.storage(resourcePrefix('', 'events')),
     eventTtlMs: options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
     garbageCollection: options.deletion?.garbageCollection ?? true,
     url,
@@ -398,19 +403,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await sleep(options.shutdownDelayMs);
       if (options.shutdownSendRetryAfter) await apiServer.refuseNewRequests();
       // Watches end cleanly with the listener: clients see the stream close and re-watch elsewhere.
-      compactor.stop();
+      for (const compactor of compactors) compactor.stop();
       clearInterval(certificateReload);
       authorization.stop();
       await controllers.stop();
       for (const controller of crdControllers) controller.stop();
       customResources.stop();
-      cacher.stop();
+      spaces.stop();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeIdleConnections();
       });
       await options.beforeStorageClose?.();
-      await storage.close();
+      await spaces.close();
     })());
   return { url, port, adminToken: admin.token, caPem: tls.ca, orchconfigPath, shutdown, server, apiServer, controllerManager: controllers };
 }

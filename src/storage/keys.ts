@@ -13,6 +13,12 @@ export function resourcePrefix(group: string, resource: string): string {
   return `/${group || 'core'}/${resource}/`;
 }
 
+/** The `resourcePrefix` of an object key: its first two segments. */
+export function resourcePrefixOfKey(key: string): string {
+  const second = key.indexOf('/', 1);
+  return key.slice(0, key.indexOf('/', second + 1) + 1);
+}
+
 /** The group and resource of a `resourcePrefix`, or undefined for another key. */
 export function parseResourcePrefix(prefix: string): { group: string; resource: string } | undefined {
   const match = /^\/([^/]+)\/([^/]+)\/$/.exec(prefix);

@@ -7,7 +7,7 @@
  * rule checks.
  */
 import type { ApiObject } from '../../registry/strategy.ts';
-import type { Cacher } from '../../storage/cacher/cacher.ts';
+import type { ResourceCaches } from '../../storage/cacher/cacher.ts';
 import { collectionPrefix, objectKey, resourcePrefix } from '../../storage/keys.ts';
 import type { UserInfo } from '../user.ts';
 import { resolveGrants, type GrantResolver, type Grants, type RbacSource } from './rbac-authorizer.ts';
@@ -66,7 +66,7 @@ export class CachedRbacSource implements RbacSource, GrantResolver {
   private readonly resolutions = new Map<string, Grants>();
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly cacher: Cacher) {
+  constructor(private readonly cacher: ResourceCaches) {
     const invalidate = () => this.invalidate();
     for (const plural of PLURALS) {
       const listeners = this.cache(plural).listeners;

@@ -1,10 +1,12 @@
 /**
- * The cacher (DESIGN "watch cache"): one storage watch over every key feeds the
- * resource caches. Because that watch sees every write, its last revision is
- * the store's revision as far as the caches know, so a consistent read waits
- * for it to reach the store's current revision instead of falling back to
- * storage (SPEC 4.6 "Most Recent"). It also sends periodic bookmarks and
- * expires history.
+ * The cacher (DESIGN "watch cache"): one storage watch over every key of one
+ * store feeds the resource caches of that store (a store of
+ * --etcd-servers-overrides has a cacher of its own: ../revision-spaces.ts).
+ * Because that watch sees every write, its last revision is the store's
+ * revision as far as the caches know, so a consistent read waits for it to
+ * reach the store's current revision instead of falling back to storage
+ * (SPEC 4.6 "Most Recent"). It also sends periodic bookmarks and expires
+ * history.
  *
  * Store faults (issue 7): reads the cache has reached keep being served while
  * the store is frozen or gone. A storage watch that ends with an error (its
@@ -18,6 +20,7 @@ import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
 import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 import { watchFromStorage } from './storage-watcher.ts';
+import { resourcePrefixOfKey } from '../keys.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
 const PROGRESS_REQUEST_DELAY_MS = 50;
@@ -53,7 +56,18 @@ export interface WatchRequest {
   out: import('node:stream').Writable;
 }
 
-export class Cacher {
+/** What reads a resource's watch cache by its key prefix, whatever store holds it (a Cacher, or storage/revision-spaces.ts over several). */
+export interface ResourceCaches {
+  cache(resourcePrefix: string): ResourceCache;
+}
+
+/** ResourceCaches that also take the resources added and dropped at run time (custom resources). */
+export interface RuntimeResourceCaches extends ResourceCaches {
+  addResource(resourcePrefix: string): Promise<ResourceCache>;
+  removeResource(resourcePrefix: string): void;
+}
+
+export class Cacher implements RuntimeResourceCaches {
   private readonly caches = new Map<string, ResourceCache>();
   /** Clients' watches the store serves (watchFromStorage), ended with the cache's at shutdown. */
   private readonly storageWatchers = new Set<CacheWatcher>();
@@ -102,8 +116,7 @@ export class Cacher {
 
   private onEvent(event: StorageEvent): void {
     const now = Date.now();
-    const second = event.key.indexOf('/', 1);
-    const prefix = event.key.slice(0, event.key.indexOf('/', second + 1) + 1);
+    const prefix = resourcePrefixOfKey(event.key);
     const cache = this.caches.get(prefix);
     if (cache) cache.apply(event, now);
     else this.adding.get(prefix)?.push(event);
