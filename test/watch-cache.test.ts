@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SortedKeys } from '../src/storage/cacher/sorted-keys.ts';
 import { CachedObject, ResourceCache } from '../src/storage/cacher/resource-cache.ts';
-import { CacheWatcher } from '../src/storage/cacher/cache-watcher.ts';
-import { PassThrough } from 'node:stream';
+import { CacheWatcher, FLUSH_SLICE, MAX_FLUSH_REST_MS, MIN_FLUSH_INTERVAL_MS } from '../src/storage/cacher/cache-watcher.ts';
+import { PassThrough, Writable } from 'node:stream';
 
 /** A small deterministic generator, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -194,4 +194,56 @@ test('watchers grouped by key prefix: each sees the events under its prefix once
   assert.deepEqual(inA2.seen(), ['ADDED a/x', 'DELETED a/x']);
   assert.deepEqual(inAb.seen(), ['ADDED ab/y']);
   assert.deepEqual(everywhere.seen(), ['ADDED a/x', 'ADDED ab/y', 'MODIFIED a/x', 'ADDED b/z', 'ADDED ab/w', 'DELETED a/x']);
+});
+
+test('fan-out flush cycles: a slice per turn while on time, more per turn once behind, then a rest before the next cycle', async () => {
+  const WATCHERS = 300;
+  const WRITE_MS = 0.4; // each socket write's cost: the cycle outlasts MIN_FLUSH_INTERVAL_MS
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const writes: Array<{ watcher: number; turn: number; at: number }> = [];
+  const watchers = Array.from({ length: WATCHERS }, (_, i) => {
+    const out = new Writable({
+      write(_chunk, _encoding, done) {
+        const until = performance.now() + WRITE_MS;
+        while (performance.now() < until);
+        writes.push({ watcher: i, turn, at: performance.now() });
+        done();
+      },
+    });
+    return new CacheWatcher(out, { keyPrefix: '/core/configmaps/' }, 1, { maxBufferedBytes: 1 << 20, bookmarkHead: '"kind":"ConfigMap","apiVersion":"v1"', onClose: () => {} });
+  });
+  const until = async (done: () => boolean) => {
+    const deadline = Date.now() + 10_000;
+    while (!done()) {
+      assert.ok(Date.now() < deadline, 'flushes within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  try {
+    for (const w of watchers) w.bookmark(2);
+    await until(() => writes.length === WATCHERS);
+    assert.deepEqual(new Set(writes.map((w) => w.watcher)).size, WATCHERS, 'each watcher written once per cycle');
+    const perTurn = new Map<number, number>();
+    for (const w of writes) perTurn.set(w.turn, (perTurn.get(w.turn) ?? 0) + 1);
+    const slices = [...perTurn.values()];
+    assert.equal(slices[0], FLUSH_SLICE, `the first slice is FLUSH_SLICE watchers (slices: ${slices})`);
+    assert.ok(slices.slice(0, -1).every((n) => n % FLUSH_SLICE === 0), `whole slices (slices: ${slices})`);
+    assert.ok(slices.some((n) => n > FLUSH_SLICE), `a cycle behind its interval takes more per turn (slices: ${slices})`);
+    const cycleEnd = writes.at(-1)!.at;
+    const cycleMs = cycleEnd - writes[0].at;
+    assert.ok(cycleMs > MIN_FLUSH_INTERVAL_MS, `the cycle took ${cycleMs} ms`);
+    watchers[0].bookmark(3);
+    await until(() => writes.length === WATCHERS + 1);
+    const rest = writes.at(-1)!.at - cycleEnd;
+    assert.ok(rest >= Math.min(cycleMs, MAX_FLUSH_REST_MS) - 2, `the next cycle rests after the last (${rest} ms)`);
+  } finally {
+    ticking = false;
+    for (const w of watchers) w.close();
+  }
 });

@@ -75,6 +75,8 @@ process tree checked and pinned) and one unrestricted, and runs the GET and CREA
 Environment: BENCH_SERVER_NODE_ARGS (space-separated) is given to node before the orch server's
 script, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile every server process (the pool's
 workers inherit it); the report then says so, as its figures include the profiler's cost.
+BENCH_SERVER_ARGS (space-separated) adds orch flags to every server the bench starts, e.g.
+"--workers=1" to measure one process without the pool.
 
 Scale benchmark (a separate mode: --only and the watch flags do not apply):
 

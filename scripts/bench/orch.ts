@@ -116,6 +116,8 @@ export interface StartOptions {
 
 /** Node flags for the server processes (BENCH_SERVER_NODE_ARGS, see USAGE), e.g. a CPU profiler. */
 export const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+/** Extra orch flags for every server the bench starts (BENCH_SERVER_ARGS, see USAGE), e.g. "--workers=1". */
+export const SERVER_ARGS = process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [];
 
 export async function startOrch(flags: string[], register: (s: TestServer) => void, options: StartOptions = {}): Promise<Orch> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
@@ -128,7 +130,7 @@ export async function startOrch(flags: string[], register: (s: TestServer) => vo
     let server: TestServer;
     try {
       // The server as `npm start` runs it: the test helper's floor of two processes is lifted (the pool grows under load).
-      server = await startTestServer(['--secure-port', String(port), '--min-workers=1', ...flags], { ...options, startTimeoutMs, nodeArgs: SERVER_NODE_ARGS });
+      server = await startTestServer(['--secure-port', String(port), '--min-workers=1', ...flags, ...SERVER_ARGS], { ...options, startTimeoutMs, nodeArgs: SERVER_NODE_ARGS });
     } catch (err) {
       stop.stopped = true;
       // Another process may have taken the port between the probe and the spawn.

@@ -9,7 +9,7 @@ import type { WatchResult } from './watch-fanout.ts';
 import { watchRows } from './report-watch.ts';
 import { goalTables } from './report-goals.ts';
 import type { CoresResult } from './cores.ts';
-import { SERVER_NODE_ARGS } from './orch.ts';
+import { SERVER_NODE_ARGS, SERVER_ARGS } from './orch.ts';
 
 export interface BackendResult {
   backend: string;
@@ -192,7 +192,8 @@ export function report(results: BackendResult[], o: Options): string {
       (o.only.has('list') ? `; LIST of ${int(o.listSize)} NetworkPolicies` : '') +
       (o.only.has('watch') ? `; watch: ${o.watchers} watchers in ${o.watchProcs} processes, writes at ${o.watchRates.join(' then ')}/s for ${o.watchPhaseSeconds} s each` : '') +
       '.' +
-      (SERVER_NODE_ARGS.length ? ` The servers ran with \`${SERVER_NODE_ARGS.join(' ')}\` (BENCH_SERVER_NODE_ARGS): the figures include its cost.` : ''),
+      (SERVER_NODE_ARGS.length ? ` The servers ran with \`${SERVER_NODE_ARGS.join(' ')}\` (BENCH_SERVER_NODE_ARGS): the figures include its cost.` : '') +
+      (SERVER_ARGS.length ? ` Every orch server was given \`${SERVER_ARGS.join(' ')}\` (BENCH_SERVER_ARGS).` : ''),
     '',
   );
   out.push(...goalTables(results, o));
