@@ -247,3 +247,44 @@ test('fan-out flush cycles: a slice per turn while on time, more per turn once b
     for (const w of watchers) w.close();
   }
 });
+
+test('a watcher whose socket refused more keeps its events and writes them as one chunk on drain; past the budget it is closed', async () => {
+  const writes: string[] = [];
+  let release: (() => void) | undefined;
+  const out = new Writable({
+    highWaterMark: 16,
+    write(chunk, _encoding, done) {
+      writes.push(chunk.toString());
+      release = done;
+    },
+  });
+  let closed = false;
+  const watcher = new CacheWatcher(out, { keyPrefix: '/core/configmaps/' }, 1, {
+    maxBufferedBytes: 4096,
+    bookmarkHead: '"kind":"ConfigMap","apiVersion":"v1"',
+    onClose: () => (closed = true),
+  });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, MIN_FLUSH_INTERVAL_MS + MAX_FLUSH_REST_MS + 20));
+  watcher.bookmark(2);
+  await settle();
+  assert.equal(writes.length, 1, 'the first batch is written');
+  assert.ok(out.writableNeedDrain, 'the socket refuses more');
+  for (let rv = 3; rv <= 6; rv++) {
+    watcher.bookmark(rv);
+    await settle();
+  }
+  assert.equal(writes.length, 1, 'nothing more is written before the drain');
+  release!();
+  await settle();
+  assert.equal(writes.length, 2, 'the held events go as one write after the drain');
+  assert.deepEqual(writes[1].trim().split('\n').map((line) => JSON.parse(line).object.metadata.resourceVersion), ['3', '4', '5', '6']);
+  assert.equal(closed, false);
+  // Still refused: events pile up here until they pass the budget, and the watcher is dropped.
+  for (let rv = 7; !closed && rv < 200; rv++) {
+    watcher.bookmark(rv);
+    if (rv % 20 === 0) await settle();
+  }
+  await settle();
+  assert.equal(closed, true, 'past maxBufferedBytes the watcher is closed');
+  assert.equal(writes.length, 2);
+});

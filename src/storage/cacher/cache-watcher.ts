@@ -154,6 +154,10 @@ function scheduleFlush(): void {
 
 export class CacheWatcher {
   private pending: Chunk[] = [];
+  /** Bytes (as string lengths) of `pending`, counted against the buffer budget with what the socket holds. */
+  private pendingBytes = 0;
+  /** The socket refused more (its write returned false) and this watcher waits for its 'drain'. */
+  private awaitingDrain = false;
   private closed = false;
   /** Events at or before this revision were sent (or predate the watch). */
   private sentRevision: number;
@@ -282,29 +286,50 @@ export class CacheWatcher {
     if (this.closed) return;
     this.options.onEvent?.(line.length);
     this.pending.push(line);
+    this.pendingBytes += line.length;
     dirty.add(this);
     scheduleFlush();
   }
 
   flush(joiner = new BatchJoiner()): void {
     if (this.closed || this.pending.length === 0) return;
-    const pending = this.pending;
-    this.pending = [];
     // Too slow: what was written before has not drained past the budget. Drop the
     // connection instead of buffering without bound; the client resumes from its
     // last resourceVersion or relists.
-    if (this.out.writableLength > this.options.maxBufferedBytes) {
+    if (this.out.writableLength + (this.awaitingDrain ? this.pendingBytes : 0) > this.options.maxBufferedBytes) {
       this.close(true);
       return;
     }
+    if (this.awaitingDrain) return;
+    // A socket that refused more keeps the events here, shared with the other
+    // watchers, and takes them as one write once it drains: not a TLS record
+    // per flush encrypted and queued per socket (issue 10: memory and CPU of
+    // fan-out to clients slower than the writes).
+    if (this.out.writableNeedDrain) {
+      this.awaitingDrain = true;
+      this.out.once('drain', this.onDrain);
+      return;
+    }
+    const pending = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
     this.out.write(joiner.join(pending));
   }
+
+  private readonly onDrain = (): void => {
+    this.awaitingDrain = false;
+    if (this.closed || this.pending.length === 0) return;
+    dirty.add(this);
+    scheduleFlush();
+  };
 
   close(abort = false): void {
     if (this.closed) return;
     this.closed = true;
     this.pending = [];
+    this.pendingBytes = 0;
     dirty.delete(this);
+    this.out.off('drain', this.onDrain);
     this.options.onClose(this);
     if (abort) this.out.destroy();
     else this.out.end();
