@@ -62,9 +62,6 @@ const dirty = new Set<CacheWatcher>();
 let flushScheduled = false;
 /** A flush cycle's slices are still being written: the next cycle waits for its end. */
 let cycleRunning = false;
-let lastCycleStart = -Infinity;
-let lastCycleEnd = -Infinity;
-let lastCycleMs = 0;
 
 /**
  * Flush cycles start at most once per this many milliseconds: under a steady
@@ -72,6 +69,10 @@ let lastCycleMs = 0;
  * write instead of one write per event. An idle stream flushes on the next turn.
  */
 export const MIN_FLUSH_INTERVAL_MS = 40;
+
+/** The last cycle's bounds; before any, a cycle of no length long past. */
+let lastCycleStart = -MIN_FLUSH_INTERVAL_MS;
+let lastCycleEnd = -MIN_FLUSH_INTERVAL_MS;
 
 /**
  * After a cycle the loop rests from fan-out for as long as the cycle took, up
@@ -137,7 +138,6 @@ function flushAll(): void {
     }
     cycleRunning = false;
     lastCycleEnd = performance.now();
-    lastCycleMs = lastCycleEnd - lastCycleStart;
     if (dirty.size) scheduleFlush();
   };
   writeSlice(0);
@@ -147,7 +147,7 @@ function scheduleFlush(): void {
   if (flushScheduled || cycleRunning) return;
   flushScheduled = true;
   const now = performance.now();
-  const wait = Math.max(lastCycleStart + MIN_FLUSH_INTERVAL_MS, lastCycleEnd + Math.min(lastCycleMs, MAX_FLUSH_REST_MS)) - now;
+  const wait = Math.max(lastCycleStart + MIN_FLUSH_INTERVAL_MS, lastCycleEnd + Math.min(lastCycleEnd - lastCycleStart, MAX_FLUSH_REST_MS)) - now;
   if (wait <= 0) setImmediate(flushAll);
   else setTimeout(flushAll, wait);
 }
