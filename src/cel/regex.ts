@@ -19,6 +19,7 @@ import { ASCII_SPACE, classText, complement, DIGIT, fail, foldRanges, literal, P
 
 export { RegexError } from './regex-classes.ts';
 
+// The bin sets it before compiling the bundle (BUNDLE_V8_FLAGS): V8 rejects a code cache made under other flags.
 setFlagsFromString('--enable-experimental-regexp-engine');
 
 interface Flags {

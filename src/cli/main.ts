@@ -157,8 +157,19 @@ function onSignals(stop: (signal: string) => Promise<void>): void {
   process.once('SIGINT', () => handle('SIGINT'));
 }
 
-function announce(url: string, orchconfigPath: string, started: number): void {
+/**
+ * The start is over: the bin (bin/orch-apiserver.mjs) writes V8's code cache
+ * of what the start compiled, under the V8 flags the start ran with, and only
+ * then are the heap's flags changed.
+ */
+function startDone(): void {
+  const writeCodeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('orch-apiserver.started')];
+  if (typeof writeCodeCache === 'function') writeCodeCache();
   boundHeapGrowth();
+}
+
+function announce(url: string, orchconfigPath: string, started: number): void {
+  startDone();
   console.log(`orch-apiserver serving on ${url} (ready in ${Date.now() - started} ms)`);
   console.log(`admin credentials: ${orchconfigPath}  (kubectl --kubeconfig ${orchconfigPath} get namespaces)`);
 }
@@ -200,7 +211,7 @@ async function runWorker(flags: Flags): Promise<void> {
     writesOrchconfig: false,
     audit: evaluator && { evaluator, sink: workerSink(auditBlocks(flags.audit)) },
   });
-  boundHeapGrowth();
+  startDone();
   onSignals(async () => {
     process.removeAllListeners('disconnect');
     await running.shutdown();

@@ -342,10 +342,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }),
   );
 
-  // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
   const namespaces = apiServer.store('', 'v1', 'namespaces');
-  // Side by side, so that a first start commits them together.
-  await systemNamespaces.run(async () => {
+  const rbacStore = (plural: string) => apiServer.store(RBAC_GROUP, 'v1', plural);
+  const flowcontrolStore = (plural: string) => apiServer.store('flowcontrol.orch.io', 'v1', plural);
+  // The post-start hooks run side by side, as upstream's do, so that a first start commits their objects
+  // together; the roles and bindings in the system namespaces wait for those (upstream's hook retries).
+  // SPEC 2.1 / FACTS 15: the system namespaces exist from the first start.
+  const systemNamespacesCreated = systemNamespaces.run(async () => {
     await Promise.all(
       SYSTEM_NAMESPACES.map(async (name) => {
         if (await getNamespace(name)) return;
@@ -357,24 +360,24 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       }),
     );
   });
-
-  // SPEC 5.5: the default roles and bindings, reconciled at every start; retried for 30 s as upstream's hook.
-  const rbacStore = (plural: string) => apiServer.store(RBAC_GROUP, 'v1', plural);
-  await rbacBootstrap.run(() =>
-    retryFor(30_000, 1_000, () =>
-      reconcileBootstrapPolicy(
-        { clusterRoles: rbacStore('clusterroles'), clusterRoleBindings: rbacStore('clusterrolebindings'), roles: rbacStore('roles'), roleBindings: rbacStore('rolebindings') },
-        { clusterRoles: bootstrapClusterRoles(), clusterRoleBindings: bootstrapClusterRoleBindings(), roles: bootstrapRoles(), roleBindings: bootstrapRoleBindings() },
+  await Promise.all([
+    // SPEC 5.5: the default roles and bindings, reconciled at every start; retried for 30 s as upstream's hook.
+    systemNamespacesCreated.then(() =>
+      rbacBootstrap.run(() =>
+        retryFor(30_000, 1_000, () =>
+          reconcileBootstrapPolicy(
+            { clusterRoles: rbacStore('clusterroles'), clusterRoleBindings: rbacStore('clusterrolebindings'), roles: rbacStore('roles'), roleBindings: rbacStore('rolebindings') },
+            { clusterRoles: bootstrapClusterRoles(), clusterRoleBindings: bootstrapClusterRoleBindings(), roles: bootstrapRoles(), roleBindings: bootstrapRoleBindings() },
+          ),
+        ),
       ),
     ),
-  );
-
-  // The mandatory API Priority and Fairness objects, restored at every start while flowcontrol.orch.io/v1 is served.
-  const flowcontrolStore = (plural: string) => apiServer.store('flowcontrol.orch.io', 'v1', plural);
-  await flowControlBootstrap.run(async () => {
-    if (!enablement.resourceEnabled('flowcontrol.orch.io', 'v1', 'flowschemas')) return;
-    await retryFor(30_000, 1_000, () => ensureMandatoryFlowControl({ priorityLevels: flowcontrolStore('prioritylevelconfigurations'), flowSchemas: flowcontrolStore('flowschemas') }));
-  });
+    // The mandatory API Priority and Fairness objects, restored at every start while flowcontrol.orch.io/v1 is served.
+    flowControlBootstrap.run(async () => {
+      if (!enablement.resourceEnabled('flowcontrol.orch.io', 'v1', 'flowschemas')) return;
+      await retryFor(30_000, 1_000, () => ensureMandatoryFlowControl({ priorityLevels: flowcontrolStore('prioritylevelconfigurations'), flowSchemas: flowcontrolStore('flowschemas') }));
+    }),
+  ]);
 
   const url = `https://${hostForUrl}:${port}`;
   // SPEC 2.9, 3, 5.2: the controllers kube-controller-manager would run, on the leading replica.

@@ -5,7 +5,7 @@
  * start-up budget; node:crypto signs and parses certificates but cannot build them.
  */
 import { createHash, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { isIP } from 'node:net';
+import { parseIPv4Sloppy, parseIPv6Sloppy, to4 } from '../registry/validation/cidr.ts';
 
 function length(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
@@ -85,14 +85,15 @@ function keyUsage(bits: number[]): Buffer {
   return tlv(0x03, Buffer.from([unused, value]));
 }
 
-function ipBytes(ip: string): Buffer {
-  if (isIP(ip) === 4) return Buffer.from(ip.split('.').map(Number));
-  const [head, tail = ''] = ip.split('::');
-  const groups = (s: string) => (s ? s.split(':') : []);
-  const h = groups(head);
-  const t = ip.includes('::') ? groups(tail) : [];
-  const all = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-  return Buffer.from(all.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff]));
+/**
+ * A host's IP address SAN bytes, or undefined for a DNS name: netutils.ParseIPSloppy
+ * as client-go's certificate helpers read hosts, and 4 bytes for an IPv4 address as
+ * Go marshals it. Not node:net's isIP: its first IPv6 checks compile a regular
+ * expression for 10 ms of a start.
+ */
+function ipSanBytes(host: string): Buffer | undefined {
+  const ip = parseIPv4Sloppy(host) ?? parseIPv6Sloppy(host);
+  return ip ? Buffer.from(to4(ip) ?? ip) : undefined;
 }
 
 export interface CertificateRequest {
@@ -131,7 +132,10 @@ export function createCertificate(request: CertificateRequest): string {
   if (!request.isCa) {
     const usages = request.usages ?? ['serverAuth'];
     if (usages.length) extensions.push(extension(OID.extKeyUsage, false, sequence(...usages.map((u) => oid(OID[u])))));
-    const names = (request.hosts ?? []).map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii'))));
+    const names = (request.hosts ?? []).map((h) => {
+      const ip = ipSanBytes(h);
+      return ip ? tlv(0x87, ip) : tlv(0x82, Buffer.from(h, 'ascii'));
+    });
     if (names.length) extensions.push(extension(OID.subjectAltName, false, sequence(...names)));
   }
   const algorithm = sequence(oid(OID.ecdsaWithSha256));

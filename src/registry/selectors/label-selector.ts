@@ -38,25 +38,26 @@ export function requirementError(key: string, op: string, values: string[], path
   const keyErrs = isQualifiedName(key);
   if (keyErrs.length) errs.push(invalid(p('key'), key, keyErrs.join('; ')));
   const vp = p('values');
-  // Go prints the slice with %#v; LabelSelectorAsSelector passes a nil slice when empty.
-  const list = values.length ? goStringSlice(values) : goRepr('[]string(nil)');
+  // Go prints the slice with %#v; LabelSelectorAsSelector passes a nil slice when empty. Printed
+  // only for an error: every label selector of a request or a watcher passes through here.
+  const list = () => (values.length ? goStringSlice(values) : goRepr('[]string(nil)'));
   switch (op) {
     case 'in':
     case 'notin':
-      if (values.length === 0) errs.push(invalid(vp, list, "for 'in', 'notin' operators, values set can't be empty"));
+      if (values.length === 0) errs.push(invalid(vp, list(), "for 'in', 'notin' operators, values set can't be empty"));
       break;
     case '=':
     case '==':
     case '!=':
-      if (values.length !== 1) errs.push(invalid(vp, list, 'exact-match compatibility requires one single value'));
+      if (values.length !== 1) errs.push(invalid(vp, list(), 'exact-match compatibility requires one single value'));
       break;
     case 'exists':
     case '!':
-      if (values.length !== 0) errs.push(invalid(vp, list, 'values set must be empty for exists and does not exist'));
+      if (values.length !== 0) errs.push(invalid(vp, list(), 'values set must be empty for exists and does not exist'));
       break;
     case 'gt':
     case 'lt':
-      if (values.length !== 1) errs.push(invalid(vp, list, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      if (values.length !== 1) errs.push(invalid(vp, list(), "for 'Gt', 'Lt' operators, exactly one value is required"));
       values.forEach((v, i) => {
         if (!/^[+-]?\d+$/.test(v) || !fitsInt64(v)) {
           errs.push(invalid(`${vp}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));

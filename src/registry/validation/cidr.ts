@@ -140,7 +140,7 @@ export function parseCIDR(s: string): ParsedCIDR | null {
 const V4_IN_V6 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 /** Go `IP.To4()`: 4-byte form of an IPv4 or IPv4-mapped IPv6 address, else null. */
-function to4(ip: Uint8Array): Uint8Array | null {
+export function to4(ip: Uint8Array): Uint8Array | null {
   if (ip.length === 4) return ip;
   if (ip.length === 16 && V4_IN_V6.every((b, k) => ip[k] === b)) return ip.slice(12);
   return null;

@@ -8,7 +8,8 @@
  * (etcd restarted, killed, or frozen past a keepalive PING) is dropped and the
  * next call opens a new one.
  */
-import http2 from 'node:http2';
+import type * as Http2 from 'node:http2';
+import { http2 } from '../../util/lazy-packages.ts';
 import { GrpcCode, GrpcError, frame, grpcTimeout } from './grpc-wire.ts';
 import { RequestHeaderBlocks, UnaryCall } from './grpc-unary-call.ts';
 import { Http2Connection, type TlsFiles } from './http2-connection.ts';
@@ -31,9 +32,9 @@ const DEFAULT_WINDOW_BYTES = 65_535;
 export class GrpcSession {
   readonly endpoint: string;
   private readonly options: SessionOptions;
-  private session: http2.ClientHttp2Session | undefined;
+  private session: Http2.ClientHttp2Session | undefined;
   /** Sessions that completed their handshake: a call on one of these may have reached etcd. */
-  private readonly connected = new WeakSet<http2.ClientHttp2Session>();
+  private readonly connected = new WeakSet<Http2.ClientHttp2Session>();
   private closed = false;
   private readonly url: URL;
   private readonly headerBlocks: RequestHeaderBlocks;
@@ -48,12 +49,12 @@ export class GrpcSession {
   }
 
   /** The live session, a new one when there is none or the last one died. */
-  private current(): http2.ClientHttp2Session {
+  private current(): Http2.ClientHttp2Session {
     if (this.closed) throw new GrpcError(GrpcCode.CANCELLED, 'etcd client closed', true);
     const existing = this.session;
     if (existing && !existing.closed && !existing.destroyed) return existing;
     const window = this.options.windowBytes;
-    const session = http2.connect(this.endpoint, {
+    const session = http2().connect(this.endpoint, {
       ...this.options.tls,
       settings: window ? { initialWindowSize: window } : undefined,
       // grpc-js lifts node's 10 MB cap too: wide windows and large lists may hold more than that in flight.
@@ -77,7 +78,7 @@ export class GrpcSession {
   }
 
   /** PINGs the session while it lives; one unanswered past the interval means a frozen or vanished peer. */
-  private keepalive(session: http2.ClientHttp2Session): void {
+  private keepalive(session: Http2.ClientHttp2Session): void {
     const every = this.options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
     let outstanding = false;
     const timer = setInterval(() => {
@@ -103,9 +104,9 @@ export class GrpcSession {
   }
 
   /** Opens a call's stream; its request body follows from the caller. */
-  open(path: string, timeoutMs?: number): { stream: http2.ClientHttp2Stream; sessionConnected: () => boolean } {
+  open(path: string, timeoutMs?: number): { stream: Http2.ClientHttp2Stream; sessionConnected: () => boolean } {
     const session = this.current();
-    const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' };
+    const headers: Http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' };
     // The value has at most 8 digits: longer deadlines go in seconds.
     if (timeoutMs) headers['grpc-timeout'] = grpcTimeout(timeoutMs);
     const stream = session.request(headers);

@@ -8,7 +8,8 @@
  * catching up). When etcd cancels the watch (its start revision was compacted)
  * `onCanceled` is told and nothing reopens it.
  */
-import http2 from 'node:http2';
+import type * as Http2 from 'node:http2';
+import { http2 } from '../../util/lazy-packages.ts';
 import { decodeWatchResponse, encodeWatchCreate, type WatchEvent } from './etcd-codec.ts';
 import { FrameReader, GrpcCode, GrpcError, frame, statusOf, type GrpcSession } from './grpc-session.ts';
 
@@ -38,7 +39,7 @@ function backoffDelay(attempt: number): number {
 export class WatchStream {
   private readonly options: WatchStreamOptions;
   private delivered: number;
-  private stream: http2.ClientHttp2Stream | undefined;
+  private stream: Http2.ClientHttp2Stream | undefined;
   private retry: NodeJS.Timeout | undefined;
   private failures = 0;
   private connectedOnce = false;
@@ -59,7 +60,7 @@ export class WatchStream {
   private open(): void {
     this.retry = undefined;
     if (this.stopped) return;
-    let stream: http2.ClientHttp2Stream;
+    let stream: Http2.ClientHttp2Stream;
     try {
       stream = this.options.session(this.failures).open('/etcdserverpb.Watch/Watch').stream;
     } catch (err) {
@@ -74,7 +75,7 @@ export class WatchStream {
       if (ended) return;
       ended = true;
       if (this.stream === stream) this.stream = undefined;
-      if (!stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      if (!stream.closed && !stream.destroyed) stream.close(http2().constants.NGHTTP2_CANCEL);
       this.broken(err);
     };
     stream.on('response', (headers) => {
@@ -142,6 +143,6 @@ export class WatchStream {
     this.retry = undefined;
     const stream = this.stream;
     this.stream = undefined;
-    if (stream && !stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    if (stream && !stream.closed && !stream.destroyed) stream.close(http2().constants.NGHTTP2_CANCEL);
   }
 }
