@@ -31,7 +31,14 @@ function newestSource(dir) {
  * 10-15 ms of a start); without find, the walk runs here.
  */
 function bundleStale() {
-  const walk = () => Math.max(newestSource(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs) > statSync(bundle).mtimeMs;
+  const walk = () => {
+    try {
+      return Math.max(newestSource(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs) > statSync(bundle).mtimeMs;
+    } catch {
+      // What cannot be compared is rebuilt.
+      return true;
+    }
+  };
   return new Promise((resolveStale) => {
     let newer = '';
     const find = spawn('find', [join(root, 'src'), join(root, 'package.json'), '-newer', bundle, '-print', '-quit'], { stdio: ['ignore', 'pipe', 'ignore'] });

@@ -3,13 +3,15 @@
  * ASCII (read without decoding UTF-8); a server, once ready, leaves a cache
  * named after the bundle's build, this Node and its flags, holding the
  * functions the start compiled and not only the top level; the next start
- * accepts it and so leaves it as it is.
+ * accepts it and so leaves it as it is. A source changed after the bundle was
+ * built rebuilds it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { isAscii } from 'node:buffer';
 import { join } from 'node:path';
 import { BIN, ROOT, startTestServer } from './helpers/server.ts';
@@ -56,5 +58,36 @@ test('a ready server leaves a code cache of what its start compiled, and the nex
     assert.equal(statSync(cacheFile).mtimeMs, written, 'the next start accepted the cache and did not write it again');
   } finally {
     await second.close();
+  }
+});
+
+test('a source file changed after the bundle was built rebuilds it, with find(1) and without', async () => {
+  const copy = mkdtempSync(join(tmpdir(), 'orch-bin-'));
+  try {
+    for (const entry of ['bin', 'src', 'openapi', 'package.json']) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const bin = join(copy, 'bin/orch-apiserver.mjs');
+    const bundle = join(copy, 'dist/orch-apiserver.cjs');
+    const help = (env: NodeJS.ProcessEnv = process.env) => execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env });
+    const built = () => statSync(bundle).mtimeMs;
+    assert.match(help(), /orch-apiserver serves/);
+    const first = built();
+    help();
+    assert.equal(built(), first, 'an unchanged tree keeps its bundle');
+    const source = join(copy, 'src/util/timers.ts');
+    const touch = (file: string) => utimesSync(file, new Date(), new Date());
+    touch(source);
+    help();
+    const second = built();
+    assert.ok(second > first, 'a newer source rebuilt the bundle');
+    // Without find(1) on the PATH the bin walks the tree itself.
+    const noFind = { ...process.env, PATH: '/nonexistent' };
+    help(noFind);
+    assert.equal(built(), second, 'without find, an unchanged tree keeps its bundle');
+    touch(join(copy, 'package.json'));
+    assert.match(help(noFind), /orch-apiserver serves/);
+    assert.ok(built() > second, 'without find, a newer package.json rebuilt the bundle');
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
   }
 });
