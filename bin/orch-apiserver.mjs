@@ -146,8 +146,12 @@ function compileBundle() {
     globalThis[STARTED_HOOK] = () => {
       delete globalThis[STARTED_HOOK];
       try {
-        // Caches of older builds go; other Nodes' and other flags' caches of this build stay.
-        for (const old of readdirSync(dist)) if (old.endsWith('.v8cache') && !old.endsWith(build)) rmSync(join(dist, old), { force: true });
+        // Caches of older builds go (a server still running an old build, ready after the rebuild,
+        // leaves the new build's alone); other Nodes' and other flags' caches of this build stay.
+        for (const other of readdirSync(dist)) {
+          const builtAt = /-\d+-(\d+)\.v8cache$/.exec(other)?.[1];
+          if (builtAt !== undefined && Number(builtAt) < Math.round(mtimeMs)) rmSync(join(dist, other), { force: true });
+        }
         const staging = join(dist, `.${process.pid}.v8cache`);
         writeFileSync(staging, script.createCachedData());
         renameSync(staging, cacheFile);
