@@ -126,6 +126,8 @@ const STARTED_HOOK = Symbol.for('orch-apiserver.started');
 const BUNDLE_V8_FLAGS = ['--enable-experimental-regexp-engine'];
 
 function compileBundle() {
+  // A bundle compiled before it was found stale writes no cache.
+  delete globalThis[STARTED_HOOK];
   for (const flag of BUNDLE_V8_FLAGS) v8.setFlagsFromString(flag);
   const { size, mtimeMs } = statSync(bundle);
   const build = `-${size}-${Math.round(mtimeMs)}.v8cache`;
