@@ -43,7 +43,8 @@ function bundleStale() {
     let newer = '';
     const find = spawn('find', [join(root, 'src'), join(root, 'package.json'), '-newer', bundle, '-print', '-quit'], { stdio: ['ignore', 'pipe', 'ignore'] });
     find.stdout.on('data', (chunk) => (newer += chunk));
-    find.once('error', () => resolveStale(walk()));
+    // Without find(1) spawning fails ('error'), and 'close' follows with a negative code.
+    find.once('error', () => {});
     find.once('close', (code) => resolveStale(code === 0 ? newer.length > 0 : walk()));
   });
 }

@@ -4,6 +4,7 @@
  * none of them to become ready: YAML is parsed and written for clients that
  * ask for it and for configuration files, expressions exist only where a
  * configuration declares them, and JWS work begins with the first token.
+ * node:http2 (7 ms) serves only the etcd client.
  *
  * Loaded synchronously (callers stay synchronous): yaml is CommonJS, and the
  * two ES-module packages, having no top-level await, load through require()
@@ -33,5 +34,5 @@ export const jose = (): typeof Jose => (josePackage ??= loadPackage('jose') as t
 
 let http2Module: typeof Http2 | undefined;
 
-/** node:http2, which only the etcd client uses: 7 ms of a start that serves SQLite. */
+/** node:http2, for the etcd client's watch streams. */
 export const http2 = (): typeof Http2 => (http2Module ??= loadPackage('node:http2') as typeof Http2);
