@@ -18,9 +18,10 @@ export class SortedKeys {
   private blocks: string[][] = [];
   private count = 0;
 
-  /** Builds the sequence from keys in any order. */
+  /** Builds the sequence from keys in any order (a store's list comes in key order, and is not sorted again). */
   static from(keys: Iterable<string>): SortedKeys {
-    const sorted = [...keys].sort();
+    const sorted = [...keys];
+    if (!inOrder(sorted)) sorted.sort();
     const out = new SortedKeys();
     for (let i = 0; i < sorted.length; i += MAX_BLOCK / 2) out.blocks.push(sorted.slice(i, i + MAX_BLOCK / 2));
     out.count = sorted.length;
@@ -108,4 +109,9 @@ function lowerBound(keys: readonly string[], key: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+function inOrder(keys: string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1] > keys[i]) return false;
+  return true;
 }

@@ -73,6 +73,12 @@ export class KineReader {
          FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name) AS g
          CROSS JOIN kine AS k ON k.id = g.mid WHERE k.deleted = 0 ORDER BY g.name`,
       ),
+      // A whole range in two passes (listWhole): each key's latest id from the index, in key order, then the rows by id.
+      latestIds: db.prepare(`SELECT name, MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name`).raw(),
+      rowsByIdRange: db.prepare(`SELECT id, deleted, create_revision, value FROM kine WHERE id >= ? AND id <= ?`).raw(),
+      rowById: db.prepare(`SELECT id, deleted, create_revision, value FROM kine WHERE id = ?`).raw(),
+      begin: db.prepare('BEGIN'),
+      commit: db.prepare('COMMIT'),
       countRange: db.prepare(
         `SELECT COUNT(*) AS n FROM kine WHERE id IN (SELECT MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AND deleted = 0`,
       ),
@@ -105,6 +111,7 @@ export class KineReader {
     const end = prefixEnd(options.prefix);
     const start = options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix;
     const limit = options.limit ?? 0;
+    if (!limit) return { items: this.listWhole(start, end, revision, options.filter), revision, more: false, remaining: 0 };
     const items: KeyValue[] = [];
     let more = false;
     let lastKey = '';
@@ -119,6 +126,59 @@ export class KineReader {
     }
     const remaining = more ? (this.stmt.countRange.get(lastKey + '\0', end, revision) as { n: number }).n : 0;
     return { items, revision, more, remaining };
+  }
+
+  /**
+   * Every key of [start, end) at `revision`, in key order, read in two passes
+   * in one snapshot: each key's latest id from the index, then those rows in
+   * id order. Joining each key to its row in key order reads the table's
+   * pages at random: a watch cache's start on 1,000,000 objects spent 12 s in
+   * that join, most of it in the kernel copying pages, and reading the rows
+   * in the order they are stored takes a third of that.
+   */
+  private listWhole(start: string, end: string, revision: number, filter: ((kv: KeyValue) => boolean) | undefined): KeyValue[] {
+    const own = !this.db.inTransaction;
+    if (own) this.stmt.begin.run();
+    try {
+      const names: string[] = [];
+      const modRevisions: number[] = [];
+      const positions = new Map<number, number>();
+      for (const [name, id] of this.stmt.latestIds.iterate(start, end, revision) as IterableIterator<[string, number]>) {
+        positions.set(id, names.length);
+        names.push(name);
+        modRevisions.push(id);
+      }
+      // Parallel arrays rather than each row's array: what is kept is the value, and a row array kept until the end would be promoted with it.
+      const values: string[] = new Array(names.length);
+      const createRevisions = new Float64Array(names.length);
+      const live = new Uint8Array(names.length);
+      const take = (row: [number, number, number, string], at: number) => {
+        if (row[1]) return;
+        live[at] = 1;
+        createRevisions[at] = row[2];
+        values[at] = row[3];
+      };
+      const ids = Float64Array.from(positions.keys()).sort();
+      const span = ids.length ? ids[ids.length - 1] - ids[0] + 1 : 0;
+      // Dense (most rows between the first and the last are wanted): one scan; sparse: a lookup per row, still in id order.
+      if (ids.length >= span / 2) {
+        for (const row of this.stmt.rowsByIdRange.iterate(ids[0], ids[ids.length - 1]) as IterableIterator<[number, number, number, string]>) {
+          const at = positions.get(row[0]);
+          if (at !== undefined) take(row, at);
+        }
+      } else {
+        for (const id of ids) take(this.stmt.rowById.get(id) as [number, number, number, string], positions.get(id)!);
+      }
+      const items: KeyValue[] = [];
+      for (let i = 0; i < names.length; i++) {
+        if (!live[i]) continue;
+        const kv = { key: names[i], value: values[i], modRevision: modRevisions[i], createRevision: createRevisions[i] };
+        if (!filter || filter(kv)) items.push(kv);
+      }
+      return items;
+    } finally {
+      if (own) this.stmt.commit.run();
+    }
   }
 
   count(prefix: string, revision: number): number {
