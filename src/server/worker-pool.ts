@@ -21,6 +21,7 @@ import type { Server } from 'node:https';
 import type { WriterHost } from '../storage/sqlite/writer-host.ts';
 import type { LoadSample, ProcessLoad } from './process-load.ts';
 import { workerChannel } from './worker-channels.ts';
+import { workerExecArgv } from './young-generation.ts';
 import type { AuditAck, AuditMessage } from '../audit/setup.ts';
 import type { AuditEvent } from '../audit/event.ts';
 
@@ -111,7 +112,7 @@ export class WorkerPool {
     while (this.members.has(index)) index++;
     const child = fork(process.argv[1], process.argv.slice(2), {
       env: { ...process.env, [WORKER_INDEX_ENV]: String(index) },
-      execArgv: process.execArgv,
+      execArgv: workerExecArgv(),
       serialization: 'advanced',
       stdio: 'inherit',
     });
@@ -129,6 +130,8 @@ export class WorkerPool {
           case 'listening':
             member.serving = true;
             this.startingWorker = false;
+            // A worker's start reads the whole store into its cache: at 1,000,000 objects, many seconds of a core.
+            console.log(`worker ${index} serving: ${this.size()} processes`);
             resolve();
             return;
           case 'load':
@@ -176,6 +179,7 @@ export class WorkerPool {
       const newest = serving.reduce((a, b) => (a.index > b.index ? a : b));
       newest.retiring = true;
       newest.child.kill('SIGTERM');
+      console.log(`worker ${newest.index} stopping: the pool was idle`);
     }
     // Only a busy process gains from handing clients over; under a light load connections (and a
     // client's pipelined requests) stay where they are.
