@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Measurement } from './autocannon.ts';
 import { startBaselines } from './baselines.ts';
 import { describeTree, pinTree, type PinReport } from './cpu-pin.ts';
-import { createNamespace, launchOrch, networkPolicy, NP_PATH } from './orch.ts';
+import { createNamespace, launchOrch, networkPolicy, NP_PATH, startingWorkers } from './orch.ts';
 import { log } from './util.ts';
 import { baselineTargets, createTarget, getTarget, measureWrk, type WrkSettings } from './wrk-targets.ts';
 
@@ -78,7 +78,7 @@ export async function coresComparison(flags: string[], w: WrkSettings, serverCpu
           const tree = describeTree(pid);
           Object.assign(run, { processes: tree.processes, threads: tree.threads, cpus: tree.cpus.join(' and ') });
           log(`cores: ${mode === 'one' ? 'one core' : 'all cores'}: ${target.label} (server: ${run.processes} processes, ${run.threads} threads, CPUs ${run.cpus}) …`);
-          run.measurements.set(target.key, await measureWrk(target, w, pid));
+          run.measurements.set(target.key, await measureWrk(target, w, pid, () => startingWorkers(orch.server)));
         }
         result.runs.push(run);
       } finally {

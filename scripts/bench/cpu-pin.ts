@@ -31,8 +31,8 @@ export function allowedCpus(): number[] {
   return parseCpuList(allowedList('/proc/self/status') ?? '0');
 }
 
-/** `pid` and every live descendant, parents first. */
-export function processTree(pid: number): number[] {
+/** Every live process's children, by parent pid. */
+function childrenByParent(): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -46,6 +46,17 @@ export function processTree(pid: number): number[] {
       // exited while we looked
     }
   }
+  return children;
+}
+
+/** `pid`'s live child processes. */
+export function childProcesses(pid: number): number[] {
+  return childrenByParent().get(pid) ?? [];
+}
+
+/** `pid` and every live descendant, parents first. */
+export function processTree(pid: number): number[] {
+  const children = childrenByParent();
   const out: number[] = [];
   const queue = [pid];
   while (queue.length) {

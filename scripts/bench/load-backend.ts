@@ -16,7 +16,7 @@ import { measure, type Target } from './autocannon.ts';
 import { startBaselines, type BaselineBodies } from './baselines.ts';
 import { coresComparison } from './cores.ts';
 import { allowedCpus, processTree } from './cpu-pin.ts';
-import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH } from './orch.ts';
+import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH, startingWorkers } from './orch.ts';
 import type { BackendResult } from './report.ts';
 import { fullListTarget, listRuns, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
 import { assertRunning, bytes, fmt, log, onCleanup, peakRss, rss, stopChild } from './util.ts';
@@ -73,6 +73,7 @@ export async function runBackend(backend: Backend, opts: Options, runId: string)
 async function measureMain(r: BackendResult, flags: string[], opts: Options, runId: string, etcdPid: number | undefined): Promise<void> {
   const { orch, stop } = await launchOrch(flags);
   const pid = orch.server.process.pid;
+  const starting = () => startingWorkers(orch.server);
   let exited: string | undefined;
   orch.server.process.once('exit', (code, signal) => (exited = `the orch server exited (code ${code}, signal ${signal})`));
   const logStart = orch.server.output().length;
@@ -93,9 +94,9 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
     log(`  ${fmt(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms, errors ${m.errors}, bad status ${m.bad}`);
     check(`"${t.label}"`);
   };
-  const runWrkTarget = async (t: WrkTarget, serverPid?: number) => {
+  const runWrkTarget = async (t: WrkTarget, serverPid?: number, startingWorkers?: () => number) => {
     log(`${r.backend}: measuring ${t.label} (wrk) …`);
-    r.measurements.set(t.key, await measureWrk(t, w, serverPid));
+    r.measurements.set(t.key, await measureWrk(t, w, serverPid, startingWorkers));
     check(`"${t.label}"`);
   };
   try {
@@ -139,8 +140,8 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
       await b.stop();
     }
     if (opts.only.has('get')) {
-      await runWrkTarget(getTarget(o, NS.get, 'api-allow'), pid);
-      await runWrkTarget(rbacGetTarget(o, RBAC_USER.token, NS.get, 'api-allow'), pid);
+      await runWrkTarget(getTarget(o, NS.get, 'api-allow'), pid, starting);
+      await runWrkTarget(rbacGetTarget(o, RBAC_USER.token, NS.get, 'api-allow'), pid, starting);
     }
     if (opts.only.has('update')) {
       const update = updateTarget(o, NS.update, updateNames, opts.connections);
@@ -173,7 +174,7 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
     }
     // CREATE last, so the objects it writes do not affect the other measurements.
     if (opts.only.has('create')) {
-      await runWrkTarget(createTarget(o, NS.create, runId), pid);
+      await runWrkTarget(createTarget(o, NS.create, runId), pid, starting);
       r.created = r.measurements.get('create')!.good;
     }
   } catch (err) {

@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from '../../test/helpers/server.ts';
 import { freePort } from '../../test/helpers/etcd.ts';
 import { rmSync } from 'node:fs';
 import { bounded, onCleanup, stopChild } from './util.ts';
+import { childProcesses } from './cpu-pin.ts';
 
 export const NP_PATH = (ns: string) => `/apis/networking.orch.io/v1/namespaces/${ns}/networkpolicies`;
 
@@ -60,6 +61,20 @@ export interface Orch {
   /** Like api(), but throws unless the status is one of `want`. */
   expect(what: string, want: number[], method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
   close(): void;
+}
+
+/**
+ * Workers of the server's pool forked but not serving yet (their start reads
+ * the whole store into their cache): its child processes beyond the workers
+ * whose last pool line (src/server/worker-pool.ts) says they serve.
+ */
+export function startingWorkers(server: TestServer): number {
+  const serving = new Set<string>();
+  for (const m of server.output().matchAll(/^worker (\d+) (serving|stopping|exited)/gm)) {
+    if (m[2] === 'serving') serving.add(m[1]);
+    else serving.delete(m[1]);
+  }
+  return Math.max(0, childProcesses(server.process.pid!).length - serving.size);
 }
 
 /** One request over `agent`; resolves to the status and the body, rejects on a connection error or after `timeoutMs`. */

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
-import { NP_PATH, type Orch } from './orch.ts';
+import { NP_PATH, startingWorkers, type Orch } from './orch.ts';
 import { FIXED_NS, namespaceName, objectPath, objectPathFormat } from './scale-load.ts';
 import { fmt, log, monoMs, peakRss, percentile, rss } from './util.ts';
 import { openProbe } from './watch-fanout.ts';
@@ -118,6 +118,7 @@ export async function measureSize(orch: Orch, size: number, opts: Options): Prom
     { key: 'get', label: 'GET a random NetworkPolicy', url: `${o.url}${objectPath(0, n)}`, script: () => randomGetScript(authHeaders(o), objectPathFormat(n), size, n), expect: null },
     wrkSettings(opts),
     pid,
+    () => startingWorkers(orch.server),
   );
   const list = (label: string, path: string, items: number) => {
     log(`scale: ${size}: ${label} …`);

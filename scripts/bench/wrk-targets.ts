@@ -6,6 +6,7 @@ import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import { networkPolicy, NP_PATH } from './orch.ts';
 import { processTree } from './cpu-pin.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { log, fmt } from './util.ts';
 import { createScript, getScript } from './wrk-scripts.ts';
 import { runWrk, wrkMeasurement } from './wrk.ts';
@@ -51,9 +52,9 @@ export const wrkSettings = (opts: Options, pinned = false): WrkSettings => ({
 });
 
 /** Warm-up (discarded), then the measured run; `serverPid`'s process tree CPU use is recorded over the latter. */
-export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: number): Promise<Measurement> {
+export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: number, startingWorkers?: () => number): Promise<Measurement> {
   const base = { url: t.url, threads: w.threads, connections: w.connections, cpu: w.clientCpu };
-  await warmUp(t, w, base, serverPid);
+  await warmUp(t, w, base, serverPid, startingWorkers);
   const r = await runWrk({ ...base, script: t.script('measured'), durationS: w.durationS, serverPid });
   const m = wrkMeasurement(t.key, t.label, r.summary, t.expect);
   m.serverCores = r.serverCores;
@@ -65,6 +66,22 @@ export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: numbe
 const MAX_WARMUP_ROUNDS = 4;
 /** Two warm-up rounds whose rates differ by less than this count as the steady state. */
 const STEADY_RATE_CHANGE = 0.1;
+/** Workers the warm-up waits for at most, and how long for each. */
+const MAX_WORKER_WAITS = 3;
+const WORKER_START_TIMEOUT_MS = 180_000;
+
+/**
+ * Waits while the server has a worker that is starting; says whether there was
+ * one. A worker's start reads the whole store into its cache, at 1,000,000
+ * objects about 20 s of a core: rounds in the meantime looked steady (the
+ * same processes, the same rate) and the measurement ran beside that start.
+ */
+async function workersStarted(startingWorkers: () => number): Promise<boolean> {
+  if (startingWorkers() === 0) return false;
+  const deadline = Date.now() + WORKER_START_TIMEOUT_MS;
+  while (startingWorkers() > 0 && Date.now() < deadline) await sleep(250);
+  return true;
+}
 
 /**
  * Warms a target up until it serves at its steady rate: rounds of the warm-up
@@ -76,12 +93,27 @@ const STEADY_RATE_CHANGE = 0.1;
  * same GET run right after it. Every target, baselines included, settles the
  * same way.
  */
-async function warmUp(t: WrkTarget, w: WrkSettings, base: Omit<Parameters<typeof runWrk>[0], 'script' | 'durationS'>, serverPid: number | undefined): Promise<void> {
+async function warmUp(
+  t: WrkTarget,
+  w: WrkSettings,
+  base: Omit<Parameters<typeof runWrk>[0], 'script' | 'durationS'>,
+  serverPid: number | undefined,
+  startingWorkers: (() => number) | undefined,
+): Promise<void> {
   let previousRate: number | undefined;
+  let waits = 0;
   for (let round = 1; w.warmupS > 0 && round <= MAX_WARMUP_ROUNDS; round++) {
     const processes = serverPid === undefined ? 0 : processTree(serverPid).length;
     const { summary } = await runWrk({ ...base, script: t.script('warmup'), durationS: w.warmupS });
     const rate = summary.requests / (summary.durationUs / 1e6);
+    if (startingWorkers && waits < MAX_WORKER_WAITS && (await workersStarted(startingWorkers))) {
+      // The rounds run while a worker loaded its cache measured neither pool: warm up afresh.
+      waits++;
+      log(`  warm-up round ${round}: ${fmt(rate)} req/s while a worker started; waited for it to serve`);
+      previousRate = undefined;
+      round = 0;
+      continue;
+    }
     const grew = serverPid !== undefined && processTree(serverPid).length !== processes;
     const steady = !grew && previousRate !== undefined && Math.abs(rate - previousRate) <= STEADY_RATE_CHANGE * previousRate;
     if (steady) return;
