@@ -142,32 +142,37 @@ export class KineReader {
     try {
       const names: string[] = [];
       const modRevisions: number[] = [];
-      const positions = new Map<number, number>();
+      let first = Infinity;
+      let last = 0;
       for (const [name, id] of this.stmt.latestIds.iterate(start, end, revision) as IterableIterator<[string, number]>) {
-        positions.set(id, names.length);
         names.push(name);
         modRevisions.push(id);
+        if (id < first) first = id;
+        if (id > last) last = id;
       }
+      const count = names.length;
       // Parallel arrays rather than each row's array: what is kept is the value, and a row array kept until the end would be promoted with it.
-      const values: string[] = new Array(names.length);
-      const createRevisions = new Float64Array(names.length);
-      const live = new Uint8Array(names.length);
+      const values: string[] = new Array(count);
+      const createRevisions = new Float64Array(count);
+      const live = new Uint8Array(count);
       const take = (row: [number, number, number, string], at: number) => {
         if (row[1]) return;
         live[at] = 1;
         createRevisions[at] = row[2];
         values[at] = row[3];
       };
-      const ids = Float64Array.from(positions.keys()).sort();
-      const span = ids.length ? ids[ids.length - 1] - ids[0] + 1 : 0;
-      // Dense (most rows between the first and the last are wanted): one scan; sparse: a lookup per row, still in id order.
-      if (ids.length >= span / 2) {
-        for (const row of this.stmt.rowsByIdRange.iterate(ids[0], ids[ids.length - 1]) as IterableIterator<[number, number, number, string]>) {
-          const at = positions.get(row[0]);
-          if (at !== undefined) take(row, at);
+      if (count && count >= (last - first + 1) / 2) {
+        // Dense (most ids between the first and the last are wanted): one scan, each id's position found by its offset.
+        const positions = new Int32Array(last - first + 1).fill(-1);
+        for (let i = 0; i < count; i++) positions[modRevisions[i] - first] = i;
+        for (const row of this.stmt.rowsByIdRange.iterate(first, last) as IterableIterator<[number, number, number, string]>) {
+          const at = positions[row[0] - first];
+          if (at >= 0) take(row, at);
         }
       } else {
-        for (const id of ids) take(this.stmt.rowById.get(id) as [number, number, number, string], positions.get(id)!);
+        // Sparse: a lookup per row, still in id order.
+        const order = Array.from(modRevisions.keys()).sort((x, y) => modRevisions[x] - modRevisions[y]);
+        for (const at of order) take(this.stmt.rowById.get(modRevisions[at]) as [number, number, number, string], at);
       }
       const items: KeyValue[] = [];
       for (let i = 0; i < names.length; i++) {
