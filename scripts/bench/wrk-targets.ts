@@ -120,6 +120,8 @@ async function warmUp(
     if (round < MAX_WARMUP_ROUNDS) log(`  warm-up round ${round}: ${fmt(rate)} req/s${grew ? ', the server grew to ' + processTree(serverPid!).length + ' processes' : ''}; not settled yet`);
     previousRate = rate;
   }
+  // A worker forked by the last round must not start beside the measured run either.
+  if (startingWorkers) await workersStarted(startingWorkers);
 }
 
 export function baselineTargets(ports: { http: number; https: number }): WrkTarget[] {
