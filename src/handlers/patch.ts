@@ -13,6 +13,7 @@ import { applyMergePatch } from '../registry/patch/merge-patch.ts';
 import { PatchError } from '../registry/patch/patch-error.ts';
 import { applyStrategicMergePatch } from '../registry/patch/strategic-merge-patch.ts';
 import type { ApiObject } from '../registry/strategy.ts';
+import { stableJson } from '../util/stable-json.ts';
 import { partialFor, writeAsAsked } from './partial-metadata.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
@@ -38,9 +39,10 @@ function patchFailure(err: unknown): unknown {
   return new errors.StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 }
 
+/** Compared whatever the key order, as upstream compares decoded values: an apply's own managedFields entry is built in another order than the stored one. */
 function withoutTimes(obj: ApiObject): string {
   const managed = (obj.metadata.managedFields ?? []).map(({ time: _time, ...entry }: Record<string, unknown>) => entry);
-  return JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: managed } });
+  return stableJson({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: managed } });
 }
 
 function sameIgnoringManagedFieldTimes(a: ApiObject, b: ApiObject): boolean {
