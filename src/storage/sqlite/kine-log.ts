@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NU
 `;
 
 const HEAD = `SELECT id, name, deleted, create_revision, prev_revision, value, old_value FROM kine`;
+/** Each key of a range and its latest id at a revision, in key order: a walk of the (name, prev_revision) index, which holds each row's id. */
+const LATEST_IDS = `SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name`;
+const ROW_BY_ID = `SELECT id, deleted, create_revision, value FROM kine`;
 
 export function toKeyValue(row: Row): KeyValue {
   return { key: row.name, value: row.value, modRevision: row.id, createRevision: row.create_revision };
@@ -70,13 +73,13 @@ export class KineReader {
       // order, so a limited page stops early instead of grouping the whole remaining range first.
       listRange: db.prepare(
         `SELECT k.id, k.name, k.deleted, k.create_revision, k.prev_revision, k.value, k.old_value
-         FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name) AS g
+         FROM (${LATEST_IDS}) AS g
          CROSS JOIN kine AS k ON k.id = g.mid WHERE k.deleted = 0 ORDER BY g.name`,
       ),
       // A whole range in two passes (listWhole): each key's latest id from the index, in key order, then the rows by id.
-      latestIds: db.prepare(`SELECT name, MAX(id) FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name ORDER BY name`).raw(),
-      rowsByIdRange: db.prepare(`SELECT id, deleted, create_revision, value FROM kine WHERE id >= ? AND id <= ?`).raw(),
-      rowById: db.prepare(`SELECT id, deleted, create_revision, value FROM kine WHERE id = ?`).raw(),
+      latestIds: db.prepare(LATEST_IDS).raw(),
+      rowsByIdRange: db.prepare(`${ROW_BY_ID} WHERE id >= ? AND id <= ?`).raw(),
+      rowById: db.prepare(`${ROW_BY_ID} WHERE id = ?`).raw(),
       begin: db.prepare('BEGIN'),
       commit: db.prepare('COMMIT'),
       countRange: db.prepare(
@@ -175,7 +178,7 @@ export class KineReader {
         for (const at of order) take(this.stmt.rowById.get(modRevisions[at]) as [number, number, number, string], at);
       }
       const items: KeyValue[] = [];
-      for (let i = 0; i < names.length; i++) {
+      for (let i = 0; i < count; i++) {
         if (!live[i]) continue;
         const kv = { key: names[i], value: values[i], modRevision: modRevisions[i], createRevision: createRevisions[i] };
         if (!filter || filter(kv)) items.push(kv);
