@@ -43,25 +43,22 @@ const PRESENT: Facts = Object.freeze({ owners: NONE, deleting: false, finalizers
 
 const isLocated = (facts: Facts): facts is Summary => 'store' in facts;
 
-const UID = /"uid":"([^"]+)"/;
-
 /** Objects start's scan summarizes per event-loop turn (about 10 ms of work on a slow host). */
 const SCAN_SLICE = 2_000;
 
 /**
  * Summarizes a stored object without keeping it. Only objects that mention owners
- * or deletion are parsed; for the rest the uid is read from the text: stored
- * objects are canonical, so the first `uid` is metadata.uid (before ownerReferences).
+ * or deletion are parsed; for the rest the uid is read where the cache keeps the
+ * bytes: stored objects are canonical, so the first `uid` is metadata.uid (before
+ * ownerReferences).
  */
-function summarize(store: GenericStore, key: string, value: string): { uid: string; summary: Facts } | undefined {
-  if (!value.includes('"ownerReferences"') && !value.includes('"deletionTimestamp"')) {
-    const match = UID.exec(value)?.[1];
-    // A copy, not V8's slice of `value`: a slice would keep the whole stored text of the object's
-    // first version alive in the graph for as long as the object exists.
-    const uid = match === undefined ? undefined : (JSON.parse(JSON.stringify(match)) as string);
+function summarize(store: GenericStore, object: CachedObject): { uid: string; summary: Facts } | undefined {
+  const key = object.key;
+  if (!object.storedIncludes('"ownerReferences"') && !object.storedIncludes('"deletionTimestamp"')) {
+    const uid = object.storedTextAfter('"uid":"');
     return uid ? { uid, summary: PRESENT } : undefined;
   }
-  const meta = JSON.parse(value).metadata ?? {};
+  const meta = JSON.parse(object.value).metadata ?? {};
   if (!meta.uid) return undefined;
   const owners = (meta.ownerReferences ?? []).map((r: { uid: string }) => r.uid);
   if (!owners.length && !meta.deletionTimestamp) return { uid: meta.uid, summary: PRESENT };
@@ -123,7 +120,7 @@ export class GarbageCollector {
           walks.shift();
           continue;
         }
-        this.observe(walks[0].store, next.value.key, next.value.value);
+        this.observe(walks[0].store, next.value);
         budget--;
       }
       if (walks.length) {
@@ -141,8 +138,8 @@ export class GarbageCollector {
     this.queue.stop();
   }
 
-  private observe(store: GenericStore, key: string, value: string): string | undefined {
-    const summarized = summarize(store, key, value);
+  private observe(store: GenericStore, object: CachedObject): string | undefined {
+    const summarized = summarize(store, object);
     if (!summarized) return undefined;
     const { uid, summary } = summarized;
     this.forget(uid);
@@ -161,7 +158,7 @@ export class GarbageCollector {
 
   private onEvent(store: GenericStore, event: CacheEvent): void {
     if (event.type === 'DELETED') {
-      const summarized = summarize(store, event.object.key, event.object.value);
+      const summarized = summarize(store, event.object);
       if (!summarized) return;
       const { uid, summary } = summarized;
       this.forget(uid);
@@ -172,7 +169,7 @@ export class GarbageCollector {
       for (const owner of summary.owners) this.queue.add(`owner/${owner}`, { kind: 'owner', uid: owner });
       return;
     }
-    const uid = this.observe(store, event.object.key, event.object.value);
+    const uid = this.observe(store, event.object);
     if (uid && !this.syncing) this.enqueueFor(uid, this.byUid.get(uid)!);
   }
 

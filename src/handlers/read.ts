@@ -9,7 +9,7 @@ import * as errors from '../api/status-error.ts';
 import { apiVersionOf, readApiVersion, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
 import { compileFilter, type ObjectFilter } from '../registry/list-filter.ts';
 import type { ListPage } from '../registry/store.ts';
-import { CachedObject, type ResourceCache } from '../storage/cacher/resource-cache.ts';
+import { CachedObject, joinJson, type ResourceCache } from '../storage/cacher/resource-cache.ts';
 import { CompactedError } from '../storage/interface.ts';
 import { JSON_TYPE, writeJsonAround, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
@@ -230,7 +230,7 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   // encoded once for every reader of it.
   if (sharedKey !== undefined) {
     const chunkItems = items;
-    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => Buffer.from(`${opening}${chunkItems.map((i) => i.json(asVersion)).join(',')}]}`)), ctx.encode);
+    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => joinJson(chunkItems, asVersion, opening, ']}')), ctx.encode);
   }
   writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(asVersion), ']}');
 }

@@ -103,10 +103,11 @@ export class Cacher implements RuntimeResourceCaches {
   }
 
   /** Every resource at one revision: the store's current one. */
-  private async listAll(resourcePrefixes: Iterable<string>): Promise<{ revision: number; lists: Map<string, KeyValue[]> }> {
+  private async listAll(resourcePrefixes: Iterable<string>): Promise<{ revision: number; lists: Map<string, Array<KeyValue<Buffer>>> }> {
     const revision = await this.storage.currentRevision();
-    const lists = new Map<string, KeyValue[]>();
-    for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.list({ prefix, revision: revision || undefined })).items);
+    const lists = new Map<string, Array<KeyValue<Buffer>>>();
+    // As bytes: the cache keeps values off V8's heap (stored-bytes.ts).
+    for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.listBytes({ prefix, revision: revision || undefined })).items);
     return { revision, lists };
   }
 
@@ -217,9 +218,9 @@ export class Cacher implements RuntimeResourceCaches {
       this.adding.set(resourcePrefix, events);
       const revision = this.revision;
       const relists = this.relists;
-      let items: KeyValue[];
+      let items: Array<KeyValue<Buffer>>;
       try {
-        items = (await this.storage.list({ prefix: resourcePrefix, revision: revision || undefined })).items;
+        items = (await this.storage.listBytes({ prefix: resourcePrefix, revision: revision || undefined })).items;
       } finally {
         this.adding.delete(resourcePrefix);
       }
@@ -242,6 +243,7 @@ export class Cacher implements RuntimeResourceCaches {
     if (!cache) return;
     this.caches.delete(resourcePrefix);
     for (const watcher of [...cache.watchers]) watcher.close();
+    cache.discard();
   }
 
   /** The objects each resource's cache holds now, by resource prefix (for apiserver_storage_objects). */

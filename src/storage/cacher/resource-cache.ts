@@ -9,9 +9,12 @@ import { withApiVersion, withResourceVersion } from '../../registry/object-meta.
 import type { StorageEvent, WatchEventType } from '../interface.ts';
 import type { CacheWatcher, WatchEncoding } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
+import { adopt, packValue, release, type SlabResident } from '../value-slabs.ts';
+import { leadingApiVersion, textAfter, withResourceVersionBytes } from './stored-bytes.ts';
 import { SortedKeys } from './sorted-keys.ts';
 import { WatcherGroups } from './watcher-groups.ts';
 
+const COMMA = 0x2c;
 /** Bytes of encoded GET bodies a process keeps (every object of 10,000 NetworkPolicies fits twice). */
 const BODY_BYTES_KEPT = 32 * 1024 * 1024;
 /** Bytes of shared bodies a process keeps, all resources together (sharedBody): a whole walk of 10,000 NetworkPolicies in pages of 500 is 15 MiB. */
@@ -62,8 +65,10 @@ function keepBody(object: CachedObject, body: Buffer): void {
 }
 
 /** One object version as the cache holds it; serialized and parsed forms are made on first use. */
-export class CachedObject {
+export class CachedObject implements SlabResident {
   private parsedObject: any;
+  /** Whether the cache keeps this version as current, its bytes a slab's resident (keep, leave). */
+  private kept = false;
   private encodedBody: Buffer | undefined;
   /** `bodyReads` at this version's last body encoding; -1 before the first. */
   private lastBodyRead = -1;
@@ -79,10 +84,59 @@ export class CachedObject {
 
   constructor(
     readonly key: string,
-    /** Stored JSON without resourceVersion. */
-    readonly value: string,
+    /**
+     * Stored JSON without resourceVersion: bytes packed off V8's heap for the
+     * versions a cache keeps (keep), the store's text for one read's own.
+     */
+    private stored: string | Buffer,
     readonly revision: number,
   ) {}
+
+  /** Makes this the version the cache holds as current: its bytes packed into a slab and counted there until `leave` (value-slabs.ts). */
+  keep(): this {
+    const stored = typeof this.stored === 'string' ? (this.stored = packValue(this.stored)) : this.stored;
+    this.kept = true;
+    adopt(this, stored);
+    return this;
+  }
+
+  /** The cache no longer holds this version as current: its slab may be compacted without it (readers holding it still read it). */
+  leave(): void {
+    if (!this.kept) return;
+    this.kept = false;
+    release(this.stored as Buffer);
+  }
+
+  /** Takes `view`, the same bytes packed again (a relist's), as its kept bytes. */
+  repack(view: Buffer): void {
+    this.leave();
+    this.stored = view;
+    this.keep();
+  }
+
+  packedBytes(): Buffer | undefined {
+    return this.kept ? (this.stored as Buffer) : undefined;
+  }
+
+  moveTo(view: Buffer): void {
+    this.stored = view;
+  }
+
+  /** Stored JSON without resourceVersion, as text (decoded per call when the version is kept as bytes). */
+  get value(): string {
+    const stored = this.stored;
+    return typeof stored === 'string' ? stored : stored.toString();
+  }
+
+  /** Whether the stored JSON contains `text`, read where it is kept. */
+  storedIncludes(text: string): boolean {
+    return this.stored.includes(text);
+  }
+
+  /** The text between the stored JSON's first `marker` and the next quote, as its own string (textAfter). */
+  storedTextAfter(marker: string): string | undefined {
+    return textAfter(this.stored, marker);
+  }
 
   /**
    * JSON with metadata.resourceVersion spliced in; made per call, not kept, so
@@ -93,10 +147,29 @@ export class CachedObject {
     return withResourceVersion(this.valueAs(apiVersion), this.revision);
   }
 
+  /**
+   * `json(apiVersion)` encoded, at `revision` (a DELETED event's own),
+   * between `before` and `after`, in one buffer: the kept bytes are
+   * copied as they are when the version serves them, never decoded.
+   */
+  jsonBytes(apiVersion?: string, revision = this.revision, before = '', after = ''): Buffer {
+    const stored = this.stored;
+    if (typeof stored !== 'string' && this.servesStored(apiVersion)) return withResourceVersionBytes(stored, revision, before, after);
+    return Buffer.from(before + withResourceVersion(this.valueAs(apiVersion), revision) + after);
+  }
+
   /** The stored JSON as version `apiVersion` serves it: converted by its webhook when kept (keepConverted), else renamed (withApiVersion). */
   valueAs(apiVersion: string | undefined): string {
     if (apiVersion === undefined) return this.value;
     return this.converted?.get(apiVersion)?.value ?? withApiVersion(this.value, apiVersion);
+  }
+
+  /** Whether version `apiVersion` (the stored one when undefined) serves the stored JSON unchanged (`valueAs` would give it back). */
+  private servesStored(apiVersion: string | undefined): boolean {
+    if (apiVersion === undefined) return true;
+    if (this.converted?.has(apiVersion)) return false;
+    const stored = this.stored;
+    return typeof stored === 'string' ? withApiVersion(stored, apiVersion) === stored : leadingApiVersion(stored) === apiVersion;
   }
 
   /** The parsed form selectors read at `apiVersion`: the webhook's form when kept, else the stored one (a renamed version has the same fields). */
@@ -124,9 +197,9 @@ export class CachedObject {
    */
   body(apiVersion?: string): Buffer {
     // Another version's body is made for the request: the kept one is the stored form.
-    if (apiVersion !== undefined && this.valueAs(apiVersion) !== this.value) return Buffer.from(this.json(apiVersion));
+    if (!this.servesStored(apiVersion)) return this.jsonBytes(apiVersion);
     if (this.encodedBody) return this.encodedBody;
-    const body = Buffer.from(this.json());
+    const body = this.jsonBytes();
     if (this.readAgainSoon()) {
       this.encodedBody = body;
       keepBody(this, body);
@@ -168,6 +241,21 @@ export class CachedObject {
   }
 }
 
+/** `objects` as version `apiVersion` serves them, encoded as `item,item,...` in one buffer (their bytes copied, not decoded). */
+export function joinJson(objects: readonly CachedObject[], apiVersion?: string, before = '', after = ''): Buffer {
+  const parts: Buffer[] = new Array(objects.length);
+  let length = Buffer.byteLength(before) + Buffer.byteLength(after) + Math.max(0, objects.length - 1);
+  for (let i = 0; i < objects.length; i++) length += (parts[i] = objects[i].jsonBytes(apiVersion)).length;
+  const out = Buffer.allocUnsafe(length);
+  let n = out.write(before, 0);
+  for (let i = 0; i < parts.length; i++) {
+    if (i) out[n++] = COMMA;
+    n += parts[i].copy(out, n);
+  }
+  out.write(after, n);
+  return out;
+}
+
 /** A change as watchers see it; the wire line of each form is built once and shared. */
 export class CacheEvent {
   /** Made on the first watcher's read: most events in the history window are never sent (no watcher). */
@@ -195,9 +283,8 @@ export class CacheEvent {
     let line = this.lines.get(key);
     if (line === undefined) {
       const source = asType === 'DELETED' && this.type === 'MODIFIED' ? this.prev! : this.object;
-      const value = source.valueAs(apiVersion);
       // Encoded once: every watcher writes this same Buffer, no per-watcher copy or UTF-8 pass.
-      line = Buffer.from(`{"type":"${asType}","object":${withResourceVersion(value, this.revision)}}\n`);
+      line = source.jsonBytes(apiVersion, this.revision, `{"type":"${asType}","object":`, '}\n');
       this.lines.set(key, line);
     }
     return line;
@@ -257,10 +344,10 @@ export class ResourceCache {
   constructor(
     readonly prefix: string,
     private readonly options: ResourceCacheOptions,
-    initial: Array<{ key: string; value: string; modRevision: number }>,
+    initial: Array<{ key: string; value: string | Buffer; modRevision: number }>,
     initialRevision: number,
   ) {
-    for (const kv of initial) this.objects.set(kv.key, new CachedObject(kv.key, kv.value, kv.modRevision));
+    for (const kv of initial) this.objects.set(kv.key, new CachedObject(kv.key, kv.value, kv.modRevision).keep());
     this.sortedKeys = SortedKeys.from(this.objects.keys());
     this.windowStart = initialRevision;
     this.lastChange = initialRevision;
@@ -285,8 +372,9 @@ export class ResourceCache {
       }
     } else {
       if (!prev) this.sortedKeys.insert(event.key);
-      this.objects.set(event.key, object);
+      this.objects.set(event.key, object.keep());
     }
+    prev?.leave();
     this.lastChange = Math.max(this.lastChange, event.revision);
     const prevObject = prev ?? (event.prevValue !== undefined ? new CachedObject(event.key, event.prevValue, event.revision) : undefined);
     const cacheEvent = new CacheEvent(event.type, event.type === 'DELETED' ? prevObject ?? object : object, prevObject, event.revision, now);
@@ -303,14 +391,19 @@ export class ResourceCache {
    * unknown; listeners (controllers) get one event per key that differs, as an
    * informer's relist does, so their indexes converge.
    */
-  replace(items: Array<{ key: string; value: string; modRevision: number }>, revision: number, now: number, gap: boolean): void {
+  replace(items: Array<{ key: string; value: string | Buffer; modRevision: number }>, revision: number, now: number, gap: boolean): void {
     const before = this.objects;
     this.objects = new Map();
     for (const kv of items) {
-      // An unchanged object keeps its encoded and parsed forms.
       const prev = before.get(kv.key);
-      this.objects.set(kv.key, prev?.revision === kv.modRevision ? prev : new CachedObject(kv.key, kv.value, kv.modRevision));
+      if (prev?.revision !== kv.modRevision) this.objects.set(kv.key, new CachedObject(kv.key, kv.value, kv.modRevision).keep());
+      else {
+        // Unchanged: it keeps its encoded and parsed forms, and takes the listed bytes, so every slab the list filled is adopted.
+        if (typeof kv.value !== 'string') prev.repack(kv.value);
+        this.objects.set(kv.key, prev);
+      }
     }
+    for (const [key, prev] of before) if (this.objects.get(key) !== prev) prev.leave();
     this.sortedKeys = SortedKeys.from(this.objects.keys());
     this.lastChange = Math.max(this.lastChange, revision);
     this.lists.clear();
@@ -423,7 +516,7 @@ export class ResourceCache {
     const key = apiVersion === undefined ? keyPrefix : `${keyPrefix}\0${apiVersion}`;
     let body = this.listBodies.get(key);
     if (!body) {
-      body = Buffer.from(this.list(keyPrefix).map((o) => o.json(apiVersion)).join(','));
+      body = joinJson(this.list(keyPrefix), apiVersion);
       this.listBodies.set(key, body);
     }
     return body;
@@ -471,6 +564,11 @@ export class ResourceCache {
       sharedBodies.delete(key);
       sharedBodyBytes -= kept.body.length;
     }
+  }
+
+  /** The cache is no longer used (its resource is gone): its objects leave their slabs. */
+  discard(): void {
+    for (const object of this.objects.values()) object.leave();
   }
 
   /** Every current object, for controllers building their indexes. */

@@ -33,6 +33,7 @@ import type { EtcdKeyValue, TxnResponse, WatchEvent } from './etcd-codec.ts';
 import { EtcdClient } from './etcd-client.ts';
 import { GrpcCode, GrpcError, type TlsFiles } from './grpc-session.ts';
 import { WatchStream } from './watch-stream.ts';
+import { packValue } from '../value-slabs.ts';
 
 export interface EtcdOptions {
   servers: string[];
@@ -82,6 +83,8 @@ const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 function isCompactedError(err: unknown): boolean {
   return /compacted/i.test(String((err as Error)?.message ?? err));
 }
+
+const textOf = (bytes: Buffer): string => bytes.toString();
 
 /**
  * Turns the client's errors into the storage errors the server renders
@@ -144,9 +147,13 @@ export class EtcdStorage implements Storage {
   }
 
   private fromEtcd(kv: EtcdKeyValue): KeyValue {
+    return this.fromEtcdAs(kv, textOf);
+  }
+
+  private fromEtcdAs<Value extends string | Buffer>(kv: EtcdKeyValue, valueOf: (bytes: Buffer) => Value): KeyValue<Value> {
     return {
       key: kv.key.toString('utf8', this.prefix.length),
-      value: kv.value.toString(),
+      value: valueOf(kv.value),
       modRevision: kv.modRevision,
       createRevision: kv.createRevision,
     };
@@ -176,16 +183,23 @@ export class EtcdStorage implements Storage {
   }
 
   async list(options: ListOptions): Promise<ListResult> {
-    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options));
+    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options, textOf));
   }
 
-  private async listUnmeasured(options: ListOptions): Promise<ListResult> {
+  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
+    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options, packValue));
+  }
+
+  private async listUnmeasured<Value extends string | Buffer>(
+    options: ListOptions & { filter?: (kv: KeyValue<Value>) => boolean },
+    valueOf: (bytes: Buffer) => Value,
+  ): Promise<ListResult<Value>> {
     if (options.revision && options.revision < this.compacted) throw new CompactedError(options.revision, this.compacted);
     const end = this.toEtcd(prefixEnd(options.prefix));
     let start = this.toEtcd(options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix);
     let revision = options.revision || 0;
     const limit = options.limit ?? 0;
-    const items: KeyValue[] = [];
+    const items: Array<KeyValue<Value>> = [];
     let more = false;
     let remaining = 0;
     // Pages at the first page's revision: one snapshot, and no single answer past the
@@ -199,7 +213,7 @@ export class EtcdStorage implements Storage {
       pageObjects = nextPageObjects(res.kvs, pageObjects);
       for (const raw of res.kvs) {
         consumed++;
-        const kv = this.fromEtcd(raw);
+        const kv = this.fromEtcdAs(raw, valueOf);
         if (!options.filter || options.filter(kv)) items.push(kv);
         if (limit && items.length >= limit) break;
       }

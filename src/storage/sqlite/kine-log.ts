@@ -7,6 +7,9 @@
 import type Database from 'better-sqlite3';
 import { CompactedError, type KeyValue, type ListOptions, type ListResult, type StorageEvent, type Watch } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
+import { packValue } from '../value-slabs.ts';
+
+const asText = (text: string): string => text;
 
 export interface Row {
   id: number;
@@ -114,7 +117,7 @@ export class KineReader {
     const end = prefixEnd(options.prefix);
     const start = options.startKey && options.startKey > options.prefix ? options.startKey : options.prefix;
     const limit = options.limit ?? 0;
-    if (!limit) return { items: this.listWhole(start, end, revision, options.filter), revision, more: false, remaining: 0 };
+    if (!limit) return { items: this.listWhole(start, end, revision, options.filter, asText), revision, more: false, remaining: 0 };
     const items: KeyValue[] = [];
     let more = false;
     let lastKey = '';
@@ -139,7 +142,13 @@ export class KineReader {
    * that join, most of it in the kernel copying pages, and reading the rows
    * in the order they are stored takes a third of that.
    */
-  private listWhole(start: string, end: string, revision: number, filter: ((kv: KeyValue) => boolean) | undefined): KeyValue[] {
+  private listWhole<Value extends string | Buffer>(
+    start: string,
+    end: string,
+    revision: number,
+    filter: ((kv: KeyValue<Value>) => boolean) | undefined,
+    valueOf: (text: string) => Value,
+  ): Array<KeyValue<Value>> {
     const own = !this.db.inTransaction;
     if (own) this.stmt.begin.run();
     try {
@@ -155,14 +164,14 @@ export class KineReader {
       }
       const count = names.length;
       // Parallel arrays rather than each row's array: what is kept is the value, and a row array kept until the end would be promoted with it.
-      const values: string[] = new Array(count);
+      const values: Value[] = new Array(count);
       const createRevisions = new Float64Array(count);
       const live = new Uint8Array(count);
       const take = (row: [number, number, number, string], at: number) => {
         if (row[1]) return;
         live[at] = 1;
         createRevisions[at] = row[2];
-        values[at] = row[3];
+        values[at] = valueOf(row[3]);
       };
       if (count && count >= (last - first + 1) / 2) {
         // Dense (most ids between the first and the last are wanted): one scan, each id's position found by its offset.
@@ -177,7 +186,7 @@ export class KineReader {
         const order = Array.from(modRevisions.keys()).sort((x, y) => modRevisions[x] - modRevisions[y]);
         for (const at of order) take(this.stmt.rowById.get(modRevisions[at]) as [number, number, number, string], at);
       }
-      const items: KeyValue[] = [];
+      const items: Array<KeyValue<Value>> = [];
       for (let i = 0; i < count; i++) {
         if (!live[i]) continue;
         const kv = { key: names[i], value: values[i], modRevision: modRevisions[i], createRevision: createRevisions[i] };
@@ -187,6 +196,12 @@ export class KineReader {
     } finally {
       if (own) this.stmt.commit.run();
     }
+  }
+
+  /** Every key under `prefix` at `revision` as `list` reads it, each value as its bytes (Storage.listBytes). */
+  listBytes(prefix: string, revision: number): ListResult<Buffer> {
+    // Packed as each row is read: a value's text dies young, never promoted with the rest of the list.
+    return { items: this.listWhole(prefix, prefixEnd(prefix), revision, undefined, packValue), revision, more: false, remaining: 0 };
   }
 
   count(prefix: string, revision: number): number {

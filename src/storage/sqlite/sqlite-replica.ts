@@ -66,6 +66,11 @@ export class SqliteReplica implements Storage {
     return this.reader.list(options, options.revision || this.reader.headRevision());
   }
 
+  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
+    this.checkRevision(options.revision ?? 0);
+    return this.reader.listBytes(options.prefix, options.revision || this.reader.headRevision());
+  }
+
   async count(prefix: string): Promise<number> {
     return this.reader.count(prefix, this.reader.headRevision());
   }

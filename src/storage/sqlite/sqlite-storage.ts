@@ -132,6 +132,11 @@ export class SqliteStorage implements Storage {
     return this.reader.list(options, options.revision || this.revision);
   }
 
+  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
+    this.checkRevision(options.revision ?? 0);
+    return this.reader.listBytes(options.prefix, options.revision || this.revision);
+  }
+
   async count(prefix: string): Promise<number> {
     return this.reader.count(prefix, this.revision);
   }

@@ -1,0 +1,136 @@
+/**
+ * Where the watch cache keeps stored values: UTF-8 bytes packed into shared
+ * slabs outside V8's heap (DESIGN "watch cache").
+ *
+ * Why not strings: every scavenge walks every page of V8's old generation, so
+ * its cost follows the bytes the heap holds. At 1,000,000 cached objects kept
+ * as strings (1.5 GB) a scavenge took 6-7 ms however little survived it, and
+ * random GETs ran at 0.7x their rate at 10,000 objects.
+ *
+ * Why not a buffer per value: each buffer is an ArrayBuffer with a backing
+ * store V8 tracks one by one, and its bytes count as external memory. Loading
+ * 1,000,000 of them set off a full collection for every 64 MB or so: a
+ * restart took 20-24 s against 12-15 s with strings. A slab holds about 700
+ * values of the bench's size; a value is a view into it, an ordinary small
+ * object.
+ *
+ * Slabs are filled in order and never written twice. A value a cache keeps
+ * is its slab's resident (adopt), counted live; when the cache lets it go
+ * (release) the slab counts it dead, and a slab less than half live once it
+ * is no longer filled moves its residents to the slab being filled and is
+ * no longer counted. Views nobody adopted are never counted: whoever holds
+ * one keeps its slab's memory alive until it lets go.
+ */
+
+/** Bytes per slab. */
+const SLAB_BYTES = 1024 * 1024;
+/** A larger value gets a buffer of its own: it would waste most of a slab's tail. */
+const OWN_BUFFER_FROM = SLAB_BYTES / 8;
+
+/** A holder of a packed value that may be moved (the watch cache's current object versions). */
+export interface SlabResident {
+  /** The view the resident holds now, or undefined once it no longer needs it (after release). */
+  packedBytes(): Buffer | undefined;
+  /** Takes a copy of its bytes in another slab. */
+  moveTo(view: Buffer): void;
+}
+
+class Slab {
+  /**
+   * Memory of a SharedArrayBuffer, which V8 does not count as external
+   * memory: ArrayBuffers' bytes are counted, and loading 1.5 GB into them set
+   * off a full collection for each 64 MB, 22 in all, against 2 here.
+   */
+  readonly bytes = Buffer.from(new SharedArrayBuffer(SLAB_BYTES));
+  used = 0;
+  /** Bytes of the residents' values not yet released. */
+  live = 0;
+  residents: SlabResident[] = [];
+}
+
+/**
+ * Slabs by their memory, held weakly: a slab lives while the one being
+ * filled or any view into it does, so values packed and never adopted (a
+ * relist given up) cost nothing once dropped.
+ */
+const slabs = new WeakMap<ArrayBufferLike, Slab>();
+let filling: Slab | undefined;
+/** Live bytes of every counted slab together (slabStats). */
+let liveBytes = 0;
+let compactions = 0;
+
+/** The counted slab `view` lies in, if any (not one already compacted). */
+function slabOf(view: Buffer): Slab | undefined {
+  // Most views asked about were just packed (a cache's load, each write's new version).
+  return filling?.bytes.buffer === view.buffer ? filling : slabs.get(view.buffer);
+}
+
+/**
+ * `value` (text, or bytes to copy) as UTF-8 bytes packed into the slab being
+ * filled: a view. A value of OWN_BUFFER_FROM bytes or more gets a buffer of
+ * its own.
+ */
+export function packValue(value: string | Buffer): Buffer {
+  const length = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
+  if (length >= OWN_BUFFER_FROM) {
+    const own = Buffer.allocUnsafeSlow(length);
+    if (typeof value === 'string') own.write(value);
+    else value.copy(own);
+    return own;
+  }
+  let slab = filling;
+  if (!slab || slab.used + length > SLAB_BYTES) {
+    const full = slab;
+    slab = filling = new Slab();
+    slabs.set(slab.bytes.buffer, slab);
+    // Filled while its residents came and went (a cache's writes): compacted now if most left.
+    // A slab a load filled has no residents yet; they are adopted after.
+    if (full?.residents.length) maybeCompact(full);
+  }
+  const start = slab.used;
+  if (typeof value === 'string') slab.bytes.write(value, start);
+  else value.copy(slab.bytes, start);
+  slab.used += length;
+  return slab.bytes.subarray(start, start + length);
+}
+
+/** Registers `resident` as the holder of its packed view, counted live until released, and moved when its slab is compacted. */
+export function adopt(resident: SlabResident, view: Buffer): void {
+  const slab = slabOf(view);
+  if (!slab) return;
+  slab.residents.push(resident);
+  slab.live += view.length;
+  liveBytes += view.length;
+}
+
+/** Counts an adopted `view` dead: its resident no longer needs the slab to keep it (it may still read it). */
+export function release(view: Buffer): void {
+  const slab = slabOf(view);
+  if (!slab) return;
+  slab.live -= view.length;
+  liveBytes -= view.length;
+  if (slab !== filling) maybeCompact(slab);
+}
+
+/** Moves the residents of a slab less than half live to the slab being filled; the slab is then no longer counted. */
+function maybeCompact(slab: Slab): void {
+  if (slab.live * 2 >= slab.used) return;
+  slabs.delete(slab.bytes.buffer);
+  liveBytes -= slab.live;
+  compactions++;
+  const residents = slab.residents;
+  slab.residents = [];
+  slab.live = 0;
+  for (const resident of residents) {
+    const view = resident.packedBytes();
+    if (view?.buffer !== slab.bytes.buffer) continue;
+    const moved = packValue(view);
+    resident.moveTo(moved);
+    adopt(resident, moved);
+  }
+}
+
+/** Live bytes of the counted slabs, and how many slabs were compacted so far (tests, metrics). */
+export function slabStats(): { live: number; compactions: number } {
+  return { live: liveBytes, compactions };
+}
