@@ -99,7 +99,6 @@ let compactions = 0;
 
 /** The counted slab `view` lies in, if any (not one already compacted). */
 function slabOf(view: Buffer): Slab | undefined {
-  // Most views asked about were just packed (a cache's load, each write's new version).
   const slab = (view.buffer as SlabMemory)[SLAB];
   return slab?.counted ? slab : undefined;
 }
@@ -168,7 +167,7 @@ function maybeCompact(slab: Slab): void {
   }
 }
 
-/** Live bytes of the counted slabs, and how many slabs were compacted so far (tests, metrics). */
+/** Live bytes of the counted slabs, and how many slabs were compacted so far (for tests). */
 export function slabStats(): { live: number; compactions: number } {
   return { live: liveBytes, compactions };
 }
