@@ -236,6 +236,50 @@ describe('the encoded rows give the object form’s bytes', () => {
     await expectWrite(server, 'DELETE', `${path}/np-expr`);
     assert.equal((await cells()).has('np-expr'), false);
   });
+
+  test('an unchanged collection listed after other resources changed: the same rows and items (Table, JSON chunk, metadata-only), under the new resourceVersion and continue token', async () => {
+    // The shared rows and chunk items are keyed by the objects, not by the revision: a write elsewhere moves the
+    // revision without changing them, and the head each answer writes must still carry the revision it is at.
+    // One process, so that every read finds what the one before it shared.
+    const server = await startTestServer(['--workers=1']);
+    after(() => server.stop());
+    await expectWrite(server, 'POST', '/api/v1/namespaces', { metadata: { name: 'tables-shared' } });
+    const path = '/api/v1/namespaces/tables-shared/configmaps';
+    for (let i = 0; i < 5; i++) await expectWrite(server, 'POST', path, { metadata: { name: `cm-${i}` }, data: { i: String(i) } });
+    const read = async (query: string, accept: string) => {
+      const res = await server.request('GET', withQuery(path, query), { headers: { accept } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)));
+      return JSON.parse(res.text);
+    };
+    const PARTIAL = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.orch.io';
+    const forms: Array<[string, string]> = [['', TABLE], ['limit=2', TABLE], ['limit=2', 'application/json'], ['includeObject=Object', TABLE], ['', PARTIAL], ['limit=2', PARTIAL]];
+    const before = await Promise.all(forms.map(([q, a]) => read(q, a)));
+    // Elsewhere: an object of another resource.
+    const other = await expectWrite(server, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'elsewhere' } });
+    const moved = Number(other.metadata.resourceVersion);
+    const again = await Promise.all(forms.map(([q, a]) => read(q, a)));
+    for (const [i, [query, accept]] of forms.entries()) {
+      const [was, now] = [before[i], again[i]];
+      assert.ok(Number(now.metadata.resourceVersion) >= moved, `${query} ${accept}: at the new revision, not ${now.metadata.resourceVersion}`);
+      assert.ok(Number(was.metadata.resourceVersion) < moved);
+      assert.deepEqual(now.rows ?? now.items, was.rows ?? was.items, `${query} ${accept}: the same objects`);
+      if (query.startsWith('limit')) {
+        // The continue token is at the answer's revision: the next page is read there, with the rest.
+        const next = await read(`limit=10&continue=${encodeURIComponent(now.metadata.continue)}`, accept);
+        const names = [...(now.rows ?? now.items), ...(next.rows ?? next.items)].map((r: any) => (r.object?.metadata ?? r.metadata)?.name ?? r.cells?.[0]);
+        assert.deepEqual(names.filter((n: string) => n.startsWith('cm-')), ['cm-0', 'cm-1', 'cm-2', 'cm-3', 'cm-4']);
+        assert.equal(now.metadata.remainingItemCount, was.metadata.remainingItemCount);
+      }
+    }
+    // A change of the collection itself is seen at once by every form.
+    await expectWrite(server, 'DELETE', `${path}/cm-0`);
+    const changed = await Promise.all(forms.map(([q, a]) => read(q, a)));
+    for (const body of changed) {
+      const first = (body.rows ?? body.items)[0];
+      assert.notEqual((first.object?.metadata ?? first.metadata)?.name ?? first.cells?.[0], 'cm-0');
+    }
+  });
 });
 
 describe('rows rendered at a given time', () => {

@@ -76,7 +76,8 @@ Environment: BENCH_SERVER_NODE_ARGS (space-separated) is given to node before th
 script, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile every server process (the pool's
 workers inherit it); the report then says so, as its figures include the profiler's cost.
 BENCH_SERVER_ARGS (space-separated) adds orch flags to every server the bench starts, e.g.
-"--workers=1" to measure one process without the pool.
+"--workers=1" to measure one process without the pool. BENCH_SERVER_LOG=<path> writes the load
+benchmark's main server output, whole, to <path>.<backend> (the report shows its last 40 lines).
 
 Scale benchmark (a separate mode: --only and the watch flags do not apply):
 

@@ -184,6 +184,7 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
     r.peakRss = peakRss(pid);
     r.etcdPeakRss = peakRss(etcdPid);
     r.serverLog = orch.server.output().slice(logStart);
+    if (process.env.BENCH_SERVER_LOG) writeFileSync(`${process.env.BENCH_SERVER_LOG}.${r.backend}`, orch.server.output());
     await stop();
   }
 }

@@ -11,7 +11,7 @@
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { sendWhole, writeJsonText, writeObject } from '../server/respond.ts';
+import { JSON_TYPE, sendWhole, writeJsonAround, writeJsonText, writeObject } from '../server/respond.ts';
 import { negotiatedProtobuf } from './protobuf-responses.ts';
 import * as errors from '../api/status-error.ts';
 import type { ProtobufCodec } from '../api/protobuf/codec.ts';
@@ -99,8 +99,11 @@ export function writePartialObject(ctx: ResourceRequest, apiVersion: string, obj
 /**
  * SPEC 4.2 list as PartialObjectMetadataList: the list's metadata
  * (resourceVersion, continue, remainingItemCount) and one
- * PartialObjectMetadata per item; with `shared`, the body is made once for
- * every reader of the same state and group-version.
+ * PartialObjectMetadata per item; with `shared` (whose key names the items,
+ * whatever the revision), the items are made once for every reader of them
+ * and group-version: as JSON, the head with the list's metadata is written per
+ * answer; as protobuf, which holds the metadata inside the shared bytes, the
+ * body is shared at one revision only.
  */
 export function writePartialList(
   ctx: ResourceRequest,
@@ -111,15 +114,16 @@ export function writePartialList(
 ): void {
   const servedAs = apiVersionOf(ctx.store.kind);
   const codec = negotiatedProtobuf(ctx.encode);
-  const make = codec
-    ? () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item, servedAs)))
-    : () => {
-        const head = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1);
-        return Buffer.from(`${head},"items":[${items.map((item) => partialObject(apiVersion, metadataJson(item, servedAs))).join(',')}]}`);
-      };
-  const body = shared ? shared.cache.sharedBody(`PartialObjectMetadataList\0${ctx.encode.mediaType}\0${apiVersion}\0${shared.key}`, make) : make();
-  if (codec) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, body);
-  writeJsonText(ctx.res, 200, body, ctx.encode);
+  const key = shared && `PartialObjectMetadataList\0${ctx.encode.mediaType}\0${apiVersion}\0${shared.key}`;
+  if (codec) {
+    const make = () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item, servedAs)));
+    return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, shared ? shared.cache.sharedBody(`${key}\0${metadata.resourceVersion}`, make) : make());
+  }
+  const make = () => Buffer.from(items.map((item) => partialObject(apiVersion, metadataJson(item, servedAs))).join(','));
+  const head = `${JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1)},"items":[`;
+  // Pretty output (and YAML) is re-encoded from the whole document.
+  if (ctx.encode.pretty || ctx.encode.mediaType !== JSON_TYPE) return writeJsonText(ctx.res, 200, `${head}${make()}]}`, ctx.encode);
+  writeJsonAround(ctx.res, ctx.encode, head, shared ? shared.cache.sharedBody(key!, make) : make(), ']}');
 }
 
 /**

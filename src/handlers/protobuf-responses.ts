@@ -49,7 +49,8 @@ export function writeProtobufList(
   const codec = codecOf(ctx.encode);
   const kind = ctx.store.kind;
   const encode = () => codec.encodeList(apiVersionOf(kind), kind.listKind, metadata, items.map((item) => rawOf(protobufBody(codec, kind, item))));
-  const body = shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}`, encode) : encode();
+  // The list message holds its metadata inside the envelope's length-prefixed bytes: shared at one revision only.
+  const body = shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}\0${metadata.resourceVersion}`, encode) : encode();
   if (ctx.encode.headers !== undefined || ctx.encode.warnings?.length) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, body);
   writeSharedBody(ctx.res, 200, { 'Content-Type': PROTOBUF_TYPE, 'Cache-Control': 'no-cache, private' }, body);
 }

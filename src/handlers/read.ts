@@ -130,7 +130,7 @@ async function reachCurrentState(ctx: ResourceRequest, plan: ListReadPlan, rv: s
 async function readChunk(
   ctx: ResourceRequest,
   list: ListQuery,
-): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number; sharedKey?: string }> {
+): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number; itemsKey?: string }> {
   const { plan, prefix } = list;
   const { cacher } = ctx;
   const cache = cacheOf(ctx);
@@ -149,8 +149,8 @@ async function readChunk(
     const startKey = plan.continueToken ? prefix + plan.continueToken.start : prefix;
     const asVersion = readApiVersion(ctx.store.kind);
     const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsedAs(asVersion))));
-    // What makes an unfiltered chunk's body: every reader asking for the same one can share it.
-    return { ...page, revision, sharedKey: filter ? undefined : `${startKey}\0${plan.limit ?? ''}\0${revision}` };
+    // What names an unfiltered chunk's items: every reader asking for the same ones can share their encoding.
+    return { ...page, revision, itemsKey: filter ? undefined : `${startKey}\0${plan.limit ?? ''}` };
   }
   const page = await readPage(ctx, list);
   // The cache's version of an unchanged object carries its encoded Table row; others are made for this page.
@@ -162,7 +162,7 @@ async function readChunk(
 }
 
 /** A list the store serves (no watch cache for the resource), whatever its options: one page at the plan's revision. */
-async function readStoragePage(ctx: ResourceRequest, list: ListQuery): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number; sharedKey?: string }> {
+async function readStoragePage(ctx: ResourceRequest, list: ListQuery): Promise<{ items: readonly CachedObject[]; revision: number; lastKey?: string; remaining: number; itemsKey?: string }> {
   const page = await readPage(ctx, list);
   return { ...page, items: page.items.map((kv) => new CachedObject(kv.key, kv.value, kv.modRevision)) };
 }
@@ -198,8 +198,15 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   const cache = cacheOf(ctx);
   let items: readonly CachedObject[];
   let metadata: Record<string, unknown>;
-  /** What names an unfiltered state the cache holds, for readers to share its encoded body; the version is in it, as one cache may serve a kind at several. */
-  let sharedKey: string | undefined;
+  /**
+   * What names the items of an unfiltered state the cache holds, for readers to
+   * share their encoding; the version is in it, as one cache may serve a kind at
+   * several. The revision is not: the cache drops what readers share at each
+   * change of the resource, and over etcd (one revision for every key) the
+   * revision moves with every lease renewal and event of other resources, which
+   * had made each whole Table of an unchanged collection a new encoding.
+   */
+  let itemsKey: string | undefined;
   if (servedFromCache(plan) && !ctx.fromStorage) {
     const revision = await reachCurrentState(ctx, plan, ctx.query.get('resourceVersion'));
     metadata = { resourceVersion: String(revision) };
@@ -209,16 +216,17 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     // A webhook's kind is selected by its converted objects: selectable fields are the served version's.
     if (filter && kind.convert) await convertForServing(kind, cached);
     items = filter ? cached.filter((o) => filter(o.parsedAs(asVersion))) : cached;
-    if (!filter) sharedKey = `${apiVersionOf(kind)}\0${list.prefix}\0${revision}`;
+    // The whole collection is the chunk from its first key without a limit.
+    if (!filter) itemsKey = `${apiVersionOf(kind)}\0${list.prefix}\0`;
   } else {
     const chunk = ctx.fromStorage ? await readStoragePage(ctx, list) : await readChunk(ctx, list);
     items = chunk.items;
     metadata = listMetadata(chunk, list);
-    if (chunk.sharedKey !== undefined) sharedKey = `${apiVersionOf(kind)}\0${chunk.sharedKey}`;
+    if (chunk.itemsKey !== undefined) itemsKey = `${apiVersionOf(kind)}\0${chunk.itemsKey}`;
   }
   if (kind.convert) await convertForServing(kind, items);
-  // Where each representation keeps its encoding of this state, for every reader of it.
-  const shared = sharedKey === undefined ? undefined : { cache, key: sharedKey };
+  // Where each representation keeps its encoding of these items, for every reader of them.
+  const shared = itemsKey === undefined ? undefined : { cache, key: itemsKey };
   if (partial) return writePartialList(ctx, partial, items, metadata, shared);
   if (ctx.table) return writeTable(ctx, kind, items, metadata, shared);
   if (ctx.encode.mediaType === PROTOBUF_TYPE) return writeProtobufList(ctx, items, metadata, shared);
@@ -227,10 +235,10 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   }
   const opening = listOpening(kind, metadata);
   // Only a chunk the cache holds gets here with a key (the whole list returned its listBody above):
-  // encoded once for every reader of it.
-  if (sharedKey !== undefined) {
+  // its items encoded once for every reader of them, its metadata (revision, continue token) per answer.
+  if (itemsKey !== undefined) {
     const chunkItems = items;
-    return writeJsonText(ctx.res, 200, cache.sharedBody(sharedKey, () => joinJson(chunkItems, asVersion, opening, ']}')), ctx.encode);
+    return writeJsonAround(ctx.res, ctx.encode, opening, cache.sharedBody(`${itemsKey}\0items`, () => joinJson(chunkItems, asVersion)), ']}');
   }
   writeJsonItems(ctx.res, ctx.encode, opening, items.length, (i) => items[i].json(asVersion), ']}');
 }

@@ -8,7 +8,7 @@
  */
 import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
 import { withResourceVersion } from '../registry/object-meta.ts';
-import { JSON_TYPE, writeJsonItems, writeJsonText, writeObject } from '../server/respond.ts';
+import { JSON_TYPE, writeJsonAround, writeJsonItems, writeObject } from '../server/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
 import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
@@ -169,7 +169,7 @@ function sameWithinASecond(plan: TablePlan, objects: readonly CachedObject[]): b
   });
 }
 
-/** Lets readers of one state share a Table's bytes (ResourceCache.sharedBody): `key` names the objects. */
+/** Lets readers of one state share a Table's rows (ResourceCache.sharedBody): `key` names the objects, whatever the list's revision. */
 export interface TableSharing {
   cache: Pick<ResourceCache, 'sharedBody'>;
   key: string;
@@ -179,8 +179,9 @@ export interface TableSharing {
  * Writes the Table of object versions (SPEC 2.5, 4.7): compact JSON from the
  * encoded rows, streamed; pretty output from the object form, as before. With
  * `share`, and rows whose ages only change from one second to the next, the
- * body is rendered once per second and shared by every reader of that state
- * (a whole list or chunk the watch cache holds).
+ * rows are rendered once per second and shared by every reader of those
+ * objects (a whole list or chunk the watch cache holds); the head, which
+ * carries the list's resourceVersion and continue token, is written per answer.
  */
 export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: readonly CachedObject[], listMetadata: Record<string, unknown>, share?: TableSharing): void {
   const includeObject = includeObjectOf(ctx);
@@ -198,15 +199,15 @@ export function writeTable(ctx: ResourceRequest, kind: KindDefinition, objects: 
   if (share && sameWithinASecond(plan, objects)) {
     // Rendered at the start of this second: the same ages as at any instant of it.
     const second = Math.floor(now / 1000) * 1000;
-    const body = share.cache.sharedBody(
+    const rows = share.cache.sharedBody(
       `${share.key}\0Table/${tableApiVersion}\0${includeObject}`,
       () => {
         const row = rowRenderer(plan, objects, includeObject, tableApiVersion, second);
-        return Buffer.from(`${head}${objects.map((_, i) => row(i)).join(',')}]}`);
+        return Buffer.from(objects.map((_, i) => row(i)).join(','));
       },
       plan.timed.length ? String(second) : '',
     );
-    return writeJsonText(ctx.res, 200, body, ctx.encode);
+    return writeJsonAround(ctx.res, ctx.encode, head, rows, ']}');
   }
   writeJsonItems(ctx.res, ctx.encode, head, objects.length, rowRenderer(plan, objects, includeObject, tableApiVersion, now), ']}');
 }

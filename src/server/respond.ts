@@ -174,9 +174,10 @@ const STREAM_CHUNK = 262_144;
  * for the socket to drain whenever it is full, so a large body is never held
  * twice: neither one string nor, under TLS, one ciphertext per slow reader.
  */
-function streamJson(res: ServerResponse, options: EncodeOptions, next: () => string | Buffer | undefined): void {
+function streamJson(res: ServerResponse, options: EncodeOptions, next: () => string | Buffer | undefined, contentLength?: number): void {
   if (alreadyAnswered(res)) return;
   baseHeaders(res, options, JSON_TYPE);
+  if (contentLength !== undefined) res.setHeader('Content-Length', contentLength);
   res.writeHead(200);
   writeSlices(res, next);
 }
@@ -222,7 +223,11 @@ export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open
   });
 }
 
-/** Writes `open`, an already-encoded body shared by many responses (the watch cache's list items), then `close`. */
+/**
+ * Writes `open`, an already-encoded body shared by many responses (the watch
+ * cache's list items, a chunk's items, a Table's rows), then `close`, with
+ * their Content-Length.
+ */
 export function writeJsonAround(res: ServerResponse, options: EncodeOptions, open: string, body: Buffer, close: string): void {
   if (options.gzip && open.length + body.length + close.length > GZIP_THRESHOLD_BYTES) return sendGzipped(res, 200, options, JSON_TYPE, gzipAround(open, body, close));
   let opened = false;
@@ -238,7 +243,7 @@ export function writeJsonAround(res: ServerResponse, options: EncodeOptions, ope
     if (closed) return undefined;
     closed = true;
     return close;
-  });
+  }, Buffer.byteLength(open) + body.length + Buffer.byteLength(close));
 }
 
 /** Whether a body's UTF-8 exceeds the threshold, without measuring a string that is surely under or over it. */
