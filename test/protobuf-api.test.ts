@@ -414,3 +414,39 @@ describe('lists, watches and errors in protobuf', { skip: referenceAvailable() ?
     assert.doesNotMatch(res.body.message, /protobuf/);
   });
 });
+
+test('protobuf lists of an unchanged collection, listed after another resource changed: the same items under the new resourceVersion and continue token', async () => {
+  // The items are shared whatever the revision; the envelope's length and the list metadata are each answer's.
+  // One process, so that every read finds what the one before it shared.
+  const solo = await startTestServer(['--workers=1']);
+  try {
+    const path = '/api/v1/namespaces/default/configmaps';
+    for (let i = 0; i < 4; i++) await expectWrite(solo, 'POST', path, { metadata: { name: `pb-shared-${i}` }, data: { i: String(i) } });
+    const metadataOnly = `${PB};as=PartialObjectMetadataList;g=meta.orch.io;v=v1`;
+    const read = async (query: string, accept: string) => {
+      const res = await solo.request('GET', `${path}${query}`, { headers: { accept } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers['content-length'], String(res.bytes.length));
+      if (accept === PB) return protobufAnswer(res, 'v1', 'ConfigMapList');
+      return protobufAnswer(res, 'meta.orch.io/v1', 'PartialObjectMetadataList');
+    };
+    const forms: Array<[string, string]> = [['', PB], ['?limit=2', PB], ['', metadataOnly], ['?limit=2', metadataOnly]];
+    const names = (list: any) => list.items.map((i: any) => i.metadata.name).filter((n: string) => n.startsWith('pb-shared-'));
+    const before = await Promise.all(forms.map(([q, a]) => read(q, a)));
+    const moved = Number((await expectWrite(solo, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'pb-elsewhere' } })).metadata.resourceVersion);
+    for (const [i, [query, accept]] of forms.entries()) {
+      const now = await read(query, accept);
+      assert.ok(Number(before[i].metadata.resourceVersion) < moved, `${query} ${accept}: ${JSON.stringify(before[i].metadata)} before ${moved}`);
+      assert.ok(Number(now.metadata.resourceVersion) >= moved, `${query} ${accept}: at the new revision, not ${now.metadata.resourceVersion}`);
+      assert.deepEqual(now.items, before[i].items, `${query} ${accept}: the same items`);
+      if (query) {
+        const rest = await read(`?limit=10&continue=${encodeURIComponent(now.metadata.continue)}`, accept);
+        assert.deepEqual([...names(now), ...names(rest)], ['pb-shared-0', 'pb-shared-1', 'pb-shared-2', 'pb-shared-3']);
+      }
+    }
+    await expectWrite(solo, 'DELETE', `${path}/pb-shared-0`);
+    for (const [query, accept] of forms) assert.ok(!names(await read(query, accept)).includes('pb-shared-0'), `${query} ${accept}: the deletion is seen`);
+  } finally {
+    await solo.close();
+  }
+});

@@ -14,7 +14,7 @@ import type { WatchEventType } from '../storage/interface.ts';
 import { JSON_TYPE, sendWhole, writeJsonAround, writeJsonText, writeObject } from '../server/respond.ts';
 import { negotiatedProtobuf } from './protobuf-responses.ts';
 import * as errors from '../api/status-error.ts';
-import type { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { encodeListItems, type ProtobufCodec } from '../api/protobuf/codec.ts';
 import { envelope, PROTOBUF_TYPE, watchFrame } from '../api/protobuf/envelope.ts';
 import { apiVersionOf } from '../registry/kind.ts';
 import type { ResourceRequest } from './context.ts';
@@ -100,10 +100,9 @@ export function writePartialObject(ctx: ResourceRequest, apiVersion: string, obj
  * SPEC 4.2 list as PartialObjectMetadataList: the list's metadata
  * (resourceVersion, continue, remainingItemCount) and one
  * PartialObjectMetadata per item; with `shared` (whose key names the items,
- * whatever the revision), the items are made once for every reader of them
- * and group-version: as JSON, the head with the list's metadata is written per
- * answer; as protobuf, which holds the metadata inside the shared bytes, the
- * body is shared at one revision only.
+ * whatever the revision), the items are made once for every reader of them,
+ * encoding and group-version, and each answer writes its own head (with the
+ * list's metadata) around them.
  */
 export function writePartialList(
   ctx: ResourceRequest,
@@ -116,8 +115,9 @@ export function writePartialList(
   const codec = negotiatedProtobuf(ctx.encode);
   const key = shared && `PartialObjectMetadataList\0${ctx.encode.mediaType}\0${apiVersion}\0${shared.key}`;
   if (codec) {
-    const make = () => codec.encodeList(apiVersion, 'PartialObjectMetadataList', metadata, items.map((item) => metadataMessage(codec, item, servedAs)));
-    return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, shared ? shared.cache.sharedBody(`${key}\0${metadata.resourceVersion}`, make) : make());
+    const make = () => encodeListItems(items.map((item) => metadataMessage(codec, item, servedAs)));
+    const body = codec.encodeListAround(apiVersion, 'PartialObjectMetadataList', metadata, shared ? shared.cache.sharedBody(key!, make) : make());
+    return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, Buffer.concat(body));
   }
   const make = () => Buffer.from(items.map((item) => partialObject(apiVersion, metadataJson(item, servedAs))).join(','));
   const head = `${JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1)},"items":[`;

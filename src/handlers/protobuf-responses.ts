@@ -5,7 +5,7 @@
  * framed, not re-encoded, and a watch event's frame is shared by every
  * protobuf watcher (CacheEvent.frame).
  */
-import type { ProtobufCodec } from '../api/protobuf/codec.ts';
+import { encodeListItems, type ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE, rawOf, watchFrame } from '../api/protobuf/envelope.ts';
 import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
@@ -48,10 +48,10 @@ export function writeProtobufList(
 ): void {
   const codec = codecOf(ctx.encode);
   const kind = ctx.store.kind;
-  const encode = () => codec.encodeList(apiVersionOf(kind), kind.listKind, metadata, items.map((item) => rawOf(protobufBody(codec, kind, item))));
-  // The list message holds its metadata inside the envelope's length-prefixed bytes: shared at one revision only.
-  const body = shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}\0${metadata.resourceVersion}`, encode) : encode();
-  if (ctx.encode.headers !== undefined || ctx.encode.warnings?.length) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, body);
+  const encodeItems = () => encodeListItems(items.map((item) => rawOf(protobufBody(codec, kind, item))));
+  // The items are shared whatever the revision; the envelope's head, its length and the list metadata are this answer's.
+  const body = codec.encodeListAround(apiVersionOf(kind), kind.listKind, metadata, shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}`, encodeItems) : encodeItems());
+  if (ctx.encode.headers !== undefined || ctx.encode.warnings?.length) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, Buffer.concat(body));
   writeSharedBody(ctx.res, 200, { 'Content-Type': PROTOBUF_TYPE, 'Cache-Control': 'no-cache, private' }, body);
 }
 

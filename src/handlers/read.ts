@@ -150,7 +150,7 @@ async function readChunk(
     const asVersion = readApiVersion(ctx.store.kind);
     const page = cache.page(prefix, startKey, plan.limit ?? Number.MAX_SAFE_INTEGER, filter && ((o) => filter(o.parsedAs(asVersion))));
     // What names an unfiltered chunk's items: every reader asking for the same ones can share their encoding.
-    return { ...page, revision, itemsKey: filter ? undefined : `${startKey}\0${plan.limit ?? ''}` };
+    return { ...page, revision, itemsKey: filter ? undefined : `${cache.stateRevision}\0${startKey}\0${plan.limit ?? ''}` };
   }
   const page = await readPage(ctx, list);
   // The cache's version of an unchanged object carries its encoded Table row; others are made for this page.
@@ -200,11 +200,13 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
   let metadata: Record<string, unknown>;
   /**
    * What names the items of an unfiltered state the cache holds, for readers to
-   * share their encoding; the version is in it, as one cache may serve a kind at
-   * several. The revision is not: the cache drops what readers share at each
-   * change of the resource, and over etcd (one revision for every key) the
-   * revision moves with every lease renewal and event of other resources, which
-   * had made each whole Table of an unchanged collection a new encoding.
+   * share their encoding: the version (one cache may serve a kind at several),
+   * the resource's last change (`stateRevision`, taken with the items, so an
+   * encoding finished after a change, as a conversion webhook's wait allows, is
+   * never served as the new state's), start key and limit. Not the revision the
+   * answer is at: over etcd (one revision for every key) it moves with every
+   * lease renewal and event of other resources, which had made each whole Table
+   * of an unchanged collection a new encoding.
    */
   let itemsKey: string | undefined;
   if (servedFromCache(plan) && !ctx.fromStorage) {
@@ -213,11 +215,12 @@ export async function handleList(ctx: ResourceRequest): Promise<void> {
     // The whole collection as one shared, already-encoded body (not for a webhook's kind: its items are converted below, as of now).
     if (!filter && !ctx.table && !partial && compactJson && !kind.convert) return writeJsonAround(ctx.res, ctx.encode, listOpening(kind, metadata), cache.listBody(list.prefix, asVersion), ']}');
     const cached = cache.list(list.prefix);
+    const stateRevision = cache.stateRevision;
     // A webhook's kind is selected by its converted objects: selectable fields are the served version's.
     if (filter && kind.convert) await convertForServing(kind, cached);
     items = filter ? cached.filter((o) => filter(o.parsedAs(asVersion))) : cached;
     // The whole collection is the chunk from its first key without a limit.
-    if (!filter) itemsKey = `${apiVersionOf(kind)}\0${list.prefix}\0`;
+    if (!filter) itemsKey = `${apiVersionOf(kind)}\0${stateRevision}\0${list.prefix}\0`;
   } else {
     const chunk = ctx.fromStorage ? await readStoragePage(ctx, list) : await readChunk(ctx, list);
     items = chunk.items;

@@ -159,11 +159,13 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
  * documents) with its headers: a large one in slices that wait for drain, as
  * writeJsonText does, so a crowd of readers never holds one ciphertext each.
  */
-export function writeSharedBody(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
+export function writeSharedBody(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | readonly Uint8Array[]): void {
   if (alreadyAnswered(res)) return;
-  res.writeHead(status, { ...headers, 'Content-Length': String(body.length) });
-  if (body.length <= STREAM_CHUNK) res.end(body);
-  else writeSlices(res, slicesOf(body));
+  const parts = Buffer.isBuffer(body) ? [body] : body;
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  res.writeHead(status, { ...headers, 'Content-Length': String(length) });
+  if (parts.length === 1 && length <= STREAM_CHUNK) res.end(parts[0]);
+  else writeSlices(res, slicesOfParts(parts));
 }
 
 /** Characters or bytes a streamed body hands the socket at a time. */
@@ -193,6 +195,23 @@ function writeSlices(res: ServerResponse, next: () => string | Buffer | undefine
     res.end();
   };
   writeSome();
+}
+
+/** The STREAM_CHUNK slices of parts written one after the other, views rather than copies. */
+function slicesOfParts(parts: readonly Uint8Array[]): () => Buffer | undefined {
+  let part = 0;
+  let slices = slicesOf(asBuffer(parts[0] ?? Buffer.alloc(0)));
+  return () => {
+    for (let slice = slices(); ; slice = slices()) {
+      if (slice) return slice;
+      if (++part >= parts.length) return undefined;
+      slices = slicesOf(asBuffer(parts[part]));
+    }
+  };
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A Buffer's STREAM_CHUNK slices, views rather than copies. */
@@ -270,15 +289,7 @@ function sendGzipped(res: ServerResponse, status: number, options: EncodeOptions
       for (const [name, value] of Object.entries(GZIP_HEADERS)) res.setHeader(name, value);
       res.setHeader('Content-Length', parts.reduce((sum, part) => sum + part.length, 0));
       res.writeHead(status);
-      let part = 0;
-      let slices = slicesOf(parts[0]);
-      writeSlices(res, () => {
-        for (let slice = slices(); ; slice = slices()) {
-          if (slice) return slice;
-          if (++part >= parts.length) return undefined;
-          slices = slicesOf(parts[part]);
-        }
-      });
+      writeSlices(res, slicesOfParts(parts));
     },
     (err) => {
       console.error('could not compress a response:', err);

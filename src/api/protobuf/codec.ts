@@ -3,7 +3,7 @@
  * their envelope, bodies read back to their JSON form. Kinds without a
  * message in the generated table (custom resources) have no protobuf.
  */
-import { envelope, messageField, openEnvelope, summarizeData } from './envelope.ts';
+import { envelope, envelopeParts, messageField, openEnvelope, summarizeData } from './envelope.ts';
 import { MessageDecoder, ProtobufDecodeError } from './message-decoder.ts';
 import { MessageEncoder } from './message-encoder.ts';
 import type { ProtobufTable, ProtoSchema } from './schema.ts';
@@ -96,11 +96,19 @@ export class ProtobufCodec {
 
   /** A list body from its metadata and its items' messages (each encoded once, shared: the items are not re-encoded). */
   encodeList(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: readonly Uint8Array[]): Buffer {
+    return Buffer.concat(this.encodeListAround(apiVersion, listKind, metadata, encodeListItems(items)));
+  }
+
+  /**
+   * A list body as parts, around its items already encoded by
+   * `encodeListItems`: what only this answer has (the envelope's head with the
+   * length, the list metadata) is encoded here; the items part is passed on as
+   * it is, so readers of one collection share it whatever the revision.
+   */
+  encodeListAround(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: Uint8Array): Uint8Array[] {
     // Only a kind with a List message gets a list body (throws otherwise).
     this.schemaOf(apiVersion, listKind);
-    const parts: Uint8Array[] = messageField(0x0a, this.encoder.encode(LIST_META, metadata));
-    for (const item of items) parts.push(...messageField(ITEM_TAG, item));
-    return envelope(apiVersion, listKind, parts);
+    return envelopeParts(apiVersion, listKind, [...messageField(0x0a, this.encoder.encode(LIST_META, metadata)), items]);
   }
 
   /**
@@ -134,4 +142,9 @@ export class ProtobufCodec {
   decodeMessage(apiVersion: string, kind: string, bytes: Uint8Array): any {
     return this.decoder.decode(this.schemaOf(apiVersion, kind), bytes);
   }
+}
+
+/** A List message's items field (repeated, tag 2), each item's message given: the part `encodeListAround` wraps. */
+export function encodeListItems(items: readonly Uint8Array[]): Buffer {
+  return Buffer.concat(items.flatMap((item) => messageField(ITEM_TAG, item)));
 }

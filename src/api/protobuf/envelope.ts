@@ -67,8 +67,13 @@ const UNKNOWN_TRAILER = Buffer.from([0x1a, 0x00, 0x22, 0x00]);
 
 /** The whole body of one object: prefix, then Unknown with `raw` (the object's message, given in parts). */
 export function envelope(apiVersion: string, kind: string, raw: readonly Uint8Array[]): Buffer {
+  return Buffer.concat(envelopeParts(apiVersion, kind, raw));
+}
+
+/** `envelope`'s bytes as parts, `raw`'s among them as given: a large shared part is not copied. */
+export function envelopeParts(apiVersion: string, kind: string, raw: readonly Uint8Array[]): Uint8Array[] {
   const rawLength = raw.reduce((n, part) => n + part.length, 0);
-  return Buffer.concat([PROTOBUF_PREFIX, typeMetaField(apiVersion, kind), fieldHead(0x12, rawLength), ...raw, UNKNOWN_TRAILER]);
+  return [PROTOBUF_PREFIX, typeMetaField(apiVersion, kind), fieldHead(0x12, rawLength), ...raw, UNKNOWN_TRAILER];
 }
 
 /** The object's message inside an envelope this module made (a view, not a copy). */

@@ -487,6 +487,16 @@ export class ResourceCache {
   }
 
   /**
+   * The revision of the last change to this resource: the state the cache
+   * holds now is the state at every revision from it on. What readers share
+   * is keyed by it, not by the revision they answer at, which moves with every
+   * write to other resources.
+   */
+  get stateRevision(): number {
+    return this.lastChange;
+  }
+
+  /**
    * One chunk of the current state (SPEC 4.4 item 5): up to `limit` objects
    * under `keyPrefix` from `startKey` on that pass `filter`, as the store's
    * chunked range read returns them: `lastKey` when keys remain past the
