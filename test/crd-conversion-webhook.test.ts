@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { assertFailure, expectWrite } from './helpers/api.ts';
+import { eventually } from './helpers/eventually.ts';
 import { createServedCrd, exampleCrd } from './helpers/crd.ts';
 import { issue, makeCa } from './helpers/pki.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -25,6 +26,8 @@ const GVK = 'example.com/v1, Kind=Gizmo';
 type Mode = 'convert' | 'garbage' | 'noResponse' | 'wrongReviewKind' | 'wrongUid' | 'failure' | 'failureNoMessage' | 'twoObjects' | 'rename' | 'wrongVersion' | 'badLabel' | 'http500';
 let mode: Mode = 'convert';
 const reviews: any[] = [];
+/** While set, the webhook answers only once it settles. */
+let held: Promise<void> | undefined;
 
 /** The webhook's conversion: v1beta1 spec.size is v1 spec.count; a label tells it converted. */
 function convertObject(object: any, desired: string): any {
@@ -75,9 +78,10 @@ before(async () => {
   webhook = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString());
       reviews.push({ url: req.url, review });
+      await held;
       const { code, body } = answer(review);
       res.writeHead(code, { 'content-type': code === 200 ? 'application/json' : 'text/plain' });
       res.end(body);
@@ -233,6 +237,42 @@ test('a write the webhook cannot convert stores nothing', async () => {
   assertFailure(res, 500, 'InternalError', `Internal error occurred: conversion webhook for example.com/v1beta1, Kind=Gizmo failed: no way`);
   mode = 'convert';
   assert.equal((await server.request('GET', `${V1}/g3`)).status, 404);
+});
+
+test('a chunk converted while its collection changed is not served as the new state', async () => {
+  // The chunk's items are taken, then the webhook converts them; meanwhile an object changes. What the first
+  // read encodes is of the old state, and a read after the change must not be answered with it.
+  mode = 'convert';
+  const solo = await startTestServer(['--authorization-mode=AlwaysAllow', '--workers=1']);
+  try {
+    const crd = exampleCrd('widgets', 'Widget', 'Namespaced', [
+      { name: 'v1beta1', served: true, storage: false, schema: schemaWith('size') },
+      { name: 'v1', served: true, storage: true, schema: schemaWith('count') },
+    ]);
+    const url = `https://127.0.0.1:${webhookPort}/convert`;
+    const caBundle = (await server.request('GET', '/apis/apiextensions.orch.io/v1/customresourcedefinitions/gizmos.example.com')).body.spec.conversion.webhook.clientConfig.caBundle;
+    const WIDGETS_V1 = '/apis/example.com/v1/namespaces/default/widgets';
+    const WIDGETS_BETA = '/apis/example.com/v1beta1/namespaces/default/widgets';
+    await createServedCrd(solo, { ...crd, spec: { ...crd.spec, conversion: { strategy: 'Webhook', webhook: { clientConfig: { url, caBundle }, conversionReviewVersions: ['v1'] } } } }, [WIDGETS_V1, WIDGETS_BETA]);
+    const first = await expectWrite(solo, 'POST', WIDGETS_V1, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { count: 1 } });
+    let release!: () => void;
+    held = new Promise<void>((r) => (release = r));
+    const calls = reviews.length;
+    const during = solo.request('GET', `${WIDGETS_BETA}?limit=10`);
+    await eventually('the first read at the webhook', async () => reviews.length > calls || undefined);
+    await expectWrite(solo, 'PUT', `${WIDGETS_V1}/w1`, { ...first, spec: { count: 2 } });
+    held = undefined;
+    release();
+    const old = await during;
+    assert.equal(old.status, 200, old.text);
+    assert.deepEqual(old.body.items.map((i: any) => i.spec), [{ size: 1 }], 'the first read answers the state it read');
+    const after = await solo.request('GET', `${WIDGETS_BETA}?limit=10`);
+    assert.equal(after.status, 200, after.text);
+    assert.deepEqual(after.body.items.map((i: any) => i.spec), [{ size: 2 }], 'a read after the change answers the change');
+  } finally {
+    held = undefined;
+    await solo.close();
+  }
 });
 
 test('an unreachable webhook fails reads with the transport error', async () => {
