@@ -263,7 +263,9 @@ describe('the encoded rows give the object form’s bytes', () => {
       const [was, now] = [before[i], again[i]];
       assert.ok(Number(now.metadata.resourceVersion) >= moved, `${query} ${accept}: at the new revision, not ${now.metadata.resourceVersion}`);
       assert.ok(Number(was.metadata.resourceVersion) < moved);
-      assert.deepEqual(now.rows ?? now.items, was.rows ?? was.items, `${query} ${accept}: the same objects`);
+      // A Table's last cell is the age, which may have ticked over a second in between.
+      const same = (body: any) => body.items ?? body.rows.map((r: any) => ({ ...r, cells: r.cells.slice(0, -1) }));
+      assert.deepEqual(same(now), same(was), `${query} ${accept}: the same objects`);
       if (query.startsWith('limit')) {
         // The continue token is at the answer's revision: the next page is read there, with the rest.
         const next = await read(`limit=10&continue=${encodeURIComponent(now.metadata.continue)}`, accept);
