@@ -2,7 +2,8 @@
  * gzip of large responses (gate APIResponseCompression, SPEC 9.6; upstream
  * responsewriters): over 128 KiB to a client sending `Accept-Encoding: gzip`,
  * on every path a list takes (the cache's shared body, a chunk, a filtered
- * stream, a Table), decoding to the bytes of the plain answer.
+ * stream, a Table, a protobuf list or chunk), decoding to the bytes of the
+ * plain answer.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 const COUNT = 160;
 const GZIP = { 'accept-encoding': 'gzip, deflate' };
 const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.orch.io' };
+const PROTOBUF = { accept: 'application/vnd.orch.protobuf' };
 
 /** 160 ConfigMaps of about 1 KiB each: every list of them is over the 128 KiB threshold. */
 async function fill(server: TestServer): Promise<void> {
@@ -49,6 +51,8 @@ describe('gzip of large responses (APIResponseCompression on by default)', () =>
     ['a filtered list (streamed)', `${CMS}?labelSelector=big%3Dyes`, {}],
     ['a Table with its objects', `${CMS}?includeObject=Object`, TABLE],
     ['a pretty list (one string)', `${CMS}?pretty=true`, {}],
+    ['a protobuf list (its items shared, the envelope around them per answer)', CMS, PROTOBUF],
+    ['a protobuf chunk', `${CMS}?limit=150`, PROTOBUF],
   ] as const) {
     test(`${what}: gzipped, decoding to the plain answer's bytes`, async () => {
       const plain = await server.request('GET', path, { headers });

@@ -11,7 +11,7 @@
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { JSON_TYPE, sendWhole, writeJsonAround, writeJsonText, writeObject } from '../server/respond.ts';
+import { JSON_TYPE, sendWhole, writeAround, writeJsonAround, writeJsonText, writeObject } from '../server/respond.ts';
 import { negotiatedProtobuf } from './protobuf-responses.ts';
 import * as errors from '../api/status-error.ts';
 import { encodeListItems, type ProtobufCodec } from '../api/protobuf/codec.ts';
@@ -116,8 +116,8 @@ export function writePartialList(
   const key = shared && `PartialObjectMetadataList\0${ctx.encode.mediaType}\0${apiVersion}\0${shared.key}`;
   if (codec) {
     const make = () => encodeListItems(items.map((item) => metadataMessage(codec, item, servedAs)));
-    const body = codec.encodeListAround(apiVersion, 'PartialObjectMetadataList', metadata, shared ? shared.cache.sharedBody(key!, make) : make());
-    return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, Buffer.concat(body));
+    const { head, items: encoded, tail } = codec.encodeListAround(apiVersion, 'PartialObjectMetadataList', metadata, shared ? shared.cache.sharedBody(key!, make) : make());
+    return writeAround(ctx.res, ctx.encode, PROTOBUF_TYPE, head, encoded, tail);
   }
   const make = () => Buffer.from(items.map((item) => partialObject(apiVersion, metadataJson(item, servedAs))).join(','));
   const head = `${JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata }).slice(0, -1)},"items":[`;

@@ -11,7 +11,7 @@ import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { sendWhole, writeSharedBody, type EncodeOptions } from '../server/respond.ts';
+import { sendWhole, writeAround, type EncodeOptions } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 
 /** A stored object (without resourceVersion) as served at `revision`. */
@@ -50,9 +50,8 @@ export function writeProtobufList(
   const kind = ctx.store.kind;
   const encodeItems = () => encodeListItems(items.map((item) => rawOf(protobufBody(codec, kind, item))));
   // The items are shared whatever the revision; the envelope's head, its length and the list metadata are this answer's.
-  const body = codec.encodeListAround(apiVersionOf(kind), kind.listKind, metadata, shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}`, encodeItems) : encodeItems());
-  if (ctx.encode.headers !== undefined || ctx.encode.warnings?.length) return sendWhole(ctx.res, 200, ctx.encode, PROTOBUF_TYPE, Buffer.concat(body));
-  writeSharedBody(ctx.res, 200, { 'Content-Type': PROTOBUF_TYPE, 'Cache-Control': 'no-cache, private' }, body);
+  const { head, items: encoded, tail } = codec.encodeListAround(apiVersionOf(kind), kind.listKind, metadata, shared ? shared.cache.sharedBody(`${PROTOBUF_TYPE}\0${shared.key}`, encodeItems) : encodeItems());
+  writeAround(ctx.res, ctx.encode, PROTOBUF_TYPE, head, encoded, tail);
 }
 
 /**

@@ -61,7 +61,7 @@ export function gzipShared(body: Buffer): Promise<Buffer> {
  * The large middle is the shared member; only the few bytes around it are
  * compressed per request.
  */
-export async function gzipAround(open: string, body: Buffer, close: string): Promise<Buffer[]> {
+export async function gzipAround(open: string | Uint8Array, body: Buffer, close: string | Uint8Array): Promise<Buffer[]> {
   const middle = await gzipShared(body);
   return [gzipSync(open, GZIP_OPTIONS), middle, gzipSync(close, GZIP_OPTIONS)];
 }

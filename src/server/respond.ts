@@ -159,26 +159,24 @@ export function writeJsonText(res: ServerResponse, status: number, json: string 
  * documents) with its headers: a large one in slices that wait for drain, as
  * writeJsonText does, so a crowd of readers never holds one ciphertext each.
  */
-export function writeSharedBody(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | readonly Uint8Array[]): void {
+export function writeSharedBody(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
   if (alreadyAnswered(res)) return;
-  const parts = Buffer.isBuffer(body) ? [body] : body;
-  const length = parts.reduce((sum, part) => sum + part.length, 0);
-  res.writeHead(status, { ...headers, 'Content-Length': String(length) });
-  if (parts.length === 1 && length <= STREAM_CHUNK) res.end(parts[0]);
-  else writeSlices(res, slicesOfParts(parts));
+  res.writeHead(status, { ...headers, 'Content-Length': String(body.length) });
+  if (body.length <= STREAM_CHUNK) res.end(body);
+  else writeSlices(res, slicesOf(body));
 }
 
 /** Characters or bytes a streamed body hands the socket at a time. */
 const STREAM_CHUNK = 262_144;
 
 /**
- * Writes a 200 JSON body from `next()`'s chunks (undefined: the end), waiting
+ * Writes a 200 body (JSON unless told) from `next()`'s chunks (undefined: the end), waiting
  * for the socket to drain whenever it is full, so a large body is never held
  * twice: neither one string nor, under TLS, one ciphertext per slow reader.
  */
-function streamJson(res: ServerResponse, options: EncodeOptions, next: () => string | Buffer | undefined, contentLength?: number): void {
+function streamBody(res: ServerResponse, options: EncodeOptions, next: () => string | Buffer | undefined, contentLength?: number, contentType = JSON_TYPE): void {
   if (alreadyAnswered(res)) return;
-  baseHeaders(res, options, JSON_TYPE);
+  baseHeaders(res, options, contentType);
   if (contentLength !== undefined) res.setHeader('Content-Length', contentLength);
   res.writeHead(200);
   writeSlices(res, next);
@@ -198,20 +196,16 @@ function writeSlices(res: ServerResponse, next: () => string | Buffer | undefine
 }
 
 /** The STREAM_CHUNK slices of parts written one after the other, views rather than copies. */
-function slicesOfParts(parts: readonly Uint8Array[]): () => Buffer | undefined {
+function slicesOfParts(parts: readonly Buffer[]): () => Buffer | undefined {
   let part = 0;
-  let slices = slicesOf(asBuffer(parts[0] ?? Buffer.alloc(0)));
+  let slices = slicesOf(parts[0] ?? Buffer.alloc(0));
   return () => {
     for (let slice = slices(); ; slice = slices()) {
       if (slice) return slice;
       if (++part >= parts.length) return undefined;
-      slices = slicesOf(asBuffer(parts[part]));
+      slices = slicesOf(parts[part]);
     }
   };
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A Buffer's STREAM_CHUNK slices, views rather than copies. */
@@ -229,7 +223,7 @@ function slicesOf(body: Buffer): () => Buffer | undefined {
 export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open: string, count: number, item: (i: number) => string, close: string): void {
   let i = 0;
   let done = false;
-  (options.gzip ? streamJsonMaybeGzipped : streamJson)(res, options, () => {
+  (options.gzip ? streamJsonMaybeGzipped : streamBody)(res, options, () => {
     if (done) return undefined;
     let chunk = i === 0 ? open : '';
     while (i < count && chunk.length <= STREAM_CHUNK) {
@@ -248,11 +242,21 @@ export function writeJsonItems(res: ServerResponse, options: EncodeOptions, open
  * their Content-Length.
  */
 export function writeJsonAround(res: ServerResponse, options: EncodeOptions, open: string, body: Buffer, close: string): void {
-  if (options.gzip && open.length + body.length + close.length > GZIP_THRESHOLD_BYTES) return sendGzipped(res, 200, options, JSON_TYPE, gzipAround(open, body, close));
+  writeAround(res, options, JSON_TYPE, open, body, close);
+}
+
+/**
+ * `writeJsonAround` for any media type (a protobuf list: the envelope's head
+ * and list metadata, the shared items, the envelope's tail). Gzipped, the
+ * shared part is compressed once for every reader (gzipAround).
+ */
+export function writeAround(res: ServerResponse, options: EncodeOptions, contentType: string, open: string | Buffer, body: Buffer, close: string | Buffer): void {
+  const length = byteLength(open) + body.length + byteLength(close);
+  if (options.gzip && length > GZIP_THRESHOLD_BYTES) return sendGzipped(res, 200, options, contentType, gzipAround(open, body, close));
   let opened = false;
   let closed = false;
   const slices = slicesOf(body);
-  streamJson(res, options, () => {
+  streamBody(res, options, () => {
     if (!opened) {
       opened = true;
       return open;
@@ -262,7 +266,7 @@ export function writeJsonAround(res: ServerResponse, options: EncodeOptions, ope
     if (closed) return undefined;
     closed = true;
     return close;
-  }, Buffer.byteLength(open) + body.length + Buffer.byteLength(close));
+  }, length, contentType);
 }
 
 /** Whether a body's UTF-8 exceeds the threshold, without measuring a string that is surely under or over it. */

@@ -96,19 +96,22 @@ export class ProtobufCodec {
 
   /** A list body from its metadata and its items' messages (each encoded once, shared: the items are not re-encoded). */
   encodeList(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: readonly Uint8Array[]): Buffer {
-    return Buffer.concat(this.encodeListAround(apiVersion, listKind, metadata, encodeListItems(items)));
+    const { head, items: encoded, tail } = this.encodeListAround(apiVersion, listKind, metadata, encodeListItems(items));
+    return Buffer.concat([head, encoded, tail]);
   }
 
   /**
-   * A list body as parts, around its items already encoded by
-   * `encodeListItems`: what only this answer has (the envelope's head with the
-   * length, the list metadata) is encoded here; the items part is passed on as
-   * it is, so readers of one collection share it whatever the revision.
+   * A list body around its items already encoded by `encodeListItems`: what
+   * only this answer has (the envelope's head with the length, the list
+   * metadata; the envelope's tail) is encoded here, and the items are passed
+   * on as they are, so readers of one collection share them whatever the revision.
    */
-  encodeListAround(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: Uint8Array): Uint8Array[] {
+  encodeListAround(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: Buffer): { head: Buffer; items: Buffer; tail: Buffer } {
     // Only a kind with a List message gets a list body (throws otherwise).
     this.schemaOf(apiVersion, listKind);
-    return envelopeParts(apiVersion, listKind, [...messageField(0x0a, this.encoder.encode(LIST_META, metadata)), items]);
+    const parts = envelopeParts(apiVersion, listKind, [...messageField(0x0a, this.encoder.encode(LIST_META, metadata)), items]);
+    // envelopeParts keeps the raw parts as given: the items are second to last, the envelope's trailer last.
+    return { head: Buffer.concat(parts.slice(0, -2)), items, tail: Buffer.from(parts[parts.length - 1]) };
   }
 
   /**
