@@ -267,67 +267,75 @@ export class GenericStore {
     const reader = this.readerFor(key, options.dryRun);
     for (;;) {
       const { current, verified } = await reader.next();
-      if (!current) {
-        if (!this.kind.allowCreateOnUpdate && !options.createIfMissing) throw errors.notFound(this.groupResource, name);
-        const obj = computeNew(null);
+      try {
+        if (!current) {
+          if (!this.kind.allowCreateOnUpdate && !options.createIfMissing) throw errors.notFound(this.groupResource, name);
+          const obj = computeNew(null);
+          this.checkName(obj, name);
+          try {
+            return { object: await this.create(namespace, obj, options), created: true };
+          } catch (err) {
+            if (err instanceof errors.StatusError && err.reason === 'AlreadyExists') continue;
+            throw err;
+          }
+        }
+        const old = await this.parseServed(current.value, current.modRevision);
+        const obj = computeNew(structuredClone(old));
+        this.prepareIdentity(obj, namespace);
         this.checkName(obj, name);
+        const requested = obj.metadata.resourceVersion;
+        if (requested === undefined || requested === '') {
+          if (!this.kind.allowUnconditionalUpdate) {
+            this.throwIfInvalid(name, [
+              { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' },
+            ]);
+          }
+        } else if (requested !== old.metadata.resourceVersion) {
+          // A cached copy may lag the store: only the store's answer can make this a 409.
+          if (!verified) continue;
+          throw errors.conflict(this.groupResource, name, errors.OPTIMISTIC_LOCK_MESSAGE);
+        }
+        // An unconditional update is validated as if it named the stored version (upstream fills it in).
+        obj.metadata.resourceVersion = old.metadata.resourceVersion;
+        carrySystemFieldsForUpdate(obj, old);
+        this.strategy.applyDefaults?.(obj);
+        this.strategy.prepareForUpdate?.(obj, old);
+        options.trackFields?.(obj, old);
+        const admission = this.admissionAttributes('UPDATE', namespace, name, obj, old, options);
+        await this.admission.mutate(admission);
+        this.throwIfInvalid(name, [
+          ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation, generic: this.strategy.genericObjectMeta }),
+          ...(this.strategy.validateUpdate?.(obj, old, options.warn) ?? []),
+        ]);
+        await this.admission.validate(admission);
+        // SPEC 3: the update that empties the finalizers of a deleting object removes it.
+        const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
+        // Compared as served: the same object at another version is no change (nor a webhook call).
+        const served = serializeForStorage(this.canonicalize(obj));
+        if (!finishesDeletion && served === serializeForStorage(old)) {
+          if (!verified) continue;
+          return { object: old, created: false };
+        }
+        if (options.dryRun) return { object: obj, created: false };
         try {
-          return { object: await this.create(namespace, obj, options), created: true };
+          const revision = finishesDeletion
+            ? await this.storage.delete(key, current.modRevision, options)
+            : await this.storage.update(key, await this.encodeStored(obj), current.modRevision, options);
+          obj.metadata.resourceVersion = String(revision);
+          return { object: obj, created: false };
         } catch (err) {
-          if (err instanceof errors.StatusError && err.reason === 'AlreadyExists') continue;
+          // Lost the race (or the cached copy was stale): retry on the state the store reported.
+          if (err instanceof CasFailedError) {
+            reader.retryWith(err.current);
+            continue;
+          }
           throw err;
         }
-      }
-      const old = await this.parseServed(current.value, current.modRevision);
-      const obj = computeNew(structuredClone(old));
-      this.prepareIdentity(obj, namespace);
-      this.checkName(obj, name);
-      const requested = obj.metadata.resourceVersion;
-      if (requested === undefined || requested === '') {
-        if (!this.kind.allowUnconditionalUpdate) {
-          this.throwIfInvalid(name, [
-            { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' },
-          ]);
-        }
-      } else if (requested !== old.metadata.resourceVersion) {
-        // A cached copy may lag the store: only the store's answer can make this a 409.
-        if (!verified) continue;
-        throw errors.conflict(this.groupResource, name, errors.OPTIMISTIC_LOCK_MESSAGE);
-      }
-      // An unconditional update is validated as if it named the stored version (upstream fills it in).
-      obj.metadata.resourceVersion = old.metadata.resourceVersion;
-      carrySystemFieldsForUpdate(obj, old);
-      this.strategy.applyDefaults?.(obj);
-      this.strategy.prepareForUpdate?.(obj, old);
-      options.trackFields?.(obj, old);
-      const admission = this.admissionAttributes('UPDATE', namespace, name, obj, old, options);
-      await this.admission.mutate(admission);
-      this.throwIfInvalid(name, [
-        ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: this.kind.namespaced, nameValidation: this.kind.nameValidation as NameValidation, generic: this.strategy.genericObjectMeta }),
-        ...(this.strategy.validateUpdate?.(obj, old, options.warn) ?? []),
-      ]);
-      await this.admission.validate(admission);
-      // SPEC 3: the update that empties the finalizers of a deleting object removes it.
-      const finishesDeletion = !!obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length > 0) && !this.strategy.holdsDeletion?.(obj);
-      // Compared as served: the same object at another version is no change (nor a webhook call).
-      const served = serializeForStorage(this.canonicalize(obj));
-      if (!finishesDeletion && served === serializeForStorage(old)) {
-        if (!verified) continue;
-        return { object: old, created: false };
-      }
-      if (options.dryRun) return { object: obj, created: false };
-      try {
-        const revision = finishesDeletion
-          ? await this.storage.delete(key, current.modRevision, options)
-          : await this.storage.update(key, await this.encodeStored(obj), current.modRevision, options);
-        obj.metadata.resourceVersion = String(revision);
-        return { object: obj, created: false };
       } catch (err) {
-        // Lost the race (or the cached copy was stale): retry on the state the store reported.
-        if (err instanceof CasFailedError) {
-          reader.retryWith(err.current);
-          continue;
-        }
+        // Computed from the watch cache's copy, which may lag the store (a write another
+        // process answered a moment ago): a refusal then is retried on the store's state,
+        // as upstream's GuaranteedUpdate does when its cached object was not current.
+        if (!verified && err instanceof errors.StatusError) continue;
         throw err;
       }
     }
