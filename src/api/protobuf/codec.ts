@@ -3,7 +3,7 @@
  * their envelope, bodies read back to their JSON form. Kinds without a
  * message in the generated table (custom resources) have no protobuf.
  */
-import { envelope, envelopeParts, messageField, openEnvelope, summarizeData } from './envelope.ts';
+import { envelope, envelopeFrame, messageField, openEnvelope, summarizeData } from './envelope.ts';
 import { MessageDecoder, ProtobufDecodeError } from './message-decoder.ts';
 import { MessageEncoder } from './message-encoder.ts';
 import type { ProtobufTable, ProtoSchema } from './schema.ts';
@@ -109,9 +109,9 @@ export class ProtobufCodec {
   encodeListAround(apiVersion: string, listKind: string, metadata: Record<string, unknown>, items: Buffer): { head: Buffer; items: Buffer; tail: Buffer } {
     // Only a kind with a List message gets a list body (throws otherwise).
     this.schemaOf(apiVersion, listKind);
-    const parts = envelopeParts(apiVersion, listKind, [...messageField(0x0a, this.encoder.encode(LIST_META, metadata)), items]);
-    // envelopeParts keeps the raw parts as given: the items are second to last, the envelope's trailer last.
-    return { head: Buffer.concat(parts.slice(0, -2)), items, tail: Buffer.from(parts[parts.length - 1]) };
+    const listMeta = messageField(0x0a, this.encoder.encode(LIST_META, metadata));
+    const { head, tail } = envelopeFrame(apiVersion, listKind, listMeta.reduce((n, part) => n + part.length, 0) + items.length);
+    return { head: Buffer.concat([head, ...listMeta]), items, tail };
   }
 
   /**

@@ -67,13 +67,17 @@ const UNKNOWN_TRAILER = Buffer.from([0x1a, 0x00, 0x22, 0x00]);
 
 /** The whole body of one object: prefix, then Unknown with `raw` (the object's message, given in parts). */
 export function envelope(apiVersion: string, kind: string, raw: readonly Uint8Array[]): Buffer {
-  return Buffer.concat(envelopeParts(apiVersion, kind, raw));
+  return Buffer.concat([...headParts(apiVersion, kind, raw.reduce((n, part) => n + part.length, 0)), ...raw, UNKNOWN_TRAILER]);
 }
 
-/** `envelope`'s bytes as parts, `raw`'s among them as given: a large shared part is not copied. */
-export function envelopeParts(apiVersion: string, kind: string, raw: readonly Uint8Array[]): Uint8Array[] {
-  const rawLength = raw.reduce((n, part) => n + part.length, 0);
-  return [PROTOBUF_PREFIX, typeMetaField(apiVersion, kind), fieldHead(0x12, rawLength), ...raw, UNKNOWN_TRAILER];
+/** The envelope's bytes before and after a raw message of `rawLength` bytes, for a raw part written as it is (a list's shared items). */
+export function envelopeFrame(apiVersion: string, kind: string, rawLength: number): { head: Buffer; tail: Buffer } {
+  return { head: Buffer.concat(headParts(apiVersion, kind, rawLength)), tail: UNKNOWN_TRAILER };
+}
+
+/** The prefix, Unknown's typeMeta and the head of its raw field. */
+function headParts(apiVersion: string, kind: string, rawLength: number): Buffer[] {
+  return [PROTOBUF_PREFIX, typeMetaField(apiVersion, kind), fieldHead(0x12, rawLength)];
 }
 
 /** The object's message inside an envelope this module made (a view, not a copy). */

@@ -21,6 +21,7 @@ import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './c
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 import { watchFromStorage } from './storage-watcher.ts';
 import { resourcePrefixOfKey } from '../keys.ts';
+import { bulkPacking } from '../value-slabs.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
 const PROGRESS_REQUEST_DELAY_MS = 50;
@@ -106,8 +107,10 @@ export class Cacher implements RuntimeResourceCaches {
   private async listAll(resourcePrefixes: Iterable<string>): Promise<{ revision: number; lists: Map<string, Array<KeyValue<Buffer>>> }> {
     const revision = await this.storage.currentRevision();
     const lists = new Map<string, Array<KeyValue<Buffer>>>();
-    // As bytes: the cache keeps values off V8's heap (stored-bytes.ts).
-    for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.listBytes({ prefix, revision: revision || undefined })).items);
+    // As bytes: the cache keeps values off V8's heap (stored-bytes.ts), packed with their slabs' pages made resident ahead.
+    await bulkPacking(async () => {
+      for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.listBytes({ prefix, revision: revision || undefined })).items);
+    });
     return { revision, lists };
   }
 
@@ -220,7 +223,7 @@ export class Cacher implements RuntimeResourceCaches {
       const relists = this.relists;
       let items: Array<KeyValue<Buffer>>;
       try {
-        items = (await this.storage.listBytes({ prefix: resourcePrefix, revision: revision || undefined })).items;
+        items = (await bulkPacking(() => this.storage.listBytes({ prefix: resourcePrefix, revision: revision || undefined }))).items;
       } finally {
         this.adding.delete(resourcePrefix);
       }

@@ -33,7 +33,7 @@ import type { EtcdKeyValue, TxnResponse, WatchEvent } from './etcd-codec.ts';
 import { EtcdClient } from './etcd-client.ts';
 import { GrpcCode, GrpcError, type TlsFiles } from './grpc-session.ts';
 import { WatchStream } from './watch-stream.ts';
-import { bulkPacking, packValue } from '../value-slabs.ts';
+import { packValue } from '../value-slabs.ts';
 
 export interface EtcdOptions {
   servers: string[];
@@ -187,7 +187,7 @@ export class EtcdStorage implements Storage {
   }
 
   async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
-    return this.measured('list', objectType(options.prefix), () => bulkPacking(() => this.listUnmeasured(options, packValue)));
+    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options, packValue));
   }
 
   private async listUnmeasured<Value extends string | Buffer>(

@@ -19,7 +19,6 @@ import {
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch } from './kine-log.ts';
 import { fromWire, type Answer, type FromWriter, type WriteOp, type WriterChannel } from './write-channel.ts';
-import { bulkPacking } from '../value-slabs.ts';
 
 interface Pending {
   resolve: (revision: number) => void;
@@ -69,7 +68,7 @@ export class SqliteReplica implements Storage {
 
   async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
     this.checkRevision(options.revision ?? 0);
-    return bulkPacking(() => this.reader.listBytes(options.prefix, options.revision || this.reader.headRevision()));
+    return this.reader.listBytes(options.prefix, options.revision || this.reader.headRevision());
   }
 
   async count(prefix: string): Promise<number> {

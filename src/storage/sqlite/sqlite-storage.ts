@@ -27,7 +27,6 @@ import {
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
 import { WalCheckpointer, type CheckpointOutcome } from './wal-checkpointer.ts';
-import { bulkPacking } from '../value-slabs.ts';
 
 interface PendingWrite {
   apply: () => StorageEvent;
@@ -135,7 +134,7 @@ export class SqliteStorage implements Storage {
 
   async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
     this.checkRevision(options.revision ?? 0);
-    return bulkPacking(() => this.reader.listBytes(options.prefix, options.revision || this.revision));
+    return this.reader.listBytes(options.prefix, options.revision || this.revision);
   }
 
   async count(prefix: string): Promise<number> {
