@@ -62,7 +62,7 @@ function decode_io_orch_api_apps_v1_ControllerRevision(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ControllerRevision", "v1.ControllerRevision");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ControllerRevision"); break;
@@ -96,7 +96,7 @@ function decode_io_orch_api_apps_v1_ControllerRevisionList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ControllerRevisionList", "v1.ControllerRevisionList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ControllerRevisionList"); break;
@@ -119,7 +119,7 @@ function decode_io_orch_api_apps_v1_DaemonSet(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSet", "v1.DaemonSet");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DaemonSet"); break;
@@ -146,7 +146,7 @@ function decode_io_orch_api_apps_v1_DaemonSetCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetCondition", "v1.DaemonSetCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DaemonSetCondition"); break;
@@ -180,7 +180,7 @@ function decode_io_orch_api_apps_v1_DaemonSetList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetList", "v1.DaemonSetList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DaemonSetList"); break;
@@ -203,7 +203,7 @@ function decode_io_orch_api_apps_v1_DaemonSetSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetSpec", "v1.DaemonSetSpec");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "selector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "DaemonSetSpec"); break;
@@ -238,7 +238,7 @@ function decode_io_orch_api_apps_v1_DaemonSetStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetStatus", "v1.DaemonSetStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "currentNumberScheduled": if (x !== null) f0 = int32(x, p ? p + ".currentNumberScheduled" : "currentNumberScheduled", c, "DaemonSetStatus"); break;
@@ -276,7 +276,7 @@ function decode_io_orch_api_apps_v1_DaemonSetUpdateStrategy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetUpdateStrategy", "v1.DaemonSetUpdateStrategy");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DaemonSetUpdateStrategy"); break;
@@ -294,7 +294,7 @@ function decode_io_orch_api_apps_v1_Deployment(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Deployment", "v1.Deployment");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Deployment"); break;
@@ -321,7 +321,7 @@ function decode_io_orch_api_apps_v1_DeploymentCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentCondition", "v1.DeploymentCondition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DeploymentCondition"); break;
@@ -357,7 +357,7 @@ function decode_io_orch_api_apps_v1_DeploymentList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentList", "v1.DeploymentList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DeploymentList"); break;
@@ -380,7 +380,7 @@ function decode_io_orch_api_apps_v1_DeploymentSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentSpec", "v1.DeploymentSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "DeploymentSpec"); break;
@@ -423,7 +423,7 @@ function decode_io_orch_api_apps_v1_DeploymentStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentStatus", "v1.DeploymentStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "DeploymentStatus"); break;
@@ -453,7 +453,7 @@ function decode_io_orch_api_apps_v1_DeploymentStrategy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentStrategy", "v1.DeploymentStrategy");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DeploymentStrategy"); break;
@@ -471,7 +471,7 @@ function decode_io_orch_api_apps_v1_ReplicaSet(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSet", "v1.ReplicaSet");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicaSet"); break;
@@ -498,7 +498,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetCondition", "v1.ReplicaSetCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "ReplicaSetCondition"); break;
@@ -532,7 +532,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetList", "v1.ReplicaSetList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicaSetList"); break;
@@ -555,7 +555,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetSpec", "v1.ReplicaSetSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicaSetSpec"); break;
@@ -587,7 +587,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetStatus", "v1.ReplicaSetStatus");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicaSetStatus"); break;
@@ -614,7 +614,7 @@ function decode_io_orch_api_apps_v1_RollingUpdateDaemonSet(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateDaemonSet", "v1.RollingUpdateDaemonSet");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "maxUnavailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateDaemonSet"); break;
@@ -632,7 +632,7 @@ function decode_io_orch_api_apps_v1_RollingUpdateDeployment(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateDeployment", "v1.RollingUpdateDeployment");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "maxUnavailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateDeployment"); break;
@@ -650,7 +650,7 @@ function decode_io_orch_api_apps_v1_RollingUpdateStatefulSetStrategy(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateStatefulSetStrategy", "v1.RollingUpdateStatefulSetStrategy");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "partition": if (x !== null) f0 = int32(x, p ? p + ".partition" : "partition", c, "RollingUpdateStatefulSetStrategy"); break;
@@ -668,7 +668,7 @@ function decode_io_orch_api_apps_v1_StatefulSet(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSet", "v1.StatefulSet");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StatefulSet"); break;
@@ -695,7 +695,7 @@ function decode_io_orch_api_apps_v1_StatefulSetCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetCondition", "v1.StatefulSetCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "StatefulSetCondition"); break;
@@ -729,7 +729,7 @@ function decode_io_orch_api_apps_v1_StatefulSetList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetList", "v1.StatefulSetList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StatefulSetList"); break;
@@ -752,7 +752,7 @@ function decode_io_orch_api_apps_v1_StatefulSetOrdinals(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetOrdinals", "v1.StatefulSetOrdinals");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "start": if (x !== null) f0 = int32(x, p ? p + ".start" : "start", c, "StatefulSetOrdinals"); break;
@@ -769,7 +769,7 @@ function decode_io_orch_api_apps_v1_StatefulSetPersistentVolumeClaimRetentionPol
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetPersistentVolumeClaimRetentionPolicy", "v1.StatefulSetPersistentVolumeClaimRetentionPolicy");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "whenDeleted": if (x !== null) f0 = string(x, p ? p + ".whenDeleted" : "whenDeleted", c, "StatefulSetPersistentVolumeClaimRetentionPolicy"); break;
@@ -795,7 +795,7 @@ function decode_io_orch_api_apps_v1_StatefulSetSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetSpec", "v1.StatefulSetSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "StatefulSetSpec"); break;
@@ -845,7 +845,7 @@ function decode_io_orch_api_apps_v1_StatefulSetStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetStatus", "v1.StatefulSetStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "StatefulSetStatus"); break;
@@ -881,7 +881,7 @@ function decode_io_orch_api_apps_v1_StatefulSetUpdateStrategy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetUpdateStrategy", "v1.StatefulSetUpdateStrategy");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "StatefulSetUpdateStrategy"); break;
@@ -899,7 +899,7 @@ function decode_io_orch_api_authentication_v1_BoundObjectReference(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "BoundObjectReference", "v1.BoundObjectReference");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "BoundObjectReference"); break;
@@ -921,7 +921,7 @@ function decode_io_orch_api_authentication_v1_SelfSubjectReview(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectReview", "v1.SelfSubjectReview");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectReview"); break;
@@ -945,7 +945,7 @@ function decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectReviewStatus", "v1.SelfSubjectReviewStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "userInfo": if (x !== null) f0 = decode_io_orch_api_authentication_v1_UserInfo(x, p ? p + ".userInfo" : "userInfo", c, "SelfSubjectReviewStatus"); break;
@@ -962,7 +962,7 @@ function decode_io_orch_api_authentication_v1_TokenRequest(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "TokenRequest"); break;
@@ -997,7 +997,7 @@ function decode_io_orch_api_authentication_v1_TokenRequestSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequestSpec", "v1.TokenRequestSpec");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "audiences": if (x !== null) f0 = decode_anon10(x, p ? p + ".audiences" : "audiences", c, "TokenRequestSpec"); break;
@@ -1017,7 +1017,7 @@ function decode_io_orch_api_authentication_v1_TokenRequestStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequestStatus", "v1.TokenRequestStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenRequestStatus"); break;
@@ -1036,7 +1036,7 @@ function decode_io_orch_api_authentication_v1_TokenReview(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReview", "v1.TokenReview");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "TokenReview"); break;
@@ -1071,7 +1071,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReviewSpec", "v1.TokenReviewSpec");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenReviewSpec"); break;
@@ -1097,7 +1097,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReviewStatus", "v1.TokenReviewStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "authenticated": if (x !== null) f0 = boolean(x, p ? p + ".authenticated" : "authenticated", c, "TokenReviewStatus"); break;
@@ -1136,7 +1136,7 @@ function decode_anon15(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_anon14(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_anon14(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -1144,7 +1144,7 @@ function decode_io_orch_api_authentication_v1_UserInfo(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserInfo", "v1.UserInfo");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "username": if (x !== null) f0 = string(x, p ? p + ".username" : "username", c, "UserInfo"); break;
@@ -1174,7 +1174,7 @@ function decode_io_orch_api_authorization_v1_FieldSelectorAttributes(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FieldSelectorAttributes", "v1.FieldSelectorAttributes");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "rawSelector": if (x !== null) f0 = string(x, p ? p + ".rawSelector" : "rawSelector", c, "FieldSelectorAttributes"); break;
@@ -1200,7 +1200,7 @@ function decode_io_orch_api_authorization_v1_LabelSelectorAttributes(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelectorAttributes", "v1.LabelSelectorAttributes");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "rawSelector": if (x !== null) f0 = string(x, p ? p + ".rawSelector" : "rawSelector", c, "LabelSelectorAttributes"); break;
@@ -1218,7 +1218,7 @@ function decode_io_orch_api_authorization_v1_LocalSubjectAccessReview(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalSubjectAccessReview", "v1.LocalSubjectAccessReview");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LocalSubjectAccessReview"); break;
@@ -1245,7 +1245,7 @@ function decode_io_orch_api_authorization_v1_NonResourceAttributes(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourceAttributes", "v1.NonResourceAttributes");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "NonResourceAttributes"); break;
@@ -1279,7 +1279,7 @@ function decode_io_orch_api_authorization_v1_NonResourceRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourceRule", "v1.NonResourceRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon18(x, p ? p + ".verbs" : "verbs", c, "NonResourceRule"); break;
@@ -1297,7 +1297,7 @@ function decode_io_orch_api_authorization_v1_ResourceAttributes(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceAttributes", "v1.ResourceAttributes");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ResourceAttributes"); break;
@@ -1361,7 +1361,7 @@ function decode_io_orch_api_authorization_v1_ResourceRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceRule", "v1.ResourceRule");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon20(x, p ? p + ".verbs" : "verbs", c, "ResourceRule"); break;
@@ -1383,7 +1383,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectAccessReview(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectAccessReview", "v1.SelfSubjectAccessReview");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectAccessReview"); break;
@@ -1410,7 +1410,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectAccessReviewSpec(v, p, c
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectAccessReviewSpec", "v1.SelfSubjectAccessReviewSpec");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "resourceAttributes": if (x !== null) f0 = decode_io_orch_api_authorization_v1_ResourceAttributes(x, p ? p + ".resourceAttributes" : "resourceAttributes", c, "SelfSubjectAccessReviewSpec"); break;
@@ -1428,7 +1428,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectRulesReview(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectRulesReview", "v1.SelfSubjectRulesReview");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectRulesReview"); break;
@@ -1455,7 +1455,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectRulesReviewSpec(v, p, c,
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectRulesReviewSpec", "v1.SelfSubjectRulesReviewSpec");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "SelfSubjectRulesReviewSpec"); break;
@@ -1471,7 +1471,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReview(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectAccessReview", "v1.SubjectAccessReview");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SubjectAccessReview"); break;
@@ -1514,7 +1514,7 @@ function decode_anon26(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_anon25(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_anon25(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -1522,7 +1522,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReviewSpec(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectAccessReviewSpec", "v1.SubjectAccessReviewSpec");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "resourceAttributes": if (x !== null) f0 = decode_io_orch_api_authorization_v1_ResourceAttributes(x, p ? p + ".resourceAttributes" : "resourceAttributes", c, "SubjectAccessReviewSpec"); break;
@@ -1548,7 +1548,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReviewStatus(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectAccessReviewStatus", "v1.SubjectAccessReviewStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "allowed": if (x !== null) f0 = boolean(x, p ? p + ".allowed" : "allowed", c, "SubjectAccessReviewStatus"); break;
@@ -1587,7 +1587,7 @@ function decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectRulesReviewStatus", "v1.SubjectRulesReviewStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "resourceRules": if (x !== null) f0 = decode_anon27(x, p ? p + ".resourceRules" : "resourceRules", c, "SubjectRulesReviewStatus"); break;
@@ -1610,7 +1610,7 @@ function decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v1.CrossVersionObjectReference");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
@@ -1632,7 +1632,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v1.HorizontalPodAutoscaler");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
@@ -1667,7 +1667,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v1.HorizontalPodAutoscalerList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
@@ -1690,7 +1690,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v1.HorizontalPodAutoscalerSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
@@ -1714,7 +1714,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus(v, p, c
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v1.HorizontalPodAutoscalerStatus");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
@@ -1740,7 +1740,7 @@ function decode_io_orch_api_autoscaling_v1_Scale(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scale", "v1.Scale");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Scale"); break;
@@ -1767,7 +1767,7 @@ function decode_io_orch_api_autoscaling_v1_ScaleSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleSpec", "v1.ScaleSpec");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ScaleSpec"); break;
@@ -1783,7 +1783,7 @@ function decode_io_orch_api_autoscaling_v1_ScaleStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleStatus", "v1.ScaleStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ScaleStatus"); break;
@@ -1802,7 +1802,7 @@ function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource(v, p, c
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricSource", "v2.ContainerResourceMetricSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricSource"); break;
@@ -1825,7 +1825,7 @@ function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus(v, p, c
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricStatus", "v2.ContainerResourceMetricStatus");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricStatus"); break;
@@ -1848,7 +1848,7 @@ function decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v2.CrossVersionObjectReference");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
@@ -1870,7 +1870,7 @@ function decode_io_orch_api_autoscaling_v2_ExternalMetricSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricSource", "v2.ExternalMetricSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricSource"); break;
@@ -1890,7 +1890,7 @@ function decode_io_orch_api_autoscaling_v2_ExternalMetricStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricStatus", "v2.ExternalMetricStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricStatus"); break;
@@ -1910,7 +1910,7 @@ function decode_io_orch_api_autoscaling_v2_HPAScalingPolicy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingPolicy", "v2.HPAScalingPolicy");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HPAScalingPolicy"); break;
@@ -1941,7 +1941,7 @@ function decode_io_orch_api_autoscaling_v2_HPAScalingRules(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingRules", "v2.HPAScalingRules");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "selectPolicy": if (x !== null) f0 = string(x, p ? p + ".selectPolicy" : "selectPolicy", c, "HPAScalingRules"); break;
@@ -1961,7 +1961,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v2.HorizontalPodAutoscaler");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
@@ -1988,7 +1988,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(v, p,
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerBehavior", "v2.HorizontalPodAutoscalerBehavior");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "scaleUp": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_HPAScalingRules(x, p ? p + ".scaleUp" : "scaleUp", c, "HorizontalPodAutoscalerBehavior"); break;
@@ -2006,7 +2006,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition(v, p
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerCondition", "v2.HorizontalPodAutoscalerCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HorizontalPodAutoscalerCondition"); break;
@@ -2040,7 +2040,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v2.HorizontalPodAutoscalerList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
@@ -2071,7 +2071,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec(v, p, c, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v2.HorizontalPodAutoscalerSpec");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
@@ -2113,7 +2113,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus(v, p, c
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v2.HorizontalPodAutoscalerStatus");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
@@ -2140,7 +2140,7 @@ function decode_io_orch_api_autoscaling_v2_MetricIdentifier(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricIdentifier", "v2.MetricIdentifier");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "MetricIdentifier"); break;
@@ -2159,7 +2159,7 @@ function decode_io_orch_api_autoscaling_v2_MetricSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricSpec", "v2.MetricSpec");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricSpec"); break;
@@ -2186,7 +2186,7 @@ function decode_io_orch_api_autoscaling_v2_MetricStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricStatus", "v2.MetricStatus");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricStatus"); break;
@@ -2213,7 +2213,7 @@ function decode_io_orch_api_autoscaling_v2_MetricTarget(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricTarget", "v2.MetricTarget");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricTarget"); break;
@@ -2236,7 +2236,7 @@ function decode_io_orch_api_autoscaling_v2_MetricValueStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricValueStatus", "v2.MetricValueStatus");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "value": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".value" : "value", c, "MetricValueStatus"); break;
@@ -2256,7 +2256,7 @@ function decode_io_orch_api_autoscaling_v2_ObjectMetricSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricSource", "v2.ObjectMetricSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "describedObject": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricSource"); break;
@@ -2279,7 +2279,7 @@ function decode_io_orch_api_autoscaling_v2_ObjectMetricStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricStatus", "v2.ObjectMetricStatus");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ObjectMetricStatus"); break;
@@ -2302,7 +2302,7 @@ function decode_io_orch_api_autoscaling_v2_PodsMetricSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricSource", "v2.PodsMetricSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricSource"); break;
@@ -2322,7 +2322,7 @@ function decode_io_orch_api_autoscaling_v2_PodsMetricStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricStatus", "v2.PodsMetricStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricStatus"); break;
@@ -2342,7 +2342,7 @@ function decode_io_orch_api_autoscaling_v2_ResourceMetricSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricSource", "v2.ResourceMetricSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricSource"); break;
@@ -2362,7 +2362,7 @@ function decode_io_orch_api_autoscaling_v2_ResourceMetricStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricStatus", "v2.ResourceMetricStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricStatus"); break;
@@ -2382,7 +2382,7 @@ function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJob", "v1.CronJob");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJob"); break;
@@ -2417,7 +2417,7 @@ function decode_io_orch_api_batch_v1_CronJobList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobList", "v1.CronJobList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJobList"); break;
@@ -2440,7 +2440,7 @@ function decode_io_orch_api_batch_v1_CronJobSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobSpec", "v1.CronJobSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "schedule": if (x !== null) f0 = string(x, p ? p + ".schedule" : "schedule", c, "CronJobSpec"); break;
@@ -2484,7 +2484,7 @@ function decode_io_orch_api_batch_v1_CronJobStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobStatus", "v1.CronJobStatus");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "active": if (x !== null) f0 = decode_anon36(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
@@ -2504,7 +2504,7 @@ function decode_io_orch_api_batch_v1_Job(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Job", "v1.Job");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Job"); break;
@@ -2531,7 +2531,7 @@ function decode_io_orch_api_batch_v1_JobCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobCondition", "v1.JobCondition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "JobCondition"); break;
@@ -2567,7 +2567,7 @@ function decode_io_orch_api_batch_v1_JobList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobList", "v1.JobList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "JobList"); break;
@@ -2590,7 +2590,7 @@ function decode_io_orch_api_batch_v1_JobSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobSpec", "v1.JobSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "parallelism": if (x !== null) f0 = int32(x, p ? p + ".parallelism" : "parallelism", c, "JobSpec"); break;
@@ -2645,7 +2645,7 @@ function decode_io_orch_api_batch_v1_JobStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobStatus", "v1.JobStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon38(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
@@ -2681,7 +2681,7 @@ function decode_io_orch_api_batch_v1_JobTemplateSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobTemplateSpec", "v1.JobTemplateSpec");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "JobTemplateSpec"); break;
@@ -2709,7 +2709,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicy", "v1.PodFailurePolicy");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "rules": if (x !== null) f0 = decode_anon39(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
@@ -2733,7 +2733,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(v, p
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyOnExitCodesRequirement", "v1.PodFailurePolicyOnExitCodesRequirement");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "PodFailurePolicyOnExitCodesRequirement"); break;
@@ -2754,7 +2754,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern(v, p
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyOnPodConditionsPattern", "v1.PodFailurePolicyOnPodConditionsPattern");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PodFailurePolicyOnPodConditionsPattern"); break;
@@ -2782,7 +2782,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyRule", "v1.PodFailurePolicyRule");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "action": if (x !== null) f0 = string(x, p ? p + ".action" : "action", c, "PodFailurePolicyRule"); break;
@@ -2811,7 +2811,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SuccessPolicy", "v1.SuccessPolicy");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "rules": if (x !== null) f0 = decode_anon42(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
@@ -2827,7 +2827,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SuccessPolicyRule", "v1.SuccessPolicyRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "succeededIndexes": if (x !== null) f0 = string(x, p ? p + ".succeededIndexes" : "succeededIndexes", c, "SuccessPolicyRule"); break;
@@ -2861,7 +2861,7 @@ function decode_io_orch_api_batch_v1_UncountedTerminatedPods(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UncountedTerminatedPods", "v1.UncountedTerminatedPods");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "succeeded": if (x !== null) f0 = decode_anon43(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
@@ -2879,7 +2879,7 @@ function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lease", "v1.Lease");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Lease"); break;
@@ -2911,7 +2911,7 @@ function decode_io_orch_api_coordination_v1_LeaseList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LeaseList", "v1.LeaseList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LeaseList"); break;
@@ -2934,7 +2934,7 @@ function decode_io_orch_api_coordination_v1_LeaseSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LeaseSpec", "v1.LeaseSpec");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "holderIdentity": if (x !== null) f0 = string(x, p ? p + ".holderIdentity" : "holderIdentity", c, "LeaseSpec"); break;
@@ -2962,7 +2962,7 @@ function decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AWSElasticBlockStoreVolumeSource", "v1.AWSElasticBlockStoreVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "AWSElasticBlockStoreVolumeSource"); break;
@@ -2985,7 +2985,7 @@ function decode_io_orch_api_core_v1_Affinity(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Affinity", "v1.Affinity");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nodeAffinity": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeAffinity(x, p ? p + ".nodeAffinity" : "nodeAffinity", c, "Affinity"); break;
@@ -3005,7 +3005,7 @@ function decode_io_orch_api_core_v1_AppArmorProfile(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AppArmorProfile", "v1.AppArmorProfile");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "AppArmorProfile"); break;
@@ -3024,7 +3024,7 @@ function decode_io_orch_api_core_v1_AttachedVolume(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AttachedVolume", "v1.AttachedVolume");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "AttachedVolume"); break;
@@ -3044,7 +3044,7 @@ function decode_io_orch_api_core_v1_AzureDiskVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureDiskVolumeSource", "v1.AzureDiskVolumeSource");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "AzureDiskVolumeSource"); break;
@@ -3076,7 +3076,7 @@ function decode_io_orch_api_core_v1_AzureFilePersistentVolumeSource(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFilePersistentVolumeSource", "v1.AzureFilePersistentVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "AzureFilePersistentVolumeSource"); break;
@@ -3100,7 +3100,7 @@ function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFileVolumeSource", "v1.AzureFileVolumeSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "AzureFileVolumeSource"); break;
@@ -3122,7 +3122,7 @@ function decode_anon46(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3130,7 +3130,7 @@ function decode_io_orch_api_core_v1_CSIPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIPersistentVolumeSource", "v1.CSIPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIPersistentVolumeSource"); break;
@@ -3166,7 +3166,7 @@ function decode_anon47(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3174,7 +3174,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIVolumeSource", "v1.CSIVolumeSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
@@ -3215,7 +3215,7 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Capabilities", "v1.Capabilities");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "add": if (x !== null) f0 = decode_anon48(x, p ? p + ".add" : "add", c, "Capabilities"); break;
@@ -3241,7 +3241,7 @@ function decode_io_orch_api_core_v1_CephFSPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CephFSPersistentVolumeSource", "v1.CephFSPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon50(x, p ? p + ".monitors" : "monitors", c, "CephFSPersistentVolumeSource"); break;
@@ -3275,7 +3275,7 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CephFSVolumeSource", "v1.CephFSVolumeSource");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon51(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
@@ -3301,7 +3301,7 @@ function decode_io_orch_api_core_v1_CinderPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CinderPersistentVolumeSource", "v1.CinderPersistentVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "CinderPersistentVolumeSource"); break;
@@ -3324,7 +3324,7 @@ function decode_io_orch_api_core_v1_CinderVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CinderVolumeSource", "v1.CinderVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "CinderVolumeSource"); break;
@@ -3347,7 +3347,7 @@ function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterTrustBundleProjection", "v1.ClusterTrustBundleProjection");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ClusterTrustBundleProjection"); break;
@@ -3372,7 +3372,7 @@ function decode_anon52(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3380,7 +3380,7 @@ function decode_anon53(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3388,7 +3388,7 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMap", "v1.ConfigMap");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
@@ -3415,7 +3415,7 @@ function decode_io_orch_api_core_v1_ConfigMapEnvSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapEnvSource", "v1.ConfigMapEnvSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapEnvSource"); break;
@@ -3434,7 +3434,7 @@ function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapKeySelector", "v1.ConfigMapKeySelector");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapKeySelector"); break;
@@ -3464,7 +3464,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapList", "v1.ConfigMapList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
@@ -3487,7 +3487,7 @@ function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapNodeConfigSource", "v1.ConfigMapNodeConfigSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ConfigMapNodeConfigSource"); break;
@@ -3522,7 +3522,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapProjection", "v1.ConfigMapProjection");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
@@ -3551,7 +3551,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapVolumeSource", "v1.ConfigMapVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
@@ -3638,7 +3638,7 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Container", "v1.Container");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
@@ -3710,7 +3710,7 @@ function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerImage", "v1.ContainerImage");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "names": if (x !== null) f0 = decode_anon65(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
@@ -3728,7 +3728,7 @@ function decode_io_orch_api_core_v1_ContainerPort(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerPort", "v1.ContainerPort");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerPort"); break;
@@ -3754,7 +3754,7 @@ function decode_io_orch_api_core_v1_ContainerResizePolicy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResizePolicy", "v1.ContainerResizePolicy");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "resourceName": if (x !== null) f0 = string(x, p ? p + ".resourceName" : "resourceName", c, "ContainerResizePolicy"); break;
@@ -3774,7 +3774,7 @@ function decode_io_orch_api_core_v1_ContainerState(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerState", "v1.ContainerState");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "waiting": if (x !== null) f0 = decode_io_orch_api_core_v1_ContainerStateWaiting(x, p ? p + ".waiting" : "waiting", c, "ContainerState"); break;
@@ -3794,7 +3794,7 @@ function decode_io_orch_api_core_v1_ContainerStateRunning(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateRunning", "v1.ContainerStateRunning");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "startedAt": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startedAt" : "startedAt", c, "ContainerStateRunning"); break;
@@ -3810,7 +3810,7 @@ function decode_io_orch_api_core_v1_ContainerStateTerminated(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateTerminated", "v1.ContainerStateTerminated");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "exitCode": if (x !== null) f0 = int32(x, p ? p + ".exitCode" : "exitCode", c, "ContainerStateTerminated"); break;
@@ -3839,7 +3839,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateWaiting", "v1.ContainerStateWaiting");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "reason": if (x !== null) f0 = string(x, p ? p + ".reason" : "reason", c, "ContainerStateWaiting"); break;
@@ -3857,7 +3857,7 @@ function decode_anon66(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3881,7 +3881,7 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStatus", "v1.ContainerStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerStatus"); break;
@@ -3930,7 +3930,7 @@ function decode_io_orch_api_core_v1_ContainerUser(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerUser", "v1.ContainerUser");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "linux": if (x !== null) f0 = decode_io_orch_api_core_v1_LinuxContainerUser(x, p ? p + ".linux" : "linux", c, "ContainerUser"); break;
@@ -3946,7 +3946,7 @@ function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonEndpoint", "v1.DaemonEndpoint");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "Port": if (x !== null) f0 = int32(x, p ? p + ".Port" : "Port", c, "DaemonEndpoint"); break;
@@ -3971,7 +3971,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIProjection", "v1.DownwardAPIProjection");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "items": if (x !== null) f0 = decode_anon69(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
@@ -3987,7 +3987,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIVolumeFile", "v1.DownwardAPIVolumeFile");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "DownwardAPIVolumeFile"); break;
@@ -4018,7 +4018,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIVolumeSource", "v1.DownwardAPIVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "items": if (x !== null) f0 = decode_anon70(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
@@ -4036,7 +4036,7 @@ function decode_io_orch_api_core_v1_EmptyDirVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EmptyDirVolumeSource", "v1.EmptyDirVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "medium": if (x !== null) f0 = string(x, p ? p + ".medium" : "medium", c, "EmptyDirVolumeSource"); break;
@@ -4054,7 +4054,7 @@ function decode_io_orch_api_core_v1_EndpointAddress(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointAddress", "v1.EndpointAddress");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "EndpointAddress"); break;
@@ -4077,7 +4077,7 @@ function decode_io_orch_api_core_v1_EndpointPort(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointPort", "v1.EndpointPort");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EndpointPort"); break;
@@ -4125,7 +4125,7 @@ function decode_io_orch_api_core_v1_EndpointSubset(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSubset", "v1.EndpointSubset");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "addresses": if (x !== null) f0 = decode_anon71(x, p ? p + ".addresses" : "addresses", c, "EndpointSubset"); break;
@@ -4153,7 +4153,7 @@ function decode_io_orch_api_core_v1_Endpoints(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Endpoints", "v1.Endpoints");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Endpoints"); break;
@@ -4184,7 +4184,7 @@ function decode_io_orch_api_core_v1_EndpointsList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointsList", "v1.EndpointsList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointsList"); break;
@@ -4207,7 +4207,7 @@ function decode_io_orch_api_core_v1_EnvFromSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvFromSource", "v1.EnvFromSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "prefix": if (x !== null) f0 = string(x, p ? p + ".prefix" : "prefix", c, "EnvFromSource"); break;
@@ -4227,7 +4227,7 @@ function decode_io_orch_api_core_v1_EnvVar(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvVar", "v1.EnvVar");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EnvVar"); break;
@@ -4248,7 +4248,7 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvVarSource", "v1.EnvVarSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "fieldRef": if (x !== null) f0 = decode_io_orch_api_core_v1_ObjectFieldSelector(x, p ? p + ".fieldRef" : "fieldRef", c, "EnvVarSource"); break;
@@ -4334,7 +4334,7 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EphemeralContainer", "v1.EphemeralContainer");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "args": if (x !== null) f0 = decode_anon76(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
@@ -4400,7 +4400,7 @@ function decode_io_orch_api_core_v1_EphemeralVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EphemeralVolumeSource", "v1.EphemeralVolumeSource");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeClaimTemplate": if (x !== null) f0 = decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate(x, p ? p + ".volumeClaimTemplate" : "volumeClaimTemplate", c, "EphemeralVolumeSource"); break;
@@ -4416,7 +4416,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Event"); break;
@@ -4477,7 +4477,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
@@ -4500,7 +4500,7 @@ function decode_io_orch_api_core_v1_EventSeries(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "EventSeries"); break;
@@ -4518,7 +4518,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSource", "v1.EventSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "component": if (x !== null) f0 = string(x, p ? p + ".component" : "component", c, "EventSource"); break;
@@ -4544,7 +4544,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExecAction", "v1.ExecAction");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "command": if (x !== null) f0 = decode_anon85(x, p ? p + ".command" : "command", c, "ExecAction"); break;
@@ -4576,7 +4576,7 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FCVolumeSource", "v1.FCVolumeSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "targetWWNs": if (x !== null) f0 = decode_anon86(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
@@ -4600,7 +4600,7 @@ function decode_anon88(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -4608,7 +4608,7 @@ function decode_io_orch_api_core_v1_FlexPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlexPersistentVolumeSource", "v1.FlexPersistentVolumeSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "FlexPersistentVolumeSource"); break;
@@ -4633,7 +4633,7 @@ function decode_anon89(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -4641,7 +4641,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlexVolumeSource", "v1.FlexVolumeSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "FlexVolumeSource"); break;
@@ -4666,7 +4666,7 @@ function decode_io_orch_api_core_v1_FlockerVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlockerVolumeSource", "v1.FlockerVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "datasetName": if (x !== null) f0 = string(x, p ? p + ".datasetName" : "datasetName", c, "FlockerVolumeSource"); break;
@@ -4684,7 +4684,7 @@ function decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GCEPersistentDiskVolumeSource", "v1.GCEPersistentDiskVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "pdName": if (x !== null) f0 = string(x, p ? p + ".pdName" : "pdName", c, "GCEPersistentDiskVolumeSource"); break;
@@ -4707,7 +4707,7 @@ function decode_io_orch_api_core_v1_GRPCAction(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GRPCAction", "v1.GRPCAction");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "GRPCAction"); break;
@@ -4727,7 +4727,7 @@ function decode_io_orch_api_core_v1_GitRepoVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GitRepoVolumeSource", "v1.GitRepoVolumeSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "repository": if (x !== null) f0 = string(x, p ? p + ".repository" : "repository", c, "GitRepoVolumeSource"); break;
@@ -4748,7 +4748,7 @@ function decode_io_orch_api_core_v1_GlusterfsPersistentVolumeSource(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsPersistentVolumeSource", "v1.GlusterfsPersistentVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "endpoints": if (x !== null) f0 = string(x, p ? p + ".endpoints" : "endpoints", c, "GlusterfsPersistentVolumeSource"); break;
@@ -4772,7 +4772,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsVolumeSource", "v1.GlusterfsVolumeSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "endpoints": if (x !== null) f0 = string(x, p ? p + ".endpoints" : "endpoints", c, "GlusterfsVolumeSource"); break;
@@ -4802,7 +4802,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPGetAction", "v1.HTTPGetAction");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPGetAction"); break;
@@ -4826,7 +4826,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPHeader", "v1.HTTPHeader");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "HTTPHeader"); break;
@@ -4854,7 +4854,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostAlias", "v1.HostAlias");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
@@ -4873,7 +4873,7 @@ function decode_io_orch_api_core_v1_HostIP(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostIP", "v1.HostIP");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostIP"); break;
@@ -4890,7 +4890,7 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostPathVolumeSource", "v1.HostPathVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HostPathVolumeSource"); break;
@@ -4917,7 +4917,7 @@ function decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ISCSIPersistentVolumeSource", "v1.ISCSIPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "targetPortal": if (x !== null) f0 = string(x, p ? p + ".targetPortal" : "targetPortal", c, "ISCSIPersistentVolumeSource"); break;
@@ -4965,7 +4965,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ISCSIVolumeSource", "v1.ISCSIVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "targetPortal": if (x !== null) f0 = string(x, p ? p + ".targetPortal" : "targetPortal", c, "ISCSIVolumeSource"); break;
@@ -5005,7 +5005,7 @@ function decode_io_orch_api_core_v1_ImageVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ImageVolumeSource", "v1.ImageVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "reference": if (x !== null) f0 = string(x, p ? p + ".reference" : "reference", c, "ImageVolumeSource"); break;
@@ -5023,7 +5023,7 @@ function decode_io_orch_api_core_v1_KeyToPath(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "KeyToPath", "v1.KeyToPath");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "KeyToPath"); break;
@@ -5045,7 +5045,7 @@ function decode_io_orch_api_core_v1_Lifecycle(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lifecycle", "v1.Lifecycle");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "postStart": if (x !== null) f0 = decode_io_orch_api_core_v1_LifecycleHandler(x, p ? p + ".postStart" : "postStart", c, "Lifecycle"); break;
@@ -5063,7 +5063,7 @@ function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LifecycleHandler", "v1.LifecycleHandler");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "exec": if (x !== null) f0 = decode_io_orch_api_core_v1_ExecAction(x, p ? p + ".exec" : "exec", c, "LifecycleHandler"); break;
@@ -5085,7 +5085,7 @@ function decode_io_orch_api_core_v1_LimitRange(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRange", "v1.LimitRange");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LimitRange"); break;
@@ -5109,7 +5109,7 @@ function decode_anon94(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5117,7 +5117,7 @@ function decode_anon95(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5125,7 +5125,7 @@ function decode_anon96(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5133,7 +5133,7 @@ function decode_anon97(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5141,7 +5141,7 @@ function decode_anon98(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5149,7 +5149,7 @@ function decode_io_orch_api_core_v1_LimitRangeItem(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRangeItem", "v1.LimitRangeItem");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitRangeItem"); break;
@@ -5184,7 +5184,7 @@ function decode_io_orch_api_core_v1_LimitRangeList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRangeList", "v1.LimitRangeList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LimitRangeList"); break;
@@ -5215,7 +5215,7 @@ function decode_io_orch_api_core_v1_LimitRangeSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRangeSpec", "v1.LimitRangeSpec");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "limits": if (x !== null) f0 = decode_anon100(x, p ? p + ".limits" : "limits", c, "LimitRangeSpec"); break;
@@ -5239,7 +5239,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LinuxContainerUser", "v1.LinuxContainerUser");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
@@ -5261,7 +5261,7 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalObjectReference", "v1.LocalObjectReference");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "LocalObjectReference"); break;
@@ -5278,7 +5278,7 @@ function decode_io_orch_api_core_v1_LocalVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalVolumeSource", "v1.LocalVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "LocalVolumeSource"); break;
@@ -5297,7 +5297,7 @@ function decode_io_orch_api_core_v1_ModifyVolumeStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ModifyVolumeStatus", "v1.ModifyVolumeStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "targetVolumeAttributesClassName": if (x !== null) f0 = string(x, p ? p + ".targetVolumeAttributesClassName" : "targetVolumeAttributesClassName", c, "ModifyVolumeStatus"); break;
@@ -5316,7 +5316,7 @@ function decode_io_orch_api_core_v1_NFSVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NFSVolumeSource", "v1.NFSVolumeSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "server": if (x !== null) f0 = string(x, p ? p + ".server" : "server", c, "NFSVolumeSource"); break;
@@ -5338,7 +5338,7 @@ function decode_io_orch_api_core_v1_Namespace(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Namespace", "v1.Namespace");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Namespace"); break;
@@ -5365,7 +5365,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceCondition", "v1.NamespaceCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NamespaceCondition"); break;
@@ -5399,7 +5399,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceList", "v1.NamespaceList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
@@ -5430,7 +5430,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceSpec", "v1.NamespaceSpec");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "finalizers": if (x !== null) f0 = decode_anon103(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
@@ -5454,7 +5454,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceStatus", "v1.NamespaceStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
@@ -5472,7 +5472,7 @@ function decode_io_orch_api_core_v1_Node(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Node", "v1.Node");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Node"); break;
@@ -5499,7 +5499,7 @@ function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeAddress", "v1.NodeAddress");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NodeAddress"); break;
@@ -5527,7 +5527,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeAffinity", "v1.NodeAffinity");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
@@ -5545,7 +5545,7 @@ function decode_io_orch_api_core_v1_NodeCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeCondition", "v1.NodeCondition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NodeCondition"); break;
@@ -5573,7 +5573,7 @@ function decode_io_orch_api_core_v1_NodeConfigSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeConfigSource", "v1.NodeConfigSource");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "configMap": if (x !== null) f0 = decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(x, p ? p + ".configMap" : "configMap", c, "NodeConfigSource"); break;
@@ -5589,7 +5589,7 @@ function decode_io_orch_api_core_v1_NodeConfigStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeConfigStatus", "v1.NodeConfigStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "assigned": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".assigned" : "assigned", c, "NodeConfigStatus"); break;
@@ -5611,7 +5611,7 @@ function decode_io_orch_api_core_v1_NodeDaemonEndpoints(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeDaemonEndpoints", "v1.NodeDaemonEndpoints");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kubeletEndpoint": if (x !== null) f0 = decode_io_orch_api_core_v1_DaemonEndpoint(x, p ? p + ".kubeletEndpoint" : "kubeletEndpoint", c, "NodeDaemonEndpoints"); break;
@@ -5628,7 +5628,7 @@ function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeFeatures", "v1.NodeFeatures");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "supplementalGroupsPolicy": if (x !== null) f0 = boolean(x, p ? p + ".supplementalGroupsPolicy" : "supplementalGroupsPolicy", c, "NodeFeatures"); break;
@@ -5652,7 +5652,7 @@ function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeList", "v1.NodeList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
@@ -5675,7 +5675,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandler(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeRuntimeHandler", "v1.NodeRuntimeHandler");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "NodeRuntimeHandler"); break;
@@ -5694,7 +5694,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeRuntimeHandlerFeatures", "v1.NodeRuntimeHandlerFeatures");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "recursiveReadOnlyMounts": if (x !== null) f0 = boolean(x, p ? p + ".recursiveReadOnlyMounts" : "recursiveReadOnlyMounts", c, "NodeRuntimeHandlerFeatures"); break;
@@ -5720,7 +5720,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelector", "v1.NodeSelector");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nodeSelectorTerms": if (x !== null) f0 = decode_anon107(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
@@ -5744,7 +5744,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelectorRequirement", "v1.NodeSelectorRequirement");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
@@ -5782,7 +5782,7 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelectorTerm", "v1.NodeSelectorTerm");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "matchExpressions": if (x !== null) f0 = decode_anon109(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
@@ -5816,7 +5816,7 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSpec", "v1.NodeSpec");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "podCIDR": if (x !== null) f0 = string(x, p ? p + ".podCIDR" : "podCIDR", c, "NodeSpec"); break;
@@ -5844,7 +5844,7 @@ function decode_anon113(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5852,7 +5852,7 @@ function decode_anon114(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5908,7 +5908,7 @@ function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeStatus", "v1.NodeStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "capacity": if (x !== null) f0 = decode_anon113(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
@@ -5950,7 +5950,7 @@ function decode_io_orch_api_core_v1_NodeSystemInfo(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSystemInfo", "v1.NodeSystemInfo");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "machineID": if (x !== null) f0 = string(x, p ? p + ".machineID" : "machineID", c, "NodeSystemInfo"); break;
@@ -5994,7 +5994,7 @@ function decode_io_orch_api_core_v1_ObjectFieldSelector(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectFieldSelector", "v1.ObjectFieldSelector");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ObjectFieldSelector"); break;
@@ -6013,7 +6013,7 @@ function decode_io_orch_api_core_v1_ObjectReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectReference", "v1.ObjectReference");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ObjectReference"); break;
@@ -6041,7 +6041,7 @@ function decode_io_orch_api_core_v1_PersistentVolume(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolume", "v1.PersistentVolume");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolume"); break;
@@ -6068,7 +6068,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaim(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaim", "v1.PersistentVolumeClaim");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeClaim"); break;
@@ -6095,7 +6095,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimCondition", "v1.PersistentVolumeClaimCondition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PersistentVolumeClaimCondition"); break;
@@ -6131,7 +6131,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimList", "v1.PersistentVolumeClaimList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeClaimList"); break;
@@ -6162,7 +6162,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimSpec", "v1.PersistentVolumeClaimSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "accessModes": if (x !== null) f0 = decode_anon122(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
@@ -6204,7 +6204,7 @@ function decode_anon124(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6220,7 +6220,7 @@ function decode_anon126(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6228,7 +6228,7 @@ function decode_anon127(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6236,7 +6236,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimStatus", "v1.PersistentVolumeClaimStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeClaimStatus"); break;
@@ -6266,7 +6266,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimTemplate", "v1.PersistentVolumeClaimTemplate");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaimTemplate"); break;
@@ -6286,7 +6286,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimVolumeSource", "v1.PersistentVolumeClaimVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "claimName": if (x !== null) f0 = string(x, p ? p + ".claimName" : "claimName", c, "PersistentVolumeClaimVolumeSource"); break;
@@ -6313,7 +6313,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeList", "v1.PersistentVolumeList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeList"); break;
@@ -6336,7 +6336,7 @@ function decode_anon129(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6360,7 +6360,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeSpec", "v1.PersistentVolumeSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "capacity": if (x !== null) f0 = decode_anon129(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeSpec"); break;
@@ -6438,7 +6438,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeStatus", "v1.PersistentVolumeStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeStatus"); break;
@@ -6460,7 +6460,7 @@ function decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PhotonPersistentDiskVolumeSource", "v1.PhotonPersistentDiskVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "pdID": if (x !== null) f0 = string(x, p ? p + ".pdID" : "pdID", c, "PhotonPersistentDiskVolumeSource"); break;
@@ -6479,7 +6479,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Pod", "v1.Pod");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Pod"); break;
@@ -6522,7 +6522,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAffinity", "v1.PodAffinity");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon132(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
@@ -6564,7 +6564,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAffinityTerm", "v1.PodAffinityTerm");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
@@ -6607,7 +6607,7 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAntiAffinity", "v1.PodAntiAffinity");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon137(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
@@ -6625,7 +6625,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodCondition", "v1.PodCondition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PodCondition"); break;
@@ -6677,7 +6677,7 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDNSConfig", "v1.PodDNSConfig");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nameservers": if (x !== null) f0 = decode_anon139(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
@@ -6697,7 +6697,7 @@ function decode_io_orch_api_core_v1_PodDNSConfigOption(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDNSConfigOption", "v1.PodDNSConfigOption");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodDNSConfigOption"); break;
@@ -6715,7 +6715,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodIP", "v1.PodIP");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "PodIP"); break;
@@ -6740,7 +6740,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodList", "v1.PodList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
@@ -6763,7 +6763,7 @@ function decode_io_orch_api_core_v1_PodOS(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodOS", "v1.PodOS");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodOS"); break;
@@ -6780,7 +6780,7 @@ function decode_io_orch_api_core_v1_PodReadinessGate(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodReadinessGate", "v1.PodReadinessGate");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditionType": if (x !== null) f0 = string(x, p ? p + ".conditionType" : "conditionType", c, "PodReadinessGate"); break;
@@ -6797,7 +6797,7 @@ function decode_io_orch_api_core_v1_PodResourceClaim(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodResourceClaim", "v1.PodResourceClaim");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodResourceClaim"); break;
@@ -6818,7 +6818,7 @@ function decode_io_orch_api_core_v1_PodResourceClaimStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodResourceClaimStatus", "v1.PodResourceClaimStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodResourceClaimStatus"); break;
@@ -6837,7 +6837,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSchedulingGate", "v1.PodSchedulingGate");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodSchedulingGate"); break;
@@ -6870,7 +6870,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSecurityContext", "v1.PodSecurityContext");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
@@ -6924,7 +6924,7 @@ function decode_anon147(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6972,7 +6972,7 @@ function decode_anon153(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7012,7 +7012,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSpec", "v1.PodSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumes": if (x !== null) f0 = decode_anon145(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
@@ -7160,7 +7160,7 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodStatus", "v1.PodStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
@@ -7206,7 +7206,7 @@ function decode_io_orch_api_core_v1_PodTemplate(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplate", "v1.PodTemplate");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodTemplate"); break;
@@ -7238,7 +7238,7 @@ function decode_io_orch_api_core_v1_PodTemplateList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplateList", "v1.PodTemplateList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodTemplateList"); break;
@@ -7261,7 +7261,7 @@ function decode_io_orch_api_core_v1_PodTemplateSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplateSpec", "v1.PodTemplateSpec");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PodTemplateSpec"); break;
@@ -7281,7 +7281,7 @@ function decode_io_orch_api_core_v1_PortworxVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PortworxVolumeSource", "v1.PortworxVolumeSource");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "PortworxVolumeSource"); break;
@@ -7302,7 +7302,7 @@ function decode_io_orch_api_core_v1_PreferredSchedulingTerm(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PreferredSchedulingTerm", "v1.PreferredSchedulingTerm");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "weight": if (x !== null) f0 = int32(x, p ? p + ".weight" : "weight", c, "PreferredSchedulingTerm"); break;
@@ -7322,7 +7322,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Probe", "v1.Probe");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "exec": if (x !== null) f0 = decode_io_orch_api_core_v1_ExecAction(x, p ? p + ".exec" : "exec", c, "Probe"); break;
@@ -7364,7 +7364,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ProjectedVolumeSource", "v1.ProjectedVolumeSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "sources": if (x !== null) f0 = decode_anon166(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
@@ -7382,7 +7382,7 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QuobyteVolumeSource", "v1.QuobyteVolumeSource");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "registry": if (x !== null) f0 = string(x, p ? p + ".registry" : "registry", c, "QuobyteVolumeSource"); break;
@@ -7418,7 +7418,7 @@ function decode_io_orch_api_core_v1_RBDPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RBDPersistentVolumeSource", "v1.RBDPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon167(x, p ? p + ".monitors" : "monitors", c, "RBDPersistentVolumeSource"); break;
@@ -7460,7 +7460,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RBDVolumeSource", "v1.RBDVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon168(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
@@ -7494,7 +7494,7 @@ function decode_io_orch_api_core_v1_ReplicationController(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationController", "v1.ReplicationController");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicationController"); break;
@@ -7521,7 +7521,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerCondition(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerCondition", "v1.ReplicationControllerCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "ReplicationControllerCondition"); break;
@@ -7555,7 +7555,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerList", "v1.ReplicationControllerList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicationControllerList"); break;
@@ -7578,7 +7578,7 @@ function decode_anon170(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7586,7 +7586,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerSpec", "v1.ReplicationControllerSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicationControllerSpec"); break;
@@ -7617,7 +7617,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerStatus", "v1.ReplicationControllerStatus");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicationControllerStatus"); break;
@@ -7644,7 +7644,7 @@ function decode_io_orch_api_core_v1_ResourceClaim(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceClaim", "v1.ResourceClaim");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceClaim"); break;
@@ -7663,7 +7663,7 @@ function decode_io_orch_api_core_v1_ResourceFieldSelector(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceFieldSelector", "v1.ResourceFieldSelector");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "ResourceFieldSelector"); break;
@@ -7684,7 +7684,7 @@ function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceHealth", "v1.ResourceHealth");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "resourceID": if (x !== null) f0 = string(x, p ? p + ".resourceID" : "resourceID", c, "ResourceHealth"); break;
@@ -7703,7 +7703,7 @@ function decode_io_orch_api_core_v1_ResourceQuota(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuota", "v1.ResourceQuota");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ResourceQuota"); break;
@@ -7738,7 +7738,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuotaList", "v1.ResourceQuotaList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ResourceQuotaList"); break;
@@ -7761,7 +7761,7 @@ function decode_anon173(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7777,7 +7777,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuotaSpec", "v1.ResourceQuotaSpec");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "hard": if (x !== null) f0 = decode_anon173(x, p ? p + ".hard" : "hard", c, "ResourceQuotaSpec"); break;
@@ -7797,7 +7797,7 @@ function decode_anon175(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7805,7 +7805,7 @@ function decode_anon176(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7813,7 +7813,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuotaStatus", "v1.ResourceQuotaStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "hard": if (x !== null) f0 = decode_anon175(x, p ? p + ".hard" : "hard", c, "ResourceQuotaStatus"); break;
@@ -7831,7 +7831,7 @@ function decode_anon177(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7839,7 +7839,7 @@ function decode_anon178(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7855,7 +7855,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceRequirements", "v1.ResourceRequirements");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "limits": if (x !== null) f0 = decode_anon177(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
@@ -7883,7 +7883,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceStatus", "v1.ResourceStatus");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
@@ -7902,7 +7902,7 @@ function decode_io_orch_api_core_v1_SELinuxOptions(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SELinuxOptions", "v1.SELinuxOptions");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "user": if (x !== null) f0 = string(x, p ? p + ".user" : "user", c, "SELinuxOptions"); break;
@@ -7924,7 +7924,7 @@ function decode_io_orch_api_core_v1_ScaleIOPersistentVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleIOPersistentVolumeSource", "v1.ScaleIOPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "gateway": if (x !== null) f0 = string(x, p ? p + ".gateway" : "gateway", c, "ScaleIOPersistentVolumeSource"); break;
@@ -7962,7 +7962,7 @@ function decode_io_orch_api_core_v1_ScaleIOVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleIOVolumeSource", "v1.ScaleIOVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "gateway": if (x !== null) f0 = string(x, p ? p + ".gateway" : "gateway", c, "ScaleIOVolumeSource"); break;
@@ -8008,7 +8008,7 @@ function decode_io_orch_api_core_v1_ScopeSelector(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScopeSelector", "v1.ScopeSelector");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "matchExpressions": if (x !== null) f0 = decode_anon181(x, p ? p + ".matchExpressions" : "matchExpressions", c, "ScopeSelector"); break;
@@ -8032,7 +8032,7 @@ function decode_io_orch_api_core_v1_ScopedResourceSelectorRequirement(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScopedResourceSelectorRequirement", "v1.ScopedResourceSelectorRequirement");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "scopeName": if (x !== null) f0 = string(x, p ? p + ".scopeName" : "scopeName", c, "ScopedResourceSelectorRequirement"); break;
@@ -8054,7 +8054,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SeccompProfile", "v1.SeccompProfile");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "SeccompProfile"); break;
@@ -8073,7 +8073,7 @@ function decode_anon183(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8081,7 +8081,7 @@ function decode_anon184(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8089,7 +8089,7 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Secret", "v1.Secret");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
@@ -8119,7 +8119,7 @@ function decode_io_orch_api_core_v1_SecretEnvSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretEnvSource", "v1.SecretEnvSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretEnvSource"); break;
@@ -8138,7 +8138,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretKeySelector", "v1.SecretKeySelector");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretKeySelector"); break;
@@ -8168,7 +8168,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretList", "v1.SecretList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
@@ -8199,7 +8199,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretProjection", "v1.SecretProjection");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
@@ -8220,7 +8220,7 @@ function decode_io_orch_api_core_v1_SecretReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretReference", "v1.SecretReference");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretReference"); break;
@@ -8246,7 +8246,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretVolumeSource", "v1.SecretVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
@@ -8268,7 +8268,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecurityContext", "v1.SecurityContext");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "capabilities": if (x !== null) f0 = decode_io_orch_api_core_v1_Capabilities(x, p ? p + ".capabilities" : "capabilities", c, "SecurityContext"); break;
@@ -8322,7 +8322,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccount", "v1.ServiceAccount");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
@@ -8357,7 +8357,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountList", "v1.ServiceAccountList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
@@ -8380,7 +8380,7 @@ function decode_io_orch_api_core_v1_ServiceAccountTokenProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountTokenProjection", "v1.ServiceAccountTokenProjection");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "ServiceAccountTokenProjection"); break;
@@ -8401,7 +8401,7 @@ function decode_io_orch_api_core_v1_SleepAction(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SleepAction", "v1.SleepAction");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "seconds": if (x !== null) f0 = int64(x, p ? p + ".seconds" : "seconds", c, "SleepAction"); break;
@@ -8418,7 +8418,7 @@ function decode_io_orch_api_core_v1_StorageOSPersistentVolumeSource(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageOSPersistentVolumeSource", "v1.StorageOSPersistentVolumeSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeName": if (x !== null) f0 = string(x, p ? p + ".volumeName" : "volumeName", c, "StorageOSPersistentVolumeSource"); break;
@@ -8442,7 +8442,7 @@ function decode_io_orch_api_core_v1_StorageOSVolumeSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageOSVolumeSource", "v1.StorageOSVolumeSource");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumeName": if (x !== null) f0 = string(x, p ? p + ".volumeName" : "volumeName", c, "StorageOSVolumeSource"); break;
@@ -8466,7 +8466,7 @@ function decode_io_orch_api_core_v1_Sysctl(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Sysctl", "v1.Sysctl");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Sysctl"); break;
@@ -8486,7 +8486,7 @@ function decode_io_orch_api_core_v1_TCPSocketAction(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TCPSocketAction", "v1.TCPSocketAction");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "port": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "TCPSocketAction"); break;
@@ -8504,7 +8504,7 @@ function decode_io_orch_api_core_v1_Taint(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Taint", "v1.Taint");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "Taint"); break;
@@ -8528,7 +8528,7 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Toleration", "v1.Toleration");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "Toleration"); break;
@@ -8560,7 +8560,7 @@ function decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorLabelRequirement", "v1.TopologySelectorLabelRequirement");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement"); break;
@@ -8587,7 +8587,7 @@ function decode_io_orch_api_core_v1_TopologySelectorTerm(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorTerm", "v1.TopologySelectorTerm");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "matchLabelExpressions": if (x !== null) f0 = decode_anon192(x, p ? p + ".matchLabelExpressions" : "matchLabelExpressions", c, "TopologySelectorTerm"); break;
@@ -8611,7 +8611,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySpreadConstraint", "v1.TopologySpreadConstraint");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "maxSkew": if (x !== null) f0 = int32(x, p ? p + ".maxSkew" : "maxSkew", c, "TopologySpreadConstraint"); break;
@@ -8644,7 +8644,7 @@ function decode_io_orch_api_core_v1_TypedLocalObjectReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TypedLocalObjectReference", "v1.TypedLocalObjectReference");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "TypedLocalObjectReference"); break;
@@ -8666,7 +8666,7 @@ function decode_io_orch_api_core_v1_TypedObjectReference(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TypedObjectReference", "v1.TypedObjectReference");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "TypedObjectReference"); break;
@@ -8690,7 +8690,7 @@ function decode_io_orch_api_core_v1_Volume(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Volume", "v1.Volume");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Volume"); break;
@@ -8767,7 +8767,7 @@ function decode_io_orch_api_core_v1_VolumeDevice(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeDevice", "v1.VolumeDevice");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeDevice"); break;
@@ -8787,7 +8787,7 @@ function decode_io_orch_api_core_v1_VolumeMount(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeMount", "v1.VolumeMount");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeMount"); break;
@@ -8817,7 +8817,7 @@ function decode_io_orch_api_core_v1_VolumeMountStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeMountStatus", "v1.VolumeMountStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeMountStatus"); break;
@@ -8841,7 +8841,7 @@ function decode_io_orch_api_core_v1_VolumeNodeAffinity(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeAffinity", "v1.VolumeNodeAffinity");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "required": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".required" : "required", c, "VolumeNodeAffinity"); break;
@@ -8857,7 +8857,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeProjection", "v1.VolumeProjection");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "secret": if (x !== null) f0 = decode_io_orch_api_core_v1_SecretProjection(x, p ? p + ".secret" : "secret", c, "VolumeProjection"); break;
@@ -8881,7 +8881,7 @@ function decode_anon194(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8889,7 +8889,7 @@ function decode_anon195(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8897,7 +8897,7 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeResourceRequirements", "v1.VolumeResourceRequirements");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "limits": if (x !== null) f0 = decode_anon194(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
@@ -8915,7 +8915,7 @@ function decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VsphereVirtualDiskVolumeSource", "v1.VsphereVirtualDiskVolumeSource");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "volumePath": if (x !== null) f0 = string(x, p ? p + ".volumePath" : "volumePath", c, "VsphereVirtualDiskVolumeSource"); break;
@@ -8938,7 +8938,7 @@ function decode_io_orch_api_core_v1_WeightedPodAffinityTerm(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WeightedPodAffinityTerm", "v1.WeightedPodAffinityTerm");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "weight": if (x !== null) f0 = int32(x, p ? p + ".weight" : "weight", c, "WeightedPodAffinityTerm"); break;
@@ -8958,7 +8958,7 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WindowsSecurityContextOptions", "v1.WindowsSecurityContextOptions");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "gmsaCredentialSpecName": if (x !== null) f0 = string(x, p ? p + ".gmsaCredentialSpecName" : "gmsaCredentialSpecName", c, "WindowsSecurityContextOptions"); break;
@@ -8988,7 +8988,7 @@ function decode_anon197(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8996,7 +8996,7 @@ function decode_io_orch_api_discovery_v1_Endpoint(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Endpoint", "v1.Endpoint");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "addresses": if (x !== null) f0 = decode_anon196(x, p ? p + ".addresses" : "addresses", c, "Endpoint"); break;
@@ -9027,7 +9027,7 @@ function decode_io_orch_api_discovery_v1_EndpointConditions(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointConditions", "v1.EndpointConditions");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ready": if (x !== null) f0 = boolean(x, p ? p + ".ready" : "ready", c, "EndpointConditions"); break;
@@ -9055,7 +9055,7 @@ function decode_io_orch_api_discovery_v1_EndpointHints(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointHints", "v1.EndpointHints");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "forZones": if (x !== null) f0 = decode_anon198(x, p ? p + ".forZones" : "forZones", c, "EndpointHints"); break;
@@ -9071,7 +9071,7 @@ function decode_io_orch_api_discovery_v1_EndpointPort(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointPort", "v1.EndpointPort");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EndpointPort"); break;
@@ -9111,7 +9111,7 @@ function decode_io_orch_api_discovery_v1_EndpointSlice(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSlice", "v1.EndpointSlice");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSlice"); break;
@@ -9147,7 +9147,7 @@ function decode_io_orch_api_discovery_v1_EndpointSliceList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSliceList", "v1.EndpointSliceList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSliceList"); break;
@@ -9170,7 +9170,7 @@ function decode_io_orch_api_discovery_v1_ForZone(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ForZone", "v1.ForZone");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ForZone"); break;
@@ -9187,7 +9187,7 @@ function decode_io_orch_api_events_v1_Event(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Event"); break;
@@ -9246,7 +9246,7 @@ function decode_io_orch_api_events_v1_EventList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
@@ -9269,7 +9269,7 @@ function decode_io_orch_api_events_v1_EventSeries(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "EventSeries"); break;
@@ -9288,7 +9288,7 @@ function decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(v, p
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1.ExemptPriorityLevelConfiguration");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
@@ -9306,7 +9306,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1.FlowDistinguisherMethod");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
@@ -9323,7 +9323,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchema(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1.FlowSchema");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
@@ -9350,7 +9350,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1.FlowSchemaCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
@@ -9382,7 +9382,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1.FlowSchemaList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
@@ -9413,7 +9413,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1.FlowSchemaSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
@@ -9445,7 +9445,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1.FlowSchemaStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon205(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
@@ -9461,7 +9461,7 @@ function decode_io_orch_api_flowcontrol_v1_GroupSubject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1.GroupSubject");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
@@ -9478,7 +9478,7 @@ function decode_io_orch_api_flowcontrol_v1_LimitResponse(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1.LimitResponse");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
@@ -9497,7 +9497,7 @@ function decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(v, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1.LimitedPriorityLevelConfiguration");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
@@ -9536,7 +9536,7 @@ function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1.NonResourcePolicyRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon206(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
@@ -9578,7 +9578,7 @@ function decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1.PolicyRulesWithSubjects");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "subjects": if (x !== null) f0 = decode_anon208(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
@@ -9598,7 +9598,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1.PriorityLevelConfiguration");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
@@ -9625,7 +9625,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1.PriorityLevelConfigurationCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
@@ -9657,7 +9657,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList(v, p, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1.PriorityLevelConfigurationList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
@@ -9680,7 +9680,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(v
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1.PriorityLevelConfigurationReference");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
@@ -9697,7 +9697,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(v, p, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1.PriorityLevelConfigurationSpec");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
@@ -9726,7 +9726,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(v, p
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1.PriorityLevelConfigurationStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon212(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
@@ -9742,7 +9742,7 @@ function decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1.QueuingConfiguration");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
@@ -9797,7 +9797,7 @@ function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1.ResourcePolicyRule");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon213(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
@@ -9821,7 +9821,7 @@ function decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1.ServiceAccountSubject");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
@@ -9841,7 +9841,7 @@ function decode_io_orch_api_flowcontrol_v1_Subject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1.Subject");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
@@ -9864,7 +9864,7 @@ function decode_io_orch_api_flowcontrol_v1_UserSubject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1.UserSubject");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
@@ -9881,7 +9881,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1beta3.ExemptPriorityLevelConfiguration");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
@@ -9899,7 +9899,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(v, p, c,
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1beta3.FlowDistinguisherMethod");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
@@ -9916,7 +9916,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchema(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1beta3.FlowSchema");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
@@ -9943,7 +9943,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1beta3.FlowSchemaCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
@@ -9975,7 +9975,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1beta3.FlowSchemaList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
@@ -10006,7 +10006,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1beta3.FlowSchemaSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
@@ -10038,7 +10038,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1beta3.FlowSchemaStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon219(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
@@ -10054,7 +10054,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_GroupSubject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1beta3.GroupSubject");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
@@ -10071,7 +10071,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_LimitResponse(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1beta3.LimitResponse");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
@@ -10090,7 +10090,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguratio
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1beta3.LimitedPriorityLevelConfiguration");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
@@ -10130,7 +10130,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1beta3.NonResourcePolicyRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon220(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
@@ -10172,7 +10172,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v, p, c,
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1beta3.PolicyRulesWithSubjects");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "subjects": if (x !== null) f0 = decode_anon222(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
@@ -10192,7 +10192,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration(v, p,
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1beta3.PriorityLevelConfiguration");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
@@ -10219,7 +10219,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondit
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1beta3.PriorityLevelConfigurationCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
@@ -10251,7 +10251,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList(v
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1beta3.PriorityLevelConfigurationList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
@@ -10274,7 +10274,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationRefere
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1beta3.PriorityLevelConfigurationReference");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
@@ -10291,7 +10291,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(v
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1beta3.PriorityLevelConfigurationSpec");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
@@ -10320,7 +10320,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1beta3.PriorityLevelConfigurationStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon226(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
@@ -10336,7 +10336,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1beta3.QueuingConfiguration");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
@@ -10391,7 +10391,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1beta3.ResourcePolicyRule");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon227(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
@@ -10415,7 +10415,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject(v, p, c, s
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1beta3.ServiceAccountSubject");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
@@ -10435,7 +10435,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_Subject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1beta3.Subject");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
@@ -10458,7 +10458,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_UserSubject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1beta3.UserSubject");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
@@ -10475,7 +10475,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressPath(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressPath", "v1.HTTPIngressPath");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPIngressPath"); break;
@@ -10504,7 +10504,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressRuleValue(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressRuleValue", "v1.HTTPIngressRuleValue");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "paths": if (x !== null) f0 = decode_anon231(x, p ? p + ".paths" : "paths", c, "HTTPIngressRuleValue"); break;
@@ -10528,7 +10528,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IPBlock", "v1.IPBlock");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
@@ -10547,7 +10547,7 @@ function decode_io_orch_api_networking_v1_Ingress(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Ingress", "v1.Ingress");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Ingress"); break;
@@ -10574,7 +10574,7 @@ function decode_io_orch_api_networking_v1_IngressBackend(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressBackend", "v1.IngressBackend");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "resource": if (x !== null) f0 = decode_io_orch_api_core_v1_TypedLocalObjectReference(x, p ? p + ".resource" : "resource", c, "IngressBackend"); break;
@@ -10592,7 +10592,7 @@ function decode_io_orch_api_networking_v1_IngressClass(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClass", "v1.IngressClass");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClass"); break;
@@ -10624,7 +10624,7 @@ function decode_io_orch_api_networking_v1_IngressClassList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassList", "v1.IngressClassList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClassList"); break;
@@ -10647,7 +10647,7 @@ function decode_io_orch_api_networking_v1_IngressClassParametersReference(v, p, 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassParametersReference", "v1.IngressClassParametersReference");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "IngressClassParametersReference"); break;
@@ -10674,7 +10674,7 @@ function decode_io_orch_api_networking_v1_IngressClassSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassSpec", "v1.IngressClassSpec");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "controller": if (x !== null) f0 = string(x, p ? p + ".controller" : "controller", c, "IngressClassSpec"); break;
@@ -10700,7 +10700,7 @@ function decode_io_orch_api_networking_v1_IngressList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressList", "v1.IngressList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressList"); break;
@@ -10731,7 +10731,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerIngress", "v1.IngressLoadBalancerIngress");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "IngressLoadBalancerIngress"); break;
@@ -10759,7 +10759,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerStatus", "v1.IngressLoadBalancerStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ingress": if (x !== null) f0 = decode_anon236(x, p ? p + ".ingress" : "ingress", c, "IngressLoadBalancerStatus"); break;
@@ -10775,7 +10775,7 @@ function decode_io_orch_api_networking_v1_IngressPortStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressPortStatus", "v1.IngressPortStatus");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "IngressPortStatus"); break;
@@ -10797,7 +10797,7 @@ function decode_io_orch_api_networking_v1_IngressRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressRule", "v1.IngressRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "host": if (x !== null) f0 = string(x, p ? p + ".host" : "host", c, "IngressRule"); break;
@@ -10815,7 +10815,7 @@ function decode_io_orch_api_networking_v1_IngressServiceBackend(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressServiceBackend", "v1.IngressServiceBackend");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "IngressServiceBackend"); break;
@@ -10851,7 +10851,7 @@ function decode_io_orch_api_networking_v1_IngressSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressSpec", "v1.IngressSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "defaultBackend": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".defaultBackend" : "defaultBackend", c, "IngressSpec"); break;
@@ -10873,7 +10873,7 @@ function decode_io_orch_api_networking_v1_IngressStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressStatus", "v1.IngressStatus");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "loadBalancer": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(x, p ? p + ".loadBalancer" : "loadBalancer", c, "IngressStatus"); break;
@@ -10898,7 +10898,7 @@ function decode_io_orch_api_networking_v1_IngressTLS(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressTLS", "v1.IngressTLS");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "hosts": if (x !== null) f0 = decode_anon239(x, p ? p + ".hosts" : "hosts", c, "IngressTLS"); break;
@@ -10916,7 +10916,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicy", "v1.NetworkPolicy");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicy"); break;
@@ -10956,7 +10956,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyEgressRule", "v1.NetworkPolicyEgressRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ports": if (x !== null) f0 = decode_anon240(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
@@ -10990,7 +10990,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyIngressRule", "v1.NetworkPolicyIngressRule");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "ports": if (x !== null) f0 = decode_anon242(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
@@ -11016,7 +11016,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyList", "v1.NetworkPolicyList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
@@ -11039,7 +11039,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPeer(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyPeer", "v1.NetworkPolicyPeer");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicyPeer"); break;
@@ -11059,7 +11059,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyPort", "v1.NetworkPolicyPort");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "protocol": if (x !== null) f0 = string(x, p ? p + ".protocol" : "protocol", c, "NetworkPolicyPort"); break;
@@ -11104,7 +11104,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicySpec", "v1.NetworkPolicySpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
@@ -11127,7 +11127,7 @@ function decode_io_orch_api_networking_v1_ServiceBackendPort(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceBackendPort", "v1.ServiceBackendPort");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ServiceBackendPort"); break;
@@ -11145,7 +11145,7 @@ function decode_anon248(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -11153,7 +11153,7 @@ function decode_io_orch_api_node_v1_Overhead(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Overhead", "v1.Overhead");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "podFixed": if (x !== null) f0 = decode_anon248(x, p ? p + ".podFixed" : "podFixed", c, "Overhead"); break;
@@ -11169,7 +11169,7 @@ function decode_io_orch_api_node_v1_RuntimeClass(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClass", "v1.RuntimeClass");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClass"); break;
@@ -11205,7 +11205,7 @@ function decode_io_orch_api_node_v1_RuntimeClassList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClassList", "v1.RuntimeClassList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClassList"); break;
@@ -11228,7 +11228,7 @@ function decode_anon250(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -11244,7 +11244,7 @@ function decode_io_orch_api_node_v1_Scheduling(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scheduling", "v1.Scheduling");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "nodeSelector": if (x !== null) f0 = decode_anon250(x, p ? p + ".nodeSelector" : "nodeSelector", c, "Scheduling"); break;
@@ -11262,7 +11262,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudget(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudget", "v1.PodDisruptionBudget");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudget"); break;
@@ -11297,7 +11297,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetList", "v1.PodDisruptionBudgetList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudgetList"); break;
@@ -11320,7 +11320,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetSpec", "v1.PodDisruptionBudgetSpec");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "minAvailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".minAvailable" : "minAvailable", c, "PodDisruptionBudgetSpec"); break;
@@ -11342,7 +11342,7 @@ function decode_anon253(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.Time");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -11358,7 +11358,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetStatus", "v1.PodDisruptionBudgetStatus");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "PodDisruptionBudgetStatus"); break;
@@ -11398,7 +11398,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AggregationRule", "v1.AggregationRule");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "clusterRoleSelectors": if (x !== null) f0 = decode_anon255(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
@@ -11422,7 +11422,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRole", "v1.ClusterRole");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
@@ -11455,7 +11455,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRoleBinding", "v1.ClusterRoleBinding");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
@@ -11489,7 +11489,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRoleBindingList", "v1.ClusterRoleBindingList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
@@ -11520,7 +11520,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRoleList", "v1.ClusterRoleList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
@@ -11583,7 +11583,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRule", "v1.PolicyRule");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon260(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
@@ -11615,7 +11615,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Role", "v1.Role");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
@@ -11646,7 +11646,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleBinding", "v1.RoleBinding");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
@@ -11680,7 +11680,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleBindingList", "v1.RoleBindingList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
@@ -11711,7 +11711,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleList", "v1.RoleList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
@@ -11734,7 +11734,7 @@ function decode_io_orch_api_rbac_v1_RoleRef(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleRef", "v1.RoleRef");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "RoleRef"); break;
@@ -11757,7 +11757,7 @@ function decode_io_orch_api_rbac_v1_Subject(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1.Subject");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
@@ -11781,7 +11781,7 @@ function decode_io_orch_api_storage_v1_CSIDriver(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriver", "v1.CSIDriver");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriver"); break;
@@ -11813,7 +11813,7 @@ function decode_io_orch_api_storage_v1_CSIDriverList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverList", "v1.CSIDriverList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriverList"); break;
@@ -11852,7 +11852,7 @@ function decode_io_orch_api_storage_v1_CSIDriverSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverSpec", "v1.CSIDriverSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "attachRequired": if (x !== null) f0 = boolean(x, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec"); break;
@@ -11888,7 +11888,7 @@ function decode_io_orch_api_storage_v1_CSINode(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINode", "v1.CSINode");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINode"); break;
@@ -11920,7 +11920,7 @@ function decode_io_orch_api_storage_v1_CSINodeDriver(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeDriver", "v1.CSINodeDriver");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CSINodeDriver"); break;
@@ -11952,7 +11952,7 @@ function decode_io_orch_api_storage_v1_CSINodeList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeList", "v1.CSINodeList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINodeList"); break;
@@ -11983,7 +11983,7 @@ function decode_io_orch_api_storage_v1_CSINodeSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeSpec", "v1.CSINodeSpec");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "drivers": if (x !== null) f0 = decode_anon274(x, p ? p + ".drivers" : "drivers", c, "CSINodeSpec"); break;
@@ -11999,7 +11999,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacity(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacity", "v1.CSIStorageCapacity");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacity"); break;
@@ -12037,7 +12037,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacityList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacityList", "v1.CSIStorageCapacityList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacityList"); break;
@@ -12060,7 +12060,7 @@ function decode_anon276(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12084,7 +12084,7 @@ function decode_io_orch_api_storage_v1_StorageClass(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClass", "v1.StorageClass");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClass"); break;
@@ -12130,7 +12130,7 @@ function decode_io_orch_api_storage_v1_StorageClassList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClassList", "v1.StorageClassList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClassList"); break;
@@ -12153,7 +12153,7 @@ function decode_io_orch_api_storage_v1_TokenRequest(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "TokenRequest"); break;
@@ -12172,7 +12172,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachment(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachment", "v1.VolumeAttachment");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachment"); break;
@@ -12207,7 +12207,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentList(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentList", "v1.VolumeAttachmentList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachmentList"); break;
@@ -12230,7 +12230,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentSource(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSource", "v1.VolumeAttachmentSource");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "persistentVolumeName": if (x !== null) f0 = string(x, p ? p + ".persistentVolumeName" : "persistentVolumeName", c, "VolumeAttachmentSource"); break;
@@ -12248,7 +12248,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentSpec(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSpec", "v1.VolumeAttachmentSpec");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "attacher": if (x !== null) f0 = string(x, p ? p + ".attacher" : "attacher", c, "VolumeAttachmentSpec"); break;
@@ -12271,7 +12271,7 @@ function decode_anon281(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12279,7 +12279,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentStatus(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentStatus", "v1.VolumeAttachmentStatus");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "attached": if (x !== null) f0 = boolean(x, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus"); break;
@@ -12302,7 +12302,7 @@ function decode_io_orch_api_storage_v1_VolumeError(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeError", "v1.VolumeError");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "time": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".time" : "time", c, "VolumeError"); break;
@@ -12320,7 +12320,7 @@ function decode_io_orch_api_storage_v1_VolumeNodeResources(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeResources", "v1.VolumeNodeResources");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "VolumeNodeResources"); break;
@@ -12336,7 +12336,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceColumnDefinition", "v1.CustomResourceColumnDefinition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CustomResourceColumnDefinition"); break;
@@ -12365,7 +12365,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceConversion", "v1.CustomResourceConversion");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "strategy": if (x !== null) f0 = string(x, p ? p + ".strategy" : "strategy", c, "CustomResourceConversion"); break;
@@ -12384,7 +12384,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinition", "v1.CustomResourceDefinition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinition"); break;
@@ -12411,7 +12411,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionCondition", "v1.CustomResourceDefinitionCondition");
   let f0, f1, f2, f3, f4;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "CustomResourceDefinitionCondition"); break;
@@ -12445,7 +12445,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionList", "v1.CustomResourceDefinitionList");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
@@ -12484,7 +12484,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionNames", "v1.CustomResourceDefinitionNames");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
@@ -12520,7 +12520,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionSpec", "v1.CustomResourceDefinitionSpec");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
@@ -12565,7 +12565,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionStatus", "v1.CustomResourceDefinitionStatus");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon286(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
@@ -12602,7 +12602,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionVersion", "v1.CustomResourceDefinitionVersion");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CustomResourceDefinitionVersion"); break;
@@ -12637,7 +12637,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceSubresourceScale", "v1.CustomResourceSubresourceScale");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "specReplicasPath": if (x !== null) f0 = string(x, p ? p + ".specReplicasPath" : "specReplicasPath", c, "CustomResourceSubresourceScale"); break;
@@ -12663,7 +12663,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceSubresources", "v1.CustomResourceSubresources");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "status": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus(x, p ? p + ".status" : "status", c, "CustomResourceSubresources"); break;
@@ -12681,7 +12681,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceValidation", "v1.CustomResourceValidation");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "openAPIV3Schema": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".openAPIV3Schema" : "openAPIV3Schema", c, "CustomResourceValidation"); break;
@@ -12697,7 +12697,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Extern
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalDocumentation", "v1.ExternalDocumentation");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "description": if (x !== null) f0 = string(x, p ? p + ".description" : "description", c, "ExternalDocumentation"); break;
@@ -12759,7 +12759,7 @@ function decode_anon295(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12767,7 +12767,7 @@ function decode_anon296(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12775,7 +12775,7 @@ function decode_anon297(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12783,7 +12783,7 @@ function decode_anon298(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12807,7 +12807,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JSONSchemaProps", "v1.JSONSchemaProps");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f40, f41, f42, f43;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "id": if (x !== null) f0 = string(x, p ? p + ".id" : "id", c, "JSONSchemaProps"); break;
@@ -12921,7 +12921,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Select
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelectableField", "v1.SelectableField");
   let f0;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "jsonPath": if (x !== null) f0 = string(x, p ? p + ".jsonPath" : "jsonPath", c, "SelectableField"); break;
@@ -12938,7 +12938,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Servic
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceReference", "v1.ServiceReference");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceReference"); break;
@@ -12962,7 +12962,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Valida
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ValidationRule", "v1.ValidationRule");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "rule": if (x !== null) f0 = string(x, p ? p + ".rule" : "rule", c, "ValidationRule"); break;
@@ -12989,7 +12989,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WebhookClientConfig", "v1.WebhookClientConfig");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "service": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ServiceReference(x, p ? p + ".service" : "service", c, "WebhookClientConfig"); break;
@@ -13017,7 +13017,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WebhookConversion", "v1.WebhookConversion");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
@@ -13039,7 +13039,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Condition", "v1.Condition");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "Condition"); break;
@@ -13077,7 +13077,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeleteOptions", "v1.DeleteOptions");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DeleteOptions"); break;
@@ -13113,7 +13113,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FieldSelectorRequirement", "v1.FieldSelectorRequirement");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
@@ -13139,7 +13139,7 @@ function decode_anon304(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -13155,7 +13155,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelector", "v1.LabelSelector");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "matchLabels": if (x !== null) f0 = decode_anon304(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
@@ -13181,7 +13181,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelectorRequirement", "v1.LabelSelectorRequirement");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
@@ -13203,7 +13203,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ListMeta", "v1.ListMeta");
   let f0, f1, f2, f3;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "selfLink": if (x !== null) f0 = string(x, p ? p + ".selfLink" : "selfLink", c, "ListMeta"); break;
@@ -13225,7 +13225,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ManagedFieldsEntry(v, p, c
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ManagedFieldsEntry", "v1.ManagedFieldsEntry");
   let f0, f1, f2, f3, f4, f5, f6;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ManagedFieldsEntry"); break;
@@ -13257,7 +13257,7 @@ function decode_anon307(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -13265,7 +13265,7 @@ function decode_anon308(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k of Object.keys(v)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -13297,7 +13297,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMeta", "v1.ObjectMeta");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ObjectMeta"); break;
@@ -13341,7 +13341,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_OwnerReference(v, p, c, st
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "OwnerReference", "v1.OwnerReference");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "OwnerReference"); break;
@@ -13375,7 +13375,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Preconditions", "v1.Preconditions");
   let f0, f1;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "uid": if (x !== null) f0 = string(x, p ? p + ".uid" : "uid", c, "Preconditions"); break;
@@ -13393,7 +13393,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Status(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Status", "v1.Status");
   let f0, f1, f2, f3, f4, f5, f6, f7;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Status"); break;
@@ -13424,7 +13424,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatusCause", "v1.StatusCause");
   let f0, f1, f2;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "reason": if (x !== null) f0 = string(x, p ? p + ".reason" : "reason", c, "StatusCause"); break;
@@ -13452,7 +13452,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
   if (v === null) v = {};
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatusDetails", "v1.StatusDetails");
   let f0, f1, f2, f3, f4, f5;
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;

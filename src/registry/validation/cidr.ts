@@ -18,100 +18,122 @@ export interface ParsedCIDR {
 
 const BIG = 0xffffff;
 
-/** Decimal prefix of s: [value, chars consumed, ok] (Go `dtoi`, leading zeros allowed). */
-function dtoi(s: string): [number, number, boolean] {
+/*
+ * The scanners work on index ranges of the caller's string and return the end
+ * of what they read, leaving the number in `scanned`: NetworkPolicy validation
+ * parses every ipBlock of every write, and slices and result tuples were most
+ * of what it allocated (issue 10, create path).
+ */
+let scanned = 0;
+
+/** Go `dtoi` over s[from, to): the end of the decimal digits read (from when none), -1 on overflow. */
+function decimalEnd(s: string, from: number, to: number): number {
   let n = 0;
-  let i = 0;
-  for (; i < s.length && s[i] >= '0' && s[i] <= '9'; i++) {
-    n = n * 10 + (s.charCodeAt(i) - 48);
-    if (n >= BIG) return [BIG, i, false];
+  let i = from;
+  for (; i < to; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) break;
+    n = n * 10 + d;
+    if (n >= BIG) return -1;
   }
-  return i === 0 ? [0, 0, false] : [n, i, true];
+  scanned = n;
+  return i;
 }
 
-/** Hex prefix of s (Go `xtoi`). */
-function xtoi(s: string): [number, number, boolean] {
+/** Go `xtoi` over s[from, to): the end of the hex digits read (from when none), -1 on overflow. */
+function hexEnd(s: string, from: number, to: number): number {
   let n = 0;
-  let i = 0;
-  for (; i < s.length; i++) {
-    const d = parseInt(s[i], 16);
-    if (Number.isNaN(d)) break;
+  let i = from;
+  for (; i < to; i++) {
+    const c = s.charCodeAt(i);
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (d < 0) break;
     n = n * 16 + d;
-    if (n >= BIG) return [0, i, false];
+    if (n >= BIG) return -1;
   }
-  return i === 0 ? [0, i, false] : [n, i, true];
+  scanned = n;
+  return i;
+}
+
+/** Dotted-quad IPv4 in s[from, to) into out[at..at+4), leading zeros accepted (forked Go `parseIPv4`). */
+function readIPv4(s: string, from: number, to: number, out: Uint8Array, at: number): boolean {
+  let i = from;
+  for (let part = 0; part < 4; part++) {
+    if (i >= to) return false;
+    if (part > 0) {
+      if (s.charCodeAt(i) !== 0x2e) return false;
+      i++;
+    }
+    const end = decimalEnd(s, i, to);
+    if (end <= i || scanned > 0xff) return false;
+    out[at + part] = scanned;
+    i = end;
+  }
+  return i === to;
+}
+
+/** RFC 4291 IPv6 in s[from, to), with optional trailing IPv4, into out (Go `parseIPv6`). */
+function readIPv6(s: string, from: number, to: number, out: Uint8Array): boolean {
+  let ellipsis = -1;
+  let i = from;
+  if (to - i >= 2 && s.charCodeAt(i) === 0x3a && s.charCodeAt(i + 1) === 0x3a) {
+    ellipsis = 0;
+    i += 2;
+    if (i === to) return true;
+  }
+  let b = 0;
+  while (b < 16) {
+    const end = hexEnd(s, i, to);
+    if (end <= i || scanned > 0xffff) return false;
+    if (end < to && s.charCodeAt(end) === 0x2e) {
+      if ((ellipsis < 0 && b !== 12) || b + 4 > 16) return false;
+      if (!readIPv4(s, i, to, out, b)) return false;
+      i = to;
+      b += 4;
+      break;
+    }
+    out[b] = scanned >> 8;
+    out[b + 1] = scanned & 0xff;
+    b += 2;
+    i = end;
+    if (i === to) break;
+    if (s.charCodeAt(i) !== 0x3a || i + 1 === to) return false;
+    i++;
+    if (s.charCodeAt(i) === 0x3a) {
+      if (ellipsis >= 0) return false;
+      ellipsis = b;
+      i++;
+      if (i === to) break;
+    }
+  }
+  if (i !== to) return false;
+  if (b < 16) {
+    if (ellipsis < 0) return false;
+    const n = 16 - b;
+    for (let j = b - 1; j >= ellipsis; j--) out[j + n] = out[j];
+    for (let j = ellipsis + n - 1; j >= ellipsis; j--) out[j] = 0;
+  } else if (ellipsis >= 0) {
+    return false;
+  }
+  return true;
 }
 
 /** Dotted-quad IPv4, leading zeros accepted (forked Go `parseIPv4`). */
 export function parseIPv4Sloppy(s: string): Uint8Array | null {
-  const p = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    if (s.length === 0) return null;
-    if (i > 0) {
-      if (s[0] !== '.') return null;
-      s = s.slice(1);
-    }
-    const [n, c, ok] = dtoi(s);
-    if (!ok || n > 0xff) return null;
-    s = s.slice(c);
-    p[i] = n;
-  }
-  return s.length === 0 ? p : null;
+  const ip = new Uint8Array(4);
+  return readIPv4(s, 0, s.length, ip, 0) ? ip : null;
 }
 
 /** RFC 4291 IPv6 text, with optional trailing IPv4 (Go `parseIPv6`). */
 export function parseIPv6Sloppy(s: string): Uint8Array | null {
   const ip = new Uint8Array(16);
-  let ellipsis = -1;
-  if (s.length >= 2 && s[0] === ':' && s[1] === ':') {
-    ellipsis = 0;
-    s = s.slice(2);
-    if (s.length === 0) return ip;
-  }
-  let i = 0;
-  while (i < 16) {
-    const [n, c, ok] = xtoi(s);
-    if (!ok || n > 0xffff) return null;
-    if (c < s.length && s[c] === '.') {
-      if (ellipsis < 0 && i !== 12) return null;
-      if (i + 4 > 16) return null;
-      const ip4 = parseIPv4Sloppy(s);
-      if (!ip4) return null;
-      ip.set(ip4, i);
-      s = '';
-      i += 4;
-      break;
-    }
-    ip[i] = n >> 8;
-    ip[i + 1] = n & 0xff;
-    i += 2;
-    s = s.slice(c);
-    if (s.length === 0) break;
-    if (s[0] !== ':' || s.length === 1) return null;
-    s = s.slice(1);
-    if (s[0] === ':') {
-      if (ellipsis >= 0) return null;
-      ellipsis = i;
-      s = s.slice(1);
-      if (s.length === 0) break;
-    }
-  }
-  if (s.length !== 0) return null;
-  if (i < 16) {
-    if (ellipsis < 0) return null;
-    const n = 16 - i;
-    for (let j = i - 1; j >= ellipsis; j--) ip[j + n] = ip[j];
-    for (let j = ellipsis + n - 1; j >= ellipsis; j--) ip[j] = 0;
-  } else if (ellipsis >= 0) {
-    return null;
-  }
-  return ip;
+  return readIPv6(s, 0, s.length, ip) ? ip : null;
 }
 
-function maskBytes(prefix: number, bits: number): Uint8Array {
-  const m = new Uint8Array(bits / 8);
-  for (let b = 0; b < prefix; b++) m[b >> 3] |= 0x80 >> (b & 7);
-  return m;
+/** Byte `index` of a `prefix`-bit mask. */
+function maskByte(prefix: number, index: number): number {
+  const bits = prefix - index * 8;
+  return bits >= 8 ? 0xff : bits <= 0 ? 0 : (0xff00 >> bits) & 0xff;
 }
 
 /**
@@ -121,40 +143,50 @@ function maskBytes(prefix: number, bits: number): Uint8Array {
 export function parseCIDR(s: string): ParsedCIDR | null {
   const slash = s.indexOf('/');
   if (slash < 0) return null;
-  const addr = s.slice(0, slash);
-  const mask = s.slice(slash + 1);
   let family: 4 | 6 = 4;
-  let ip = parseIPv4Sloppy(addr);
-  if (!ip) {
+  let ip = new Uint8Array(4);
+  if (!readIPv4(s, 0, slash, ip, 0)) {
     family = 6;
-    ip = parseIPv6Sloppy(addr);
+    ip = new Uint8Array(16);
+    if (!readIPv6(s, 0, slash, ip)) return null;
   }
-  const bits = family === 4 ? 32 : 128;
-  const [n, used, ok] = dtoi(mask);
-  if (!ip || !ok || used !== mask.length || n < 0 || n > bits) return null;
-  const m = maskBytes(n, bits);
-  const network = ip.map((b, k) => b & m[k]);
-  return { ip, prefix: n, family, network };
+  const end = decimalEnd(s, slash + 1, s.length);
+  if (end <= slash + 1 || end !== s.length || scanned > ip.length * 8) return null;
+  const prefix = scanned;
+  const network = new Uint8Array(ip.length);
+  for (let k = 0; k < ip.length; k++) network[k] = ip[k] & maskByte(prefix, k);
+  return { ip, prefix, family, network };
 }
 
-const V4_IN_V6 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+/** Where an IPv4 address starts in ip: 0 for 4 bytes, 12 for IPv4-mapped IPv6 (Go `IP.To4()`), -1 otherwise. */
+function v4Offset(ip: Uint8Array): number {
+  if (ip.length === 4) return 0;
+  if (ip.length !== 16) return -1;
+  for (let k = 0; k < 10; k++) if (ip[k] !== 0) return -1;
+  return ip[10] === 0xff && ip[11] === 0xff ? 12 : -1;
+}
 
 /** Go `IP.To4()`: 4-byte form of an IPv4 or IPv4-mapped IPv6 address, else null. */
 export function to4(ip: Uint8Array): Uint8Array | null {
-  if (ip.length === 4) return ip;
-  if (ip.length === 16 && V4_IN_V6.every((b, k) => ip[k] === b)) return ip.slice(12);
-  return null;
+  const at = v4Offset(ip);
+  return at < 0 ? null : at === 0 ? ip : ip.slice(12);
 }
 
 /** Go `IPNet.Contains(ip)`, including its IPv4-mapped-IPv6 handling. */
 export function cidrContains(net: ParsedCIDR, addr: Uint8Array): boolean {
-  let nn = to4(net.network) ?? net.network;
-  let m = maskBytes(net.prefix, net.family === 4 ? 32 : 128);
-  if (nn.length === 4 && m.length === 16) m = m.slice(12);
-  if (nn.length === 16 && m.length === 4) return false;
-  const ip = to4(addr) ?? addr;
-  if (ip.length !== nn.length) return false;
-  for (let k = 0; k < ip.length; k++) if ((nn[k] & m[k]) !== (ip[k] & m[k])) return false;
+  // Go's networkNumberAndMask: the network in its 4-byte form when it has one, the mask cut to match.
+  const netAt = Math.max(v4Offset(net.network), 0);
+  const netLength = net.network.length - netAt;
+  const maskLength = net.family === 4 ? 4 : 16;
+  if (netLength === 16 && maskLength === 4) return false;
+  const maskAt = netLength === 4 && maskLength === 16 ? 12 : 0;
+  const addrV4 = v4Offset(addr);
+  const addrAt = Math.max(addrV4, 0);
+  if (addr.length - addrAt !== netLength) return false;
+  for (let k = 0; k < netLength; k++) {
+    const m = maskByte(net.prefix, k + maskAt);
+    if ((net.network[netAt + k] & m) !== (addr[addrAt + k] & m)) return false;
+  }
   return true;
 }
 

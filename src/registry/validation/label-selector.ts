@@ -22,8 +22,11 @@ export function validateLabelName(key: string, path: string): FieldError[] {
 export function validateLabels(labels: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!labels || typeof labels !== 'object') return errs;
-  for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
+  // for-in, not Object.entries: every write validates its labels, and the entry pairs were garbage at once.
+  for (const k in labels) {
+    if (!Object.hasOwn(labels, k)) continue;
     errs.push(...validateLabelName(k, path));
+    const v = (labels as Record<string, unknown>)[k];
     const value = typeof v === 'string' ? v : String(v ?? '');
     for (const m of isValidLabelValue(value)) errs.push(invalid(path, value, m));
   }
