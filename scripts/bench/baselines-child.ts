@@ -16,13 +16,18 @@
  * over IPC and taken with listen(handle) as orch's worker pool takes its
  * primary's: the raw figure of what more processes gain on this machine.
  *
- *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem> [--list <file>] [--table <file>] [--processes N]
+ * With --create-floor <file>, a third server (https, same certificate) is the
+ * create floor of create-floor.ts over a new SQLite file there; its port is
+ * `floor` in the JSON line.
+ *
+ *   node --import tsx scripts/bench/baselines-child.ts --body <file> --cert <pem> --key <pem> [--list <file>] [--table <file>] [--processes N] [--create-floor <file>]
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createFloorHandler } from './create-floor.ts';
 
 function optionalArg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,8 +62,12 @@ const handler = (req: IncomingMessage, res: ServerResponse) => {
 };
 
 const http = createHttpServer(handler);
-const https = createHttpsServer({ cert: readFileSync(arg('cert')), key: readFileSync(arg('key')) }, handler);
-for (const server of [http, https]) server.keepAliveTimeout = 65_000;
+const tls = { cert: readFileSync(arg('cert')), key: readFileSync(arg('key')) };
+const https = createHttpsServer(tls, handler);
+const floorFile = optionalArg('create-floor');
+const floor = floorFile === undefined ? undefined : createHttpsServer(tls, createFloorHandler(floorFile));
+const servers = [http, https, ...(floor ? [floor] : [])];
+for (const server of servers) server.keepAliveTimeout = 65_000;
 
 const SHARE_ENV = 'BASELINE_SHARED_SOCKET';
 
@@ -69,7 +78,7 @@ async function main(): Promise<void> {
       server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
     });
 
-  const ports = { http: await listen(http), https: await listen(https) };
+  const ports = { http: await listen(http), https: await listen(https), ...(floor ? { floor: await listen(floor) } : {}) };
   const extra = Number(optionalArg('processes') ?? '1') - 1;
   const others = await Promise.all(
     Array.from({ length: extra }, () => {
@@ -83,7 +92,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(ports)}\n`);
 
   const stop = () => {
-    for (const server of [http, https]) {
+    for (const server of servers) {
       server.closeAllConnections();
       server.close();
     }

@@ -8,7 +8,8 @@ import { assertRunning, onCleanup, stopChild } from './util.ts';
 
 export interface Baselines {
   process: ChildProcess;
-  ports: { http: number; https: number };
+  /** `floor`: the create floor's https port (BaselineOptions.createFloor). */
+  ports: { http: number; https: number; floor?: number };
   stop(): Promise<void>;
 }
 
@@ -24,6 +25,8 @@ export interface BaselineOptions {
   processes?: number;
   /** A command the child runs under, such as `taskset -c 0`. */
   wrapper?: string[];
+  /** Also serve the create floor (create-floor.ts) over a new SQLite file in the baselines' temp dir. */
+  createFloor?: boolean;
 }
 
 /** Serves `bodies` on both; https with the given PEM files. */
@@ -38,6 +41,7 @@ export async function startBaselines(bodies: BaselineBodies, certFile: string, k
     args.push(name === 'get' ? '--body' : `--${name}`, file);
   }
   if (options.processes) args.push('--processes', String(options.processes));
+  if (options.createFloor) args.push('--create-floor', join(work, 'create-floor.db'));
   const command = [...(options.wrapper ?? []), process.execPath, '--import', 'tsx', join(ROOT, 'scripts/bench/baselines-child.ts'), ...args, '--cert', certFile, '--key', keyFile];
   const child = spawn(command[0], command.slice(1), {
     cwd: ROOT,
@@ -52,7 +56,7 @@ export async function startBaselines(bodies: BaselineBodies, certFile: string, k
   onCleanup(stop);
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  const ports = await new Promise<{ http: number; https: number }>((resolve, reject) => {
+  const ports = await new Promise<Baselines['ports']>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`baselines did not start:\n${stderr}`)), 20_000);
     child.stdout!.on('data', (d) => {

@@ -1,7 +1,7 @@
 /**
  * The load benchmark on one storage backend: (etcd3: a throw-away etcd) → the
  * orch server (fresh data dir, loopback), spawn → first 200 on /readyz →
- * fixtures → the raw baselines on wrk → GET on wrk → UPDATE on autocannon →
+ * fixtures → the raw baselines and the create floor on wrk → GET on wrk → UPDATE on autocannon →
  * the LISTs' raw baselines, then LIST full, paged and as Table, at
  * --list-connections and at one client, on autocannon → watch fan-out →
  * CREATE on wrk → peak RSS → stop the server → one core vs all cores (two
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startEtcd } from '../../test/helpers/etcd.ts';
 import type { Backend, Options } from './args.ts';
 import { measure, type Target } from './autocannon.ts';
-import { startBaselines, type BaselineBodies } from './baselines.ts';
+import { startBaselines, type BaselineBodies, type BaselineOptions } from './baselines.ts';
 import { coresComparison } from './cores.ts';
 import { allowedCpus, processTree } from './cpu-pin.ts';
 import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH, startingWorkers } from './orch.ts';
@@ -21,7 +21,7 @@ import type { BackendResult } from './report.ts';
 import { fullListTarget, listRuns, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
 import { assertRunning, bytes, fmt, log, onCleanup, peakRss, rss, stopChild } from './util.ts';
 import { watchFanout } from './watch-fanout.ts';
-import { baselineTargets, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
+import { baselineTargets, createFloorTarget, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
 
 /** A user RBAC allows the GET fixture through a RoleBinding (the other targets run as the admin, in system:masters). */
 const RBAC_USER = { name: 'bench-reader', token: `bench-reader-${Date.now().toString(36)}` };
@@ -111,7 +111,7 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
     const one = await orch.expect('GET the fixture', [200], 'GET', `${NP_PATH(NS.get)}/api-allow`);
     r.getBytes = one.text.length;
     const pki = join(orch.server.dataDir, 'pki');
-    const baselines = (bodies: BaselineBodies) => startBaselines(bodies, join(pki, 'serving.crt'), join(pki, 'serving.key'));
+    const baselines = (bodies: BaselineBodies, options?: BaselineOptions) => startBaselines(bodies, join(pki, 'serving.crt'), join(pki, 'serving.key'), options);
     /** The bodies of orch's full list and Table list, for their raw baselines. */
     let listBodies: { list: string; table: string } | undefined;
     if (opts.only.has('list')) {
@@ -133,9 +133,10 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
 
     // The baselines first, so that every ratio compares with a baseline measured minutes earlier by the same wrk command.
     if (opts.only.has('get') || opts.only.has('create')) {
-      const b = await baselines({ get: one.text });
-      log(`${r.backend}: baselines pid ${b.process.pid}: http :${b.ports.http}, https :${b.ports.https}`);
+      const b = await baselines({ get: one.text }, { createFloor: opts.only.has('create') });
+      log(`${r.backend}: baselines pid ${b.process.pid}: http :${b.ports.http}, https :${b.ports.https}${b.ports.floor ? `, create floor :${b.ports.floor}` : ''}`);
       for (const t of baselineTargets(b.ports)) await runWrkTarget(t, b.process.pid);
+      if (b.ports.floor) await runWrkTarget(createFloorTarget(b.ports.floor, NS.create, runId), b.process.pid);
       r.baselinePeakRss = peakRss(b.process.pid);
       await b.stop();
     }

@@ -44,6 +44,19 @@ function rateLine(line: string, m: Measurement | undefined, base: Measurement | 
   };
 }
 
+/**
+ * The create line with the create floor beside its baseline (create-floor.ts:
+ * a bare durable create over HTTPS, same run, same wrk command): how far below
+ * the goal the machine itself is, and how much of the floor's rate orch keeps.
+ */
+function withFloor(l: Line, m: Measurement | undefined, floor: Measurement | undefined, http: Measurement | undefined): Line {
+  if (!floor) return l;
+  const ofHttp = http ? ` = ${fmt(floor.rps / http.rps, 3)}x http` : '';
+  l.baseline = `${l.baseline ?? ''}; create floor ${int(floor.rps)}${ofHttp}${failures(floor)}`;
+  if (m && l.ratio) l.ratio += `; ${fmt(m.rps / floor.rps, 2)}x floor`;
+  return l;
+}
+
 function latencyLine(line: string, value: number | undefined, goalMs: number, ok = true): Line {
   const measured = value !== undefined && Number.isFinite(value);
   return { line, value: msv(value), goal: `≤ ${goalMs} ms`, met: measured ? value <= goalMs && ok : undefined };
@@ -74,7 +87,7 @@ function lines(r: BackendResult, o: Options): Line[] {
   const m = (k: string) => r.measurements.get(k);
   const out: Line[] = [
     rateLine('GET one NetworkPolicy, req/s', m('get'), m('https'), 'https', 0.7),
-    rateLine('create NetworkPolicy, every ack durable, req/s', m('create'), m('http'), 'http', 0.2),
+    withFloor(rateLine('create NetworkPolicy, every ack durable, req/s', m('create'), m('http'), 'http', 0.2), m('create'), m('create-floor'), m('http')),
   ];
   const n = int(o.listSize);
   const runs = listRuns(o);

@@ -36,7 +36,7 @@ export interface BackendResult {
 }
 
 const ms = (n: number | undefined) => fmt(n, 2);
-const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'update', ...['', '-1'].flatMap((s) => ['raw-list', 'raw-table', 'list', 'paged', 'table'].map((k) => k + s))];
+const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'create-floor', 'update', ...['', '-1'].flatMap((s) => ['raw-list', 'raw-table', 'list', 'paged', 'table'].map((k) => k + s))];
 
 function targetTable(r: BackendResult): string[] {
   const https = r.measurements.get('https')?.rps;
@@ -225,6 +225,7 @@ export function report(results: BackendResult[], o: Options): string {
     out.push(
       "- errors = connection errors + timeouts; bad status = responses other than the expected status (UPDATE: 200 or 409; CREATE: 201; wrk's GETs: any status other than 2xx/3xx). server CPU cores = CPU time of the server's process tree over the measured run ÷ its length (wrk targets). Ratios are req/s over the raw baseline's req/s measured just before that backend's targets, in the same run.",
       `- the baselines serve the bytes of the orch GET response (${bytes(ran.find((r) => r.getBytes)?.getBytes)}) with the orch serving certificate, from their own process.`,
+      '- the create floor (bench/create-floor.ts, in the baselines\' process, one process) takes the same POSTs and does only what any durable create must: parse the body, add a uid and a timestamp, serialize, insert into a SQLite file in a group commit with an fsync before answering 201 with the object; no authentication, typed decode, validation, admission, managedFields or watch cache. It bounds what the create line can reach on this machine.',
     );
   }
   if (has('update')) out.push('- UPDATE: each connection sticks to one object, PUTs it with the resourceVersion it last saw and re-reads it (GET) after a 409; a lost update is a second successful PUT from the same resourceVersion of an object.');

@@ -141,16 +141,34 @@ export function rbacGetTarget(o: OrchEndpoint, token: string, ns: string, name: 
   return { ...getTarget({ ...o, token }, ns, name), key: 'get-rbac', label: 'GET NetworkPolicy as an RBAC user' };
 }
 
-/** POST of the NetworkPolicy with a unique name each (`np-<runId>-<w|m>-<thread>-<n>`), expecting 201. */
-export function createTarget(o: OrchEndpoint, ns: string, runId: string): WrkTarget {
+/** The body of a create, split where each request's name goes. */
+function createBody(ns: string): { before: string; after: string } {
   const MARK = '@@NAME@@';
   const [before, after] = JSON.stringify(networkPolicy(MARK, ns)).split(MARK);
+  return { before, after };
+}
+
+/** POST of the NetworkPolicy with a unique name each (`np-<runId>-<w|m>-<thread>-<n>`), expecting 201. */
+export function createTarget(o: OrchEndpoint, ns: string, runId: string): WrkTarget {
+  const { before, after } = createBody(ns);
   const headers = { ...authHeaders(o), 'content-type': 'application/json' };
   return {
     key: 'create',
     label: 'CREATE NetworkPolicy',
     url: `${o.url}${NP_PATH(ns)}`,
     script: (run) => createScript(NP_PATH(ns), headers, before, after, `np-${runId}-${run === 'warmup' ? 'w' : 'm'}-`, 201),
+    expect: 201,
+  };
+}
+
+/** The same POSTs to the create floor (create-floor.ts): what a durable create costs without an API server's work. */
+export function createFloorTarget(port: number, ns: string, runId: string): WrkTarget {
+  const { before, after } = createBody(ns);
+  return {
+    key: 'create-floor',
+    label: 'create floor: raw node:https + JSON + SQLite group commit',
+    url: `https://127.0.0.1:${port}${NP_PATH(ns)}`,
+    script: (run) => createScript(NP_PATH(ns), { 'content-type': 'application/json' }, before, after, `np-${runId}-${run === 'warmup' ? 'w' : 'm'}-`, 201),
     expect: 201,
   };
 }
