@@ -4,10 +4,10 @@
  *
  * Load benchmark (default), per storage backend (SQLite, then etcd3 against a
  * throw-away etcd): wrk for GET and CREATE against raw node:http/node:https
- * baselines measured in the same run, autocannon for UPDATE with conflicts and
- * the LISTs of 10,000 (full, paged, Table; at --list-connections and at one
- * client, the full and Table lists beside a raw node:https server sending the
- * same bytes), the 1,000-watcher fan-out, start
+ * baselines and the create floor measured in the same run, and for the LISTs
+ * of 10,000 (full, paged, Table; at --list-connections and at one client, the
+ * full and Table lists beside a raw node:https server sending the same
+ * bytes), autocannon for UPDATE with conflicts, the 1,000-watcher fan-out, start
  * time and RSS, and one core vs all cores (bench/load-backend.ts). Then one
  * Markdown report on stdout (issue 10's table with goals first); progress on
  * stderr.

@@ -110,10 +110,10 @@ test('idle: one process; under load a worker joins on the same socket and takes 
     const after = await server.request('GET', NP_PATH);
     assert.equal(after.status, 200);
     assert.ok(after.body.items.length > 0, 'the writes made through both processes are there');
-    assert.doesNotMatch(server.output(), /worker \d+ exited/, 'a worker stopped for idleness is not reported as a failure');
+    assert.doesNotMatch(server.output(), /worker \d+ \(pid \d+\) exited/, 'a worker stopped for idleness is not reported as a failure');
     // The pool's changes are logged: the bench's warm-up waits on them for a worker's start (scripts/bench/orch.ts startingWorkers).
-    assert.match(server.output(), /^worker 1 serving: 2 processes$/m);
-    assert.match(server.output(), /^worker 1 stopping: the pool was idle$/m);
+    assert.match(server.output(), /^worker 1 \(pid \d+\) serving: 2 processes$/m);
+    assert.match(server.output(), /^worker 1 \(pid \d+\) stopping: the pool was idle$/m);
   } finally {
     await server.close();
   }
@@ -131,8 +131,8 @@ test('--min-workers=2: a killed worker is replaced; SIGTERM stops the primary an
       return now.length === 1 && now[0] !== first && now;
     });
     for (let i = 0; i < 20; i++) assert.equal((await server.request('GET', '/readyz')).status, 200);
-    assert.match(server.output(), /worker 1 exited \(code null, signal SIGKILL\)/);
-    await waitFor('the replacement to serve', 20_000, () => (server.output().match(/^worker 1 serving: 2 processes$/gm) ?? []).length === 2);
+    assert.match(server.output(), /worker 1 \(pid \d+\) exited \(code null, signal SIGKILL\)/);
+    await waitFor('the replacement to serve', 20_000, () => (server.output().match(/^worker 1 \(pid \d+\) serving: 2 processes$/gm) ?? []).length === 2);
   } finally {
     assert.equal(await server.stop(), 0);
     await server.close();

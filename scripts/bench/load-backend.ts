@@ -3,7 +3,7 @@
  * orch server (fresh data dir, loopback), spawn → first 200 on /readyz →
  * fixtures → the raw baselines and the create floor on wrk → GET on wrk → UPDATE on autocannon →
  * the LISTs' raw baselines, then LIST full, paged and as Table, at
- * --list-connections and at one client, on autocannon → watch fan-out →
+ * --list-connections and at one client, on wrk → watch fan-out →
  * CREATE on wrk → peak RSS → stop the server → one core vs all cores (two
  * more servers) → stop etcd.
  */
@@ -18,7 +18,8 @@ import { coresComparison } from './cores.ts';
 import { allowedCpus, processTree } from './cpu-pin.ts';
 import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH, startingWorkers } from './orch.ts';
 import type { BackendResult } from './report.ts';
-import { fullListTarget, listRuns, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget, updateTarget } from './targets.ts';
+import { fullListTarget, listRuns, listSettings, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget } from './list-targets.ts';
+import { updateTarget } from './targets.ts';
 import { assertRunning, bytes, fmt, log, onCleanup, peakRss, rss, stopChild } from './util.ts';
 import { watchFanout } from './watch-fanout.ts';
 import { baselineTargets, createFloorTarget, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
@@ -94,9 +95,9 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
     log(`  ${fmt(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms, errors ${m.errors}, bad status ${m.bad}`);
     check(`"${t.label}"`);
   };
-  const runWrkTarget = async (t: WrkTarget, serverPid?: number, startingWorkers?: () => number) => {
+  const runWrkTarget = async (t: WrkTarget, serverPid?: number, startingWorkers?: () => number, settings = w) => {
     log(`${r.backend}: measuring ${t.label} (wrk) …`);
-    r.measurements.set(t.key, await measureWrk(t, w, serverPid, startingWorkers));
+    r.measurements.set(t.key, await measureWrk(t, settings, serverPid, startingWorkers));
     check(`"${t.label}"`);
   };
   try {
@@ -150,18 +151,18 @@ async function measureMain(r: BackendResult, flags: string[], opts: Options, run
       await runAc(update.target);
     }
     if (listBodies) {
-      // The raw baselines of the full and the Table list right before orch's, by the same autocannon command.
+      // The raw baselines of the full and the Table list right before orch's, by the same wrk command.
       const b = await baselines({ get: one.text, ...listBodies });
       listBodies = undefined;
       log(`${r.backend}: LIST baselines pid ${b.process.pid}: https :${b.ports.https}`);
-      for (const run of listRuns(opts)) for (const t of rawListTargets(b.ports.https, run)) await runAc(t);
+      for (const run of listRuns(opts)) for (const t of rawListTargets(b.ports.https, run)) await runWrkTarget(t, b.process.pid, undefined, listSettings(w, run));
       await b.stop();
       for (const run of listRuns(opts)) {
-        await runAc(fullListTarget(o, NS.list, opts.listSize, run));
-        const paged = pagedListTarget(o, NS.list, opts.pageSize, opts.listSize, run, opts.warmup > 0);
+        await runWrkTarget(fullListTarget(o, NS.list, opts.listSize, run), pid, starting, listSettings(w, run));
+        const paged = pagedListTarget(o, NS.list, opts.pageSize, opts.listSize, run);
         (r.paged ??= new Map()).set(paged.target.key, paged.stats);
-        await runAc(paged.target);
-        await runAc(tableListTarget(o, NS.list, opts.listSize, run));
+        await runWrkTarget(paged.target, pid, starting, listSettings(w, run, true));
+        await runWrkTarget(tableListTarget(o, NS.list, opts.listSize, run), pid, starting, listSettings(w, run));
       }
     }
     if (opts.only.has('watch')) {

@@ -65,16 +65,15 @@ export interface Orch {
 
 /**
  * Workers of the server's pool forked but not serving yet (their start reads
- * the whole store into their cache): its child processes beyond the workers
- * whose last pool line (src/server/worker-pool.ts) says they serve.
+ * the whole store into their cache): its child processes that no pool line
+ * (src/server/worker-pool.ts) has named as serving or stopping. A stopping
+ * worker stays a child until it has closed its connections; counted as
+ * starting, it had made warm-ups wait minutes for a start that never came.
  */
 export function startingWorkers(server: TestServer): number {
-  const serving = new Set<string>();
-  for (const m of server.output().matchAll(/^worker (\d+) (serving|stopping|exited)/gm)) {
-    if (m[2] === 'serving') serving.add(m[1]);
-    else serving.delete(m[1]);
-  }
-  return Math.max(0, childProcesses(server.process.pid!).length - serving.size);
+  const announced = new Set<number>();
+  for (const m of server.output().matchAll(/^worker \d+ \(pid (\d+)\) (serving|stopping)/gm)) announced.add(Number(m[1]));
+  return childProcesses(server.process.pid!).filter((pid) => !announced.has(pid)).length;
 }
 
 /** One request over `agent`; resolves to the status and the body, rejects on a connection error or after `timeoutMs`. */

@@ -8,7 +8,7 @@ import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import { RAW_KEY } from './cores.ts';
 import type { BackendResult } from './report.ts';
-import { listRuns } from './targets.ts';
+import { listRuns } from './list-targets.ts';
 import { fmt, int, percentile } from './util.ts';
 import type { PhaseResult } from './watch-fanout.ts';
 
@@ -64,7 +64,7 @@ function latencyLine(line: string, value: number | undefined, goalMs: number, ok
 
 /**
  * A LIST line: p50 and lists/s, and beside them the raw https server's with
- * the same bytes (same run, same autocannon command), with both ratios. The
+ * the same bytes (same run, same wrk command), with both ratios. The
  * goal is on the p50 alone.
  */
 function listLine(line: string, m: Measurement | undefined, raw: Measurement | undefined, goalMs: number): Line {
@@ -183,9 +183,9 @@ function listNote(o: Options): string {
       ? `"${many.name}" = ${many.connections} connections, each asking for the next list as soon as its last one arrived, so its p50 includes the wait behind the other connections' lists and, on a small machine, the client's and the TLS layer's work for them; `
       : '';
   return (
-    `LIST lines are autocannon over HTTPS for ${o.duration} s after a ${o.warmup} s warm-up each: ${concurrent}` +
+    `LIST lines are wrk over HTTPS for ${o.duration} s after a ${o.warmup} s warm-up each (at most ${o.threads} threads; the paged walk one thread per connection): ${concurrent}` +
     `"one client" = one connection, one list at a time: a list's own latency. A paged walk's time is the sum of its ${Math.ceil(o.listSize / o.pageSize)} page times. ` +
-    `The raw baseline is a bare node:https server (bench/baselines-child.ts, its own process, orch's serving certificate) answering with the exact bytes of orch's full-list or Table response, measured by the same autocannon command just before orch's LISTs: ` +
+    `The raw baseline is a bare node:https server (bench/baselines-child.ts, its own process, orch's serving certificate) answering with the exact bytes of orch's full-list or Table response, measured by the same wrk command just before orch's LISTs: ` +
     'what TLS and the client alone cost at that concurrency. Ratio = orch\'s p50 ÷ raw p50 (1x: as fast as a server with nothing to compute) and orch\'s lists/s ÷ raw lists/s; the goals are issue 10\'s, on orch\'s p50 alone.'
   );
 }

@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
-import { listRuns, type PagedStats, type UpdateStats } from './targets.ts';
+import { listRuns, type PagedStats } from './list-targets.ts';
+import type { UpdateStats } from './targets.ts';
 import { bytes, fmt, int, percentile, ratio } from './util.ts';
 import type { WatchResult } from './watch-fanout.ts';
 import { watchRows } from './report-watch.ts';
@@ -188,7 +189,7 @@ export function report(results: BackendResult[], o: Options): string {
   const out: string[] = ['## orch-apiserver benchmark', ''];
   out.push(
     `${REVISION} at the start; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}; loopback. ` +
-      `wrk (${o.threads} threads) for GET, CREATE and the raw baselines (on CPU ${o.clientCpu ?? 'any'} in the one core vs all cores runs, unpinned elsewhere); autocannon for UPDATE and the LISTs; ${o.connections} connections, ${o.duration} s per target after ${o.warmup} s warm-up` +
+      `wrk (${o.threads} threads) for GET, CREATE, the LISTs and the raw baselines (on CPU ${o.clientCpu ?? 'any'} in the one core vs all cores runs, unpinned elsewhere; the LISTs at their own connections); autocannon for UPDATE; ${o.connections} connections, ${o.duration} s per target after ${o.warmup} s warm-up` +
       (o.only.has('list') ? `; LIST of ${int(o.listSize)} NetworkPolicies` : '') +
       (o.only.has('watch') ? `; watch: ${o.watchers} watchers in ${o.watchProcs} processes, writes at ${o.watchRates.join(' then ')}/s for ${o.watchPhaseSeconds} s each` : '') +
       '.' +

@@ -48,13 +48,20 @@ function done(summary, latency, requests)
   end
   local st = {}
   for k, v in pairs(statuses) do table.insert(st, string.format('"%s":%d', esc(k), v)) end
+  local walks, bad = {}, 0
+  for _, t in ipairs(threads) do
+    local w = t:get("walks")
+    if w then for _, ms in ipairs(w) do table.insert(walks, string.format("%.3f", ms)) end end
+    bad = bad + (t:get("badWalks") or 0)
+  end
   local e = summary.errors
   local p = function(q) return latency:percentile(q) end
   io.write(string.format(
     '\\nWRK_JSON {"requests":%d,"durationUs":%d,"bytes":%.0f,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latencyUs":{"min":%d,"mean":%.1f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d},"statuses":{%s},"samples":[%s]}\\n',
+    '"latencyUs":{"min":%d,"mean":%.1f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d},"statuses":{%s},"samples":[%s],"walks":[%s],"badWalks":%d}\\n',
     summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
-    latency.min, latency.mean, latency.max, p(50), p(90), p(99), p(99.9), table.concat(st, ","), table.concat(samples, ",")))
+    latency.min, latency.mean, latency.max, p(50), p(90), p(99), p(99.9), table.concat(st, ","), table.concat(samples, ","),
+    table.concat(walks, ","), bad))
 end
 `;
 
@@ -105,6 +112,69 @@ function response(status, headers, body)
   local k = tostring(status)
   statuses[k] = (statuses[k] or 0) + 1
   if status ~= ${expect} and sample == nil then sample = k .. ": " .. string.sub(body or "", 1, 300) end
+end
+`;
+}
+
+/**
+ * Paged LIST walks, one connection per thread (wrk's callbacks are per thread,
+ * so a thread of one connection can carry that connection's continue token):
+ * each thread asks for `path` with the limit, follows the continue token page
+ * after page, and starts over after a page without one. A walk's time is the
+ * sum of its page times (LuaJIT's ffi reads CLOCK_MONOTONIC around each page);
+ * it counts when it ran whole within the run and returned `listSize` items
+ * (counted by their uids), and is bad when a page was not 200 or the count
+ * differs. wrk's own latency figures are the pages'.
+ */
+export function pagedWalkScript(headers: Record<string, string>, path: string, listSize: number): string {
+  return `${COMMON}
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } orch_bench_timespec;
+int clock_gettime(int clock, orch_bench_timespec *tp);
+]]
+local ts = ffi.new("orch_bench_timespec")
+local function nowMs()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6
+end
+local headers, base, listSize = ${luaHeaders(headers)}, ${luaString(path)}, ${listSize}
+local cont, sentAt, walkMs, items = nil, 0, 0, 0
+function init(args)
+  walks = {}
+  badWalks = 0
+  statuses = {}
+end
+function request()
+  sentAt = nowMs()
+  local p = base
+  if cont then p = p .. "&continue=" .. cont end
+  return wrk.format("GET", p, headers)
+end
+function response(status, hdrs, body)
+  local k = tostring(status)
+  statuses[k] = (statuses[k] or 0) + 1
+  if status ~= 200 then
+    if sample == nil then sample = k .. ": " .. string.sub(body or "", 1, 300) end
+    badWalks = badWalks + 1
+    cont, walkMs, items = nil, 0, 0
+    return
+  end
+  walkMs = walkMs + (nowMs() - sentAt)
+  local at = string.find(body, '"uid":"', 1, true)
+  while at do
+    items = items + 1
+    at = string.find(body, '"uid":"', at + 7, true)
+  end
+  cont = string.match(string.sub(body, 1, 4096), '"metadata":{[^}]-"continue":"([^"]+)"')
+  if cont == nil then
+    if items == listSize then table.insert(walks, walkMs)
+    else
+      badWalks = badWalks + 1
+      if sample == nil then sample = "a walk returned " .. items .. " items, expected " .. listSize end
+    end
+    walkMs, items = 0, 0
+  end
 end
 `;
 }

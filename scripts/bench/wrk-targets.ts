@@ -9,7 +9,7 @@ import { processTree } from './cpu-pin.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { log, fmt } from './util.ts';
 import { createScript, getScript } from './wrk-scripts.ts';
-import { runWrk, wrkMeasurement } from './wrk.ts';
+import { runWrk, wrkMeasurement, type WrkSummary } from './wrk.ts';
 
 export interface OrchEndpoint {
   url: string;
@@ -26,6 +26,8 @@ export interface WrkTarget {
   script: (run: 'warmup' | 'measured') => string;
   /** The status every response should have, or null for "2xx/3xx" counted by wrk itself. */
   expect: number | null;
+  /** Called with the measured run's summary (what a script collected beyond wrk's own figures). */
+  measured?: (summary: WrkSummary) => void;
 }
 
 export interface WrkSettings {
@@ -56,6 +58,7 @@ export async function measureWrk(t: WrkTarget, w: WrkSettings, serverPid?: numbe
   const base = { url: t.url, threads: w.threads, connections: w.connections, cpu: w.clientCpu };
   await warmUp(t, w, base, serverPid, startingWorkers);
   const r = await runWrk({ ...base, script: t.script('measured'), durationS: w.durationS, serverPid });
+  t.measured?.(r.summary);
   const m = wrkMeasurement(t.key, t.label, r.summary, t.expect);
   m.serverCores = r.serverCores;
   log(`  ${fmt(m.rps)} req/s, p50 ${fmt(m.p50, 2)} ms, p99 ${fmt(m.p99, 2)} ms, errors ${m.errors}, bad status ${m.bad}${m.serverCores !== undefined ? `, server ${fmt(m.serverCores, 2)} cores` : ''}`);

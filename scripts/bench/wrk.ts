@@ -24,6 +24,9 @@ export interface WrkSummary {
   /** Filled only by scripts with a response() (create): status → count. */
   statuses: Record<string, number>;
   samples: string[];
+  /** The paged walk script's (wrk-scripts.ts pagedWalkScript): whole walks' times in ms, and walks that failed. */
+  walks?: number[];
+  badWalks?: number;
 }
 
 /** The JSON line the scripts' done() prints, from wrk's stdout. */

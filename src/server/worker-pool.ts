@@ -131,7 +131,7 @@ export class WorkerPool {
             member.serving = true;
             this.startingWorker = false;
             // A worker's start reads the whole store into its cache: at 1,000,000 objects, many seconds of a core.
-            console.log(`worker ${index} serving: ${this.size()} processes`);
+            console.log(`worker ${index} (pid ${child.pid}) serving: ${this.size()} processes`);
             resolve();
             return;
           case 'load':
@@ -153,7 +153,7 @@ export class WorkerPool {
           return;
         }
         if (this.stopping || member.retiring) return;
-        console.error(`worker ${index} exited (code ${code}, signal ${signal})`);
+        console.error(`worker ${index} (pid ${child.pid}) exited (code ${code}, signal ${signal})`);
         // Below the floor, replaced at once; above it, the load decides.
         if (this.members.size + 1 < this.options.min) void this.fork().catch((err) => console.error(err.message));
       });
@@ -179,7 +179,7 @@ export class WorkerPool {
       const newest = serving.reduce((a, b) => (a.index > b.index ? a : b));
       newest.retiring = true;
       newest.child.kill('SIGTERM');
-      console.log(`worker ${newest.index} stopping: the pool was idle`);
+      console.log(`worker ${newest.index} (pid ${newest.child.pid}) stopping: the pool was idle`);
     }
     // Only a busy process gains from handing clients over; under a light load connections (and a
     // client's pipelined requests) stay where they are.
