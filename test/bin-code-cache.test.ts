@@ -10,13 +10,28 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAscii } from 'node:buffer';
 import { join } from 'node:path';
 import { BIN, ROOT, startTestServer } from './helpers/server.ts';
 
 const DIST = join(ROOT, 'dist');
+
+/** The command lines of a process's children, from /proc (field 4 of stat is the parent). */
+function childrenOf(pid: number): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim());
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
 const BUNDLE = join(DIST, 'orch-apiserver.cjs');
 // A Node flag of this test's own, so that servers other tests start beside it keep to their own cache file.
 const NODE_ARGS = ['--no-deprecation'];
@@ -87,6 +102,17 @@ test('a source file changed after the bundle was built rebuilds it, with find(1)
     touch(join(copy, 'package.json'));
     assert.match(help(noFind), /orch-apiserver serves/);
     assert.ok(built() > second, 'without find, a newer package.json rebuilt the bundle');
+
+    // A server that rebuilt the bundle keeps no process of the build: esbuild's service child had
+    // stayed for good, one more process in the server's tree and memory it never gave back.
+    touch(source);
+    const server = await startTestServer(['--workers=1'], { bin });
+    try {
+      assert.ok(built() > second, 'the server rebuilt the bundle');
+      assert.deepEqual(childrenOf(server.process.pid!), [], 'no child process is left');
+    } finally {
+      await server.close();
+    }
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
