@@ -100,6 +100,22 @@ function combine(a: FieldSet, b: FieldSet, op: 'union' | 'intersection' | 'diffe
   return out;
 }
 
+/**
+ * `difference(a, b)` computed in a instead of a copy: for a set its caller has
+ * just built and nobody else holds (a create's recorded fields lose the
+ * never-tracked metadata this way without copying the whole tree).
+ */
+export function subtractInPlace(a: FieldSet, b: FieldSet): FieldSet {
+  for (const m of b.members) a.members.delete(m);
+  for (const [pe, bc] of b.children) {
+    const ac = a.children.get(pe);
+    if (!ac) continue;
+    subtractInPlace(ac, bc);
+    if (isEmpty(ac)) a.children.delete(pe);
+  }
+  return a;
+}
+
 export const union = (a: FieldSet, b: FieldSet): FieldSet => combine(a, b, 'union');
 export const intersection = (a: FieldSet, b: FieldSet): FieldSet => combine(a, b, 'intersection');
 /** a minus b, path by path (SMD `Difference`, not `RecursiveDifference`). */
@@ -144,10 +160,21 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
   return 0;
 }
 
+/**
+ * Sorts path elements in place by comparePathElements. Field names alone, as
+ * most levels of an object hold, sort as plain strings without a comparator:
+ * the order of code units that `<` gives them too (every create sorts each
+ * level of its managedFields).
+ */
+function sortPathElements(elements: PathElement[]): PathElement[] {
+  for (const pe of elements) if (pe.charCodeAt(0) !== F) return elements.sort(comparePathElements);
+  return elements.sort();
+}
+
 /** All paths, in SMD `Set.Iterate` order: this level's members, then each child subtree (sorted). */
 export function paths(s: FieldSet, prefix: FieldPath = []): PathElement[][] {
-  const out: PathElement[][] = [...s.members].sort(comparePathElements).map((m) => [...prefix, m]);
-  for (const pe of [...s.children.keys()].sort(comparePathElements)) out.push(...paths(s.children.get(pe)!, [...prefix, pe]));
+  const out: PathElement[][] = sortPathElements([...s.members]).map((m) => [...prefix, m]);
+  for (const pe of sortPathElements([...s.children.keys()])) out.push(...paths(s.children.get(pe)!, [...prefix, pe]));
   return out;
 }
 
@@ -186,7 +213,7 @@ export function toFieldsV1(s: FieldSet): Record<string, unknown> {
 function writeFieldsV1(s: FieldSet, out: Record<string, unknown>): Record<string, unknown> {
   const keys = [...s.members];
   for (const [pe, child] of s.children) if (!s.members.has(pe) && !isEmpty(child)) keys.push(pe);
-  for (const pe of keys.sort(comparePathElements)) {
+  for (const pe of sortPathElements(keys)) {
     const child = s.children.get(pe);
     if (child && !isEmpty(child)) out[pe] = writeFieldsV1(child, s.members.has(pe) ? { '.': {} } : {});
     else out[pe] = {};

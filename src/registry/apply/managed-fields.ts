@@ -10,7 +10,7 @@ import {
   type FieldSet,
 } from './field-set.ts';
 import {
-  compareObjects, deepEqual, fieldSetOf, isPlainObject, stripMeta, withoutManagedFields, zeroObject,
+  compareObjects, deepEqual, fieldSetOf, isPlainObject, stripMeta, stripMetaInPlace, withoutManagedFields, zeroObject,
   type Structure,
 } from './object-fields.ts';
 import { mergeObjects, pruneObject } from './merge.ts';
@@ -103,7 +103,8 @@ function updateManaged(managed: Managed, oldObj: unknown, newObj: unknown, info:
     m.set = difference(m.set, changed);
     if (removed) m.set = difference(m.set, c.removed);
   }
-  const current = stripMeta(changed);
+  // `changed` was built just above for this call alone.
+  const current = stripMetaInPlace(changed);
   const id = managerIdentifier(info);
   if (!isEmpty(current)) {
     const prev = managed.get(id);

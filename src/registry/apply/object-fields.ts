@@ -10,7 +10,7 @@
 import type { StructureNode, StructureRef } from '../structure.ts';
 import { deepEqual } from '../json-value.ts';
 import {
-  emptySet, fieldPE, indexPE, insertPath, keyPE, union, valuePE, difference, fieldSet,
+  emptySet, fieldPE, indexPE, insertPath, keyPE, union, valuePE, difference, fieldSet, subtractInPlace,
   type FieldPath, type FieldSet, type PathElement,
 } from './field-set.ts';
 
@@ -77,6 +77,8 @@ export function strippedPaths(): FieldSet {
 }
 
 export const stripMeta = (s: FieldSet): FieldSet => difference(s, strippedPaths());
+/** stripMeta on a set the caller owns, changed in place (field-set.ts subtractInPlace). */
+export const stripMetaInPlace = (s: FieldSet): FieldSet => subtractInPlace(s, strippedPaths());
 
 export interface FieldSetOptions {
   /** Also include every struct, granular map and keyed/set list present (not only leaves and items). */
@@ -117,7 +119,7 @@ export function fieldSetOf(obj: unknown, structure: Structure, schemaName: strin
     }
   };
   walk(obj, resolve(structure, schemaName), []);
-  return opts.keepMeta ? set : stripMeta(set);
+  return opts.keepMeta ? set : stripMetaInPlace(set);
 }
 
 /** Result of comparing two objects (SMD typed.Comparison). */
@@ -197,7 +199,7 @@ export function withoutManagedFields(obj: unknown): unknown {
 export function diffFieldSet(oldObj: unknown, newObj: unknown, structure: Structure, schemaName: string): FieldSet {
   const old = oldObj === null || oldObj === undefined ? zeroObject(structure, schemaName) : withoutManagedFields(oldObj);
   const c = compareObjects(old, withoutManagedFields(newObj), structure, schemaName);
-  return stripMeta(union(c.added, c.modified));
+  return stripMetaInPlace(union(c.added, c.modified));
 }
 
 export type { FieldPath };
