@@ -43,7 +43,7 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
       const fn = `decode_anon${anonymous++}`;
       functions.push(
         `function ${fn}(v, p, c, st) {\n  if (v === null) return {};\n  if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, ${JSON.stringify(goType(node))});\n` +
-          `  const out = {};\n  for (const k in v) setOwn(out, k, ${value}(v[k], p + '[' + k + ']', c, st));\n  return out;\n}`,
+          `  const out = {};\n  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, ${value}(v[k], p + '[' + k + ']', c, st));\n  return out;\n}`,
       );
       return fn;
     }
@@ -69,9 +69,9 @@ export function emitDecoders(schemas: Record<string, Schema>): DecoderSource {
     // Go names the field's enclosing struct and the field's own type (`NetworkPolicySpec.spec.podSelector of type v1.LabelSelector`).
     lines.push(`  else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? ${JSON.stringify(structName)}, ${JSON.stringify(typeName)});`);
     lines.push(`  let ${[...locals.values()].join(', ')};`);
-    // for-in walks the key cache of a parsed object's shape; Object.keys would copy it per object.
-    // A parsed or decoded object inherits nothing enumerable, so both see the same own keys.
+    // for-in and hasOwn: the prelude says why.
     lines.push(`  for (const k in v) {`);
+    lines.push(`    if (!hasOwn.call(v, k)) continue;`);
     lines.push(`    const x = v[k];`);
     lines.push(`    switch (k) {`);
     for (const { name, prop } of order) {

@@ -10,6 +10,11 @@
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
+// The decoders walk an object's keys with for-in, which reads its shape's key cache instead of
+// copying it per object as Object.keys does; inherited keys are skipped, so an object whose
+// prototype was ever replaced still shows its own keys alone.
+const hasOwn = Object.prototype.hasOwnProperty;
+
 // A map key is data: `out['__proto__'] = x` would set the prototype (or drop a string) instead.
 function setOwn(o, k, x) {
   if (k === '__proto__') Object.defineProperty(o, k, { value: x, writable: true, enumerable: true, configurable: true });
@@ -63,6 +68,7 @@ function decode_io_orch_api_apps_v1_ControllerRevision(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ControllerRevision", "v1.ControllerRevision");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ControllerRevision"); break;
@@ -97,6 +103,7 @@ function decode_io_orch_api_apps_v1_ControllerRevisionList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ControllerRevisionList", "v1.ControllerRevisionList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ControllerRevisionList"); break;
@@ -120,6 +127,7 @@ function decode_io_orch_api_apps_v1_DaemonSet(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSet", "v1.DaemonSet");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DaemonSet"); break;
@@ -147,6 +155,7 @@ function decode_io_orch_api_apps_v1_DaemonSetCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetCondition", "v1.DaemonSetCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DaemonSetCondition"); break;
@@ -181,6 +190,7 @@ function decode_io_orch_api_apps_v1_DaemonSetList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetList", "v1.DaemonSetList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DaemonSetList"); break;
@@ -204,6 +214,7 @@ function decode_io_orch_api_apps_v1_DaemonSetSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetSpec", "v1.DaemonSetSpec");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "selector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".selector" : "selector", c, "DaemonSetSpec"); break;
@@ -239,6 +250,7 @@ function decode_io_orch_api_apps_v1_DaemonSetStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetStatus", "v1.DaemonSetStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "currentNumberScheduled": if (x !== null) f0 = int32(x, p ? p + ".currentNumberScheduled" : "currentNumberScheduled", c, "DaemonSetStatus"); break;
@@ -277,6 +289,7 @@ function decode_io_orch_api_apps_v1_DaemonSetUpdateStrategy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonSetUpdateStrategy", "v1.DaemonSetUpdateStrategy");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DaemonSetUpdateStrategy"); break;
@@ -295,6 +308,7 @@ function decode_io_orch_api_apps_v1_Deployment(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Deployment", "v1.Deployment");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Deployment"); break;
@@ -322,6 +336,7 @@ function decode_io_orch_api_apps_v1_DeploymentCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentCondition", "v1.DeploymentCondition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DeploymentCondition"); break;
@@ -358,6 +373,7 @@ function decode_io_orch_api_apps_v1_DeploymentList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentList", "v1.DeploymentList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DeploymentList"); break;
@@ -381,6 +397,7 @@ function decode_io_orch_api_apps_v1_DeploymentSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentSpec", "v1.DeploymentSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "DeploymentSpec"); break;
@@ -424,6 +441,7 @@ function decode_io_orch_api_apps_v1_DeploymentStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentStatus", "v1.DeploymentStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "DeploymentStatus"); break;
@@ -454,6 +472,7 @@ function decode_io_orch_api_apps_v1_DeploymentStrategy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeploymentStrategy", "v1.DeploymentStrategy");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "DeploymentStrategy"); break;
@@ -472,6 +491,7 @@ function decode_io_orch_api_apps_v1_ReplicaSet(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSet", "v1.ReplicaSet");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicaSet"); break;
@@ -499,6 +519,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetCondition", "v1.ReplicaSetCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "ReplicaSetCondition"); break;
@@ -533,6 +554,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetList", "v1.ReplicaSetList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicaSetList"); break;
@@ -556,6 +578,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetSpec", "v1.ReplicaSetSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicaSetSpec"); break;
@@ -588,6 +611,7 @@ function decode_io_orch_api_apps_v1_ReplicaSetStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicaSetStatus", "v1.ReplicaSetStatus");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicaSetStatus"); break;
@@ -615,6 +639,7 @@ function decode_io_orch_api_apps_v1_RollingUpdateDaemonSet(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateDaemonSet", "v1.RollingUpdateDaemonSet");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "maxUnavailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateDaemonSet"); break;
@@ -633,6 +658,7 @@ function decode_io_orch_api_apps_v1_RollingUpdateDeployment(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateDeployment", "v1.RollingUpdateDeployment");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "maxUnavailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".maxUnavailable" : "maxUnavailable", c, "RollingUpdateDeployment"); break;
@@ -651,6 +677,7 @@ function decode_io_orch_api_apps_v1_RollingUpdateStatefulSetStrategy(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RollingUpdateStatefulSetStrategy", "v1.RollingUpdateStatefulSetStrategy");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "partition": if (x !== null) f0 = int32(x, p ? p + ".partition" : "partition", c, "RollingUpdateStatefulSetStrategy"); break;
@@ -669,6 +696,7 @@ function decode_io_orch_api_apps_v1_StatefulSet(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSet", "v1.StatefulSet");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StatefulSet"); break;
@@ -696,6 +724,7 @@ function decode_io_orch_api_apps_v1_StatefulSetCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetCondition", "v1.StatefulSetCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "StatefulSetCondition"); break;
@@ -730,6 +759,7 @@ function decode_io_orch_api_apps_v1_StatefulSetList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetList", "v1.StatefulSetList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StatefulSetList"); break;
@@ -753,6 +783,7 @@ function decode_io_orch_api_apps_v1_StatefulSetOrdinals(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetOrdinals", "v1.StatefulSetOrdinals");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "start": if (x !== null) f0 = int32(x, p ? p + ".start" : "start", c, "StatefulSetOrdinals"); break;
@@ -770,6 +801,7 @@ function decode_io_orch_api_apps_v1_StatefulSetPersistentVolumeClaimRetentionPol
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetPersistentVolumeClaimRetentionPolicy", "v1.StatefulSetPersistentVolumeClaimRetentionPolicy");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "whenDeleted": if (x !== null) f0 = string(x, p ? p + ".whenDeleted" : "whenDeleted", c, "StatefulSetPersistentVolumeClaimRetentionPolicy"); break;
@@ -796,6 +828,7 @@ function decode_io_orch_api_apps_v1_StatefulSetSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetSpec", "v1.StatefulSetSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "StatefulSetSpec"); break;
@@ -846,6 +879,7 @@ function decode_io_orch_api_apps_v1_StatefulSetStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetStatus", "v1.StatefulSetStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "StatefulSetStatus"); break;
@@ -882,6 +916,7 @@ function decode_io_orch_api_apps_v1_StatefulSetUpdateStrategy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatefulSetUpdateStrategy", "v1.StatefulSetUpdateStrategy");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "StatefulSetUpdateStrategy"); break;
@@ -900,6 +935,7 @@ function decode_io_orch_api_authentication_v1_BoundObjectReference(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "BoundObjectReference", "v1.BoundObjectReference");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "BoundObjectReference"); break;
@@ -922,6 +958,7 @@ function decode_io_orch_api_authentication_v1_SelfSubjectReview(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectReview", "v1.SelfSubjectReview");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectReview"); break;
@@ -946,6 +983,7 @@ function decode_io_orch_api_authentication_v1_SelfSubjectReviewStatus(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectReviewStatus", "v1.SelfSubjectReviewStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "userInfo": if (x !== null) f0 = decode_io_orch_api_authentication_v1_UserInfo(x, p ? p + ".userInfo" : "userInfo", c, "SelfSubjectReviewStatus"); break;
@@ -963,6 +1001,7 @@ function decode_io_orch_api_authentication_v1_TokenRequest(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "TokenRequest"); break;
@@ -998,6 +1037,7 @@ function decode_io_orch_api_authentication_v1_TokenRequestSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequestSpec", "v1.TokenRequestSpec");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "audiences": if (x !== null) f0 = decode_anon10(x, p ? p + ".audiences" : "audiences", c, "TokenRequestSpec"); break;
@@ -1018,6 +1058,7 @@ function decode_io_orch_api_authentication_v1_TokenRequestStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequestStatus", "v1.TokenRequestStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenRequestStatus"); break;
@@ -1037,6 +1078,7 @@ function decode_io_orch_api_authentication_v1_TokenReview(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReview", "v1.TokenReview");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "TokenReview"); break;
@@ -1072,6 +1114,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReviewSpec", "v1.TokenReviewSpec");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "token": if (x !== null) f0 = string(x, p ? p + ".token" : "token", c, "TokenReviewSpec"); break;
@@ -1098,6 +1141,7 @@ function decode_io_orch_api_authentication_v1_TokenReviewStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenReviewStatus", "v1.TokenReviewStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "authenticated": if (x !== null) f0 = boolean(x, p ? p + ".authenticated" : "authenticated", c, "TokenReviewStatus"); break;
@@ -1136,7 +1180,7 @@ function decode_anon15(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_anon14(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_anon14(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -1145,6 +1189,7 @@ function decode_io_orch_api_authentication_v1_UserInfo(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserInfo", "v1.UserInfo");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "username": if (x !== null) f0 = string(x, p ? p + ".username" : "username", c, "UserInfo"); break;
@@ -1175,6 +1220,7 @@ function decode_io_orch_api_authorization_v1_FieldSelectorAttributes(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FieldSelectorAttributes", "v1.FieldSelectorAttributes");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "rawSelector": if (x !== null) f0 = string(x, p ? p + ".rawSelector" : "rawSelector", c, "FieldSelectorAttributes"); break;
@@ -1201,6 +1247,7 @@ function decode_io_orch_api_authorization_v1_LabelSelectorAttributes(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelectorAttributes", "v1.LabelSelectorAttributes");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "rawSelector": if (x !== null) f0 = string(x, p ? p + ".rawSelector" : "rawSelector", c, "LabelSelectorAttributes"); break;
@@ -1219,6 +1266,7 @@ function decode_io_orch_api_authorization_v1_LocalSubjectAccessReview(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalSubjectAccessReview", "v1.LocalSubjectAccessReview");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LocalSubjectAccessReview"); break;
@@ -1246,6 +1294,7 @@ function decode_io_orch_api_authorization_v1_NonResourceAttributes(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourceAttributes", "v1.NonResourceAttributes");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "NonResourceAttributes"); break;
@@ -1280,6 +1329,7 @@ function decode_io_orch_api_authorization_v1_NonResourceRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourceRule", "v1.NonResourceRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon18(x, p ? p + ".verbs" : "verbs", c, "NonResourceRule"); break;
@@ -1298,6 +1348,7 @@ function decode_io_orch_api_authorization_v1_ResourceAttributes(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceAttributes", "v1.ResourceAttributes");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ResourceAttributes"); break;
@@ -1362,6 +1413,7 @@ function decode_io_orch_api_authorization_v1_ResourceRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceRule", "v1.ResourceRule");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon20(x, p ? p + ".verbs" : "verbs", c, "ResourceRule"); break;
@@ -1384,6 +1436,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectAccessReview(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectAccessReview", "v1.SelfSubjectAccessReview");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectAccessReview"); break;
@@ -1411,6 +1464,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectAccessReviewSpec(v, p, c
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectAccessReviewSpec", "v1.SelfSubjectAccessReviewSpec");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "resourceAttributes": if (x !== null) f0 = decode_io_orch_api_authorization_v1_ResourceAttributes(x, p ? p + ".resourceAttributes" : "resourceAttributes", c, "SelfSubjectAccessReviewSpec"); break;
@@ -1429,6 +1483,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectRulesReview(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectRulesReview", "v1.SelfSubjectRulesReview");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SelfSubjectRulesReview"); break;
@@ -1456,6 +1511,7 @@ function decode_io_orch_api_authorization_v1_SelfSubjectRulesReviewSpec(v, p, c,
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelfSubjectRulesReviewSpec", "v1.SelfSubjectRulesReviewSpec");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "SelfSubjectRulesReviewSpec"); break;
@@ -1472,6 +1528,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReview(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectAccessReview", "v1.SubjectAccessReview");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SubjectAccessReview"); break;
@@ -1514,7 +1571,7 @@ function decode_anon26(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string][]string");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_anon25(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_anon25(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -1523,6 +1580,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReviewSpec(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectAccessReviewSpec", "v1.SubjectAccessReviewSpec");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "resourceAttributes": if (x !== null) f0 = decode_io_orch_api_authorization_v1_ResourceAttributes(x, p ? p + ".resourceAttributes" : "resourceAttributes", c, "SubjectAccessReviewSpec"); break;
@@ -1549,6 +1607,7 @@ function decode_io_orch_api_authorization_v1_SubjectAccessReviewStatus(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectAccessReviewStatus", "v1.SubjectAccessReviewStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "allowed": if (x !== null) f0 = boolean(x, p ? p + ".allowed" : "allowed", c, "SubjectAccessReviewStatus"); break;
@@ -1588,6 +1647,7 @@ function decode_io_orch_api_authorization_v1_SubjectRulesReviewStatus(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SubjectRulesReviewStatus", "v1.SubjectRulesReviewStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "resourceRules": if (x !== null) f0 = decode_anon27(x, p ? p + ".resourceRules" : "resourceRules", c, "SubjectRulesReviewStatus"); break;
@@ -1611,6 +1671,7 @@ function decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v1.CrossVersionObjectReference");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
@@ -1633,6 +1694,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscaler(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v1.HorizontalPodAutoscaler");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
@@ -1668,6 +1730,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerList(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v1.HorizontalPodAutoscalerList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
@@ -1691,6 +1754,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerSpec(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v1.HorizontalPodAutoscalerSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v1_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
@@ -1715,6 +1779,7 @@ function decode_io_orch_api_autoscaling_v1_HorizontalPodAutoscalerStatus(v, p, c
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v1.HorizontalPodAutoscalerStatus");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
@@ -1741,6 +1806,7 @@ function decode_io_orch_api_autoscaling_v1_Scale(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scale", "v1.Scale");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Scale"); break;
@@ -1768,6 +1834,7 @@ function decode_io_orch_api_autoscaling_v1_ScaleSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleSpec", "v1.ScaleSpec");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ScaleSpec"); break;
@@ -1784,6 +1851,7 @@ function decode_io_orch_api_autoscaling_v1_ScaleStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleStatus", "v1.ScaleStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ScaleStatus"); break;
@@ -1803,6 +1871,7 @@ function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricSource(v, p, c
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricSource", "v2.ContainerResourceMetricSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricSource"); break;
@@ -1826,6 +1895,7 @@ function decode_io_orch_api_autoscaling_v2_ContainerResourceMetricStatus(v, p, c
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResourceMetricStatus", "v2.ContainerResourceMetricStatus");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerResourceMetricStatus"); break;
@@ -1849,6 +1919,7 @@ function decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CrossVersionObjectReference", "v2.CrossVersionObjectReference");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CrossVersionObjectReference"); break;
@@ -1871,6 +1942,7 @@ function decode_io_orch_api_autoscaling_v2_ExternalMetricSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricSource", "v2.ExternalMetricSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricSource"); break;
@@ -1891,6 +1963,7 @@ function decode_io_orch_api_autoscaling_v2_ExternalMetricStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalMetricStatus", "v2.ExternalMetricStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ExternalMetricStatus"); break;
@@ -1911,6 +1984,7 @@ function decode_io_orch_api_autoscaling_v2_HPAScalingPolicy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingPolicy", "v2.HPAScalingPolicy");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HPAScalingPolicy"); break;
@@ -1942,6 +2016,7 @@ function decode_io_orch_api_autoscaling_v2_HPAScalingRules(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HPAScalingRules", "v2.HPAScalingRules");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "selectPolicy": if (x !== null) f0 = string(x, p ? p + ".selectPolicy" : "selectPolicy", c, "HPAScalingRules"); break;
@@ -1962,6 +2037,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscaler(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscaler", "v2.HorizontalPodAutoscaler");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscaler"); break;
@@ -1989,6 +2065,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerBehavior(v, p,
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerBehavior", "v2.HorizontalPodAutoscalerBehavior");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "scaleUp": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_HPAScalingRules(x, p ? p + ".scaleUp" : "scaleUp", c, "HorizontalPodAutoscalerBehavior"); break;
@@ -2007,6 +2084,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerCondition(v, p
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerCondition", "v2.HorizontalPodAutoscalerCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "HorizontalPodAutoscalerCondition"); break;
@@ -2041,6 +2119,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerList(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerList", "v2.HorizontalPodAutoscalerList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "HorizontalPodAutoscalerList"); break;
@@ -2072,6 +2151,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerSpec(v, p, c, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerSpec", "v2.HorizontalPodAutoscalerSpec");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "scaleTargetRef": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".scaleTargetRef" : "scaleTargetRef", c, "HorizontalPodAutoscalerSpec"); break;
@@ -2114,6 +2194,7 @@ function decode_io_orch_api_autoscaling_v2_HorizontalPodAutoscalerStatus(v, p, c
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HorizontalPodAutoscalerStatus", "v2.HorizontalPodAutoscalerStatus");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "HorizontalPodAutoscalerStatus"); break;
@@ -2141,6 +2222,7 @@ function decode_io_orch_api_autoscaling_v2_MetricIdentifier(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricIdentifier", "v2.MetricIdentifier");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "MetricIdentifier"); break;
@@ -2160,6 +2242,7 @@ function decode_io_orch_api_autoscaling_v2_MetricSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricSpec", "v2.MetricSpec");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricSpec"); break;
@@ -2187,6 +2270,7 @@ function decode_io_orch_api_autoscaling_v2_MetricStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricStatus", "v2.MetricStatus");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricStatus"); break;
@@ -2214,6 +2298,7 @@ function decode_io_orch_api_autoscaling_v2_MetricTarget(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricTarget", "v2.MetricTarget");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "MetricTarget"); break;
@@ -2237,6 +2322,7 @@ function decode_io_orch_api_autoscaling_v2_MetricValueStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "MetricValueStatus", "v2.MetricValueStatus");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "value": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_api_resource_Quantity(x, p ? p + ".value" : "value", c, "MetricValueStatus"); break;
@@ -2257,6 +2343,7 @@ function decode_io_orch_api_autoscaling_v2_ObjectMetricSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricSource", "v2.ObjectMetricSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "describedObject": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_CrossVersionObjectReference(x, p ? p + ".describedObject" : "describedObject", c, "ObjectMetricSource"); break;
@@ -2280,6 +2367,7 @@ function decode_io_orch_api_autoscaling_v2_ObjectMetricStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMetricStatus", "v2.ObjectMetricStatus");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "ObjectMetricStatus"); break;
@@ -2303,6 +2391,7 @@ function decode_io_orch_api_autoscaling_v2_PodsMetricSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricSource", "v2.PodsMetricSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricSource"); break;
@@ -2323,6 +2412,7 @@ function decode_io_orch_api_autoscaling_v2_PodsMetricStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodsMetricStatus", "v2.PodsMetricStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metric": if (x !== null) f0 = decode_io_orch_api_autoscaling_v2_MetricIdentifier(x, p ? p + ".metric" : "metric", c, "PodsMetricStatus"); break;
@@ -2343,6 +2433,7 @@ function decode_io_orch_api_autoscaling_v2_ResourceMetricSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricSource", "v2.ResourceMetricSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricSource"); break;
@@ -2363,6 +2454,7 @@ function decode_io_orch_api_autoscaling_v2_ResourceMetricStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceMetricStatus", "v2.ResourceMetricStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceMetricStatus"); break;
@@ -2383,6 +2475,7 @@ function decode_io_orch_api_batch_v1_CronJob(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJob", "v1.CronJob");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJob"); break;
@@ -2418,6 +2511,7 @@ function decode_io_orch_api_batch_v1_CronJobList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobList", "v1.CronJobList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CronJobList"); break;
@@ -2441,6 +2535,7 @@ function decode_io_orch_api_batch_v1_CronJobSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobSpec", "v1.CronJobSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "schedule": if (x !== null) f0 = string(x, p ? p + ".schedule" : "schedule", c, "CronJobSpec"); break;
@@ -2485,6 +2580,7 @@ function decode_io_orch_api_batch_v1_CronJobStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CronJobStatus", "v1.CronJobStatus");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "active": if (x !== null) f0 = decode_anon36(x, p ? p + ".active" : "active", c, "CronJobStatus"); break;
@@ -2505,6 +2601,7 @@ function decode_io_orch_api_batch_v1_Job(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Job", "v1.Job");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Job"); break;
@@ -2532,6 +2629,7 @@ function decode_io_orch_api_batch_v1_JobCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobCondition", "v1.JobCondition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "JobCondition"); break;
@@ -2568,6 +2666,7 @@ function decode_io_orch_api_batch_v1_JobList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobList", "v1.JobList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "JobList"); break;
@@ -2591,6 +2690,7 @@ function decode_io_orch_api_batch_v1_JobSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobSpec", "v1.JobSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "parallelism": if (x !== null) f0 = int32(x, p ? p + ".parallelism" : "parallelism", c, "JobSpec"); break;
@@ -2646,6 +2746,7 @@ function decode_io_orch_api_batch_v1_JobStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobStatus", "v1.JobStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon38(x, p ? p + ".conditions" : "conditions", c, "JobStatus"); break;
@@ -2682,6 +2783,7 @@ function decode_io_orch_api_batch_v1_JobTemplateSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JobTemplateSpec", "v1.JobTemplateSpec");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "JobTemplateSpec"); break;
@@ -2710,6 +2812,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicy", "v1.PodFailurePolicy");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "rules": if (x !== null) f0 = decode_anon39(x, p ? p + ".rules" : "rules", c, "PodFailurePolicy"); break;
@@ -2734,6 +2837,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnExitCodesRequirement(v, p
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyOnExitCodesRequirement", "v1.PodFailurePolicyOnExitCodesRequirement");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "PodFailurePolicyOnExitCodesRequirement"); break;
@@ -2755,6 +2859,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyOnPodConditionsPattern(v, p
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyOnPodConditionsPattern", "v1.PodFailurePolicyOnPodConditionsPattern");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PodFailurePolicyOnPodConditionsPattern"); break;
@@ -2783,6 +2888,7 @@ function decode_io_orch_api_batch_v1_PodFailurePolicyRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodFailurePolicyRule", "v1.PodFailurePolicyRule");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "action": if (x !== null) f0 = string(x, p ? p + ".action" : "action", c, "PodFailurePolicyRule"); break;
@@ -2812,6 +2918,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SuccessPolicy", "v1.SuccessPolicy");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "rules": if (x !== null) f0 = decode_anon42(x, p ? p + ".rules" : "rules", c, "SuccessPolicy"); break;
@@ -2828,6 +2935,7 @@ function decode_io_orch_api_batch_v1_SuccessPolicyRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SuccessPolicyRule", "v1.SuccessPolicyRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "succeededIndexes": if (x !== null) f0 = string(x, p ? p + ".succeededIndexes" : "succeededIndexes", c, "SuccessPolicyRule"); break;
@@ -2862,6 +2970,7 @@ function decode_io_orch_api_batch_v1_UncountedTerminatedPods(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UncountedTerminatedPods", "v1.UncountedTerminatedPods");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "succeeded": if (x !== null) f0 = decode_anon43(x, p ? p + ".succeeded" : "succeeded", c, "UncountedTerminatedPods"); break;
@@ -2880,6 +2989,7 @@ function decode_io_orch_api_coordination_v1_Lease(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lease", "v1.Lease");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Lease"); break;
@@ -2912,6 +3022,7 @@ function decode_io_orch_api_coordination_v1_LeaseList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LeaseList", "v1.LeaseList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LeaseList"); break;
@@ -2935,6 +3046,7 @@ function decode_io_orch_api_coordination_v1_LeaseSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LeaseSpec", "v1.LeaseSpec");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "holderIdentity": if (x !== null) f0 = string(x, p ? p + ".holderIdentity" : "holderIdentity", c, "LeaseSpec"); break;
@@ -2963,6 +3075,7 @@ function decode_io_orch_api_core_v1_AWSElasticBlockStoreVolumeSource(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AWSElasticBlockStoreVolumeSource", "v1.AWSElasticBlockStoreVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "AWSElasticBlockStoreVolumeSource"); break;
@@ -2986,6 +3099,7 @@ function decode_io_orch_api_core_v1_Affinity(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Affinity", "v1.Affinity");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nodeAffinity": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeAffinity(x, p ? p + ".nodeAffinity" : "nodeAffinity", c, "Affinity"); break;
@@ -3006,6 +3120,7 @@ function decode_io_orch_api_core_v1_AppArmorProfile(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AppArmorProfile", "v1.AppArmorProfile");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "AppArmorProfile"); break;
@@ -3025,6 +3140,7 @@ function decode_io_orch_api_core_v1_AttachedVolume(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AttachedVolume", "v1.AttachedVolume");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "AttachedVolume"); break;
@@ -3045,6 +3161,7 @@ function decode_io_orch_api_core_v1_AzureDiskVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureDiskVolumeSource", "v1.AzureDiskVolumeSource");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "AzureDiskVolumeSource"); break;
@@ -3077,6 +3194,7 @@ function decode_io_orch_api_core_v1_AzureFilePersistentVolumeSource(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFilePersistentVolumeSource", "v1.AzureFilePersistentVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "AzureFilePersistentVolumeSource"); break;
@@ -3101,6 +3219,7 @@ function decode_io_orch_api_core_v1_AzureFileVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AzureFileVolumeSource", "v1.AzureFileVolumeSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "AzureFileVolumeSource"); break;
@@ -3122,7 +3241,7 @@ function decode_anon46(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3131,6 +3250,7 @@ function decode_io_orch_api_core_v1_CSIPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIPersistentVolumeSource", "v1.CSIPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIPersistentVolumeSource"); break;
@@ -3166,7 +3286,7 @@ function decode_anon47(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3175,6 +3295,7 @@ function decode_io_orch_api_core_v1_CSIVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIVolumeSource", "v1.CSIVolumeSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "CSIVolumeSource"); break;
@@ -3216,6 +3337,7 @@ function decode_io_orch_api_core_v1_Capabilities(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Capabilities", "v1.Capabilities");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "add": if (x !== null) f0 = decode_anon48(x, p ? p + ".add" : "add", c, "Capabilities"); break;
@@ -3242,6 +3364,7 @@ function decode_io_orch_api_core_v1_CephFSPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CephFSPersistentVolumeSource", "v1.CephFSPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon50(x, p ? p + ".monitors" : "monitors", c, "CephFSPersistentVolumeSource"); break;
@@ -3276,6 +3399,7 @@ function decode_io_orch_api_core_v1_CephFSVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CephFSVolumeSource", "v1.CephFSVolumeSource");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon51(x, p ? p + ".monitors" : "monitors", c, "CephFSVolumeSource"); break;
@@ -3302,6 +3426,7 @@ function decode_io_orch_api_core_v1_CinderPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CinderPersistentVolumeSource", "v1.CinderPersistentVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "CinderPersistentVolumeSource"); break;
@@ -3325,6 +3450,7 @@ function decode_io_orch_api_core_v1_CinderVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CinderVolumeSource", "v1.CinderVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "CinderVolumeSource"); break;
@@ -3348,6 +3474,7 @@ function decode_io_orch_api_core_v1_ClusterTrustBundleProjection(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterTrustBundleProjection", "v1.ClusterTrustBundleProjection");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ClusterTrustBundleProjection"); break;
@@ -3372,7 +3499,7 @@ function decode_anon52(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3380,7 +3507,7 @@ function decode_anon53(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3389,6 +3516,7 @@ function decode_io_orch_api_core_v1_ConfigMap(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMap", "v1.ConfigMap");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMap"); break;
@@ -3416,6 +3544,7 @@ function decode_io_orch_api_core_v1_ConfigMapEnvSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapEnvSource", "v1.ConfigMapEnvSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapEnvSource"); break;
@@ -3435,6 +3564,7 @@ function decode_io_orch_api_core_v1_ConfigMapKeySelector(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapKeySelector", "v1.ConfigMapKeySelector");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapKeySelector"); break;
@@ -3465,6 +3595,7 @@ function decode_io_orch_api_core_v1_ConfigMapList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapList", "v1.ConfigMapList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ConfigMapList"); break;
@@ -3488,6 +3619,7 @@ function decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapNodeConfigSource", "v1.ConfigMapNodeConfigSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ConfigMapNodeConfigSource"); break;
@@ -3523,6 +3655,7 @@ function decode_io_orch_api_core_v1_ConfigMapProjection(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapProjection", "v1.ConfigMapProjection");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapProjection"); break;
@@ -3552,6 +3685,7 @@ function decode_io_orch_api_core_v1_ConfigMapVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ConfigMapVolumeSource", "v1.ConfigMapVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ConfigMapVolumeSource"); break;
@@ -3639,6 +3773,7 @@ function decode_io_orch_api_core_v1_Container(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Container", "v1.Container");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Container"); break;
@@ -3711,6 +3846,7 @@ function decode_io_orch_api_core_v1_ContainerImage(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerImage", "v1.ContainerImage");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "names": if (x !== null) f0 = decode_anon65(x, p ? p + ".names" : "names", c, "ContainerImage"); break;
@@ -3729,6 +3865,7 @@ function decode_io_orch_api_core_v1_ContainerPort(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerPort", "v1.ContainerPort");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerPort"); break;
@@ -3755,6 +3892,7 @@ function decode_io_orch_api_core_v1_ContainerResizePolicy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerResizePolicy", "v1.ContainerResizePolicy");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "resourceName": if (x !== null) f0 = string(x, p ? p + ".resourceName" : "resourceName", c, "ContainerResizePolicy"); break;
@@ -3775,6 +3913,7 @@ function decode_io_orch_api_core_v1_ContainerState(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerState", "v1.ContainerState");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "waiting": if (x !== null) f0 = decode_io_orch_api_core_v1_ContainerStateWaiting(x, p ? p + ".waiting" : "waiting", c, "ContainerState"); break;
@@ -3795,6 +3934,7 @@ function decode_io_orch_api_core_v1_ContainerStateRunning(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateRunning", "v1.ContainerStateRunning");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "startedAt": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".startedAt" : "startedAt", c, "ContainerStateRunning"); break;
@@ -3811,6 +3951,7 @@ function decode_io_orch_api_core_v1_ContainerStateTerminated(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateTerminated", "v1.ContainerStateTerminated");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "exitCode": if (x !== null) f0 = int32(x, p ? p + ".exitCode" : "exitCode", c, "ContainerStateTerminated"); break;
@@ -3840,6 +3981,7 @@ function decode_io_orch_api_core_v1_ContainerStateWaiting(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStateWaiting", "v1.ContainerStateWaiting");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "reason": if (x !== null) f0 = string(x, p ? p + ".reason" : "reason", c, "ContainerStateWaiting"); break;
@@ -3857,7 +3999,7 @@ function decode_anon66(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -3882,6 +4024,7 @@ function decode_io_orch_api_core_v1_ContainerStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerStatus", "v1.ContainerStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ContainerStatus"); break;
@@ -3931,6 +4074,7 @@ function decode_io_orch_api_core_v1_ContainerUser(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ContainerUser", "v1.ContainerUser");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "linux": if (x !== null) f0 = decode_io_orch_api_core_v1_LinuxContainerUser(x, p ? p + ".linux" : "linux", c, "ContainerUser"); break;
@@ -3947,6 +4091,7 @@ function decode_io_orch_api_core_v1_DaemonEndpoint(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DaemonEndpoint", "v1.DaemonEndpoint");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "Port": if (x !== null) f0 = int32(x, p ? p + ".Port" : "Port", c, "DaemonEndpoint"); break;
@@ -3972,6 +4117,7 @@ function decode_io_orch_api_core_v1_DownwardAPIProjection(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIProjection", "v1.DownwardAPIProjection");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "items": if (x !== null) f0 = decode_anon69(x, p ? p + ".items" : "items", c, "DownwardAPIProjection"); break;
@@ -3988,6 +4134,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeFile(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIVolumeFile", "v1.DownwardAPIVolumeFile");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "DownwardAPIVolumeFile"); break;
@@ -4019,6 +4166,7 @@ function decode_io_orch_api_core_v1_DownwardAPIVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DownwardAPIVolumeSource", "v1.DownwardAPIVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "items": if (x !== null) f0 = decode_anon70(x, p ? p + ".items" : "items", c, "DownwardAPIVolumeSource"); break;
@@ -4037,6 +4185,7 @@ function decode_io_orch_api_core_v1_EmptyDirVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EmptyDirVolumeSource", "v1.EmptyDirVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "medium": if (x !== null) f0 = string(x, p ? p + ".medium" : "medium", c, "EmptyDirVolumeSource"); break;
@@ -4055,6 +4204,7 @@ function decode_io_orch_api_core_v1_EndpointAddress(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointAddress", "v1.EndpointAddress");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "EndpointAddress"); break;
@@ -4078,6 +4228,7 @@ function decode_io_orch_api_core_v1_EndpointPort(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointPort", "v1.EndpointPort");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EndpointPort"); break;
@@ -4126,6 +4277,7 @@ function decode_io_orch_api_core_v1_EndpointSubset(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSubset", "v1.EndpointSubset");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "addresses": if (x !== null) f0 = decode_anon71(x, p ? p + ".addresses" : "addresses", c, "EndpointSubset"); break;
@@ -4154,6 +4306,7 @@ function decode_io_orch_api_core_v1_Endpoints(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Endpoints", "v1.Endpoints");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Endpoints"); break;
@@ -4185,6 +4338,7 @@ function decode_io_orch_api_core_v1_EndpointsList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointsList", "v1.EndpointsList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointsList"); break;
@@ -4208,6 +4362,7 @@ function decode_io_orch_api_core_v1_EnvFromSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvFromSource", "v1.EnvFromSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "prefix": if (x !== null) f0 = string(x, p ? p + ".prefix" : "prefix", c, "EnvFromSource"); break;
@@ -4228,6 +4383,7 @@ function decode_io_orch_api_core_v1_EnvVar(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvVar", "v1.EnvVar");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EnvVar"); break;
@@ -4249,6 +4405,7 @@ function decode_io_orch_api_core_v1_EnvVarSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EnvVarSource", "v1.EnvVarSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "fieldRef": if (x !== null) f0 = decode_io_orch_api_core_v1_ObjectFieldSelector(x, p ? p + ".fieldRef" : "fieldRef", c, "EnvVarSource"); break;
@@ -4335,6 +4492,7 @@ function decode_io_orch_api_core_v1_EphemeralContainer(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EphemeralContainer", "v1.EphemeralContainer");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "args": if (x !== null) f0 = decode_anon76(x, p ? p + ".args" : "args", c, "EphemeralContainer"); break;
@@ -4401,6 +4559,7 @@ function decode_io_orch_api_core_v1_EphemeralVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EphemeralVolumeSource", "v1.EphemeralVolumeSource");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeClaimTemplate": if (x !== null) f0 = decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate(x, p ? p + ".volumeClaimTemplate" : "volumeClaimTemplate", c, "EphemeralVolumeSource"); break;
@@ -4417,6 +4576,7 @@ function decode_io_orch_api_core_v1_Event(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Event"); break;
@@ -4478,6 +4638,7 @@ function decode_io_orch_api_core_v1_EventList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
@@ -4501,6 +4662,7 @@ function decode_io_orch_api_core_v1_EventSeries(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "EventSeries"); break;
@@ -4519,6 +4681,7 @@ function decode_io_orch_api_core_v1_EventSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSource", "v1.EventSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "component": if (x !== null) f0 = string(x, p ? p + ".component" : "component", c, "EventSource"); break;
@@ -4545,6 +4708,7 @@ function decode_io_orch_api_core_v1_ExecAction(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExecAction", "v1.ExecAction");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "command": if (x !== null) f0 = decode_anon85(x, p ? p + ".command" : "command", c, "ExecAction"); break;
@@ -4577,6 +4741,7 @@ function decode_io_orch_api_core_v1_FCVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FCVolumeSource", "v1.FCVolumeSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "targetWWNs": if (x !== null) f0 = decode_anon86(x, p ? p + ".targetWWNs" : "targetWWNs", c, "FCVolumeSource"); break;
@@ -4600,7 +4765,7 @@ function decode_anon88(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -4609,6 +4774,7 @@ function decode_io_orch_api_core_v1_FlexPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlexPersistentVolumeSource", "v1.FlexPersistentVolumeSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "FlexPersistentVolumeSource"); break;
@@ -4633,7 +4799,7 @@ function decode_anon89(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -4642,6 +4808,7 @@ function decode_io_orch_api_core_v1_FlexVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlexVolumeSource", "v1.FlexVolumeSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "driver": if (x !== null) f0 = string(x, p ? p + ".driver" : "driver", c, "FlexVolumeSource"); break;
@@ -4667,6 +4834,7 @@ function decode_io_orch_api_core_v1_FlockerVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlockerVolumeSource", "v1.FlockerVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "datasetName": if (x !== null) f0 = string(x, p ? p + ".datasetName" : "datasetName", c, "FlockerVolumeSource"); break;
@@ -4685,6 +4853,7 @@ function decode_io_orch_api_core_v1_GCEPersistentDiskVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GCEPersistentDiskVolumeSource", "v1.GCEPersistentDiskVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "pdName": if (x !== null) f0 = string(x, p ? p + ".pdName" : "pdName", c, "GCEPersistentDiskVolumeSource"); break;
@@ -4708,6 +4877,7 @@ function decode_io_orch_api_core_v1_GRPCAction(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GRPCAction", "v1.GRPCAction");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "GRPCAction"); break;
@@ -4728,6 +4898,7 @@ function decode_io_orch_api_core_v1_GitRepoVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GitRepoVolumeSource", "v1.GitRepoVolumeSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "repository": if (x !== null) f0 = string(x, p ? p + ".repository" : "repository", c, "GitRepoVolumeSource"); break;
@@ -4749,6 +4920,7 @@ function decode_io_orch_api_core_v1_GlusterfsPersistentVolumeSource(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsPersistentVolumeSource", "v1.GlusterfsPersistentVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "endpoints": if (x !== null) f0 = string(x, p ? p + ".endpoints" : "endpoints", c, "GlusterfsPersistentVolumeSource"); break;
@@ -4773,6 +4945,7 @@ function decode_io_orch_api_core_v1_GlusterfsVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GlusterfsVolumeSource", "v1.GlusterfsVolumeSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "endpoints": if (x !== null) f0 = string(x, p ? p + ".endpoints" : "endpoints", c, "GlusterfsVolumeSource"); break;
@@ -4803,6 +4976,7 @@ function decode_io_orch_api_core_v1_HTTPGetAction(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPGetAction", "v1.HTTPGetAction");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPGetAction"); break;
@@ -4827,6 +5001,7 @@ function decode_io_orch_api_core_v1_HTTPHeader(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPHeader", "v1.HTTPHeader");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "HTTPHeader"); break;
@@ -4855,6 +5030,7 @@ function decode_io_orch_api_core_v1_HostAlias(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostAlias", "v1.HostAlias");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostAlias"); break;
@@ -4874,6 +5050,7 @@ function decode_io_orch_api_core_v1_HostIP(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostIP", "v1.HostIP");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "HostIP"); break;
@@ -4891,6 +5068,7 @@ function decode_io_orch_api_core_v1_HostPathVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HostPathVolumeSource", "v1.HostPathVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HostPathVolumeSource"); break;
@@ -4918,6 +5096,7 @@ function decode_io_orch_api_core_v1_ISCSIPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ISCSIPersistentVolumeSource", "v1.ISCSIPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "targetPortal": if (x !== null) f0 = string(x, p ? p + ".targetPortal" : "targetPortal", c, "ISCSIPersistentVolumeSource"); break;
@@ -4966,6 +5145,7 @@ function decode_io_orch_api_core_v1_ISCSIVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ISCSIVolumeSource", "v1.ISCSIVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "targetPortal": if (x !== null) f0 = string(x, p ? p + ".targetPortal" : "targetPortal", c, "ISCSIVolumeSource"); break;
@@ -5006,6 +5186,7 @@ function decode_io_orch_api_core_v1_ImageVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ImageVolumeSource", "v1.ImageVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "reference": if (x !== null) f0 = string(x, p ? p + ".reference" : "reference", c, "ImageVolumeSource"); break;
@@ -5024,6 +5205,7 @@ function decode_io_orch_api_core_v1_KeyToPath(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "KeyToPath", "v1.KeyToPath");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "KeyToPath"); break;
@@ -5046,6 +5228,7 @@ function decode_io_orch_api_core_v1_Lifecycle(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Lifecycle", "v1.Lifecycle");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "postStart": if (x !== null) f0 = decode_io_orch_api_core_v1_LifecycleHandler(x, p ? p + ".postStart" : "postStart", c, "Lifecycle"); break;
@@ -5064,6 +5247,7 @@ function decode_io_orch_api_core_v1_LifecycleHandler(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LifecycleHandler", "v1.LifecycleHandler");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "exec": if (x !== null) f0 = decode_io_orch_api_core_v1_ExecAction(x, p ? p + ".exec" : "exec", c, "LifecycleHandler"); break;
@@ -5086,6 +5270,7 @@ function decode_io_orch_api_core_v1_LimitRange(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRange", "v1.LimitRange");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LimitRange"); break;
@@ -5109,7 +5294,7 @@ function decode_anon94(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5117,7 +5302,7 @@ function decode_anon95(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5125,7 +5310,7 @@ function decode_anon96(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5133,7 +5318,7 @@ function decode_anon97(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5141,7 +5326,7 @@ function decode_anon98(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5150,6 +5335,7 @@ function decode_io_orch_api_core_v1_LimitRangeItem(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRangeItem", "v1.LimitRangeItem");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitRangeItem"); break;
@@ -5185,6 +5371,7 @@ function decode_io_orch_api_core_v1_LimitRangeList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRangeList", "v1.LimitRangeList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "LimitRangeList"); break;
@@ -5216,6 +5403,7 @@ function decode_io_orch_api_core_v1_LimitRangeSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitRangeSpec", "v1.LimitRangeSpec");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "limits": if (x !== null) f0 = decode_anon100(x, p ? p + ".limits" : "limits", c, "LimitRangeSpec"); break;
@@ -5240,6 +5428,7 @@ function decode_io_orch_api_core_v1_LinuxContainerUser(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LinuxContainerUser", "v1.LinuxContainerUser");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "uid": if (x !== null) f0 = int64(x, p ? p + ".uid" : "uid", c, "LinuxContainerUser"); break;
@@ -5262,6 +5451,7 @@ function decode_io_orch_api_core_v1_LocalObjectReference(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalObjectReference", "v1.LocalObjectReference");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "LocalObjectReference"); break;
@@ -5279,6 +5469,7 @@ function decode_io_orch_api_core_v1_LocalVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LocalVolumeSource", "v1.LocalVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "LocalVolumeSource"); break;
@@ -5298,6 +5489,7 @@ function decode_io_orch_api_core_v1_ModifyVolumeStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ModifyVolumeStatus", "v1.ModifyVolumeStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "targetVolumeAttributesClassName": if (x !== null) f0 = string(x, p ? p + ".targetVolumeAttributesClassName" : "targetVolumeAttributesClassName", c, "ModifyVolumeStatus"); break;
@@ -5317,6 +5509,7 @@ function decode_io_orch_api_core_v1_NFSVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NFSVolumeSource", "v1.NFSVolumeSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "server": if (x !== null) f0 = string(x, p ? p + ".server" : "server", c, "NFSVolumeSource"); break;
@@ -5339,6 +5532,7 @@ function decode_io_orch_api_core_v1_Namespace(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Namespace", "v1.Namespace");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Namespace"); break;
@@ -5366,6 +5560,7 @@ function decode_io_orch_api_core_v1_NamespaceCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceCondition", "v1.NamespaceCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NamespaceCondition"); break;
@@ -5400,6 +5595,7 @@ function decode_io_orch_api_core_v1_NamespaceList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceList", "v1.NamespaceList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NamespaceList"); break;
@@ -5431,6 +5627,7 @@ function decode_io_orch_api_core_v1_NamespaceSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceSpec", "v1.NamespaceSpec");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "finalizers": if (x !== null) f0 = decode_anon103(x, p ? p + ".finalizers" : "finalizers", c, "NamespaceSpec"); break;
@@ -5455,6 +5652,7 @@ function decode_io_orch_api_core_v1_NamespaceStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NamespaceStatus", "v1.NamespaceStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "NamespaceStatus"); break;
@@ -5473,6 +5671,7 @@ function decode_io_orch_api_core_v1_Node(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Node", "v1.Node");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Node"); break;
@@ -5500,6 +5699,7 @@ function decode_io_orch_api_core_v1_NodeAddress(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeAddress", "v1.NodeAddress");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NodeAddress"); break;
@@ -5528,6 +5728,7 @@ function decode_io_orch_api_core_v1_NodeAffinity(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeAffinity", "v1.NodeAffinity");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "NodeAffinity"); break;
@@ -5546,6 +5747,7 @@ function decode_io_orch_api_core_v1_NodeCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeCondition", "v1.NodeCondition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "NodeCondition"); break;
@@ -5574,6 +5776,7 @@ function decode_io_orch_api_core_v1_NodeConfigSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeConfigSource", "v1.NodeConfigSource");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "configMap": if (x !== null) f0 = decode_io_orch_api_core_v1_ConfigMapNodeConfigSource(x, p ? p + ".configMap" : "configMap", c, "NodeConfigSource"); break;
@@ -5590,6 +5793,7 @@ function decode_io_orch_api_core_v1_NodeConfigStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeConfigStatus", "v1.NodeConfigStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "assigned": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeConfigSource(x, p ? p + ".assigned" : "assigned", c, "NodeConfigStatus"); break;
@@ -5612,6 +5816,7 @@ function decode_io_orch_api_core_v1_NodeDaemonEndpoints(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeDaemonEndpoints", "v1.NodeDaemonEndpoints");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kubeletEndpoint": if (x !== null) f0 = decode_io_orch_api_core_v1_DaemonEndpoint(x, p ? p + ".kubeletEndpoint" : "kubeletEndpoint", c, "NodeDaemonEndpoints"); break;
@@ -5629,6 +5834,7 @@ function decode_io_orch_api_core_v1_NodeFeatures(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeFeatures", "v1.NodeFeatures");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "supplementalGroupsPolicy": if (x !== null) f0 = boolean(x, p ? p + ".supplementalGroupsPolicy" : "supplementalGroupsPolicy", c, "NodeFeatures"); break;
@@ -5653,6 +5859,7 @@ function decode_io_orch_api_core_v1_NodeList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeList", "v1.NodeList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NodeList"); break;
@@ -5676,6 +5883,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandler(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeRuntimeHandler", "v1.NodeRuntimeHandler");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "NodeRuntimeHandler"); break;
@@ -5695,6 +5903,7 @@ function decode_io_orch_api_core_v1_NodeRuntimeHandlerFeatures(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeRuntimeHandlerFeatures", "v1.NodeRuntimeHandlerFeatures");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "recursiveReadOnlyMounts": if (x !== null) f0 = boolean(x, p ? p + ".recursiveReadOnlyMounts" : "recursiveReadOnlyMounts", c, "NodeRuntimeHandlerFeatures"); break;
@@ -5721,6 +5930,7 @@ function decode_io_orch_api_core_v1_NodeSelector(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelector", "v1.NodeSelector");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nodeSelectorTerms": if (x !== null) f0 = decode_anon107(x, p ? p + ".nodeSelectorTerms" : "nodeSelectorTerms", c, "NodeSelector"); break;
@@ -5745,6 +5955,7 @@ function decode_io_orch_api_core_v1_NodeSelectorRequirement(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelectorRequirement", "v1.NodeSelectorRequirement");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "NodeSelectorRequirement"); break;
@@ -5783,6 +5994,7 @@ function decode_io_orch_api_core_v1_NodeSelectorTerm(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSelectorTerm", "v1.NodeSelectorTerm");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "matchExpressions": if (x !== null) f0 = decode_anon109(x, p ? p + ".matchExpressions" : "matchExpressions", c, "NodeSelectorTerm"); break;
@@ -5817,6 +6029,7 @@ function decode_io_orch_api_core_v1_NodeSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSpec", "v1.NodeSpec");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "podCIDR": if (x !== null) f0 = string(x, p ? p + ".podCIDR" : "podCIDR", c, "NodeSpec"); break;
@@ -5844,7 +6057,7 @@ function decode_anon113(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5852,7 +6065,7 @@ function decode_anon114(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -5909,6 +6122,7 @@ function decode_io_orch_api_core_v1_NodeStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeStatus", "v1.NodeStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "capacity": if (x !== null) f0 = decode_anon113(x, p ? p + ".capacity" : "capacity", c, "NodeStatus"); break;
@@ -5951,6 +6165,7 @@ function decode_io_orch_api_core_v1_NodeSystemInfo(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NodeSystemInfo", "v1.NodeSystemInfo");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "machineID": if (x !== null) f0 = string(x, p ? p + ".machineID" : "machineID", c, "NodeSystemInfo"); break;
@@ -5995,6 +6210,7 @@ function decode_io_orch_api_core_v1_ObjectFieldSelector(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectFieldSelector", "v1.ObjectFieldSelector");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ObjectFieldSelector"); break;
@@ -6014,6 +6230,7 @@ function decode_io_orch_api_core_v1_ObjectReference(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectReference", "v1.ObjectReference");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ObjectReference"); break;
@@ -6042,6 +6259,7 @@ function decode_io_orch_api_core_v1_PersistentVolume(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolume", "v1.PersistentVolume");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolume"); break;
@@ -6069,6 +6287,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaim(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaim", "v1.PersistentVolumeClaim");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeClaim"); break;
@@ -6096,6 +6315,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimCondition(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimCondition", "v1.PersistentVolumeClaimCondition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PersistentVolumeClaimCondition"); break;
@@ -6132,6 +6352,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimList", "v1.PersistentVolumeClaimList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeClaimList"); break;
@@ -6163,6 +6384,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimSpec", "v1.PersistentVolumeClaimSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "accessModes": if (x !== null) f0 = decode_anon122(x, p ? p + ".accessModes" : "accessModes", c, "PersistentVolumeClaimSpec"); break;
@@ -6204,7 +6426,7 @@ function decode_anon124(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6220,7 +6442,7 @@ function decode_anon126(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6228,7 +6450,7 @@ function decode_anon127(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6237,6 +6459,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimStatus", "v1.PersistentVolumeClaimStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeClaimStatus"); break;
@@ -6267,6 +6490,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimTemplate(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimTemplate", "v1.PersistentVolumeClaimTemplate");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PersistentVolumeClaimTemplate"); break;
@@ -6287,6 +6511,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeClaimVolumeSource(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeClaimVolumeSource", "v1.PersistentVolumeClaimVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "claimName": if (x !== null) f0 = string(x, p ? p + ".claimName" : "claimName", c, "PersistentVolumeClaimVolumeSource"); break;
@@ -6314,6 +6539,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeList", "v1.PersistentVolumeList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PersistentVolumeList"); break;
@@ -6336,7 +6562,7 @@ function decode_anon129(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6361,6 +6587,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeSpec", "v1.PersistentVolumeSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "capacity": if (x !== null) f0 = decode_anon129(x, p ? p + ".capacity" : "capacity", c, "PersistentVolumeSpec"); break;
@@ -6439,6 +6666,7 @@ function decode_io_orch_api_core_v1_PersistentVolumeStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PersistentVolumeStatus", "v1.PersistentVolumeStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PersistentVolumeStatus"); break;
@@ -6461,6 +6689,7 @@ function decode_io_orch_api_core_v1_PhotonPersistentDiskVolumeSource(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PhotonPersistentDiskVolumeSource", "v1.PhotonPersistentDiskVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "pdID": if (x !== null) f0 = string(x, p ? p + ".pdID" : "pdID", c, "PhotonPersistentDiskVolumeSource"); break;
@@ -6480,6 +6709,7 @@ function decode_io_orch_api_core_v1_Pod(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Pod", "v1.Pod");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Pod"); break;
@@ -6523,6 +6753,7 @@ function decode_io_orch_api_core_v1_PodAffinity(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAffinity", "v1.PodAffinity");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon132(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAffinity"); break;
@@ -6565,6 +6796,7 @@ function decode_io_orch_api_core_v1_PodAffinityTerm(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAffinityTerm", "v1.PodAffinityTerm");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "labelSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".labelSelector" : "labelSelector", c, "PodAffinityTerm"); break;
@@ -6608,6 +6840,7 @@ function decode_io_orch_api_core_v1_PodAntiAffinity(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodAntiAffinity", "v1.PodAntiAffinity");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "requiredDuringSchedulingIgnoredDuringExecution": if (x !== null) f0 = decode_anon137(x, p ? p + ".requiredDuringSchedulingIgnoredDuringExecution" : "requiredDuringSchedulingIgnoredDuringExecution", c, "PodAntiAffinity"); break;
@@ -6626,6 +6859,7 @@ function decode_io_orch_api_core_v1_PodCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodCondition", "v1.PodCondition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PodCondition"); break;
@@ -6678,6 +6912,7 @@ function decode_io_orch_api_core_v1_PodDNSConfig(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDNSConfig", "v1.PodDNSConfig");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nameservers": if (x !== null) f0 = decode_anon139(x, p ? p + ".nameservers" : "nameservers", c, "PodDNSConfig"); break;
@@ -6698,6 +6933,7 @@ function decode_io_orch_api_core_v1_PodDNSConfigOption(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDNSConfigOption", "v1.PodDNSConfigOption");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodDNSConfigOption"); break;
@@ -6716,6 +6952,7 @@ function decode_io_orch_api_core_v1_PodIP(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodIP", "v1.PodIP");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "PodIP"); break;
@@ -6741,6 +6978,7 @@ function decode_io_orch_api_core_v1_PodList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodList", "v1.PodList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodList"); break;
@@ -6764,6 +7002,7 @@ function decode_io_orch_api_core_v1_PodOS(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodOS", "v1.PodOS");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodOS"); break;
@@ -6781,6 +7020,7 @@ function decode_io_orch_api_core_v1_PodReadinessGate(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodReadinessGate", "v1.PodReadinessGate");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditionType": if (x !== null) f0 = string(x, p ? p + ".conditionType" : "conditionType", c, "PodReadinessGate"); break;
@@ -6798,6 +7038,7 @@ function decode_io_orch_api_core_v1_PodResourceClaim(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodResourceClaim", "v1.PodResourceClaim");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodResourceClaim"); break;
@@ -6819,6 +7060,7 @@ function decode_io_orch_api_core_v1_PodResourceClaimStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodResourceClaimStatus", "v1.PodResourceClaimStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodResourceClaimStatus"); break;
@@ -6838,6 +7080,7 @@ function decode_io_orch_api_core_v1_PodSchedulingGate(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSchedulingGate", "v1.PodSchedulingGate");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PodSchedulingGate"); break;
@@ -6871,6 +7114,7 @@ function decode_io_orch_api_core_v1_PodSecurityContext(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSecurityContext", "v1.PodSecurityContext");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "seLinuxOptions": if (x !== null) f0 = decode_io_orch_api_core_v1_SELinuxOptions(x, p ? p + ".seLinuxOptions" : "seLinuxOptions", c, "PodSecurityContext"); break;
@@ -6924,7 +7168,7 @@ function decode_anon147(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -6972,7 +7216,7 @@ function decode_anon153(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7013,6 +7257,7 @@ function decode_io_orch_api_core_v1_PodSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodSpec", "v1.PodSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumes": if (x !== null) f0 = decode_anon145(x, p ? p + ".volumes" : "volumes", c, "PodSpec"); break;
@@ -7161,6 +7406,7 @@ function decode_io_orch_api_core_v1_PodStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodStatus", "v1.PodStatus");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "phase": if (x !== null) f0 = string(x, p ? p + ".phase" : "phase", c, "PodStatus"); break;
@@ -7207,6 +7453,7 @@ function decode_io_orch_api_core_v1_PodTemplate(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplate", "v1.PodTemplate");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodTemplate"); break;
@@ -7239,6 +7486,7 @@ function decode_io_orch_api_core_v1_PodTemplateList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplateList", "v1.PodTemplateList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodTemplateList"); break;
@@ -7262,6 +7510,7 @@ function decode_io_orch_api_core_v1_PodTemplateSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodTemplateSpec", "v1.PodTemplateSpec");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "metadata": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(x, p ? p + ".metadata" : "metadata", c, "PodTemplateSpec"); break;
@@ -7282,6 +7531,7 @@ function decode_io_orch_api_core_v1_PortworxVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PortworxVolumeSource", "v1.PortworxVolumeSource");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeID": if (x !== null) f0 = string(x, p ? p + ".volumeID" : "volumeID", c, "PortworxVolumeSource"); break;
@@ -7303,6 +7553,7 @@ function decode_io_orch_api_core_v1_PreferredSchedulingTerm(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PreferredSchedulingTerm", "v1.PreferredSchedulingTerm");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "weight": if (x !== null) f0 = int32(x, p ? p + ".weight" : "weight", c, "PreferredSchedulingTerm"); break;
@@ -7323,6 +7574,7 @@ function decode_io_orch_api_core_v1_Probe(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Probe", "v1.Probe");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "exec": if (x !== null) f0 = decode_io_orch_api_core_v1_ExecAction(x, p ? p + ".exec" : "exec", c, "Probe"); break;
@@ -7365,6 +7617,7 @@ function decode_io_orch_api_core_v1_ProjectedVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ProjectedVolumeSource", "v1.ProjectedVolumeSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "sources": if (x !== null) f0 = decode_anon166(x, p ? p + ".sources" : "sources", c, "ProjectedVolumeSource"); break;
@@ -7383,6 +7636,7 @@ function decode_io_orch_api_core_v1_QuobyteVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QuobyteVolumeSource", "v1.QuobyteVolumeSource");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "registry": if (x !== null) f0 = string(x, p ? p + ".registry" : "registry", c, "QuobyteVolumeSource"); break;
@@ -7419,6 +7673,7 @@ function decode_io_orch_api_core_v1_RBDPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RBDPersistentVolumeSource", "v1.RBDPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon167(x, p ? p + ".monitors" : "monitors", c, "RBDPersistentVolumeSource"); break;
@@ -7461,6 +7716,7 @@ function decode_io_orch_api_core_v1_RBDVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RBDVolumeSource", "v1.RBDVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "monitors": if (x !== null) f0 = decode_anon168(x, p ? p + ".monitors" : "monitors", c, "RBDVolumeSource"); break;
@@ -7495,6 +7751,7 @@ function decode_io_orch_api_core_v1_ReplicationController(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationController", "v1.ReplicationController");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicationController"); break;
@@ -7522,6 +7779,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerCondition(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerCondition", "v1.ReplicationControllerCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "ReplicationControllerCondition"); break;
@@ -7556,6 +7814,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerList", "v1.ReplicationControllerList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ReplicationControllerList"); break;
@@ -7578,7 +7837,7 @@ function decode_anon170(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7587,6 +7846,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerSpec", "v1.ReplicationControllerSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicationControllerSpec"); break;
@@ -7618,6 +7878,7 @@ function decode_io_orch_api_core_v1_ReplicationControllerStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ReplicationControllerStatus", "v1.ReplicationControllerStatus");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "replicas": if (x !== null) f0 = int32(x, p ? p + ".replicas" : "replicas", c, "ReplicationControllerStatus"); break;
@@ -7645,6 +7906,7 @@ function decode_io_orch_api_core_v1_ResourceClaim(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceClaim", "v1.ResourceClaim");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceClaim"); break;
@@ -7664,6 +7926,7 @@ function decode_io_orch_api_core_v1_ResourceFieldSelector(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceFieldSelector", "v1.ResourceFieldSelector");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "containerName": if (x !== null) f0 = string(x, p ? p + ".containerName" : "containerName", c, "ResourceFieldSelector"); break;
@@ -7685,6 +7948,7 @@ function decode_io_orch_api_core_v1_ResourceHealth(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceHealth", "v1.ResourceHealth");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "resourceID": if (x !== null) f0 = string(x, p ? p + ".resourceID" : "resourceID", c, "ResourceHealth"); break;
@@ -7704,6 +7968,7 @@ function decode_io_orch_api_core_v1_ResourceQuota(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuota", "v1.ResourceQuota");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ResourceQuota"); break;
@@ -7739,6 +8004,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuotaList", "v1.ResourceQuotaList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ResourceQuotaList"); break;
@@ -7761,7 +8027,7 @@ function decode_anon173(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7778,6 +8044,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuotaSpec", "v1.ResourceQuotaSpec");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "hard": if (x !== null) f0 = decode_anon173(x, p ? p + ".hard" : "hard", c, "ResourceQuotaSpec"); break;
@@ -7797,7 +8064,7 @@ function decode_anon175(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7805,7 +8072,7 @@ function decode_anon176(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7814,6 +8081,7 @@ function decode_io_orch_api_core_v1_ResourceQuotaStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceQuotaStatus", "v1.ResourceQuotaStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "hard": if (x !== null) f0 = decode_anon175(x, p ? p + ".hard" : "hard", c, "ResourceQuotaStatus"); break;
@@ -7831,7 +8099,7 @@ function decode_anon177(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7839,7 +8107,7 @@ function decode_anon178(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -7856,6 +8124,7 @@ function decode_io_orch_api_core_v1_ResourceRequirements(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceRequirements", "v1.ResourceRequirements");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "limits": if (x !== null) f0 = decode_anon177(x, p ? p + ".limits" : "limits", c, "ResourceRequirements"); break;
@@ -7884,6 +8153,7 @@ function decode_io_orch_api_core_v1_ResourceStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourceStatus", "v1.ResourceStatus");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ResourceStatus"); break;
@@ -7903,6 +8173,7 @@ function decode_io_orch_api_core_v1_SELinuxOptions(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SELinuxOptions", "v1.SELinuxOptions");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "user": if (x !== null) f0 = string(x, p ? p + ".user" : "user", c, "SELinuxOptions"); break;
@@ -7925,6 +8196,7 @@ function decode_io_orch_api_core_v1_ScaleIOPersistentVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleIOPersistentVolumeSource", "v1.ScaleIOPersistentVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "gateway": if (x !== null) f0 = string(x, p ? p + ".gateway" : "gateway", c, "ScaleIOPersistentVolumeSource"); break;
@@ -7963,6 +8235,7 @@ function decode_io_orch_api_core_v1_ScaleIOVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScaleIOVolumeSource", "v1.ScaleIOVolumeSource");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "gateway": if (x !== null) f0 = string(x, p ? p + ".gateway" : "gateway", c, "ScaleIOVolumeSource"); break;
@@ -8009,6 +8282,7 @@ function decode_io_orch_api_core_v1_ScopeSelector(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScopeSelector", "v1.ScopeSelector");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "matchExpressions": if (x !== null) f0 = decode_anon181(x, p ? p + ".matchExpressions" : "matchExpressions", c, "ScopeSelector"); break;
@@ -8033,6 +8307,7 @@ function decode_io_orch_api_core_v1_ScopedResourceSelectorRequirement(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ScopedResourceSelectorRequirement", "v1.ScopedResourceSelectorRequirement");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "scopeName": if (x !== null) f0 = string(x, p ? p + ".scopeName" : "scopeName", c, "ScopedResourceSelectorRequirement"); break;
@@ -8055,6 +8330,7 @@ function decode_io_orch_api_core_v1_SeccompProfile(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SeccompProfile", "v1.SeccompProfile");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "SeccompProfile"); break;
@@ -8073,7 +8349,7 @@ function decode_anon183(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, bytes(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8081,7 +8357,7 @@ function decode_anon184(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8090,6 +8366,7 @@ function decode_io_orch_api_core_v1_Secret(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Secret", "v1.Secret");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Secret"); break;
@@ -8120,6 +8397,7 @@ function decode_io_orch_api_core_v1_SecretEnvSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretEnvSource", "v1.SecretEnvSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretEnvSource"); break;
@@ -8139,6 +8417,7 @@ function decode_io_orch_api_core_v1_SecretKeySelector(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretKeySelector", "v1.SecretKeySelector");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretKeySelector"); break;
@@ -8169,6 +8448,7 @@ function decode_io_orch_api_core_v1_SecretList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretList", "v1.SecretList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "SecretList"); break;
@@ -8200,6 +8480,7 @@ function decode_io_orch_api_core_v1_SecretProjection(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretProjection", "v1.SecretProjection");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretProjection"); break;
@@ -8221,6 +8502,7 @@ function decode_io_orch_api_core_v1_SecretReference(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretReference", "v1.SecretReference");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "SecretReference"); break;
@@ -8247,6 +8529,7 @@ function decode_io_orch_api_core_v1_SecretVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecretVolumeSource", "v1.SecretVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "secretName": if (x !== null) f0 = string(x, p ? p + ".secretName" : "secretName", c, "SecretVolumeSource"); break;
@@ -8269,6 +8552,7 @@ function decode_io_orch_api_core_v1_SecurityContext(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SecurityContext", "v1.SecurityContext");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "capabilities": if (x !== null) f0 = decode_io_orch_api_core_v1_Capabilities(x, p ? p + ".capabilities" : "capabilities", c, "SecurityContext"); break;
@@ -8323,6 +8607,7 @@ function decode_io_orch_api_core_v1_ServiceAccount(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccount", "v1.ServiceAccount");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccount"); break;
@@ -8358,6 +8643,7 @@ function decode_io_orch_api_core_v1_ServiceAccountList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountList", "v1.ServiceAccountList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ServiceAccountList"); break;
@@ -8381,6 +8667,7 @@ function decode_io_orch_api_core_v1_ServiceAccountTokenProjection(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountTokenProjection", "v1.ServiceAccountTokenProjection");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "ServiceAccountTokenProjection"); break;
@@ -8402,6 +8689,7 @@ function decode_io_orch_api_core_v1_SleepAction(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SleepAction", "v1.SleepAction");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "seconds": if (x !== null) f0 = int64(x, p ? p + ".seconds" : "seconds", c, "SleepAction"); break;
@@ -8419,6 +8707,7 @@ function decode_io_orch_api_core_v1_StorageOSPersistentVolumeSource(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageOSPersistentVolumeSource", "v1.StorageOSPersistentVolumeSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeName": if (x !== null) f0 = string(x, p ? p + ".volumeName" : "volumeName", c, "StorageOSPersistentVolumeSource"); break;
@@ -8443,6 +8732,7 @@ function decode_io_orch_api_core_v1_StorageOSVolumeSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageOSVolumeSource", "v1.StorageOSVolumeSource");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumeName": if (x !== null) f0 = string(x, p ? p + ".volumeName" : "volumeName", c, "StorageOSVolumeSource"); break;
@@ -8467,6 +8757,7 @@ function decode_io_orch_api_core_v1_Sysctl(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Sysctl", "v1.Sysctl");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Sysctl"); break;
@@ -8487,6 +8778,7 @@ function decode_io_orch_api_core_v1_TCPSocketAction(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TCPSocketAction", "v1.TCPSocketAction");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "port": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".port" : "port", c, "TCPSocketAction"); break;
@@ -8505,6 +8797,7 @@ function decode_io_orch_api_core_v1_Taint(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Taint", "v1.Taint");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "Taint"); break;
@@ -8529,6 +8822,7 @@ function decode_io_orch_api_core_v1_Toleration(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Toleration", "v1.Toleration");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "Toleration"); break;
@@ -8561,6 +8855,7 @@ function decode_io_orch_api_core_v1_TopologySelectorLabelRequirement(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorLabelRequirement", "v1.TopologySelectorLabelRequirement");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "TopologySelectorLabelRequirement"); break;
@@ -8588,6 +8883,7 @@ function decode_io_orch_api_core_v1_TopologySelectorTerm(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySelectorTerm", "v1.TopologySelectorTerm");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "matchLabelExpressions": if (x !== null) f0 = decode_anon192(x, p ? p + ".matchLabelExpressions" : "matchLabelExpressions", c, "TopologySelectorTerm"); break;
@@ -8612,6 +8908,7 @@ function decode_io_orch_api_core_v1_TopologySpreadConstraint(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TopologySpreadConstraint", "v1.TopologySpreadConstraint");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "maxSkew": if (x !== null) f0 = int32(x, p ? p + ".maxSkew" : "maxSkew", c, "TopologySpreadConstraint"); break;
@@ -8645,6 +8942,7 @@ function decode_io_orch_api_core_v1_TypedLocalObjectReference(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TypedLocalObjectReference", "v1.TypedLocalObjectReference");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "TypedLocalObjectReference"); break;
@@ -8667,6 +8965,7 @@ function decode_io_orch_api_core_v1_TypedObjectReference(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TypedObjectReference", "v1.TypedObjectReference");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "TypedObjectReference"); break;
@@ -8691,6 +8990,7 @@ function decode_io_orch_api_core_v1_Volume(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Volume", "v1.Volume");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "Volume"); break;
@@ -8768,6 +9068,7 @@ function decode_io_orch_api_core_v1_VolumeDevice(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeDevice", "v1.VolumeDevice");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeDevice"); break;
@@ -8788,6 +9089,7 @@ function decode_io_orch_api_core_v1_VolumeMount(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeMount", "v1.VolumeMount");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeMount"); break;
@@ -8818,6 +9120,7 @@ function decode_io_orch_api_core_v1_VolumeMountStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeMountStatus", "v1.VolumeMountStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "VolumeMountStatus"); break;
@@ -8842,6 +9145,7 @@ function decode_io_orch_api_core_v1_VolumeNodeAffinity(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeAffinity", "v1.VolumeNodeAffinity");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "required": if (x !== null) f0 = decode_io_orch_api_core_v1_NodeSelector(x, p ? p + ".required" : "required", c, "VolumeNodeAffinity"); break;
@@ -8858,6 +9162,7 @@ function decode_io_orch_api_core_v1_VolumeProjection(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeProjection", "v1.VolumeProjection");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "secret": if (x !== null) f0 = decode_io_orch_api_core_v1_SecretProjection(x, p ? p + ".secret" : "secret", c, "VolumeProjection"); break;
@@ -8881,7 +9186,7 @@ function decode_anon194(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8889,7 +9194,7 @@ function decode_anon195(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8898,6 +9203,7 @@ function decode_io_orch_api_core_v1_VolumeResourceRequirements(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeResourceRequirements", "v1.VolumeResourceRequirements");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "limits": if (x !== null) f0 = decode_anon194(x, p ? p + ".limits" : "limits", c, "VolumeResourceRequirements"); break;
@@ -8916,6 +9222,7 @@ function decode_io_orch_api_core_v1_VsphereVirtualDiskVolumeSource(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VsphereVirtualDiskVolumeSource", "v1.VsphereVirtualDiskVolumeSource");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "volumePath": if (x !== null) f0 = string(x, p ? p + ".volumePath" : "volumePath", c, "VsphereVirtualDiskVolumeSource"); break;
@@ -8939,6 +9246,7 @@ function decode_io_orch_api_core_v1_WeightedPodAffinityTerm(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WeightedPodAffinityTerm", "v1.WeightedPodAffinityTerm");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "weight": if (x !== null) f0 = int32(x, p ? p + ".weight" : "weight", c, "WeightedPodAffinityTerm"); break;
@@ -8959,6 +9267,7 @@ function decode_io_orch_api_core_v1_WindowsSecurityContextOptions(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WindowsSecurityContextOptions", "v1.WindowsSecurityContextOptions");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "gmsaCredentialSpecName": if (x !== null) f0 = string(x, p ? p + ".gmsaCredentialSpecName" : "gmsaCredentialSpecName", c, "WindowsSecurityContextOptions"); break;
@@ -8988,7 +9297,7 @@ function decode_anon197(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -8997,6 +9306,7 @@ function decode_io_orch_api_discovery_v1_Endpoint(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Endpoint", "v1.Endpoint");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "addresses": if (x !== null) f0 = decode_anon196(x, p ? p + ".addresses" : "addresses", c, "Endpoint"); break;
@@ -9028,6 +9338,7 @@ function decode_io_orch_api_discovery_v1_EndpointConditions(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointConditions", "v1.EndpointConditions");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ready": if (x !== null) f0 = boolean(x, p ? p + ".ready" : "ready", c, "EndpointConditions"); break;
@@ -9056,6 +9367,7 @@ function decode_io_orch_api_discovery_v1_EndpointHints(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointHints", "v1.EndpointHints");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "forZones": if (x !== null) f0 = decode_anon198(x, p ? p + ".forZones" : "forZones", c, "EndpointHints"); break;
@@ -9072,6 +9384,7 @@ function decode_io_orch_api_discovery_v1_EndpointPort(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointPort", "v1.EndpointPort");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "EndpointPort"); break;
@@ -9112,6 +9425,7 @@ function decode_io_orch_api_discovery_v1_EndpointSlice(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSlice", "v1.EndpointSlice");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSlice"); break;
@@ -9148,6 +9462,7 @@ function decode_io_orch_api_discovery_v1_EndpointSliceList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EndpointSliceList", "v1.EndpointSliceList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EndpointSliceList"); break;
@@ -9171,6 +9486,7 @@ function decode_io_orch_api_discovery_v1_ForZone(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ForZone", "v1.ForZone");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ForZone"); break;
@@ -9188,6 +9504,7 @@ function decode_io_orch_api_events_v1_Event(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Event", "v1.Event");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Event"); break;
@@ -9247,6 +9564,7 @@ function decode_io_orch_api_events_v1_EventList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventList", "v1.EventList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "EventList"); break;
@@ -9270,6 +9588,7 @@ function decode_io_orch_api_events_v1_EventSeries(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "EventSeries", "v1.EventSeries");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "EventSeries"); break;
@@ -9289,6 +9608,7 @@ function decode_io_orch_api_flowcontrol_v1_ExemptPriorityLevelConfiguration(v, p
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1.ExemptPriorityLevelConfiguration");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
@@ -9307,6 +9627,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowDistinguisherMethod(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1.FlowDistinguisherMethod");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
@@ -9324,6 +9645,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchema(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1.FlowSchema");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
@@ -9351,6 +9673,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaCondition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1.FlowSchemaCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
@@ -9383,6 +9706,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1.FlowSchemaList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
@@ -9414,6 +9738,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1.FlowSchemaSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
@@ -9446,6 +9771,7 @@ function decode_io_orch_api_flowcontrol_v1_FlowSchemaStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1.FlowSchemaStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon205(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
@@ -9462,6 +9788,7 @@ function decode_io_orch_api_flowcontrol_v1_GroupSubject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1.GroupSubject");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
@@ -9479,6 +9806,7 @@ function decode_io_orch_api_flowcontrol_v1_LimitResponse(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1.LimitResponse");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
@@ -9498,6 +9826,7 @@ function decode_io_orch_api_flowcontrol_v1_LimitedPriorityLevelConfiguration(v, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1.LimitedPriorityLevelConfiguration");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
@@ -9537,6 +9866,7 @@ function decode_io_orch_api_flowcontrol_v1_NonResourcePolicyRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1.NonResourcePolicyRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon206(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
@@ -9579,6 +9909,7 @@ function decode_io_orch_api_flowcontrol_v1_PolicyRulesWithSubjects(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1.PolicyRulesWithSubjects");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "subjects": if (x !== null) f0 = decode_anon208(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
@@ -9599,6 +9930,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfiguration(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1.PriorityLevelConfiguration");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
@@ -9626,6 +9958,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationCondition(v
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1.PriorityLevelConfigurationCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
@@ -9658,6 +9991,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationList(v, p, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1.PriorityLevelConfigurationList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
@@ -9681,6 +10015,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationReference(v
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1.PriorityLevelConfigurationReference");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
@@ -9698,6 +10033,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationSpec(v, p, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1.PriorityLevelConfigurationSpec");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
@@ -9727,6 +10063,7 @@ function decode_io_orch_api_flowcontrol_v1_PriorityLevelConfigurationStatus(v, p
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1.PriorityLevelConfigurationStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon212(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
@@ -9743,6 +10080,7 @@ function decode_io_orch_api_flowcontrol_v1_QueuingConfiguration(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1.QueuingConfiguration");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
@@ -9798,6 +10136,7 @@ function decode_io_orch_api_flowcontrol_v1_ResourcePolicyRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1.ResourcePolicyRule");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon213(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
@@ -9822,6 +10161,7 @@ function decode_io_orch_api_flowcontrol_v1_ServiceAccountSubject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1.ServiceAccountSubject");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
@@ -9842,6 +10182,7 @@ function decode_io_orch_api_flowcontrol_v1_Subject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1.Subject");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
@@ -9865,6 +10206,7 @@ function decode_io_orch_api_flowcontrol_v1_UserSubject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1.UserSubject");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
@@ -9882,6 +10224,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_ExemptPriorityLevelConfiguration
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExemptPriorityLevelConfiguration", "v1beta3.ExemptPriorityLevelConfiguration");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "ExemptPriorityLevelConfiguration"); break;
@@ -9900,6 +10243,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowDistinguisherMethod(v, p, c,
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowDistinguisherMethod", "v1beta3.FlowDistinguisherMethod");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowDistinguisherMethod"); break;
@@ -9917,6 +10261,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchema(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchema", "v1beta3.FlowSchema");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchema"); break;
@@ -9944,6 +10289,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaCondition(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaCondition", "v1beta3.FlowSchemaCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "FlowSchemaCondition"); break;
@@ -9976,6 +10322,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaList", "v1beta3.FlowSchemaList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "FlowSchemaList"); break;
@@ -10007,6 +10354,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaSpec", "v1beta3.FlowSchemaSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "priorityLevelConfiguration": if (x !== null) f0 = decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationReference(x, p ? p + ".priorityLevelConfiguration" : "priorityLevelConfiguration", c, "FlowSchemaSpec"); break;
@@ -10039,6 +10387,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_FlowSchemaStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FlowSchemaStatus", "v1beta3.FlowSchemaStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon219(x, p ? p + ".conditions" : "conditions", c, "FlowSchemaStatus"); break;
@@ -10055,6 +10404,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_GroupSubject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "GroupSubject", "v1beta3.GroupSubject");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "GroupSubject"); break;
@@ -10072,6 +10422,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_LimitResponse(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitResponse", "v1beta3.LimitResponse");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "LimitResponse"); break;
@@ -10091,6 +10442,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_LimitedPriorityLevelConfiguratio
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LimitedPriorityLevelConfiguration", "v1beta3.LimitedPriorityLevelConfiguration");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nominalConcurrencyShares": if (x !== null) f0 = int32(x, p ? p + ".nominalConcurrencyShares" : "nominalConcurrencyShares", c, "LimitedPriorityLevelConfiguration"); break;
@@ -10131,6 +10483,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_NonResourcePolicyRule(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NonResourcePolicyRule", "v1beta3.NonResourcePolicyRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon220(x, p ? p + ".verbs" : "verbs", c, "NonResourcePolicyRule"); break;
@@ -10173,6 +10526,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PolicyRulesWithSubjects(v, p, c,
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRulesWithSubjects", "v1beta3.PolicyRulesWithSubjects");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "subjects": if (x !== null) f0 = decode_anon222(x, p ? p + ".subjects" : "subjects", c, "PolicyRulesWithSubjects"); break;
@@ -10193,6 +10547,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfiguration(v, p,
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfiguration", "v1beta3.PriorityLevelConfiguration");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfiguration"); break;
@@ -10220,6 +10575,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationCondit
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationCondition", "v1beta3.PriorityLevelConfigurationCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationCondition"); break;
@@ -10252,6 +10608,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationList(v
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationList", "v1beta3.PriorityLevelConfigurationList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PriorityLevelConfigurationList"); break;
@@ -10275,6 +10632,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationRefere
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationReference", "v1beta3.PriorityLevelConfigurationReference");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "PriorityLevelConfigurationReference"); break;
@@ -10292,6 +10650,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationSpec(v
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationSpec", "v1beta3.PriorityLevelConfigurationSpec");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "PriorityLevelConfigurationSpec"); break;
@@ -10321,6 +10680,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_PriorityLevelConfigurationStatus
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PriorityLevelConfigurationStatus", "v1beta3.PriorityLevelConfigurationStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon226(x, p ? p + ".conditions" : "conditions", c, "PriorityLevelConfigurationStatus"); break;
@@ -10337,6 +10697,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_QueuingConfiguration(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "QueuingConfiguration", "v1beta3.QueuingConfiguration");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "queues": if (x !== null) f0 = int32(x, p ? p + ".queues" : "queues", c, "QueuingConfiguration"); break;
@@ -10392,6 +10753,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_ResourcePolicyRule(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ResourcePolicyRule", "v1beta3.ResourcePolicyRule");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon227(x, p ? p + ".verbs" : "verbs", c, "ResourcePolicyRule"); break;
@@ -10416,6 +10778,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_ServiceAccountSubject(v, p, c, s
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceAccountSubject", "v1beta3.ServiceAccountSubject");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceAccountSubject"); break;
@@ -10436,6 +10799,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_Subject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1beta3.Subject");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
@@ -10459,6 +10823,7 @@ function decode_io_orch_api_flowcontrol_v1beta3_UserSubject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "UserSubject", "v1beta3.UserSubject");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "UserSubject"); break;
@@ -10476,6 +10841,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressPath(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressPath", "v1.HTTPIngressPath");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "path": if (x !== null) f0 = string(x, p ? p + ".path" : "path", c, "HTTPIngressPath"); break;
@@ -10505,6 +10871,7 @@ function decode_io_orch_api_networking_v1_HTTPIngressRuleValue(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "HTTPIngressRuleValue", "v1.HTTPIngressRuleValue");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "paths": if (x !== null) f0 = decode_anon231(x, p ? p + ".paths" : "paths", c, "HTTPIngressRuleValue"); break;
@@ -10529,6 +10896,7 @@ function decode_io_orch_api_networking_v1_IPBlock(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IPBlock", "v1.IPBlock");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "cidr": if (x !== null) f0 = string(x, p ? p + ".cidr" : "cidr", c, "IPBlock"); break;
@@ -10548,6 +10916,7 @@ function decode_io_orch_api_networking_v1_Ingress(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Ingress", "v1.Ingress");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Ingress"); break;
@@ -10575,6 +10944,7 @@ function decode_io_orch_api_networking_v1_IngressBackend(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressBackend", "v1.IngressBackend");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "resource": if (x !== null) f0 = decode_io_orch_api_core_v1_TypedLocalObjectReference(x, p ? p + ".resource" : "resource", c, "IngressBackend"); break;
@@ -10593,6 +10963,7 @@ function decode_io_orch_api_networking_v1_IngressClass(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClass", "v1.IngressClass");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClass"); break;
@@ -10625,6 +10996,7 @@ function decode_io_orch_api_networking_v1_IngressClassList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassList", "v1.IngressClassList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressClassList"); break;
@@ -10648,6 +11020,7 @@ function decode_io_orch_api_networking_v1_IngressClassParametersReference(v, p, 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassParametersReference", "v1.IngressClassParametersReference");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "IngressClassParametersReference"); break;
@@ -10675,6 +11048,7 @@ function decode_io_orch_api_networking_v1_IngressClassSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressClassSpec", "v1.IngressClassSpec");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "controller": if (x !== null) f0 = string(x, p ? p + ".controller" : "controller", c, "IngressClassSpec"); break;
@@ -10701,6 +11075,7 @@ function decode_io_orch_api_networking_v1_IngressList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressList", "v1.IngressList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "IngressList"); break;
@@ -10732,6 +11107,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerIngress(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerIngress", "v1.IngressLoadBalancerIngress");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ip": if (x !== null) f0 = string(x, p ? p + ".ip" : "ip", c, "IngressLoadBalancerIngress"); break;
@@ -10760,6 +11136,7 @@ function decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressLoadBalancerStatus", "v1.IngressLoadBalancerStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ingress": if (x !== null) f0 = decode_anon236(x, p ? p + ".ingress" : "ingress", c, "IngressLoadBalancerStatus"); break;
@@ -10776,6 +11153,7 @@ function decode_io_orch_api_networking_v1_IngressPortStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressPortStatus", "v1.IngressPortStatus");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "port": if (x !== null) f0 = int32(x, p ? p + ".port" : "port", c, "IngressPortStatus"); break;
@@ -10798,6 +11176,7 @@ function decode_io_orch_api_networking_v1_IngressRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressRule", "v1.IngressRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "host": if (x !== null) f0 = string(x, p ? p + ".host" : "host", c, "IngressRule"); break;
@@ -10816,6 +11195,7 @@ function decode_io_orch_api_networking_v1_IngressServiceBackend(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressServiceBackend", "v1.IngressServiceBackend");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "IngressServiceBackend"); break;
@@ -10852,6 +11232,7 @@ function decode_io_orch_api_networking_v1_IngressSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressSpec", "v1.IngressSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "defaultBackend": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressBackend(x, p ? p + ".defaultBackend" : "defaultBackend", c, "IngressSpec"); break;
@@ -10874,6 +11255,7 @@ function decode_io_orch_api_networking_v1_IngressStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressStatus", "v1.IngressStatus");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "loadBalancer": if (x !== null) f0 = decode_io_orch_api_networking_v1_IngressLoadBalancerStatus(x, p ? p + ".loadBalancer" : "loadBalancer", c, "IngressStatus"); break;
@@ -10899,6 +11281,7 @@ function decode_io_orch_api_networking_v1_IngressTLS(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "IngressTLS", "v1.IngressTLS");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "hosts": if (x !== null) f0 = decode_anon239(x, p ? p + ".hosts" : "hosts", c, "IngressTLS"); break;
@@ -10917,6 +11300,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicy(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicy", "v1.NetworkPolicy");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicy"); break;
@@ -10957,6 +11341,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyEgressRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyEgressRule", "v1.NetworkPolicyEgressRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ports": if (x !== null) f0 = decode_anon240(x, p ? p + ".ports" : "ports", c, "NetworkPolicyEgressRule"); break;
@@ -10991,6 +11376,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyIngressRule(v, p, c, st) 
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyIngressRule", "v1.NetworkPolicyIngressRule");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "ports": if (x !== null) f0 = decode_anon242(x, p ? p + ".ports" : "ports", c, "NetworkPolicyIngressRule"); break;
@@ -11017,6 +11403,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyList", "v1.NetworkPolicyList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "NetworkPolicyList"); break;
@@ -11040,6 +11427,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPeer(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyPeer", "v1.NetworkPolicyPeer");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicyPeer"); break;
@@ -11060,6 +11448,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicyPort(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicyPort", "v1.NetworkPolicyPort");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "protocol": if (x !== null) f0 = string(x, p ? p + ".protocol" : "protocol", c, "NetworkPolicyPort"); break;
@@ -11105,6 +11494,7 @@ function decode_io_orch_api_networking_v1_NetworkPolicySpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "NetworkPolicySpec", "v1.NetworkPolicySpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "podSelector": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(x, p ? p + ".podSelector" : "podSelector", c, "NetworkPolicySpec"); break;
@@ -11128,6 +11518,7 @@ function decode_io_orch_api_networking_v1_ServiceBackendPort(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceBackendPort", "v1.ServiceBackendPort");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ServiceBackendPort"); break;
@@ -11145,7 +11536,7 @@ function decode_anon248(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]resource.Quantity");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_api_resource_Quantity(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -11154,6 +11545,7 @@ function decode_io_orch_api_node_v1_Overhead(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Overhead", "v1.Overhead");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "podFixed": if (x !== null) f0 = decode_anon248(x, p ? p + ".podFixed" : "podFixed", c, "Overhead"); break;
@@ -11170,6 +11562,7 @@ function decode_io_orch_api_node_v1_RuntimeClass(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClass", "v1.RuntimeClass");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClass"); break;
@@ -11206,6 +11599,7 @@ function decode_io_orch_api_node_v1_RuntimeClassList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RuntimeClassList", "v1.RuntimeClassList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RuntimeClassList"); break;
@@ -11228,7 +11622,7 @@ function decode_anon250(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -11245,6 +11639,7 @@ function decode_io_orch_api_node_v1_Scheduling(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Scheduling", "v1.Scheduling");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "nodeSelector": if (x !== null) f0 = decode_anon250(x, p ? p + ".nodeSelector" : "nodeSelector", c, "Scheduling"); break;
@@ -11263,6 +11658,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudget(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudget", "v1.PodDisruptionBudget");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudget"); break;
@@ -11298,6 +11694,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetList", "v1.PodDisruptionBudgetList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "PodDisruptionBudgetList"); break;
@@ -11321,6 +11718,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetSpec", "v1.PodDisruptionBudgetSpec");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "minAvailable": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_util_intstr_IntOrString(x, p ? p + ".minAvailable" : "minAvailable", c, "PodDisruptionBudgetSpec"); break;
@@ -11342,7 +11740,7 @@ function decode_anon253(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.Time");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -11359,6 +11757,7 @@ function decode_io_orch_api_policy_v1_PodDisruptionBudgetStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PodDisruptionBudgetStatus", "v1.PodDisruptionBudgetStatus");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "observedGeneration": if (x !== null) f0 = int64(x, p ? p + ".observedGeneration" : "observedGeneration", c, "PodDisruptionBudgetStatus"); break;
@@ -11399,6 +11798,7 @@ function decode_io_orch_api_rbac_v1_AggregationRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "AggregationRule", "v1.AggregationRule");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "clusterRoleSelectors": if (x !== null) f0 = decode_anon255(x, p ? p + ".clusterRoleSelectors" : "clusterRoleSelectors", c, "AggregationRule"); break;
@@ -11423,6 +11823,7 @@ function decode_io_orch_api_rbac_v1_ClusterRole(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRole", "v1.ClusterRole");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRole"); break;
@@ -11456,6 +11857,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBinding(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRoleBinding", "v1.ClusterRoleBinding");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBinding"); break;
@@ -11490,6 +11892,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleBindingList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRoleBindingList", "v1.ClusterRoleBindingList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleBindingList"); break;
@@ -11521,6 +11924,7 @@ function decode_io_orch_api_rbac_v1_ClusterRoleList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ClusterRoleList", "v1.ClusterRoleList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ClusterRoleList"); break;
@@ -11584,6 +11988,7 @@ function decode_io_orch_api_rbac_v1_PolicyRule(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "PolicyRule", "v1.PolicyRule");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "verbs": if (x !== null) f0 = decode_anon260(x, p ? p + ".verbs" : "verbs", c, "PolicyRule"); break;
@@ -11616,6 +12021,7 @@ function decode_io_orch_api_rbac_v1_Role(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Role", "v1.Role");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Role"); break;
@@ -11647,6 +12053,7 @@ function decode_io_orch_api_rbac_v1_RoleBinding(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleBinding", "v1.RoleBinding");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBinding"); break;
@@ -11681,6 +12088,7 @@ function decode_io_orch_api_rbac_v1_RoleBindingList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleBindingList", "v1.RoleBindingList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleBindingList"); break;
@@ -11712,6 +12120,7 @@ function decode_io_orch_api_rbac_v1_RoleList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleList", "v1.RoleList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "RoleList"); break;
@@ -11735,6 +12144,7 @@ function decode_io_orch_api_rbac_v1_RoleRef(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "RoleRef", "v1.RoleRef");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "RoleRef"); break;
@@ -11758,6 +12168,7 @@ function decode_io_orch_api_rbac_v1_Subject(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Subject", "v1.Subject");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "Subject"); break;
@@ -11782,6 +12193,7 @@ function decode_io_orch_api_storage_v1_CSIDriver(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriver", "v1.CSIDriver");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriver"); break;
@@ -11814,6 +12226,7 @@ function decode_io_orch_api_storage_v1_CSIDriverList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverList", "v1.CSIDriverList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIDriverList"); break;
@@ -11853,6 +12266,7 @@ function decode_io_orch_api_storage_v1_CSIDriverSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIDriverSpec", "v1.CSIDriverSpec");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "attachRequired": if (x !== null) f0 = boolean(x, p ? p + ".attachRequired" : "attachRequired", c, "CSIDriverSpec"); break;
@@ -11889,6 +12303,7 @@ function decode_io_orch_api_storage_v1_CSINode(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINode", "v1.CSINode");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINode"); break;
@@ -11921,6 +12336,7 @@ function decode_io_orch_api_storage_v1_CSINodeDriver(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeDriver", "v1.CSINodeDriver");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CSINodeDriver"); break;
@@ -11953,6 +12369,7 @@ function decode_io_orch_api_storage_v1_CSINodeList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeList", "v1.CSINodeList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSINodeList"); break;
@@ -11984,6 +12401,7 @@ function decode_io_orch_api_storage_v1_CSINodeSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSINodeSpec", "v1.CSINodeSpec");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "drivers": if (x !== null) f0 = decode_anon274(x, p ? p + ".drivers" : "drivers", c, "CSINodeSpec"); break;
@@ -12000,6 +12418,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacity(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacity", "v1.CSIStorageCapacity");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacity"); break;
@@ -12038,6 +12457,7 @@ function decode_io_orch_api_storage_v1_CSIStorageCapacityList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CSIStorageCapacityList", "v1.CSIStorageCapacityList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CSIStorageCapacityList"); break;
@@ -12060,7 +12480,7 @@ function decode_anon276(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12085,6 +12505,7 @@ function decode_io_orch_api_storage_v1_StorageClass(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClass", "v1.StorageClass");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClass"); break;
@@ -12131,6 +12552,7 @@ function decode_io_orch_api_storage_v1_StorageClassList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StorageClassList", "v1.StorageClassList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "StorageClassList"); break;
@@ -12154,6 +12576,7 @@ function decode_io_orch_api_storage_v1_TokenRequest(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "TokenRequest", "v1.TokenRequest");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "audience": if (x !== null) f0 = string(x, p ? p + ".audience" : "audience", c, "TokenRequest"); break;
@@ -12173,6 +12596,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachment(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachment", "v1.VolumeAttachment");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachment"); break;
@@ -12208,6 +12632,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentList(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentList", "v1.VolumeAttachmentList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "VolumeAttachmentList"); break;
@@ -12231,6 +12656,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentSource(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSource", "v1.VolumeAttachmentSource");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "persistentVolumeName": if (x !== null) f0 = string(x, p ? p + ".persistentVolumeName" : "persistentVolumeName", c, "VolumeAttachmentSource"); break;
@@ -12249,6 +12675,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentSpec(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentSpec", "v1.VolumeAttachmentSpec");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "attacher": if (x !== null) f0 = string(x, p ? p + ".attacher" : "attacher", c, "VolumeAttachmentSpec"); break;
@@ -12271,7 +12698,7 @@ function decode_anon281(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12280,6 +12707,7 @@ function decode_io_orch_api_storage_v1_VolumeAttachmentStatus(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeAttachmentStatus", "v1.VolumeAttachmentStatus");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "attached": if (x !== null) f0 = boolean(x, p ? p + ".attached" : "attached", c, "VolumeAttachmentStatus"); break;
@@ -12303,6 +12731,7 @@ function decode_io_orch_api_storage_v1_VolumeError(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeError", "v1.VolumeError");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "time": if (x !== null) f0 = decode_io_orch_apimachinery_pkg_apis_meta_v1_Time(x, p ? p + ".time" : "time", c, "VolumeError"); break;
@@ -12321,6 +12750,7 @@ function decode_io_orch_api_storage_v1_VolumeNodeResources(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "VolumeNodeResources", "v1.VolumeNodeResources");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "count": if (x !== null) f0 = int32(x, p ? p + ".count" : "count", c, "VolumeNodeResources"); break;
@@ -12337,6 +12767,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceColumnDefinition", "v1.CustomResourceColumnDefinition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CustomResourceColumnDefinition"); break;
@@ -12366,6 +12797,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceConversion", "v1.CustomResourceConversion");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "strategy": if (x !== null) f0 = string(x, p ? p + ".strategy" : "strategy", c, "CustomResourceConversion"); break;
@@ -12385,6 +12817,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinition", "v1.CustomResourceDefinition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinition"); break;
@@ -12412,6 +12845,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionCondition", "v1.CustomResourceDefinitionCondition");
   let f0, f1, f2, f3, f4;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "CustomResourceDefinitionCondition"); break;
@@ -12446,6 +12880,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionList", "v1.CustomResourceDefinitionList");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "CustomResourceDefinitionList"); break;
@@ -12485,6 +12920,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionNames", "v1.CustomResourceDefinitionNames");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "CustomResourceDefinitionNames"); break;
@@ -12521,6 +12957,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionSpec", "v1.CustomResourceDefinitionSpec");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "group": if (x !== null) f0 = string(x, p ? p + ".group" : "group", c, "CustomResourceDefinitionSpec"); break;
@@ -12566,6 +13003,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionStatus", "v1.CustomResourceDefinitionStatus");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "conditions": if (x !== null) f0 = decode_anon286(x, p ? p + ".conditions" : "conditions", c, "CustomResourceDefinitionStatus"); break;
@@ -12603,6 +13041,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceDefinitionVersion", "v1.CustomResourceDefinitionVersion");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "CustomResourceDefinitionVersion"); break;
@@ -12638,6 +13077,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceSubresourceScale", "v1.CustomResourceSubresourceScale");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "specReplicasPath": if (x !== null) f0 = string(x, p ? p + ".specReplicasPath" : "specReplicasPath", c, "CustomResourceSubresourceScale"); break;
@@ -12664,6 +13104,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceSubresources", "v1.CustomResourceSubresources");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "status": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_CustomResourceSubresourceStatus(x, p ? p + ".status" : "status", c, "CustomResourceSubresources"); break;
@@ -12682,6 +13123,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Custom
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "CustomResourceValidation", "v1.CustomResourceValidation");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "openAPIV3Schema": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(x, p ? p + ".openAPIV3Schema" : "openAPIV3Schema", c, "CustomResourceValidation"); break;
@@ -12698,6 +13140,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Extern
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ExternalDocumentation", "v1.ExternalDocumentation");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "description": if (x !== null) f0 = string(x, p ? p + ".description" : "description", c, "ExternalDocumentation"); break;
@@ -12759,7 +13202,7 @@ function decode_anon295(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12767,7 +13210,7 @@ function decode_anon296(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12775,7 +13218,7 @@ function decode_anon297(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaPropsOrStringArray");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12783,7 +13226,7 @@ function decode_anon298(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]v1.JSONSchemaProps");
   const out = {};
-  for (const k in v) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSchemaProps(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -12808,6 +13251,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_JSONSc
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "JSONSchemaProps", "v1.JSONSchemaProps");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f40, f41, f42, f43;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "id": if (x !== null) f0 = string(x, p ? p + ".id" : "id", c, "JSONSchemaProps"); break;
@@ -12922,6 +13366,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Select
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "SelectableField", "v1.SelectableField");
   let f0;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "jsonPath": if (x !== null) f0 = string(x, p ? p + ".jsonPath" : "jsonPath", c, "SelectableField"); break;
@@ -12939,6 +13384,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Servic
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ServiceReference", "v1.ServiceReference");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "namespace": if (x !== null) f0 = string(x, p ? p + ".namespace" : "namespace", c, "ServiceReference"); break;
@@ -12963,6 +13409,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Valida
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ValidationRule", "v1.ValidationRule");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "rule": if (x !== null) f0 = string(x, p ? p + ".rule" : "rule", c, "ValidationRule"); break;
@@ -12990,6 +13437,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WebhookClientConfig", "v1.WebhookClientConfig");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "service": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_ServiceReference(x, p ? p + ".service" : "service", c, "WebhookClientConfig"); break;
@@ -13018,6 +13466,7 @@ function decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_Webhoo
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "WebhookConversion", "v1.WebhookConversion");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "clientConfig": if (x !== null) f0 = decode_io_orch_apiextensions_apiserver_pkg_apis_apiextensions_v1_WebhookClientConfig(x, p ? p + ".clientConfig" : "clientConfig", c, "WebhookConversion"); break;
@@ -13040,6 +13489,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Condition(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Condition", "v1.Condition");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "type": if (x !== null) f0 = string(x, p ? p + ".type" : "type", c, "Condition"); break;
@@ -13078,6 +13528,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_DeleteOptions(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "DeleteOptions", "v1.DeleteOptions");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "DeleteOptions"); break;
@@ -13114,6 +13565,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_FieldSelectorRequirement(v
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "FieldSelectorRequirement", "v1.FieldSelectorRequirement");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "FieldSelectorRequirement"); break;
@@ -13139,7 +13591,7 @@ function decode_anon304(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -13156,6 +13608,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelector(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelector", "v1.LabelSelector");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "matchLabels": if (x !== null) f0 = decode_anon304(x, p ? p + ".matchLabels" : "matchLabels", c, "LabelSelector"); break;
@@ -13182,6 +13635,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_LabelSelectorRequirement(v
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "LabelSelectorRequirement", "v1.LabelSelectorRequirement");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "key": if (x !== null) f0 = string(x, p ? p + ".key" : "key", c, "LabelSelectorRequirement"); break;
@@ -13204,6 +13658,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ListMeta(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ListMeta", "v1.ListMeta");
   let f0, f1, f2, f3;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "selfLink": if (x !== null) f0 = string(x, p ? p + ".selfLink" : "selfLink", c, "ListMeta"); break;
@@ -13226,6 +13681,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ManagedFieldsEntry(v, p, c
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ManagedFieldsEntry", "v1.ManagedFieldsEntry");
   let f0, f1, f2, f3, f4, f5, f6;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "ManagedFieldsEntry"); break;
@@ -13257,7 +13713,7 @@ function decode_anon307(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -13265,7 +13721,7 @@ function decode_anon308(v, p, c, st) {
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st, "map[string]string");
   const out = {};
-  for (const k in v) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
+  for (const k in v) if (hasOwn.call(v, k)) setOwn(out, k, string(v[k], p + '[' + k + ']', c, st));
   return out;
 }
 
@@ -13298,6 +13754,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_ObjectMeta(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "ObjectMeta", "v1.ObjectMeta");
   let f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "name": if (x !== null) f0 = string(x, p ? p + ".name" : "name", c, "ObjectMeta"); break;
@@ -13342,6 +13799,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_OwnerReference(v, p, c, st
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "OwnerReference", "v1.OwnerReference");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "OwnerReference"); break;
@@ -13376,6 +13834,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Preconditions(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Preconditions", "v1.Preconditions");
   let f0, f1;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "uid": if (x !== null) f0 = string(x, p ? p + ".uid" : "uid", c, "Preconditions"); break;
@@ -13394,6 +13853,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_Status(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "Status", "v1.Status");
   let f0, f1, f2, f3, f4, f5, f6, f7;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "apiVersion": if (x !== null) f0 = string(x, p ? p + ".apiVersion" : "apiVersion", c, "Status"); break;
@@ -13425,6 +13885,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusCause(v, p, c, st) {
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatusCause", "v1.StatusCause");
   let f0, f1, f2;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "reason": if (x !== null) f0 = string(x, p ? p + ".reason" : "reason", c, "StatusCause"); break;
@@ -13453,6 +13914,7 @@ function decode_io_orch_apimachinery_pkg_apis_meta_v1_StatusDetails(v, p, c, st)
   else if (typeof v !== 'object' || Array.isArray(v)) return c.fail(p, v, st ?? "StatusDetails", "v1.StatusDetails");
   let f0, f1, f2, f3, f4, f5;
   for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
     const x = v[k];
     switch (k) {
       case "kind": if (x !== null) f0 = string(x, p ? p + ".kind" : "kind", c, "StatusDetails"); break;
