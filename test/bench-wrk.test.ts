@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseCpuList } from '../scripts/bench/cpu-pin.ts';
-import { createScript, getScript, luaString } from '../scripts/bench/wrk-scripts.ts';
+import { createScript, getScript, luaString, pagedWalkScript } from '../scripts/bench/wrk-scripts.ts';
 import { parseWrkOutput, runWrk, wrkMeasurement } from '../scripts/bench/wrk.ts';
 
 const SAMPLE = `Running 8s test @ https://127.0.0.1:4443/x
@@ -108,6 +108,42 @@ test('the GET script sends its headers', { skip: !haveWrk && 'wrk is not install
     const { summary } = await runWrk({ url: `http://127.0.0.1:${port}/x`, script: getScript({ authorization: 'Bearer t', accept: 'application/json' }), threads: 1, connections: 1, durationS: 1 });
     assert.ok(summary.requests > 0);
     assert.deepEqual([...seen], ['GET Bearer t application/json']);
+  } finally {
+    server.close();
+  }
+});
+
+test('the paged walk script follows each connection\'s continue tokens, times whole walks and counts the bad ones', { skip: !haveWrk && 'wrk is not installed' }, async () => {
+  // 3 pages of 2 items; every connection's 4th walk returns one item short on its last page.
+  const walksByConnection = new Map<string, number>();
+  let outOfOrder = 0;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    const page = Number(url.searchParams.get('continue') ?? '0');
+    const conn = `${req.socket.remotePort}`;
+    if (page === 0) walksByConnection.set(conn, (walksByConnection.get(conn) ?? 0) + 1);
+    else if (!walksByConnection.has(conn)) outOfOrder++;
+    const short = page === 2 && walksByConnection.get(conn)! % 4 === 0;
+    const items = Array.from({ length: short ? 1 : 2 }, (_, i) => `{"metadata":{"name":"o${page}-${i}","uid":"u${page}-${i}"}}`);
+    const meta = page < 2 ? `{"resourceVersion":"7","continue":"${page + 1}"}` : '{"resourceVersion":"7"}';
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`{"kind":"List","apiVersion":"v1","metadata":${meta},"items":[${items.join(',')}]}`);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const script = pagedWalkScript({ authorization: 'Bearer t' }, '/list?limit=2', 6);
+    const { summary } = await runWrk({ url: `http://127.0.0.1:${port}/`, script, threads: 2, connections: 2, durationS: 1 });
+    assert.equal(outOfOrder, 0, 'a connection asks for page 1 only after its own page 0');
+    const walks = summary.walks ?? [];
+    const started = [...walksByConnection.values()].reduce((a, b) => a + b, 0);
+    assert.ok(walks.length > 5, `only ${walks.length} whole walks`);
+    assert.ok(walks.every((ms) => ms > 0 && ms < 1000), walks.slice(0, 5).join(', '));
+    // Every fourth walk of a connection is short; the walk in flight when wrk stopped counts as neither.
+    const bad = summary.badWalks ?? 0;
+    assert.ok(bad >= Math.floor(walks.length / 4) - 2 && bad <= Math.ceil(started / 4), `${bad} bad of ${walks.length} good, ${started} started`);
+    assert.ok(walks.length + bad <= started && walks.length + bad >= started - 2, `${walks.length} + ${bad} walks of ${started} started`);
+    assert.match(summary.samples[0] ?? '', /^a walk returned 5 items, expected 6$/);
   } finally {
     server.close();
   }
