@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { kinds } from '../src/generated/index.ts';
+import type { DecodeContext, KindDefinition } from '../src/registry/kind.ts';
 import { startServer } from '../src/server/start.ts';
 import { request, ROOT } from './helpers/server.ts';
 
@@ -28,9 +29,13 @@ test('generated files carry the do-not-edit header', () => {
 });
 
 test('generated decoders read an object\'s own keys alone, inherited ones never become fields', () => {
-  const kind = kinds.find((k) => k.group === '' && k.kind === 'ConfigMap')!;
+  const kind: KindDefinition = kinds.find((k) => k.group === '' && k.kind === 'ConfigMap')!;
   const unknown: string[] = [];
-  const context = { unknown: (path: string) => unknown.push(path), fail: (path: string) => assert.fail(`fail at ${path}`), invalidValue: () => {} };
+  const context: DecodeContext = {
+    unknown: (path) => void unknown.push(path),
+    fail: (path) => assert.fail(`fail at ${path}`),
+    invalidValue: (path) => assert.fail(`invalid value at ${path}`),
+  };
   // An object whose prototype carries fields, as a body would if any path ever assigned a `__proto__` key.
   const smuggled = Object.assign(Object.create({ immutable: true, data: { smuggled: 'x' }, extra: 1 }), { metadata: { name: 'cm' }, data: { own: 'y' } });
   assert.deepEqual(kind.decode(smuggled, '', context), { metadata: { name: 'cm' }, data: { own: 'y' } });
