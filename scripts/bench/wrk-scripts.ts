@@ -34,6 +34,15 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
+-- Counts a response's status in the thread's \`statuses\` and keeps the thread's first body of a status other than \`expect\`; true when it was \`expect\`.
+local function countStatus(status, body, expect)
+  local k = tostring(status)
+  statuses[k] = (statuses[k] or 0) + 1
+  if status == expect then return true end
+  if sample == nil then sample = k .. ": " .. string.sub(body or "", 1, 300) end
+  return false
+end
+
 local function esc(s)
   return (string.gsub(s, '[%c"\\\\\\128-\\255]', function(c) return string.format("\\\\u%04x", string.byte(c)) end))
 end
@@ -109,9 +118,7 @@ function request()
   return wrk.format("POST", path, headers, before .. prefix .. tid .. "-" .. counter .. after)
 end
 function response(status, headers, body)
-  local k = tostring(status)
-  statuses[k] = (statuses[k] or 0) + 1
-  if status ~= ${expect} and sample == nil then sample = k .. ": " .. string.sub(body or "", 1, 300) end
+  countStatus(status, body, ${expect})
 end
 `;
 }
@@ -152,10 +159,7 @@ function request()
   return wrk.format("GET", p, headers)
 end
 function response(status, hdrs, body)
-  local k = tostring(status)
-  statuses[k] = (statuses[k] or 0) + 1
-  if status ~= 200 then
-    if sample == nil then sample = k .. ": " .. string.sub(body or "", 1, 300) end
+  if not countStatus(status, body, 200) then
     badWalks = badWalks + 1
     cont, walkMs, items = nil, 0, 0
     return
