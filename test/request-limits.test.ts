@@ -44,3 +44,27 @@ test('a deadline that passed makes its signal aborted, asked for before or after
   assert.equal(late.signal.aborted, true);
   assert.equal(deadlines.start(fakeResponse(), 0, () => assert.fail('no deadline')).signal.aborted, false);
 });
+
+test('a cleared deadline leaves the list wherever it was and keeps no link to its neighbours', async () => {
+  // Links kept by removed deadlines would hold finished requests for the collector (request-limits.ts, Deadlines).
+  const deadlines = new Deadlines(30);
+  const expired: string[] = [];
+  const start = (name: string, ms = 30) => deadlines.start(fakeResponse(), ms, () => expired.push(name));
+  const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((name) => start(name));
+  const short = start('short', 10);
+  for (const cleared of [c, a, e]) cleared.clear(); // middle, oldest, newest
+  c.clear(); // twice is harmless
+  short.clear();
+  for (const cleared of [a, c, e]) {
+    const links = cleared as unknown as { older?: unknown; newer?: unknown };
+    assert.equal(links.older, undefined);
+    assert.equal(links.newer, undefined);
+  }
+  await sleep(60);
+  assert.deepEqual(expired, ['b', 'd']);
+  b.clear(); // after it expired: nothing to unlink
+  const f = start('f');
+  await sleep(60);
+  assert.deepEqual(expired, ['b', 'd', 'f']);
+  assert.equal(f.signal.aborted, true);
+});
