@@ -68,3 +68,36 @@ test('a cleared deadline leaves the list wherever it was and keeps no link to it
   assert.deepEqual(expired, ['b', 'd', 'f']);
   assert.equal(f.signal.aborted, true);
 });
+
+test('a deadline signal runs each listener once when it passes, never after, and survives a failing one', async () => {
+  const deadlines = new Deadlines(20);
+  const deadline = deadlines.start(fakeResponse(), 20, () => {});
+  const { signal } = deadline;
+  const heard: string[] = [];
+  const removed = () => heard.push('removed');
+  signal.addEventListener('abort', () => heard.push('first'));
+  signal.addEventListener('abort', removed);
+  signal.addEventListener('abort', () => {
+    throw new Error('listener failure');
+  });
+  signal.addEventListener('abort', () => heard.push('last'));
+  signal.removeEventListener('abort', removed);
+  assert.equal(signal.aborted, false);
+  assert.equal(signal.reason, undefined);
+  const logged: unknown[] = [];
+  const error = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    await sleep(50);
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(heard, ['first', 'last']);
+  assert.equal(logged.length, 1);
+  assert.equal(signal.aborted, true);
+  assert.ok((signal.reason as object) instanceof Error);
+  signal.addEventListener('abort', () => heard.push('too late'));
+  deadline.clear();
+  await sleep(10);
+  assert.deepEqual(heard, ['first', 'last']);
+});

@@ -10,6 +10,7 @@ import type { BodyKind } from '../registry/kind.ts';
 import { writeObject, type EncodeOptions } from '../server/respond.ts';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.ts';
 import { decodeObject, limitWarnings, objectMediaTypes, readBody, requestMediaType } from './request-body.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 export interface ComputedCreateRequest {
   req: IncomingMessage;
@@ -21,7 +22,7 @@ export interface ComputedCreateRequest {
   kind: BodyKind;
   namespace?: string;
   parentName?: string;
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
 }
 
 export async function handleComputedCreate(ctx: ComputedCreateRequest, compute: ComputedCreate): Promise<void> {

@@ -9,6 +9,7 @@ import type { EncodeOptions } from '../server/respond.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { Storage } from '../storage/interface.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 /** `as=PartialObjectMetadata` or `as=PartialObjectMetadataList` in a meta group-version (`meta.orch.io/v1`, ...). */
 export interface PartialMetadataRequest {
@@ -38,5 +39,5 @@ export interface ResourceRequest {
    */
   fromStorage?: boolean;
   /** The request's deadline (--request-timeout); undefined for long-running requests. Writes carry it to storage. */
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
 }

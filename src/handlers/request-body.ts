@@ -16,6 +16,7 @@ import { parseYamlDocument, YamlDocumentError } from './yaml-document.ts';
 import { OutcomeError } from '../util/outcome-error.ts';
 import { ProtobufBodyError, type ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 /** Upstream's limit for a decoded request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -200,7 +201,7 @@ function decodeUtf16(bytes: Buffer, encoding: 'utf-16le' | 'utf-16be'): string {
  * {@link DocumentError} for anything undecodable; callers wrap its message in
  * their upstream context. `signal` ends a YAML decode nobody waits for.
  */
-export async function parseDocument(body: Buffer, mediaType: string, signal?: AbortSignal): Promise<unknown> {
+export async function parseDocument(body: Buffer, mediaType: string, signal?: DeadlineSignal): Promise<unknown> {
   if (mediaType === 'application/yaml' || mediaType === 'application/apply-patch+yaml') {
     try {
       return await parseYamlDocument(yamlText(body), signal);
@@ -235,7 +236,7 @@ export function cannotHandle(kind: BodyKind, reason: string): errors.StatusError
  * dropped and then ignored, warned about or refused per `fieldValidation`.
  */
 export async function decodeObject(
-  kind: BodyKind, body: Buffer, mediaType: string, fieldValidation: FieldValidation, signal?: AbortSignal, protobuf?: ProtobufCodec,
+  kind: BodyKind, body: Buffer, mediaType: string, fieldValidation: FieldValidation, signal?: DeadlineSignal, protobuf?: ProtobufCodec,
 ): Promise<DecodedBody> {
   // upstream: "strict decoding is unsupported for protobuf" (codec factory); a message has no unknown
   // or duplicate fields to report, what the schema does not know was skipped.

@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type * as Yaml from 'yaml';
 import { yaml } from '../util/lazy-packages.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 /** goyaml's max_flow_level and max_indents: deeper YAML is refused. */
 export const MAX_YAML_DEPTH = 10_000;
@@ -144,7 +145,7 @@ interface Job {
   text: string;
   resolve(outcome: Outcome): void;
   reject(err: Error): void;
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
   onAbort?: () => void;
 }
 
@@ -156,7 +157,7 @@ class YamlWorker {
   private nextId = 1;
   private idleTimer?: NodeJS.Timeout;
 
-  decode(text: string, signal?: AbortSignal): Promise<Outcome> {
+  decode(text: string, signal?: DeadlineSignal): Promise<Outcome> {
     return new Promise((resolve, reject) => {
       const job: Job = { id: this.nextId++, text, resolve, reject, signal };
       if (signal) {
@@ -246,7 +247,7 @@ const worker = new YamlWorker();
  * {@link YamlDocumentError} for what upstream refuses; `signal` is the
  * request's, so a decode nobody waits for any more is abandoned.
  */
-export async function parseYamlDocument(text: string, signal?: AbortSignal): Promise<unknown> {
+export async function parseYamlDocument(text: string, signal?: DeadlineSignal): Promise<unknown> {
   const inline = text.length <= INLINE_BYTES && possibleDepth(text, INLINE_DEPTH) <= INLINE_DEPTH;
   const outcome = inline ? runPipeline(yaml(), text, MAX_YAML_DEPTH, false) : await worker.decode(text, signal);
   if ('error' in outcome) throw new YamlDocumentError(outcome.error, !!outcome.depth);

@@ -6,6 +6,7 @@
  */
 import type { UserInfo } from '../auth/user.ts';
 import type { ApiObject } from './strategy.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 export interface ComputedRequest {
   /** The request body, decoded by the generated decoder of its kind (types, unknown fields, defaults). */
@@ -18,7 +19,7 @@ export interface ComputedRequest {
   parentName?: string;
   dryRun: boolean;
   /** The request's deadline. */
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
   /** Adds a warning to the response (a `Warning` header, SPEC 4.9). */
   warn(message: string): void;
 }

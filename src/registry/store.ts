@@ -24,6 +24,7 @@ import type { FieldError } from './validation/field-errors.ts';
 import type { NameValidation } from './validation/names.ts';
 import type { ObjectFilter } from './list-filter.ts';
 import type { UserInfo } from '../auth/user.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 /** What an admission step is told about a write (SPEC 5.1 item 1; upstream admission.Attributes). */
 export interface AdmissionAttributes {
@@ -64,7 +65,7 @@ export interface WriteOptions {
   /** Server-side apply creates what is missing even where PUT may not (SPEC 4.5). */
   createIfMissing?: boolean;
   /** The request's deadline: once aborted, no write of this request reaches storage. */
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
   /** Who asks (after impersonation), for admission; undefined for the server's own writes. */
   user?: UserInfo;
   /** Receives the strategy's warnings about a valid write (upstream's warning recorder). */

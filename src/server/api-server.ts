@@ -50,6 +50,7 @@ import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
 import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
 import { acceptsGzip } from './gzip-body.ts';
 import type { ApiEnablement } from './runtime-config.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -563,7 +564,7 @@ class ResourceRequestContext implements ResourceRequest {
     public fromStorage: boolean,
   ) {}
 
-  get signal(): AbortSignal | undefined {
+  get signal(): DeadlineSignal | undefined {
     return this.deadline?.signal;
   }
 }

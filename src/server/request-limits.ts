@@ -10,6 +10,8 @@
 import type { ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
+import { DeadlineExceededError } from '../storage/interface.ts';
+import { DeadlineAbort, type DeadlineSignal } from '../util/deadline-signal.ts';
 import { DurationError, parseGoDuration } from '../util/go-duration.ts';
 import type { RequestInfo } from './request-info.ts';
 
@@ -48,14 +50,12 @@ export function deadlineFor(query: URLSearchParams, requestTimeoutMs: number): n
 
 export interface Deadline {
   /** Aborted when the deadline passes. */
-  readonly signal: AbortSignal;
+  readonly signal: DeadlineSignal;
   clear(): void;
 }
 
-/** One request's deadline; see {@link Deadlines}. */
-class RequestDeadline implements Deadline {
-  private controller: AbortController | undefined;
-  private expired = false;
+/** One request's deadline, itself the signal of its passing; see {@link Deadlines}. */
+class RequestDeadline extends DeadlineAbort implements Deadline {
   /** Its neighbours in the list of {@link Deadlines} that watches it, while it is there. */
   older: RequestDeadline | undefined;
   newer: RequestDeadline | undefined;
@@ -66,18 +66,12 @@ class RequestDeadline implements Deadline {
     readonly at: number,
     private readonly res: ServerResponse,
     private readonly onExpiry: () => void,
-  ) {}
+  ) {
+    super();
+  }
 
-  /**
-   * Made on first use: reads never ask for it, and an AbortController costs
-   * several microseconds, a tenth of a cached GET.
-   */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.expired) this.controller.abort();
-    }
-    return this.controller.signal;
+  get signal(): DeadlineSignal {
+    return this;
   }
 
   clear(): void {
@@ -90,8 +84,7 @@ class RequestDeadline implements Deadline {
   /** 504 if nothing was sent yet; a response already streaming is cut, as upstream's timeout handler aborts it. */
   expire(): void {
     this.watchedBy = undefined;
-    this.expired = true;
-    this.controller?.abort();
+    this.abort(new DeadlineExceededError());
     if (this.res.writableEnded) return;
     if (this.res.headersSent) this.res.destroy();
     else this.onExpiry();

@@ -4,6 +4,7 @@
  * their resourceVersion, which is the backend's global revision (SPEC 4.6).
  */
 import { OutcomeError } from '../util/outcome-error.ts';
+import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 export interface KeyValue<Value extends string | Buffer = string> {
   key: string;
@@ -81,7 +82,7 @@ export class KeyExistsError extends OutcomeError {
  */
 export interface WriteControl {
   /** Aborted at the request's deadline: a write not yet handed to the store is dropped with DeadlineExceededError. */
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
 }
 
 /** The request's deadline passed before its write reached the store; nothing was written. */

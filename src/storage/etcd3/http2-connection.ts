@@ -11,6 +11,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { HpackDecoder, HpackError } from './hpack.ts';
 import { ClientStream, StreamFailure, type ConnectionOptions, type StreamListener } from './http2-stream.ts';
+import { InFlightTable } from '../../util/in-flight-table.ts';
 import {
   CLIENT_PREFACE,
   DEFAULT_MAX_FRAME_SIZE,
@@ -45,7 +46,7 @@ export class Http2Connection {
   readonly authority: string;
   private readonly socket: net.Socket;
   private readonly options: ConnectionOptions;
-  private readonly streams = new Map<number, ClientStream>();
+  private readonly streams = new InFlightTable<ClientStream>();
   /** Streams beyond the peer's MAX_CONCURRENT_STREAMS, not started yet. */
   private readonly waiting: ClientStream[] = [];
   /** Started streams with body left to send once a window opens. */

@@ -19,6 +19,7 @@ import {
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch } from './kine-log.ts';
 import { fromWire, type Answer, type FromWriter, type WriteOp, type WriterChannel } from './write-channel.ts';
+import { InFlightTable } from '../../util/in-flight-table.ts';
 
 interface Pending {
   resolve: (revision: number) => void;
@@ -41,7 +42,7 @@ export class SqliteReplica implements Storage {
   readonly name = 'sqlite';
   private readonly db: Database.Database;
   private readonly reader: KineReader;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new InFlightTable<Pending>();
   private readonly watchers = new Set<ReplicaWatcher>();
   private nextId = 1;
   private closed = false;

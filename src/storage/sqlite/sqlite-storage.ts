@@ -27,10 +27,11 @@ import {
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
 import { WalCheckpointer, type CheckpointOutcome } from './wal-checkpointer.ts';
+import type { DeadlineSignal } from '../../util/deadline-signal.ts';
 
 interface PendingWrite {
   apply: () => StorageEvent;
-  signal?: AbortSignal;
+  signal?: DeadlineSignal;
   resolve: (revision: number) => void;
   reject: (err: unknown) => void;
 }

@@ -4,14 +4,16 @@
  * worker one message with the commit's events and its own answers. The
  * writer's fsync never runs on a worker's event loop.
  */
-import type { Storage, StorageEvent, Watch } from '../interface.ts';
+import { DeadlineExceededError, type Storage, type StorageEvent, type Watch } from '../interface.ts';
+import { DeadlineAbort } from '../../util/deadline-signal.ts';
+import { InFlightTable } from '../../util/in-flight-table.ts';
 import { toWire, type Answer, type ReplicaChannel, type ToWriter } from './write-channel.ts';
 
 interface Attached {
   channel: ReplicaChannel;
   answers: Answer[];
   /** Writes not yet answered, by id, so a cancel can drop them. */
-  inflight: Map<number, AbortController>;
+  inflight: InFlightTable<DeadlineAbort>;
   detach: () => void;
 }
 
@@ -43,11 +45,11 @@ export class WriterHost {
   }
 
   attach(channel: ReplicaChannel): void {
-    const worker: Attached = { channel, answers: [], inflight: new Map(), detach: () => {} };
+    const worker: Attached = { channel, answers: [], inflight: new InFlightTable(), detach: () => {} };
     const unsubscribe = channel.onMessage((message) => this.onMessage(worker, message));
     worker.detach = () => {
       unsubscribe();
-      for (const controller of worker.inflight.values()) controller.abort();
+      for (const controller of worker.inflight.values()) controller.abort(new DeadlineExceededError());
       this.attached.delete(worker);
     };
     channel.onClose(() => worker.detach());
@@ -57,9 +59,9 @@ export class WriterHost {
   private onMessage(worker: Attached, message: ToWriter): void {
     switch (message.t) {
       case 'write': {
-        const controller = new AbortController();
+        const controller = new DeadlineAbort();
         worker.inflight.set(message.id, controller);
-        const control = { signal: controller.signal };
+        const control = { signal: controller };
         const write =
           message.op === 'create'
             ? this.storage.create(message.key, message.value, control)
@@ -73,7 +75,7 @@ export class WriterHost {
         return;
       }
       case 'cancel':
-        worker.inflight.get(message.id)?.abort();
+        worker.inflight.get(message.id)?.abort(new DeadlineExceededError());
         return;
       case 'ready':
         this.settle(worker, message.id, this.storage.ping(5_000, true));
