@@ -95,7 +95,7 @@ test('a deadline signal runs each listener once when it passes, never after, and
   assert.deepEqual(heard, ['first', 'last']);
   assert.equal(logged.length, 1);
   assert.equal(signal.aborted, true);
-  assert.ok((signal.reason as object) instanceof Error);
+  assert.ok((signal.reason as unknown) instanceof Error);
   signal.addEventListener('abort', () => heard.push('too late'));
   deadline.clear();
   await sleep(10);
