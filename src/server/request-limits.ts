@@ -105,7 +105,7 @@ class RequestDeadline extends DeadlineAbort implements Deadline {
  * and the requests their entries held as live, so every request that waited
  * past its loop turn (each consistent GET waits for the store's revision) was
  * copied into the old generation: 1.7 KB a GET, a full collection every 160 ms
- * and a scavenge 8 times as slow. A removed deadline here keeps no link.
+ * and each young collection 3-4 ms instead of 0.8. A removed deadline here keeps no link.
  */
 export class Deadlines {
   private oldest: RequestDeadline | undefined;
