@@ -111,6 +111,17 @@ describe('what upstream accepts is accepted', () => {
     assert.equal(probe.status, 200);
   });
 
+  test('YAML still decoding when its deadline passes: 504, nothing created, and the next deep YAML decodes', async () => {
+    // The deadline is the decoding job's abort signal (src/util/deadline-signal.ts): the job is dropped or its worker stopped.
+    const deep = (name: string) => `metadata:\n  name: ${name}\nunknown:\n` + Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + 'x\n';
+    const late = await server.request('POST', `${CM}?timeout=1ms`, raw('application/yaml', deep('deep-late')));
+    assert.equal(late.status, 504, late.text.slice(0, 300));
+    assert.equal(late.body.reason, 'Timeout');
+    assert.equal((await server.request('GET', `${CM}/deep-late`)).status, 404);
+    const next = await server.request('POST', CM, raw('application/yaml', deep('deep-after')));
+    assert.equal(next.status, 201, next.text.slice(0, 300));
+  });
+
   test('media type parameters and case are ignored, as upstream', async () => {
     for (const [name, type] of [['charset', 'application/json; charset=utf-8'], ['upper', 'APPLICATION/JSON'], ['quoted', 'application/json; x="a;b"']]) {
       const res = await server.request('POST', CM, raw(type, `{"metadata":{"name":"media-${name}"}}`));
