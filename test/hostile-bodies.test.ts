@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bodyCases } from './helpers/hostile-bodies.ts';
+import { bodyCases, deepYaml } from './helpers/hostile-bodies.ts';
 import type { CorpusTargets } from './helpers/hostile-requests.ts';
 import { rawExchange } from './helpers/raw-http.ts';
 import { checkAnswer, snapshot } from './helpers/refusals.ts';
@@ -105,20 +105,18 @@ describe('what upstream accepts is accepted', () => {
   });
 
   test('YAML nested 2,000 blocks deep is decoded off the event loop while other requests are served', async () => {
-    const yaml = 'metadata:\n  name: deep-yaml\nunknown:\n' + Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + 'x\n';
-    const [res, probe] = await Promise.all([server.request('POST', CM, raw('application/yaml', yaml)), server.request('GET', '/livez')]);
+    const [res, probe] = await Promise.all([server.request('POST', CM, raw('application/yaml', deepYaml('deep-yaml'))), server.request('GET', '/livez')]);
     assert.equal(res.status, 201, res.text.slice(0, 300));
     assert.equal(probe.status, 200);
   });
 
   test('YAML still decoding when its deadline passes: 504, nothing created, and the next deep YAML decodes', async () => {
     // The deadline is the decoding job's abort signal (src/util/deadline-signal.ts): the job is dropped or its worker stopped.
-    const deep = (name: string) => `metadata:\n  name: ${name}\nunknown:\n` + Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + 'x\n';
-    const late = await server.request('POST', `${CM}?timeout=1ms`, raw('application/yaml', deep('deep-late')));
+    const late = await server.request('POST', `${CM}?timeout=1ms`, raw('application/yaml', deepYaml('deep-late')));
     assert.equal(late.status, 504, late.text.slice(0, 300));
     assert.equal(late.body.reason, 'Timeout');
     assert.equal((await server.request('GET', `${CM}/deep-late`)).status, 404);
-    const next = await server.request('POST', CM, raw('application/yaml', deep('deep-after')));
+    const next = await server.request('POST', CM, raw('application/yaml', deepYaml('deep-after')));
     assert.equal(next.status, 201, next.text.slice(0, 300));
   });
 

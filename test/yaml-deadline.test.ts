@@ -7,21 +7,21 @@ import assert from 'node:assert/strict';
 import { parseYamlDocument } from '../src/handlers/yaml-document.ts';
 import { DeadlineExceededError } from '../src/storage/interface.ts';
 import { DeadlineAbort } from '../src/util/deadline-signal.ts';
+import { deepYaml } from './helpers/hostile-bodies.ts';
 
-const deep = (name: string, depth = 2000) => `metadata:\n  name: ${name}\nunknown:\n` + Array.from({ length: depth }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + 'x\n';
 
 test('decodes abandoned at their deadline reject with its reason; later decodes still run', { timeout: 30_000 }, async () => {
   const running = new DeadlineAbort();
   const queued = new DeadlineAbort();
-  const first = parseYamlDocument(deep('running'), running);
-  const second = parseYamlDocument(deep('queued'), queued);
+  const first = parseYamlDocument(deepYaml('running'), running);
+  const second = parseYamlDocument(deepYaml('queued'), queued);
   queued.abort(new DeadlineExceededError());
   running.abort(new DeadlineExceededError());
   await assert.rejects(first, DeadlineExceededError);
   await assert.rejects(second, DeadlineExceededError);
   const passed = new DeadlineAbort();
   passed.abort(new DeadlineExceededError());
-  await assert.rejects(parseYamlDocument(deep('too-late'), passed), DeadlineExceededError);
-  const after = (await parseYamlDocument(deep('after'))) as { metadata: { name: string } };
+  await assert.rejects(parseYamlDocument(deepYaml('too-late'), passed), DeadlineExceededError);
+  const after = (await parseYamlDocument(deepYaml('after'))) as { metadata: { name: string } };
   assert.equal(after.metadata.name, 'after');
 });

@@ -100,3 +100,7 @@ export function bodyCases({ token, namespace }: CorpusTargets): HostileCase[] {
   add('a precondition on another uid', 'DELETE', `${cm}/cm1`, json, '{"preconditions":{"uid":"not-the-uid"}}', 409, 'Conflict');
   return cases;
 }
+
+/** A ConfigMap as YAML whose unknown field nests 2,000 block sequences: past the inline decoder's depth, so it is decoded in the worker thread. */
+export const deepYaml = (name: string): string =>
+  `metadata:\n  name: ${name}\nunknown:\n` + Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + 'x\n';
