@@ -7,20 +7,30 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withApiVersion, withResourceVersion } from '../src/registry/object-meta.ts';
 import { CachedObject, ResourceCache, joinJson } from '../src/storage/cacher/resource-cache.ts';
-import { leadingApiVersion, textAfter, withResourceVersionBytes } from '../src/storage/cacher/stored-bytes.ts';
+import { leadingApiVersion, packServed, resourceVersionSpan, servedBytesAt, storedTextOf, textAfter } from '../src/storage/cacher/stored-bytes.ts';
 import { packValue, slabStats } from '../src/storage/value-slabs.ts';
 
 /** About 1.1 KB: 3,000 of them fill several 1 MiB slabs. */
 const stored = (name: string, extra = '') =>
   `{"apiVersion":"networking.orch.io/v1","kind":"NetworkPolicy","metadata":{"name":"${name}","namespace":"ns","uid":"uid-${name}"},"spec":{"note":"${extra}","pad":"${'p'.repeat(1000)}"}}`;
 
-test('stored bytes: the resourceVersion splice, the leading apiVersion and the text after a marker match the text forms', () => {
+test('stored bytes: packed as served, at their own or another revision, and back to the stored text; the leading apiVersion and the text after a marker match the text forms', () => {
   for (const text of [stored('a', 'é ünï ✓'), '{"apiVersion":"v1","kind":"X","metadata":{}}', '{"kind":"X","metadata":{"name":"b"}}']) {
-    const bytes = Buffer.from(text);
-    assert.equal(withResourceVersionBytes(bytes, 42).toString(), withResourceVersion(text, 42));
-    assert.equal(withResourceVersionBytes(bytes, 7, '{"type":"ADDED","object":', '}\n').toString(), `{"type":"ADDED","object":${withResourceVersion(text, 7)}}\n`);
+    // From the store's text (a write's event) and from its bytes (a list), the same served bytes.
+    for (const value of [text, Buffer.from(text)]) {
+      const served = packServed(value, 42);
+      assert.ok(served.buffer instanceof SharedArrayBuffer, 'packed into a slab');
+      assert.equal(served.toString(), withResourceVersion(text, 42));
+      assert.equal(storedTextOf(served, 42), text);
+      const [at, end] = resourceVersionSpan(served, 42);
+      assert.equal(served.toString('latin1', at, end), text.includes('"metadata":{}') ? '"resourceVersion":"42"' : '"resourceVersion":"42",');
+      assert.equal(servedBytesAt(served, 42, 42).toString(), withResourceVersion(text, 42));
+      // A DELETED event's own revision replaces the version's, longer or shorter.
+      for (const revision of [7, 1234567])
+        assert.equal(servedBytesAt(served, 42, revision, '{"type":"DELETED","object":', '}\n').toString(), `{"type":"DELETED","object":${withResourceVersion(text, revision)}}\n`);
+    }
   }
-  assert.throws(() => withResourceVersionBytes(Buffer.from('{"kind":"X"}'), 1), /no metadata/);
+  assert.throws(() => packServed(Buffer.from('{"kind":"X"}'), 1), /no metadata/);
   assert.equal(leadingApiVersion(Buffer.from(stored('a'))), 'networking.orch.io/v1');
   assert.equal(leadingApiVersion(Buffer.from('{"kind":"X","apiVersion":"v1"}')), undefined);
   assert.equal(leadingApiVersion(Buffer.from('{"apiVersion":"v\\u0031","kind":"X"}')), undefined);
@@ -47,7 +57,7 @@ test('value slabs: a packed value reads back as its UTF-8 bytes; a large one get
 test('value slabs: a slab whose residents mostly left is compacted, and every object still serves its bytes', () => {
   const prefix = '/networking.orch.io/networkpolicies/';
   const count = 3_000;
-  const initial = Array.from({ length: count }, (_, i) => ({ key: `${prefix}ns/np-${i}`, value: packValue(stored(`np-${i}`, 'v1 ✓')), modRevision: i + 1 }));
+  const initial = Array.from({ length: count }, (_, i) => ({ key: `${prefix}ns/np-${i}`, value: packServed(stored(`np-${i}`, 'v1 ✓'), i + 1), modRevision: i + 1 }));
   const cache = new ResourceCache(prefix, { historyMs: 60_000, maxEvents: 100_000 }, initial, count);
   const before = slabStats();
   const initialBytes = initial.reduce((n, kv) => n + kv.value.length, 0);
@@ -76,6 +86,8 @@ test('value slabs: a slab whose residents mostly left is compacted, and every ob
     const expected = stored(`np-${i}`, i % 4 === 0 ? 'v1 ✓' : `v2 ${i}`);
     assert.equal(object.value, expected);
     assert.equal(object.body().toString(), withResourceVersion(expected, object.revision));
+    assert.equal(object.body(), (object as unknown as { packedBytes(): Buffer }).packedBytes(), 'a GET writes the kept bytes themselves');
+    assert.equal(object.json(), withResourceVersion(expected, object.revision));
     assert.equal(object.storedTextAfter('"uid":"'), `uid-np-${i}`);
   }
   assert.equal(cache.listBody(prefix).toString(), objects.map((o) => o.json()).join(','));

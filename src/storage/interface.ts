@@ -102,18 +102,22 @@ export class StorageTimeoutError extends Error {}
 /** The store refused or could not take the call (unreachable, disk full, I/O error). */
 export class StorageUnavailableError extends Error {}
 
+/** Makes the bytes a list keeps of a stored value at its revision (Storage.listBytes). */
+export type PackValue = (value: string | Buffer, revision: number) => Buffer;
+
 export interface Storage {
   readonly name: string;
   /** Current value of a key at a revision (0 = latest), or null. */
   get(key: string, revision?: number): Promise<KeyValue | null>;
   list(options: ListOptions): Promise<ListResult>;
   /**
-   * A whole range as `list` reads it, each value as its UTF-8 bytes packed
-   * into the watch cache's slabs (value-slabs.ts) as it is read: the cache
-   * keeps values off V8's heap, and 1,000,000 values kept as text until the
-   * list ended were 1.5 GB of strings for V8 to copy and collect.
+   * A whole range as `list` reads it, each value handed to `pack` with its
+   * revision as it is read, and kept as what `pack` makes of it: the watch
+   * cache packs values into its slabs off V8's heap (value-slabs.ts), and
+   * 1,000,000 values kept as text until the list ended were 1.5 GB of strings
+   * for V8 to copy and collect. The store's text or bytes, whichever it holds.
    */
-  listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>>;
+  listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>, pack: PackValue): Promise<ListResult<Buffer>>;
   /** Counts live keys under a prefix at the current revision. */
   count(prefix: string): Promise<number>;
   /** Writes a key that must not exist; resolves to the new revision. */

@@ -110,12 +110,25 @@ function slabOf(view: Buffer): Slab | undefined {
  */
 export function packValue(value: string | Buffer): Buffer {
   const length = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
-  if (length >= OWN_BUFFER_FROM) {
-    const own = Buffer.allocUnsafeSlow(length);
-    if (typeof value === 'string') own.write(value);
-    else value.copy(own);
-    return own;
-  }
+  const [bytes, start] = reserve(length);
+  if (typeof value === 'string') bytes.write(value, start);
+  else value.copy(bytes, start);
+  return bytes.subarray(start, start + length);
+}
+
+/** `bytes` with the ASCII text `insert` at byte offset `at`, packed as packValue packs a value: one copy, no joined buffer in between. */
+export function packSpliced(bytes: Buffer, at: number, insert: string): Buffer {
+  const length = bytes.length + insert.length;
+  const [out, start] = reserve(length);
+  bytes.copy(out, start, 0, at);
+  out.write(insert, start + at, 'latin1');
+  bytes.copy(out, start + at + insert.length, at);
+  return out.subarray(start, start + length);
+}
+
+/** Room for `length` bytes: a buffer of its own from OWN_BUFFER_FROM, else the slab being filled (a new one when it is full), and where in it. */
+function reserve(length: number): [Buffer, number] {
+  if (length >= OWN_BUFFER_FROM) return [Buffer.allocUnsafeSlow(length), 0];
   let slab = filling;
   if (!slab || slab.used + length > SLAB_BYTES) {
     const full = slab;
@@ -125,10 +138,8 @@ export function packValue(value: string | Buffer): Buffer {
     if (full?.residents.length) maybeCompact(full);
   }
   const start = slab.used;
-  if (typeof value === 'string') slab.bytes.write(value, start);
-  else value.copy(slab.bytes, start);
   slab.used += length;
-  return slab.bytes.subarray(start, start + length);
+  return [slab.bytes, start];
 }
 
 /** Registers `resident` as the holder of its packed view, counted live until released, and moved when its slab is compacted. */

@@ -22,6 +22,7 @@ import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 import { watchFromStorage } from './storage-watcher.ts';
 import { resourcePrefixOfKey } from '../keys.ts';
 import { bulkPacking } from '../value-slabs.ts';
+import { packServed } from './stored-bytes.ts';
 
 /** How long a consistent read waits for watch events before asking the store for progress. */
 const PROGRESS_REQUEST_DELAY_MS = 50;
@@ -109,7 +110,7 @@ export class Cacher implements RuntimeResourceCaches {
     const lists = new Map<string, Array<KeyValue<Buffer>>>();
     // As bytes: the cache keeps values off V8's heap (stored-bytes.ts), packed with their slabs' pages made resident ahead.
     await bulkPacking(async () => {
-      for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.listBytes({ prefix, revision: revision || undefined })).items);
+      for (const prefix of resourcePrefixes) lists.set(prefix, (await this.storage.listBytes({ prefix, revision: revision || undefined }, packServed)).items);
     });
     return { revision, lists };
   }
@@ -223,7 +224,7 @@ export class Cacher implements RuntimeResourceCaches {
       const relists = this.relists;
       let items: Array<KeyValue<Buffer>>;
       try {
-        items = (await bulkPacking(() => this.storage.listBytes({ prefix: resourcePrefix, revision: revision || undefined }))).items;
+        items = (await bulkPacking(() => this.storage.listBytes({ prefix: resourcePrefix, revision: revision || undefined }, packServed))).items;
       } finally {
         this.adding.delete(resourcePrefix);
       }

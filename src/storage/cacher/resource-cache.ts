@@ -9,8 +9,8 @@ import { withApiVersion, withResourceVersion } from '../../registry/object-meta.
 import type { StorageEvent, WatchEventType } from '../interface.ts';
 import type { CacheWatcher, WatchEncoding } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
-import { adopt, packValue, release, type SlabResident } from '../value-slabs.ts';
-import { leadingApiVersion, textAfter, withResourceVersionBytes } from './stored-bytes.ts';
+import { adopt, release, type SlabResident } from '../value-slabs.ts';
+import { leadingApiVersion, packServed, servedBytesAt, storedTextOf, textAfter } from './stored-bytes.ts';
 import { SortedKeys } from './sorted-keys.ts';
 import { WatcherGroups } from './watcher-groups.ts';
 
@@ -85,8 +85,9 @@ export class CachedObject implements SlabResident {
   constructor(
     readonly key: string,
     /**
-     * Stored JSON without resourceVersion: bytes packed off V8's heap for the
-     * versions a cache keeps (keep), the store's text for one read's own.
+     * The store's text (JSON without resourceVersion) for one read's own
+     * version; for the versions a cache keeps (keep, and a list's packServed),
+     * the JSON as served, resourceVersion included, packed off V8's heap.
      */
     private stored: string | Buffer,
     readonly revision: number,
@@ -94,7 +95,7 @@ export class CachedObject implements SlabResident {
 
   /** Makes this the version the cache holds as current: its bytes packed into a slab and counted there until `leave` (value-slabs.ts). */
   keep(): this {
-    const stored = typeof this.stored === 'string' ? (this.stored = packValue(this.stored)) : this.stored;
+    const stored = typeof this.stored === 'string' ? (this.stored = packServed(this.stored, this.revision)) : this.stored;
     this.kept = true;
     adopt(this, stored);
     return this;
@@ -125,10 +126,10 @@ export class CachedObject implements SlabResident {
   /** Stored JSON without resourceVersion, as text (decoded per call when the version is kept as bytes). */
   get value(): string {
     const stored = this.stored;
-    return typeof stored === 'string' ? stored : stored.toString();
+    return typeof stored === 'string' ? stored : storedTextOf(stored, this.revision);
   }
 
-  /** Whether the stored JSON contains `text`, read where it is kept. */
+  /** Whether the stored JSON contains `text` (not one that only its resourceVersion field could hold), read where it is kept. */
   storedIncludes(text: string): boolean {
     return this.stored.includes(text);
   }
@@ -144,17 +145,23 @@ export class CachedObject implements SlabResident {
    * kind serves it (withApiVersion).
    */
   json(apiVersion?: string): string {
+    const stored = this.stored;
+    if (typeof stored !== 'string' && this.servesStored(apiVersion)) return stored.toString();
     return withResourceVersion(this.valueAs(apiVersion), this.revision);
   }
 
   /**
    * `json(apiVersion)` encoded, at `revision` (a DELETED event's own),
    * between `before` and `after`, in one buffer: the kept bytes are
-   * copied as they are when the version serves them, never decoded.
+   * copied as they are when the version serves them, never decoded, and are
+   * the answer themselves when nothing goes around them (read-only: shared).
    */
   jsonBytes(apiVersion?: string, revision = this.revision, before = '', after = ''): Buffer {
     const stored = this.stored;
-    if (typeof stored !== 'string' && this.servesStored(apiVersion)) return withResourceVersionBytes(stored, revision, before, after);
+    if (typeof stored !== 'string' && this.servesStored(apiVersion)) {
+      if (revision === this.revision && !before && !after) return stored;
+      return servedBytesAt(stored, this.revision, revision, before, after);
+    }
     return Buffer.from(before + withResourceVersion(this.valueAs(apiVersion), revision) + after);
   }
 
@@ -190,14 +197,15 @@ export class CachedObject implements SlabResident {
   }
 
   /**
-   * The JSON encoded once for objects read one by one (GET), kept for the
-   * objects read again soon (readAgainSoon), within BODY_BYTES_KEPT: kept for every object read, the copies doubled the
-   * cache's memory, and at 1,000,000 objects their growth set off full
-   * collections of the whole heap (random GETs fell to 0.4x of 10,000's).
+   * The JSON of a GET: a kept version's bytes themselves (packServed); for a
+   * version held as text, encoded once and kept for the objects read again
+   * soon (readAgainSoon), within BODY_BYTES_KEPT: kept for every object read,
+   * the copies doubled the cache's memory, and at 1,000,000 objects their
+   * growth set off full collections of the whole heap.
    */
   body(apiVersion?: string): Buffer {
-    // Another version's body is made for the request: the kept one is the stored form.
-    if (!this.servesStored(apiVersion)) return this.jsonBytes(apiVersion);
+    // Another version's body is made for the request; a kept version's is its bytes.
+    if (!this.servesStored(apiVersion) || typeof this.stored !== 'string') return this.jsonBytes(apiVersion);
     if (this.encodedBody) return this.encodedBody;
     const body = this.jsonBytes();
     if (this.readAgainSoon()) {

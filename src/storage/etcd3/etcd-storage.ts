@@ -26,6 +26,7 @@ import {
   type StorageEvent,
   type Watch,
   type WriteControl,
+  type PackValue,
 } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
 import { BrokenCircuitError } from './circuit-breaker.ts';
@@ -33,7 +34,6 @@ import type { EtcdKeyValue, TxnResponse, WatchEvent } from './etcd-codec.ts';
 import { EtcdClient } from './etcd-client.ts';
 import { GrpcCode, GrpcError, type TlsFiles } from './grpc-session.ts';
 import { WatchStream } from './watch-stream.ts';
-import { packValue } from '../value-slabs.ts';
 
 export interface EtcdOptions {
   servers: string[];
@@ -150,10 +150,10 @@ export class EtcdStorage implements Storage {
     return this.fromEtcdAs(kv, textOf);
   }
 
-  private fromEtcdAs<Value extends string | Buffer>(kv: EtcdKeyValue, valueOf: (bytes: Buffer) => Value): KeyValue<Value> {
+  private fromEtcdAs<Value extends string | Buffer>(kv: EtcdKeyValue, valueOf: (bytes: Buffer, revision: number) => Value): KeyValue<Value> {
     return {
       key: kv.key.toString('utf8', this.prefix.length),
-      value: valueOf(kv.value),
+      value: valueOf(kv.value, kv.modRevision),
       modRevision: kv.modRevision,
       createRevision: kv.createRevision,
     };
@@ -186,13 +186,13 @@ export class EtcdStorage implements Storage {
     return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options, textOf));
   }
 
-  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
-    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options, packValue));
+  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>, pack: PackValue): Promise<ListResult<Buffer>> {
+    return this.measured('list', objectType(options.prefix), () => this.listUnmeasured(options, pack));
   }
 
   private async listUnmeasured<Value extends string | Buffer>(
     options: ListOptions & { filter?: (kv: KeyValue<Value>) => boolean },
-    valueOf: (bytes: Buffer) => Value,
+    valueOf: (bytes: Buffer, revision: number) => Value,
   ): Promise<ListResult<Value>> {
     if (options.revision && options.revision < this.compacted) throw new CompactedError(options.revision, this.compacted);
     const end = this.toEtcd(prefixEnd(options.prefix));

@@ -5,9 +5,8 @@
  * the same statements, so a replica answers exactly as the writer would.
  */
 import type Database from 'better-sqlite3';
-import { CompactedError, type KeyValue, type ListOptions, type ListResult, type StorageEvent, type Watch } from '../interface.ts';
+import { CompactedError, type KeyValue, type ListOptions, type ListResult, type PackValue, type StorageEvent, type Watch } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
-import { packValue } from '../value-slabs.ts';
 
 const asText = (text: string): string => text;
 
@@ -147,7 +146,7 @@ export class KineReader {
     end: string,
     revision: number,
     filter: ((kv: KeyValue<Value>) => boolean) | undefined,
-    valueOf: (text: string) => Value,
+    valueOf: (text: string, revision: number) => Value,
   ): Array<KeyValue<Value>> {
     const own = !this.db.inTransaction;
     if (own) this.stmt.begin.run();
@@ -171,7 +170,7 @@ export class KineReader {
         if (row[1]) return;
         live[at] = 1;
         createRevisions[at] = row[2];
-        values[at] = valueOf(row[3]);
+        values[at] = valueOf(row[3], row[0]);
       };
       if (count && count >= (last - first + 1) / 2) {
         // Dense (most ids between the first and the last are wanted): one scan, each id's position found by its offset.
@@ -199,9 +198,9 @@ export class KineReader {
   }
 
   /** Every key under `prefix` at `revision` as `list` reads it, each value as its bytes (Storage.listBytes). */
-  listBytes(prefix: string, revision: number): ListResult<Buffer> {
+  listBytes(prefix: string, revision: number, pack: PackValue): ListResult<Buffer> {
     // Packed as each row is read: a value's text dies young, never promoted with the rest of the list.
-    return { items: this.listWhole(prefix, prefixEnd(prefix), revision, undefined, packValue), revision, more: false, remaining: 0 };
+    return { items: this.listWhole(prefix, prefixEnd(prefix), revision, undefined, pack), revision, more: false, remaining: 0 };
   }
 
   count(prefix: string, revision: number): number {

@@ -16,6 +16,7 @@ import {
   type StorageEvent,
   type Watch,
   type WriteControl,
+  type PackValue,
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch } from './kine-log.ts';
 import { fromWire, type Answer, type FromWriter, type WriteOp, type WriterChannel } from './write-channel.ts';
@@ -67,9 +68,9 @@ export class SqliteReplica implements Storage {
     return this.reader.list(options, options.revision || this.reader.headRevision());
   }
 
-  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
+  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>, pack: PackValue): Promise<ListResult<Buffer>> {
     this.checkRevision(options.revision ?? 0);
-    return this.reader.listBytes(options.prefix, options.revision || this.reader.headRevision());
+    return this.reader.listBytes(options.prefix, options.revision || this.reader.headRevision(), pack);
   }
 
   async count(prefix: string): Promise<number> {

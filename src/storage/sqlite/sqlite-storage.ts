@@ -24,6 +24,7 @@ import {
   type StorageEvent,
   type Watch,
   type WriteControl,
+  type PackValue,
 } from '../interface.ts';
 import { checkNotCompacted, KineReader, openWatch, SCHEMA, toKeyValue, type Row } from './kine-log.ts';
 import { WalCheckpointer, type CheckpointOutcome } from './wal-checkpointer.ts';
@@ -133,9 +134,9 @@ export class SqliteStorage implements Storage {
     return this.reader.list(options, options.revision || this.revision);
   }
 
-  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>): Promise<ListResult<Buffer>> {
+  async listBytes(options: Pick<ListOptions, 'prefix' | 'revision'>, pack: PackValue): Promise<ListResult<Buffer>> {
     this.checkRevision(options.revision ?? 0);
-    return this.reader.listBytes(options.prefix, options.revision || this.revision);
+    return this.reader.listBytes(options.prefix, options.revision || this.revision, pack);
   }
 
   async count(prefix: string): Promise<number> {
