@@ -129,7 +129,7 @@ export class CachedObject implements SlabResident {
     return typeof stored === 'string' ? stored : storedTextOf(stored, this.revision);
   }
 
-  /** Whether the stored JSON contains `text` (not one that only its resourceVersion field could hold), read where it is kept. */
+  /** Whether the JSON contains `text`, read where it is kept (kept bytes hold the resourceVersion field too, which no caller's marker matches). */
   storedIncludes(text: string): boolean {
     return this.stored.includes(text);
   }
