@@ -204,8 +204,10 @@ export class CachedObject implements SlabResident {
    * growth set off full collections of the whole heap.
    */
   body(apiVersion?: string): Buffer {
-    // Another version's body is made for the request; a kept version's is its bytes.
-    if (!this.servesStored(apiVersion) || typeof this.stored !== 'string') return this.jsonBytes(apiVersion);
+    // Another version's body is made for the request: the kept one is the stored form.
+    if (!this.servesStored(apiVersion)) return this.jsonBytes(apiVersion);
+    // A kept version's body is its bytes themselves.
+    if (typeof this.stored !== 'string') return this.stored;
     if (this.encodedBody) return this.encodedBody;
     const body = this.jsonBytes();
     if (this.readAgainSoon()) {

@@ -43,8 +43,13 @@ export function resourceVersionSpan(served: Buffer, revision: number): [number, 
  * `after`, in one new buffer.
  */
 export function servedBytesAt(served: Buffer, ownRevision: number, revision: number, before = '', after = ''): Buffer {
-  const [at, end] = revision === ownRevision ? [0, 0] : resourceVersionSpan(served, ownRevision);
-  const field = revision === ownRevision ? '' : resourceVersionField(revision, end > at && served[end - 1] === COMMA);
+  let at = 0;
+  let end = 0;
+  let field = '';
+  if (revision !== ownRevision) {
+    [at, end] = resourceVersionSpan(served, ownRevision);
+    field = resourceVersionField(revision, served[end - 1] === COMMA);
+  }
   const out = Buffer.allocUnsafe(Buffer.byteLength(before) + served.length - (end - at) + field.length + Buffer.byteLength(after));
   let n = out.write(before, 0);
   n += served.copy(out, n, 0, at);
@@ -68,7 +73,7 @@ function metadataStart(bytes: Buffer): number {
 }
 
 function resourceVersionField(revision: number, comma: boolean): string {
-  return `"resourceVersion":"${revision}"${comma ? ',' : ''}`;
+  return `${RESOURCE_VERSION_OPEN}${revision}"${comma ? ',' : ''}`;
 }
 
 /**

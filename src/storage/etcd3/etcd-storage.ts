@@ -22,11 +22,11 @@ import {
   type KeyValue,
   type ListOptions,
   type ListResult,
+  type PackValue,
   type Storage,
   type StorageEvent,
   type Watch,
   type WriteControl,
-  type PackValue,
 } from '../interface.ts';
 import { prefixEnd } from '../keys.ts';
 import { BrokenCircuitError } from './circuit-breaker.ts';
