@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { writeOrchconfig } from './helpers/authz-webhook.ts';
 import { eventually } from './helpers/eventually.ts';
+import { wholeJsonLines } from './helpers/json-lines.ts';
 import { issue, makeCa } from './helpers/pki.ts';
 import { BIN, ROOT, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -114,9 +115,9 @@ describe('batch mode, truncation and compressed backups', () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push(String((await server.request('GET', '/api/v1/namespaces/default/configmaps/small')).headers['audit-id']));
     const gz = await eventually('a compressed backup', async () => readdirSync(logDir()).find((n) => /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log\.gz$/.test(n)));
-    const lines = [...gunzipSync(readFileSync(join(logDir(), gz))).toString().split('\n'), ...readFileSync(join(logDir(), 'audit.log'), 'utf8').split('\n')].filter(Boolean);
+    const rotated = wholeJsonLines(gunzipSync(readFileSync(join(logDir(), gz))).toString());
     const events = await eventually('every event written', async () => {
-      const all = [...lines, ...readFileSync(join(logDir(), 'audit.log'), 'utf8').split('\n').filter(Boolean)].map((l) => JSON.parse(l));
+      const all = [...rotated, ...wholeJsonLines(readFileSync(join(logDir(), 'audit.log'), 'utf8'))];
       return [largeID, ...ids].every((id) => all.some((e) => e.auditID === id)) ? all : undefined;
     });
     const truncated = events.find((e) => e.auditID === largeID);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { expectWrite } from './helpers/api.ts';
 import { eventually } from './helpers/eventually.ts';
+import { wholeJsonLines } from './helpers/json-lines.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const POLICY = `apiVersion: audit.orch.io/v1
@@ -43,7 +44,7 @@ describe('audit log', () => {
   let server: TestServer;
   let dir: string;
   let logPath: string;
-  const events = (): any[] => readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const events = (): any[] => wholeJsonLines(readFileSync(logPath, 'utf8'));
   const eventsOf = (auditID: string, count: number) =>
     eventually(`${count} events of ${auditID}`, async () => {
       const found = events().filter((e) => e.auditID === auditID);

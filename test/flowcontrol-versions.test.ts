@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assertFailure, causesOf, expectGet } from './helpers/api.ts';
 import { eventually } from './helpers/eventually.ts';
+import { wholeJsonLines } from './helpers/json-lines.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openWatch } from './helpers/watch.ts';
 import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
@@ -202,7 +203,7 @@ describe('flowcontrol.orch.io v1 and v1beta3', () => {
 
     const auditID = String(beta.headers['audit-id']);
     const v1AuditID = String(v1.headers['audit-id']);
-    const events = () => readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const events = () => wholeJsonLines(readFileSync(logPath, 'utf8'));
     const event = await eventually('the v1beta3 audit event', async () => events().find((e) => e.auditID === auditID && e.stage === 'ResponseComplete'));
     assert.equal(event.annotations['orch.io/deprecated'], 'true');
     assert.equal(event.annotations['orch.io/removed-release'], '1.32');

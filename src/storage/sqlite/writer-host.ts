@@ -106,7 +106,11 @@ export class WriterHost {
    * writes that made them. Sent in a microtask of that turn, before the
    * primary's own responses to those writes are written: a client that reads
    * after its write, on a new connection the other process accepts, finds the
-   * write there (an RBAC grant or revocation holds at once). Two microtasks
+   * write there (an RBAC grant or revocation holds at once) once that process
+   * has read this message. It reads its channel and its sockets in the order
+   * the loop finds them ready, so under load a request can come first: an RBAC
+   * check does not wait for the store's revision as a consistent read does
+   * (seen once in a loaded test run). Two microtasks
    * late, so that the answers to the workers' writes of the same commit, one
    * `then` behind their settling, go in the same message.
    */
