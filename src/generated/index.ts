@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 
 export { bodyKinds, kinds } from './kinds.ts';
 export { structure } from './structure.ts';
+/** The contract's rules the one validator enforces (issue 31; codegen/validation.ts). */
+export { validation } from './validation.ts';
 /** The protobuf messages of every schema (SPEC 4.7). */
 export { protobuf } from './protobuf.ts';
 /** ObjectMeta's decoder, for kinds whose schema arrives at run time (custom resources). */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonPath } from '../util/jsonpath.ts';
 import type { ApiObject } from './strategy.ts';
 import type { ProtobufTable } from '../api/protobuf/schema.ts';
+import type { ContractValidationTable } from './schema/contract-schema.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 
 /**
@@ -144,6 +145,8 @@ export interface GeneratedApi {
   structure: Record<string, any>;
   /** Every schema's protobuf message and the schema of each apiVersion/Kind (SPEC 4.7). */
   protobuf: ProtobufTable;
+  /** The contract's rules the validator enforces (registry/contract-validation.ts). */
+  validation: ContractValidationTable;
   /** ObjectMeta's decoder: custom resources decode their metadata as every kind does. */
   decodeObjectMeta: Decoder;
   openapiV3Paths: Record<string, string>;

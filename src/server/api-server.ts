@@ -17,6 +17,7 @@ import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
 import { strategyFor } from '../registry/strategies/index.ts';
+import { ContractValidators, withContractValidation, withValidatedBody } from '../registry/contract-validation.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
 import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
@@ -129,11 +130,14 @@ export class ApiServer {
   private readonly drained: Array<() => void> = [];
   /** Set once a shutdown with --shutdown-send-retry-after has begun: new requests get 429. */
   private refusingNewRequests = false;
+  /** The contract's rules of every built-in kind and body (registry/contract-validation.ts). */
+  private readonly contracts: ContractValidators;
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
     this.protobuf = options.protobuf ?? new ProtobufCodec(options.api.protobuf);
     this.watchCache = options.watchCache ?? DEFAULT_WATCH_CACHE;
+    const contracts = (this.contracts = new ContractValidators(options.api.validation));
     for (const generated of options.api.kinds) {
       const kind = withBuiltinConversion(withBuiltinScale(generated), options.api.kinds);
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
@@ -142,7 +146,8 @@ export class ApiServer {
         continue;
       }
       const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
-      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
+      const strategy = withContractValidation(strategyFor(kind.group, kind.kind), contracts.forSchema(kind.schemaName));
+      this.routes.set(routeKey(kind), this.storedRoute(kind, strategy, fromStorage));
     }
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api, (group, version, plural) => options.enablement.resourceEnabled(group, version, plural));
@@ -250,7 +255,7 @@ export class ApiServer {
         kind = body;
       }
     } else if (route.kind.stored) throw new Error(`${plural} is stored: its creates go through its store`);
-    route.computed.set(subresource ?? '', { kind, compute });
+    route.computed.set(subresource ?? '', { kind, compute: withValidatedBody(kind, this.contracts.forSchema(kind.schemaName), compute) });
   }
 
   /** The store of a subresource (e.g. namespaces/finalize), for controllers. */

@@ -12,7 +12,8 @@ import { structureOf, type StructureNode } from '../structure.ts';
 import { customObjectDecoder } from './decode.ts';
 import { validateEmbeddedResources } from '../schema/objectmeta.ts';
 import { newStructural, type Structural } from '../schema/structural.ts';
-import { validateValue } from '../schema/value-validation.ts';
+import { validateValueNode, valueNodeOf } from '../schema/value-validation.ts';
+import { validateListSetsAndMaps } from '../schema/list-sets-and-maps.ts';
 import { validateScaleSpec, validateScaleStatus } from './scale.ts';
 import { ConversionError, webhookConverter, type ReviewPoster } from './conversion-webhook.ts';
 import { internalError } from '../../api/status-error.ts';
@@ -138,9 +139,18 @@ function withValidationRules(errs: FieldError[], rules: RuleValidator | undefine
   return [...errs, ...rules.validate('', obj, old, undefined, { ratchet })];
 }
 
-/** Upstream customResourceValidator: the schema's value rules, then embedded resources' apiVersion, kind and metadata. */
-function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] {
-  return [...validateValue('', obj, schema), ...validateEmbeddedResources('', obj, schema, true)];
+/**
+ * Upstream customResourceValidator and customResourceStrategy: the schema's
+ * value rules (on an update, unchanged values ratcheted), embedded resources'
+ * apiVersion, kind and metadata, then the uniqueness of set and map lists;
+ * on an update that uniqueness is checked only when the old object had it
+ * (upstream's ratcheting of list types).
+ */
+function validateCustomObject(obj: ApiObject, schema: Structural, old?: ApiObject): FieldError[] {
+  const node = valueNodeOf(schema);
+  const lists = validateListSetsAndMaps('', node, obj);
+  const listsRatcheted = old !== undefined && lists.length > 0 && validateListSetsAndMaps('', node, old).length > 0;
+  return [...validateValueNode('', obj, node, old && { value: old }), ...validateEmbeddedResources('', obj, schema, true), ...(listsRatcheted ? [] : lists)];
 }
 
 /**
@@ -150,14 +160,14 @@ function validateCustomObject(obj: ApiObject, schema: Structural): FieldError[] 
  * validated against the version's schema.
  */
 function customResourceStrategy(hasStatus: boolean, schema: Structural, scale: ScalePaths | undefined, rules: RuleValidator | undefined): Strategy {
-  const validateWhole = (obj: ApiObject) => [...validateCustomObject(obj, schema), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale)];
+  const validateWhole = (obj: ApiObject, old?: ApiObject) => [...validateCustomObject(obj, schema, old), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale)];
   return {
     genericObjectMeta: true,
     validate: (obj) => withValidationRules(validateWhole(obj), rules, obj, undefined),
-    // Ratcheting on the resource's updates; upstream's status strategy validates without it.
-    validateUpdate: (obj, old, warn) => withValidationRules(validateWhole(obj), rules, obj, old, warn ?? (() => {})),
+    // Ratcheting on the resource's updates; upstream's status strategy validates the rules without it.
+    validateUpdate: (obj, old, warn) => withValidationRules(validateWhole(obj, old), rules, obj, old, warn ?? (() => {})),
     // Upstream ValidateStatusUpdate checks the scale status paths, not spec replicas.
-    validateStatusUpdate: (obj, old) => withValidationRules([...validateCustomObject(obj, schema), ...validateScaleStatus(obj, scale)], rules, obj, old),
+    validateStatusUpdate: (obj, old) => withValidationRules([...validateCustomObject(obj, schema, old), ...validateScaleStatus(obj, scale)], rules, obj, old),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       obj.metadata.generation = 1;

@@ -17,6 +17,7 @@ import { compileRules, type CompiledRule } from './cel-compile.ts';
 import { schemaDeclType, type DeclType } from './cel-types.ts';
 import { toCelValue } from './cel-values.ts';
 import type { NestedValueValidation, Structural } from './structural.ts';
+import { jsonEqual, mapListKey } from './correlation.ts';
 
 export { shownPath, type Budget } from './cel-rule-results.ts';
 
@@ -152,23 +153,6 @@ function unchangedAt(obj: unknown, oldObj: unknown, parent: Unchanged): Unchange
   return () => (result ??= jsonEqual(obj, oldObj));
 }
 
-/** Deep equality of decoded JSON; iterative, as values may be deep. */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  const stack: Array<[unknown, unknown]> = [[a, b]];
-  while (stack.length) {
-    const [x, y] = stack.pop()!;
-    if (x === y) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null || Array.isArray(x) !== Array.isArray(y)) return false;
-    const kx = Object.keys(x);
-    if (kx.length !== Object.keys(y).length) return false;
-    for (const k of kx) {
-      if (!Object.hasOwn(y, k)) return false;
-      stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
-    }
-  }
-  return true;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Upstream validate(): the node's rules, its allOf entries, then its children. Depth is bounded by the tree's, which is the schema's. */
@@ -211,7 +195,7 @@ function validateMap(v: RuleValidator, fldPath: string, obj: Record<string, unkn
 function validateArray(v: RuleValidator, fldPath: string, obj: unknown[], oldObj: unknown[] | undefined, walk: Walk, unchanged: Unchanged): void {
   if (!v.items) return;
   const keys = v.schema.extensions.xListType === 'map' ? (v.schema.extensions.xListMapKeys ?? []) : undefined;
-  const keyOf = (item: unknown) => (isObject(item) ? JSON.stringify(keys!.map((k) => (Object.hasOwn(item, k) ? item[k] : null))) : undefined);
+  const keyOf = (item: unknown) => mapListKey(item, keys!);
   const oldByKey = new Map<string, unknown>();
   if (keys && oldObj) {
     for (const item of oldObj) {

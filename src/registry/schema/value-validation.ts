@@ -10,16 +10,29 @@ import { child, goQuote, invalid, notSupported, required, tooLong, tooMany, type
 import { compileRe2 } from '../../cel/regex.ts';
 import { matchesFormat, isSupportedFormat } from './formats.ts';
 import type { NestedValueValidation, Structural, ValueValidation } from './structural.ts';
+import { Correlation } from './correlation.ts';
 
-/** The parts of a schema node the validator reads (a Structural or a nested value validation). */
-interface Node {
+/**
+ * The parts of a schema node the validator reads: a custom resource's
+ * Structural or nested value validation, or a built-in kind's contract node
+ * (contract-schema.ts). The graph may be cyclic: validation follows the
+ * value, which is finite. An empty `type` checks no type (a built-in kind's
+ * decoder has checked them all).
+ */
+export interface ValueNode {
   type: string[];
   nullable: boolean;
   vv: ValueValidation;
-  items?: Node;
-  properties?: Record<string, Node>;
-  additionalProperties?: { allows: boolean; schema?: Node };
+  items?: ValueNode;
+  properties?: Record<string, ValueNode>;
+  additionalProperties?: { allows: boolean; schema?: ValueNode };
+  /** How the node's list items correlate with old ones on an update (correlation.ts). */
+  listType?: string;
+  listMapKeys?: readonly string[];
+  /** The list's type only correlates items: upstream accepts its duplicates (list-sets-and-maps.ts skips it). */
+  duplicatesTolerated?: boolean;
 }
+type Node = ValueNode;
 
 /** Upstream ConvertJSONSchemaPropsWithPostProcess: an int-or-string node is of type integer or string. */
 function typesOf(s: Structural): string[] {
@@ -32,6 +45,8 @@ const validators = new WeakMap<Structural, Node>();
 
 function fromStructural(s: Structural): Node {
   const n: Node = { type: typesOf(s), nullable: s.nullable, vv: s.valueValidation ?? { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false } };
+  if (s.extensions.xListType !== undefined) n.listType = s.extensions.xListType;
+  if (s.extensions.xListMapKeys !== undefined) n.listMapKeys = s.extensions.xListMapKeys;
   if (s.items) n.items = fromStructural(s.items);
   if (s.properties) n.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, fromStructural(v)]));
   if (s.additionalProperties) n.additionalProperties = { allows: s.additionalProperties.bool, schema: s.additionalProperties.structural && fromStructural(s.additionalProperties.structural) };
@@ -86,18 +101,26 @@ function deepEqual(a: unknown, b: unknown): boolean {
 const IN = 'body';
 const typeError = (name: string, typeName: string, value: string): OAError => ({ code: 'type', name, value, message: `${name} in ${IN} must be of type ${typeName}: ${goQuote(value)}` });
 
-function validateNode(n: Node, data: unknown, path: string): OAError[] {
+/**
+ * One node's violations and its children's. With `corr` (an update), a node
+ * whose value equals its old value drops them all (upstream
+ * ratchetingValueValidator: the errors become warnings, which are not
+ * reported); its children are ratcheted on their own correlated values.
+ */
+function validateNode(n: Node, data: unknown, path: string, corr?: Correlation): OAError[] {
   const errs: OAError[] = [...checkType(n, data, path)];
-  if (data === null || data === undefined) return [...errs, ...checkEnum(n, data, path)];
-  errs.push(...checkJunctors(n, data, path));
-  const kind = jsonType(data);
-  if (kind === 'string') errs.push(...checkString(n.vv, data as string, path));
-  if (kind === 'string' && isSupportedFormat(n.vv.format) && !matchesFormat(n.vv.format, data as string)) errs.push(typeError(path, n.vv.format, data as string));
-  if (kind === 'integer' || kind === 'number') errs.push(...checkNumber(n.vv, data as number, path));
-  if (kind === 'array') errs.push(...checkArray(n, data as unknown[], path));
-  errs.push(...checkEnum(n, data, path));
-  if (kind === 'object') errs.push(...checkObject(n, data as Record<string, unknown>, path));
-  return errs;
+  if (data === null || data === undefined) errs.push(...checkEnum(n, data, path));
+  else {
+    errs.push(...checkJunctors(n, data, path));
+    const kind = jsonType(data);
+    if (kind === 'string') errs.push(...checkString(n.vv, data as string, path));
+    if (kind === 'string' && isSupportedFormat(n.vv.format) && !matchesFormat(n.vv.format, data as string)) errs.push(typeError(path, n.vv.format, data as string));
+    if (kind === 'integer' || kind === 'number') errs.push(...checkNumber(n.vv, data as number, path));
+    if (kind === 'array') errs.push(...checkArray(n, data as unknown[], path, corr));
+    errs.push(...checkEnum(n, data, path));
+    if (kind === 'object') errs.push(...checkObject(n, data as Record<string, unknown>, path, corr));
+  }
+  return errs.length > 0 && corr?.unchanged() ? [] : errs;
 }
 
 function checkType(n: Node, data: unknown, path: string): OAError[] {
@@ -159,9 +182,9 @@ function checkNumber(vv: ValueValidation, data: number, path: string): OAError[]
   return errs;
 }
 
-function checkArray(n: Node, data: unknown[], path: string): OAError[] {
+function checkArray(n: Node, data: unknown[], path: string, corr: Correlation | undefined): OAError[] {
   const errs: OAError[] = [];
-  if (n.items) data.forEach((v, i) => errs.push(...validateNode(n.items!, v, `${path}[${i}]`)));
+  if (n.items) data.forEach((v, i) => errs.push(...validateNode(n.items!, v, `${path}[${i}]`, corr?.index(i, n))));
   const vv = n.vv;
   if (vv.minItems !== undefined && data.length < vv.minItems) errs.push({ code: 'other', name: path, value: data.length, message: `${path} in ${IN} should have at least ${vv.minItems} items` });
   if (vv.maxItems !== undefined && data.length > vv.maxItems) errs.push({ code: 'maxItems', name: path, value: data.length, valid: vv.maxItems, message: `${path} in ${IN} should have at most ${vv.maxItems} items` });
@@ -169,7 +192,7 @@ function checkArray(n: Node, data: unknown[], path: string): OAError[] {
   return errs;
 }
 
-function checkObject(n: Node, data: Record<string, unknown>, path: string): OAError[] {
+function checkObject(n: Node, data: Record<string, unknown>, path: string, corr: Correlation | undefined): OAError[] {
   const errs: OAError[] = [];
   const size = Object.keys(data).length;
   const vv = n.vv;
@@ -180,10 +203,12 @@ function checkObject(n: Node, data: Record<string, unknown>, path: string): OAEr
   if (ap && !ap.allows) {
     for (const k of keys) if (!n.properties?.[k]) errs.push({ code: 'other', name: path, value: k, message: `${path}.${k} in ${IN} is a forbidden property` });
   } else if (ap?.schema) {
-    for (const k of keys) if (!n.properties?.[k]) errs.push(...validateNode(ap.schema, data[k], `${path}.${k}`));
+    for (const k of keys) if (!n.properties?.[k]) errs.push(...validateNode(ap.schema, data[k], `${path}.${k}`, corr?.key(k)));
   }
   for (const k of Object.keys(n.properties ?? {}).sort()) {
-    if (Object.hasOwn(data, k)) errs.push(...validateNode(n.properties![k], data[k], path ? `${path}.${k}` : k));
+    // Upstream never ratchets apiVersion and kind at the root: both sides were converted to one version.
+    const correlated = path === '' && (k === 'apiVersion' || k === 'kind') ? undefined : corr?.key(k);
+    if (Object.hasOwn(data, k)) errs.push(...validateNode(n.properties![k], data[k], path ? `${path}.${k}` : k, correlated));
   }
   for (const k of vv.required ?? []) if (!Object.hasOwn(data, k)) errs.push({ code: 'required', name: `${path}.${k}`, message: `${path}.${k} in ${IN} is required` });
   return errs;
@@ -243,7 +268,21 @@ function toFieldError(fldPath: string, e: OAError): FieldError {
  * schema (Structural.ToKubeOpenAPI): the value's violations as field errors under `fldPath`.
  */
 export function validateValue(fldPath: string, value: unknown, s: Structural): FieldError[] {
+  return validateValueNode(fldPath, value, valueNodeOf(s));
+}
+
+/** The validator's node of a structural schema, built once per schema. */
+export function valueNodeOf(s: Structural): ValueNode {
   let node = validators.get(s);
   if (!node) validators.set(s, (node = fromStructural(s)));
-  return validateNode(node, value, '').map((e) => toFieldError(fldPath, e));
+  return node;
+}
+
+/**
+ * The violations of `value` against a node, as field errors under `fldPath`;
+ * on an update (`old` given: upstream ValidateCustomResourceUpdate with
+ * ratcheting) the unchanged parts of the value keep passing.
+ */
+export function validateValueNode(fldPath: string, value: unknown, node: ValueNode, old?: { value: unknown }): FieldError[] {
+  return validateNode(node, value, '', old && new Correlation(value, old.value)).map((e) => toFieldError(fldPath, e));
 }
