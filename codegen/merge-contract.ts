@@ -64,7 +64,8 @@ export function merge(overlays: Overlays, upstream: UpstreamInput): Map<string, 
   for (const overlay of overlays.kinds) {
     for (const version of overlay.versions) {
       const name = contractNameOf(version.schema);
-      const schema = placed.get(name)!.schema;
+      const schema = placed.get(name)?.schema;
+      if (!schema) throw new Error(`${overlay.file}: versions.${version.version}: ${version.schema} is neither an upstream (io.k8s.) schema nor one of its schemas`);
       withGvk(schema, { group: overlay.group, version: version.version, kind: overlay.kind }, `${overlay.file}: ${version.schema}`);
       if (!overlay.resource) continue;
       if (overlay.resource.stored && !placed.has(name + 'List')) throw new Error(`${overlay.file}: no ${name}List`);
