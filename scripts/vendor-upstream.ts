@@ -61,8 +61,10 @@ function main(argv: string[]): void {
     if (i >= 0 && !argv[i + 1]) throw new Error(`${name} needs a value`);
     return i >= 0 ? path.resolve(argv[i + 1]) : fallback;
   };
-  const known = new Set(['--ref', '--contract', '--check', '--prune']);
-  for (const [i, a] of argv.entries()) if (!known.has(a) && !known.has(argv[i - 1])) throw new Error(`unknown argument ${a} (see the header of scripts/vendor-upstream.ts)`);
+  const withValue = ['--ref', '--contract'];
+  for (const [i, a] of argv.entries()) {
+    if (![...withValue, '--check', '--prune'].includes(a) && !withValue.includes(argv[i - 1])) throw new Error(`unknown argument ${a} (see the header of scripts/vendor-upstream.ts)`);
+  }
   const contractDir = option('--contract', path.join(repoRoot, 'openapi'));
   const refDir = option('--ref', path.resolve(repoRoot, '..', 'shared', 'reference'));
   const outDir = path.join(contractDir, UPSTREAM_DIR);
