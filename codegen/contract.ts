@@ -1,11 +1,12 @@
 /**
- * Reads the contract (openapi/*.json), bundles each group/version document with
- * the shared meta schemas into one self-contained document, and extracts the
- * kinds it declares (SPEC 2, 4.1; contract format: openapi/README.md).
+ * Reads the contract (openapi/: the vendored upstream input and the overlays,
+ * merged by codegen/merge-contract.ts), bundles each group/version document
+ * with the shared meta schemas into one self-contained document, and extracts
+ * the kinds it declares (SPEC 2, 4.1; contract format: openapi/README.md).
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { storageVersionHash } from '../src/registry/kind.ts';
+import { mergeContract } from './merge-contract.ts';
+import type { Deprecation, ResourceSpec } from './overlays.ts';
 
 export type Schema = Record<string, any>;
 export interface OpenApiDocument {
@@ -26,28 +27,17 @@ export interface PrinterColumn {
   formatter?: string;
 }
 
-export interface ResourceExtension {
-  plural: string;
-  singular: string;
-  shortNames: string[];
-  categories: string[];
-  namespaced: boolean;
-  verbs: string[];
+/** A kind's `x-orch-resource` in the merged contract (codegen/resource-extension.ts makes it from the overlay). */
+export interface ResourceExtension extends Omit<ResourceSpec, 'printerColumns'> {
   /** Absent when the kind is not stored. */
   listKind?: string;
-  /** false: a review computed on create and never stored (SPEC 2.8): no list, no watch, no storage version. */
-  stored: boolean;
-  subresources: Array<{ name: string; verbs: string[]; group?: string; version?: string; kind?: string }>;
-  allowCreateOnUpdate: boolean;
-  allowUnconditionalUpdate: boolean;
-  nameValidation: 'DNSSubdomain' | 'DNSLabel';
-  fieldSelectors: Array<{ name: string; jsonPath: string; fallbackJsonPath?: string; default?: string }>;
+  /** Descriptions resolved. */
   printerColumns: PrinterColumn[];
   /** The version (and, when another, the group) objects are stored at, when the kind is one of several versions (SPEC 9.4). */
   storageVersion?: string;
   storageGroup?: string;
   /** A deprecated version (SPEC 9.5): releases as `1.29` and the kind that replaces it. */
-  deprecated?: { deprecatedIn: string; removedIn: string; replacement: { group: string; version: string; kind: string } };
+  deprecated?: Deprecation;
 }
 
 export interface ContractKind {
@@ -77,10 +67,9 @@ const OPERATION_SCHEMAS = ['DeleteOptions', 'Status', 'Patch'].map((n) => `io.or
 
 /** Loads every group/version document of a contract directory, bundled. */
 export function loadContract(dir: string): GroupVersionDocument[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  const docs = new Map<string, OpenApiDocument>(files.map((f) => [f, JSON.parse(readFileSync(join(dir, f), 'utf8'))]));
+  const docs = mergeContract(dir) as unknown as Map<string, OpenApiDocument>;
   const result: GroupVersionDocument[] = [];
-  for (const [file, doc] of docs) {
+  for (const [file, doc] of [...docs].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (file.startsWith(SHARED_PREFIX)) continue;
     const stem = file.replace(/\.json$/, '');
     const parts = stem.split('__');

@@ -1,14 +1,17 @@
 /**
  * The contract is the source of kinds: src/generated must match what codegen
- * makes from openapi/, and adding a kind is editing openapi/ and regenerating.
+ * makes from openapi/, and adding a kind is writing its overlay under
+ * openapi/kinds/ and regenerating.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ProtobufCodec } from '../src/api/protobuf/codec.ts';
+import { PROTOBUF_TYPE } from '../src/api/protobuf/envelope.ts';
 import { kinds } from '../src/generated/index.ts';
 import type { DecodeContext, KindDefinition } from '../src/registry/kind.ts';
 import { startServer } from '../src/server/start.ts';
@@ -55,63 +58,71 @@ test('--check fails when a generated file was edited', () => {
   }
 });
 
-const META = './meta__v1.json#/components/schemas/io.orch.apimachinery.pkg.apis.meta.v1';
+const OBJECT_META = `'#/components/schemas/io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta'`;
 
-/** A throwaway cluster-scoped kind in a group of its own, written the way a maintainer would. */
-function widgetDocument() {
-  return {
-    openapi: '3.0.3',
-    info: { title: 'widgets', version: 'v1' },
-    paths: {},
-    components: {
-      schemas: {
-        'io.example.widgets.v1.Widget': {
-          type: 'object',
-          description: 'A Widget is a throwaway kind proving that kinds are data.',
-          properties: {
-            apiVersion: { type: 'string' },
-            kind: { type: 'string' },
-            metadata: { allOf: [{ $ref: `${META}.ObjectMeta` }], default: {} },
-            spec: {
-              type: 'object',
-              properties: {
-                size: { type: 'integer', format: 'int32', 'x-orch-protobuf-field': 1 },
-                color: { type: 'string', 'x-orch-default': 'blue', 'x-orch-protobuf-field': 2 },
-              },
-            },
-          },
-          'x-kubernetes-group-version-kind': [{ group: 'widgets.example.orch.io', version: 'v1', kind: 'Widget' }],
-          'x-orch-resource': {
-            plural: 'widgets',
-            singular: 'widget',
-            shortNames: ['wd'],
-            namespaced: false,
-            listKind: 'WidgetList',
-            verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-          },
-        },
-        'io.example.widgets.v1.WidgetList': {
-          type: 'object',
-          required: ['items'],
-          properties: {
-            apiVersion: { type: 'string' },
-            kind: { type: 'string' },
-            metadata: { allOf: [{ $ref: `${META}.ListMeta` }], default: {} },
-            items: { type: 'array', items: { $ref: '#/components/schemas/io.example.widgets.v1.Widget' } },
-          },
-          'x-kubernetes-group-version-kind': [{ group: 'widgets.example.orch.io', version: 'v1', kind: 'WidgetList' }],
-        },
-      },
-    },
-  };
-}
+/**
+ * Throwaway kinds in a group of their own, written the way a maintainer would: an overlay each, with inline
+ * schemas and nothing else (their lists are implied). Widget numbers no field, so it has no protobuf message
+ * and is served in JSON only; Gadget numbers every field and is served in protobuf too.
+ */
+const OVERLAYS: Record<string, string> = {
+  Widget: `
+# A throwaway kind proving that kinds are data.
+group: widgets.example.orch.io
+kind: Widget
+versions:
+  v1:
+    schema: io.example.widgets.v1.Widget
+    schemas:
+      io.example.widgets.v1.Widget:
+        type: object
+        description: A Widget is a throwaway kind proving that kinds are data.
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {allOf: [{$ref: ${OBJECT_META}}], default: {}}
+          spec:
+            type: object
+            properties:
+              size: {type: integer, format: int32}
+              color: {type: string, x-orch-default: blue}
+plural: widgets
+shortNames: [wd]
+namespaced: false
+`,
+  Gadget: `
+group: widgets.example.orch.io
+kind: Gadget
+versions:
+  v1:
+    schema: io.example.widgets.v1.Gadget
+    schemas:
+      io.example.widgets.v1.Gadget:
+        type: object
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {allOf: [{$ref: ${OBJECT_META}}], default: {}, x-orch-protobuf-field: 1}
+          spec: {allOf: [{$ref: '#/components/schemas/io.example.widgets.v1.GadgetSpec'}], default: {}, x-orch-protobuf-field: 2}
+      io.example.widgets.v1.GadgetSpec:
+        type: object
+        properties:
+          size: {type: integer, format: int32, description: How big the gadget is., x-orch-protobuf-field: 1}
+plural: gadgets
+namespaced: true
+printerColumns:
+  - Name
+  - {name: Size, type: integer, description: {schema: io.example.widgets.v1.GadgetSpec, property: size}, jsonPath: .spec.size}
+`,
+};
 
-test('a kind added to a copy of the contract is generated and served', async () => {
+test('kinds added to a copy of the contract as overlays alone are generated and served', async () => {
   const work = mkdtempSync(join(tmpdir(), 'orch-kind-'));
   const contract = join(work, 'openapi');
   const generated = join(work, 'generated');
   cpSync(join(ROOT, 'openapi'), contract, { recursive: true });
-  writeFileSync(join(contract, 'apis__widgets.example.orch.io__v1.json'), JSON.stringify(widgetDocument(), null, 2));
+  mkdirSync(join(contract, 'kinds/widgets.example.orch.io'));
+  for (const [kind, text] of Object.entries(OVERLAYS)) writeFileSync(join(contract, `kinds/widgets.example.orch.io/${kind}.yaml`), text);
   execFileSync(TSX, ['codegen/generate.ts', '--contract', contract, '--out', generated], { cwd: ROOT });
   const api = await import(pathToFileURL(join(generated, 'index.ts')).href);
   const running = await startServer({
@@ -123,8 +134,8 @@ test('a kind added to a copy of the contract is generated and served', async () 
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
   });
-  const call = (method: string, path: string, body?: unknown) =>
-    request(running.url, running.caPem, method, path, { body, defaultToken: running.adminToken });
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    request(running.url, running.caPem, method, path, { body, headers, defaultToken: running.adminToken });
   try {
     const created = await call('POST', '/apis/widgets.example.orch.io/v1/widgets', { metadata: { name: 'w1' }, spec: { size: 3, bogus: 1 } });
     assert.equal(created.status, 201, created.text);
@@ -140,8 +151,11 @@ test('a kind added to a copy of the contract is generated and served', async () 
     assert.equal(got.status, 200);
     assert.equal(got.body.metadata.uid, created.body.metadata.uid);
     const list = await call('GET', '/apis/widgets.example.orch.io/v1/widgets');
-    assert.equal(list.body.kind, 'WidgetList');
+    assert.equal(list.body.kind, 'WidgetList', 'the implied list');
     assert.deepEqual(list.body.items.map((w: any) => w.metadata.name), ['w1']);
+    // No protobuf message: JSON only, refused rather than failed when protobuf alone is acceptable.
+    assert.equal((await call('GET', '/apis/widgets.example.orch.io/v1/widgets/w1', undefined, { accept: PROTOBUF_TYPE })).status, 406);
+    assert.equal((await call('GET', '/apis/widgets.example.orch.io/v1/widgets/w1', undefined, { accept: `${PROTOBUF_TYPE}, application/json` })).body.kind, 'Widget');
 
     const discovery = await call('GET', '/apis/widgets.example.orch.io/v1');
     const widgets = discovery.body.resources.find((r: any) => r.name === 'widgets');
@@ -151,10 +165,23 @@ test('a kind added to a copy of the contract is generated and served', async () 
     assert.ok(index.body.paths['apis/widgets.example.orch.io/v1'], 'published in the OpenAPI v3 index');
     const doc = await call('GET', '/openapi/v3/apis/widgets.example.orch.io/v1');
     assert.ok(doc.body.paths['/apis/widgets.example.orch.io/v1/widgets/{name}'].get);
+    assert.ok(doc.body.components.schemas['io.example.widgets.v1.GadgetList']);
 
     const deleted = await call('DELETE', '/apis/widgets.example.orch.io/v1/widgets/w1');
     assert.equal(deleted.status, 200);
     assert.equal((await call('GET', '/apis/widgets.example.orch.io/v1/widgets/w1')).status, 404);
+
+    const gadgets = '/apis/widgets.example.orch.io/v1/namespaces/default/gadgets';
+    assert.equal((await call('POST', gadgets, { metadata: { name: 'g1' }, spec: { size: 7 } })).status, 201);
+    const binary = await call('GET', `${gadgets}/g1`, undefined, { accept: PROTOBUF_TYPE });
+    assert.equal(binary.headers['content-type'], PROTOBUF_TYPE, binary.text);
+    const codec = new ProtobufCodec(api.protobuf);
+    assert.deepEqual((codec.decodeObject(binary.bytes, 'widgets.example.orch.io/v1', 'Gadget') as any).spec, { size: 7 });
+    const listed = await call('GET', gadgets, undefined, { accept: PROTOBUF_TYPE });
+    assert.deepEqual((codec.decodeObject(listed.bytes, 'widgets.example.orch.io/v1', 'GadgetList') as any).items.map((g: any) => g.spec.size), [7]);
+    const table = await call('GET', gadgets, undefined, { accept: 'application/json;as=Table;g=meta.orch.io;v=v1' });
+    assert.deepEqual(table.body.columnDefinitions[1], { name: 'Size', type: 'integer', format: '', description: 'How big the gadget is.', priority: 0 });
+    assert.deepEqual(table.body.rows[0].cells, ['g1', 7]);
   } finally {
     await running.shutdown();
     rmSync(work, { recursive: true, force: true });

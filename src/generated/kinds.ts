@@ -1557,6 +1557,11 @@ export const kinds = [
       "listKind": "ReplicationControllerList",
       "namespaced": true,
       "plural": "replicationcontrollers",
+      "scale": {
+        "selectorMapPath": ".spec.selector",
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas"
+      },
       "singular": "replicationcontroller",
       "verbs": [
         "create",
@@ -2349,6 +2354,11 @@ export const kinds = [
       "listKind": "DeploymentList",
       "namespaced": true,
       "plural": "deployments",
+      "scale": {
+        "selectorObjectPath": ".spec.selector",
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas"
+      },
       "singular": "deployment",
       "verbs": [
         "create",
@@ -2525,6 +2535,11 @@ export const kinds = [
       "listKind": "ReplicaSetList",
       "namespaced": true,
       "plural": "replicasets",
+      "scale": {
+        "selectorObjectPath": ".spec.selector",
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas"
+      },
       "singular": "replicaset",
       "verbs": [
         "create",
@@ -2652,6 +2667,11 @@ export const kinds = [
       "listKind": "StatefulSetList",
       "namespaced": true,
       "plural": "statefulsets",
+      "scale": {
+        "selectorObjectPath": ".spec.selector",
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas"
+      },
       "singular": "statefulset",
       "verbs": [
         "create",

@@ -4,23 +4,17 @@
  * pkg/registry/core/replicationcontroller/storage ScaleREST:
  * scaleFromDeployment and friends read spec.replicas, status.replicas and
  * spec.selector; a Scale write sets spec.replicas). They are served by the same
- * handlers as a custom resource's scale subresource, with these paths.
+ * handlers as a custom resource's scale subresource.
+ *
+ * Their paths are contract data now: each kind's overlay says them under
+ * `scale:` (openapi/kinds/apps/Deployment.yaml and the others), and the
+ * generated kind carries them as `scale` (src/generated/kinds.ts). The merge
+ * refuses a scale subresource without paths, so there is nothing left to add
+ * here; the composition root's call stays harmless until it drops it.
  */
-import type { KindDefinition, ScalePaths } from './kind.ts';
+import type { KindDefinition } from './kind.ts';
 
-const WORKLOAD_SCALE: ScalePaths = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selectorObjectPath: '.spec.selector' };
-
-const BUILTIN_SCALE: Record<string, ScalePaths> = {
-  'apps/Deployment': WORKLOAD_SCALE,
-  'apps/ReplicaSet': WORKLOAD_SCALE,
-  'apps/StatefulSet': WORKLOAD_SCALE,
-  // K pkg/registry/core/replicationcontroller/storage scaleFromRC: the selector is a plain label map
-  '/ReplicationController': { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selectorMapPath: '.spec.selector' },
-};
-
-/** The kind with its scale paths when it is a built-in kind with a scale subresource in the contract. */
+/** The kind as generated: its scale paths, when it has a scale subresource, come from the contract. */
 export function withBuiltinScale(kind: KindDefinition): KindDefinition {
-  const paths = BUILTIN_SCALE[`${kind.group}/${kind.kind}`];
-  if (!paths || kind.scale || !kind.subresources.some((s) => s.name === 'scale')) return kind;
-  return { ...kind, scale: paths };
+  return kind;
 }

@@ -5,9 +5,10 @@
  * apimachinery defines it for the special types (Time, IntOrString, ...).
  * Nothing of the server's codec is used.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
+import { mergeContract } from '../../codegen/merge-contract.ts';
 import { ROOT } from './server.ts';
 
 export const PROTO_DIR = join(ROOT, '../shared/reference/proto');
@@ -54,9 +55,8 @@ let embedded: Set<string> | undefined;
 function embeddedFields(): Set<string> {
   if (embedded) return embedded;
   embedded = new Set();
-  const dir = join(ROOT, 'openapi');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-    for (const schema of Object.values<any>(JSON.parse(readFileSync(join(dir, file), 'utf8')).components.schemas)) {
+  for (const doc of mergeContract(join(ROOT, 'openapi')).values()) {
+    for (const schema of Object.values<any>((doc as any).components.schemas)) {
       for (const property of Object.values<any>(schema.properties ?? {})) {
         if (property['x-orch-protobuf-inline']) embedded.add(`${schema['x-orch-protobuf-message']}#${property['x-orch-protobuf-field']}`);
       }
