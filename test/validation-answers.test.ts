@@ -6,6 +6,17 @@
  * test/golden/validation-answers.json (status, reason, message, causes).
  *
  * ORCH_RECORD_GOLDEN=1 writes the file from this checkout's answers instead.
+ *
+ * The file was first recorded from the code before the contract was enforced
+ * (commit 022f45c). Four answers changed on purpose when it was, each a write
+ * upstream refuses too that this server's hooks had no rule for, now refused
+ * by the contract's rule in custom resources' words: pod/duplicate-spread
+ * (two topologySpreadConstraints of one key; upstream says Duplicate at
+ * `[0].{topologyKey, whenUnsatisfiable}`), pod/http-probe-no-port and
+ * pod/tcp-probe-no-port (upstream: `port: Invalid value: 0: must be between 1
+ * and 65535, inclusive`), pod/node-selector-terms (upstream: `Required value:
+ * must have at least one node selector term`). Every other answer is byte for
+ * byte the one recorded before.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,26 +4,14 @@ import type { ContractValidationTable } from '../registry/schema/contract-schema
 
 export const validation: ContractValidationTable = {
  "schemas": {
-  "io.orch.api.apps.v1.ControllerRevision": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.apps.v1.ControllerRevisionList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.apps.v1.ControllerRevision"
-    }
-   }
+   ]
   },
   "io.orch.api.apps.v1.DaemonSet": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.apps.v1.DaemonSetSpec",
-    "status": "io.orch.api.apps.v1.DaemonSetStatus"
+    "spec": "io.orch.api.apps.v1.DaemonSetSpec"
    }
   },
   "io.orch.api.apps.v1.DaemonSetList": {
@@ -44,21 +32,9 @@ export const validation: ContractValidationTable = {
     "template": "io.orch.api.core.v1.PodTemplateSpec"
    }
   },
-  "io.orch.api.apps.v1.DaemonSetStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
   "io.orch.api.apps.v1.Deployment": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.apps.v1.DeploymentSpec",
-    "status": "io.orch.api.apps.v1.DeploymentStatus"
+    "spec": "io.orch.api.apps.v1.DeploymentSpec"
    }
   },
   "io.orch.api.apps.v1.DeploymentList": {
@@ -79,21 +55,9 @@ export const validation: ContractValidationTable = {
     "template": "io.orch.api.core.v1.PodTemplateSpec"
    }
   },
-  "io.orch.api.apps.v1.DeploymentStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
   "io.orch.api.apps.v1.ReplicaSet": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.apps.v1.ReplicaSetSpec",
-    "status": "io.orch.api.apps.v1.ReplicaSetStatus"
+    "spec": "io.orch.api.apps.v1.ReplicaSetSpec"
    }
   },
   "io.orch.api.apps.v1.ReplicaSetList": {
@@ -114,21 +78,9 @@ export const validation: ContractValidationTable = {
     "template": "io.orch.api.core.v1.PodTemplateSpec"
    }
   },
-  "io.orch.api.apps.v1.ReplicaSetStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
   "io.orch.api.apps.v1.StatefulSet": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.apps.v1.StatefulSetSpec",
-    "status": "io.orch.api.apps.v1.StatefulSetStatus"
+    "spec": "io.orch.api.apps.v1.StatefulSetSpec"
    }
   },
   "io.orch.api.apps.v1.StatefulSetList": {
@@ -152,47 +104,15 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.apps.v1.StatefulSetStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
-  "io.orch.api.authentication.v1.SelfSubjectReview": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.authentication.v1.TokenRequest": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.authentication.v1.TokenRequestSpec",
     "status": "io.orch.api.authentication.v1.TokenRequestStatus"
    }
-  },
-  "io.orch.api.authentication.v1.TokenRequestSpec": {
-   "required": [
-    "audiences"
-   ]
   },
   "io.orch.api.authentication.v1.TokenRequestStatus": {
    "required": [
     "expirationTimestamp"
    ]
-  },
-  "io.orch.api.authentication.v1.TokenReview": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
-  "io.orch.api.authorization.v1.LocalSubjectAccessReview": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
   },
   "io.orch.api.authorization.v1.NonResourceRule": {
    "required": [
@@ -204,20 +124,9 @@ export const validation: ContractValidationTable = {
     "verbs"
    ]
   },
-  "io.orch.api.authorization.v1.SelfSubjectAccessReview": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.authorization.v1.SelfSubjectRulesReview": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "status": "io.orch.api.authorization.v1.SubjectRulesReviewStatus"
-   }
-  },
-  "io.orch.api.authorization.v1.SubjectAccessReview": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
    }
   },
   "io.orch.api.authorization.v1.SubjectRulesReviewStatus": {
@@ -234,25 +143,10 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.autoscaling.v1.HorizontalPodAutoscalerList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.autoscaling.v1.HorizontalPodAutoscaler"
-    }
-   }
-  },
-  "io.orch.api.autoscaling.v1.Scale": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
+   ]
   },
   "io.orch.api.autoscaling.v2.ContainerResourceMetricSource": {
    "properties": {
@@ -276,7 +170,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.autoscaling.v2.HorizontalPodAutoscaler": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerSpec",
     "status": "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerStatus"
    }
@@ -300,12 +193,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {
    "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    },
     "currentMetrics": {
      "items": "io.orch.api.autoscaling.v2.MetricStatus"
     }
@@ -373,7 +260,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.batch.v1.CronJob": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.batch.v1.CronJobSpec"
    }
   },
@@ -394,9 +280,7 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.batch.v1.Job": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.batch.v1.JobSpec",
-    "status": "io.orch.api.batch.v1.JobStatus"
+    "spec": "io.orch.api.batch.v1.JobSpec"
    }
   },
   "io.orch.api.batch.v1.JobList": {
@@ -416,21 +300,12 @@ export const validation: ContractValidationTable = {
     "template": "io.orch.api.core.v1.PodTemplateSpec"
    }
   },
-  "io.orch.api.batch.v1.JobStatus": {
-   "properties": {
-    "uncountedTerminatedPods": "io.orch.api.batch.v1.UncountedTerminatedPods"
-   }
-  },
   "io.orch.api.batch.v1.JobTemplateSpec": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.batch.v1.JobSpec"
    }
   },
   "io.orch.api.batch.v1.PodFailurePolicy": {
-   "required": [
-    "rules"
-   ],
    "properties": {
     "rules": {
      "items": "io.orch.api.batch.v1.PodFailurePolicyRule"
@@ -457,30 +332,10 @@ export const validation: ContractValidationTable = {
     "rules"
    ]
   },
-  "io.orch.api.batch.v1.UncountedTerminatedPods": {
-   "properties": {
-    "failed": {
-     "listType": "set"
-    },
-    "succeeded": {
-     "listType": "set"
-    }
-   }
-  },
-  "io.orch.api.coordination.v1.Lease": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.coordination.v1.LeaseList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.coordination.v1.Lease"
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.Affinity": {
    "properties": {
@@ -497,39 +352,23 @@ export const validation: ContractValidationTable = {
     "monitors"
    ]
   },
-  "io.orch.api.core.v1.ConfigMap": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.core.v1.ConfigMapList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.core.v1.ConfigMap"
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.Container": {
    "properties": {
     "env": {
+     "items": "io.orch.api.core.v1.EnvVar",
      "listType": "map",
      "listMapKeys": [
       "name"
      ],
-     "items": "io.orch.api.core.v1.EnvVar"
+     "duplicatesTolerated": true
     },
     "lifecycle": "io.orch.api.core.v1.Lifecycle",
     "livenessProbe": "io.orch.api.core.v1.Probe",
-    "ports": {
-     "listType": "map",
-     "listMapKeys": [
-      "containerPort",
-      "protocol"
-     ]
-    },
     "readinessProbe": "io.orch.api.core.v1.Probe",
     "resources": "io.orch.api.core.v1.ResourceRequirements",
     "startupProbe": "io.orch.api.core.v1.Probe",
@@ -552,20 +391,7 @@ export const validation: ContractValidationTable = {
     "allocatedResources": {
      "additionalProperties": "io.orch.apimachinery.pkg.api.resource.Quantity"
     },
-    "allocatedResourcesStatus": {
-     "listType": "map",
-     "listMapKeys": [
-      "name"
-     ],
-     "items": "io.orch.api.core.v1.ResourceStatus"
-    },
-    "resources": "io.orch.api.core.v1.ResourceRequirements",
-    "volumeMounts": {
-     "listType": "map",
-     "listMapKeys": [
-      "mountPath"
-     ]
-    }
+    "resources": "io.orch.api.core.v1.ResourceRequirements"
    }
   },
   "io.orch.api.core.v1.DownwardAPIProjection": {
@@ -592,20 +418,10 @@ export const validation: ContractValidationTable = {
     "sizeLimit": "io.orch.apimachinery.pkg.api.resource.Quantity"
    }
   },
-  "io.orch.api.core.v1.Endpoints": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.core.v1.EndpointsList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.core.v1.Endpoints"
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.EnvVar": {
    "properties": {
@@ -620,21 +436,15 @@ export const validation: ContractValidationTable = {
   "io.orch.api.core.v1.EphemeralContainer": {
    "properties": {
     "env": {
+     "items": "io.orch.api.core.v1.EnvVar",
      "listType": "map",
      "listMapKeys": [
       "name"
      ],
-     "items": "io.orch.api.core.v1.EnvVar"
+     "duplicatesTolerated": true
     },
     "lifecycle": "io.orch.api.core.v1.Lifecycle",
     "livenessProbe": "io.orch.api.core.v1.Probe",
-    "ports": {
-     "listType": "map",
-     "listMapKeys": [
-      "containerPort",
-      "protocol"
-     ]
-    },
     "readinessProbe": "io.orch.api.core.v1.Probe",
     "resources": "io.orch.api.core.v1.ResourceRequirements",
     "startupProbe": "io.orch.api.core.v1.Probe",
@@ -657,20 +467,10 @@ export const validation: ContractValidationTable = {
     "volumeClaimTemplate": "io.orch.api.core.v1.PersistentVolumeClaimTemplate"
    }
   },
-  "io.orch.api.core.v1.Event": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.core.v1.EventList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.core.v1.Event"
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.HTTPGetAction": {
    "required": [
@@ -691,7 +491,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.LimitRange": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.LimitRangeSpec"
    }
   },
@@ -725,44 +524,19 @@ export const validation: ContractValidationTable = {
    }
   },
   "io.orch.api.core.v1.LimitRangeSpec": {
-   "required": [
-    "limits"
-   ],
    "properties": {
     "limits": {
      "items": "io.orch.api.core.v1.LimitRangeItem"
     }
    }
   },
-  "io.orch.api.core.v1.Namespace": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "status": "io.orch.api.core.v1.NamespaceStatus"
-   }
-  },
   "io.orch.api.core.v1.NamespaceList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.core.v1.Namespace"
-    }
-   }
-  },
-  "io.orch.api.core.v1.NamespaceStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.Node": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.NodeSpec",
     "status": "io.orch.api.core.v1.NodeStatus"
    }
@@ -796,35 +570,21 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.NodeStatus": {
    "properties": {
-    "addresses": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    },
     "allocatable": {
      "additionalProperties": "io.orch.apimachinery.pkg.api.resource.Quantity"
     },
     "capacity": {
      "additionalProperties": "io.orch.apimachinery.pkg.api.resource.Quantity"
-    },
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
     }
    }
   },
   "io.orch.api.core.v1.PersistentVolume": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.PersistentVolumeSpec"
    }
   },
   "io.orch.api.core.v1.PersistentVolumeClaim": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.PersistentVolumeClaimSpec",
     "status": "io.orch.api.core.v1.PersistentVolumeClaimStatus"
    }
@@ -851,18 +611,11 @@ export const validation: ContractValidationTable = {
     },
     "capacity": {
      "additionalProperties": "io.orch.apimachinery.pkg.api.resource.Quantity"
-    },
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
     }
    }
   },
   "io.orch.api.core.v1.PersistentVolumeClaimTemplate": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.PersistentVolumeClaimSpec"
    }
   },
@@ -889,7 +642,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.Pod": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.PodSpec",
     "status": "io.orch.api.core.v1.PodStatus"
    }
@@ -923,18 +675,6 @@ export const validation: ContractValidationTable = {
       "name"
      ],
      "items": "io.orch.api.core.v1.EphemeralContainer"
-    },
-    "hostAliases": {
-     "listType": "map",
-     "listMapKeys": [
-      "ip"
-     ]
-    },
-    "imagePullSecrets": {
-     "listType": "map",
-     "listMapKeys": [
-      "name"
-     ]
     },
     "initContainers": {
      "listType": "map",
@@ -976,12 +716,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.PodStatus": {
    "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    },
     "containerStatuses": {
      "items": "io.orch.api.core.v1.ContainerStatus"
     },
@@ -996,18 +730,11 @@ export const validation: ContractValidationTable = {
      "listMapKeys": [
       "ip"
      ]
-    },
-    "resourceClaimStatuses": {
-     "listType": "map",
-     "listMapKeys": [
-      "name"
-     ]
     }
    }
   },
   "io.orch.api.core.v1.PodTemplate": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "template": "io.orch.api.core.v1.PodTemplateSpec"
    }
   },
@@ -1023,7 +750,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.PodTemplateSpec": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.PodSpec"
    }
   },
@@ -1052,9 +778,7 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.ReplicationController": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.core.v1.ReplicationControllerSpec",
-    "status": "io.orch.api.core.v1.ReplicationControllerStatus"
+    "spec": "io.orch.api.core.v1.ReplicationControllerSpec"
    }
   },
   "io.orch.api.core.v1.ReplicationControllerList": {
@@ -1072,16 +796,6 @@ export const validation: ContractValidationTable = {
     "template": "io.orch.api.core.v1.PodTemplateSpec"
    }
   },
-  "io.orch.api.core.v1.ReplicationControllerStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
   "io.orch.api.core.v1.ResourceFieldSelector": {
    "properties": {
     "divisor": "io.orch.apimachinery.pkg.api.resource.Quantity"
@@ -1089,7 +803,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.core.v1.ResourceQuota": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.core.v1.ResourceQuotaSpec",
     "status": "io.orch.api.core.v1.ResourceQuotaStatus"
    }
@@ -1137,16 +850,6 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.core.v1.ResourceStatus": {
-   "properties": {
-    "resources": {
-     "listType": "map",
-     "listMapKeys": [
-      "resourceID"
-     ]
-    }
-   }
-  },
   "io.orch.api.core.v1.ScaleIOPersistentVolumeSource": {
    "required": [
     "secretRef"
@@ -1157,41 +860,15 @@ export const validation: ContractValidationTable = {
     "secretRef"
    ]
   },
-  "io.orch.api.core.v1.Secret": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.core.v1.SecretList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.core.v1.Secret"
-    }
-   }
-  },
-  "io.orch.api.core.v1.ServiceAccount": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "secrets": {
-     "listType": "map",
-     "listMapKeys": [
-      "name"
-     ]
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.ServiceAccountList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.core.v1.ServiceAccount"
-    }
-   }
+   ]
   },
   "io.orch.api.core.v1.TCPSocketAction": {
    "required": [
@@ -1244,22 +921,13 @@ export const validation: ContractValidationTable = {
   "io.orch.api.discovery.v1.Endpoint": {
    "required": [
     "addresses"
-   ],
-   "properties": {
-    "addresses": {
-     "listType": "set"
-    }
-   }
+   ]
   },
   "io.orch.api.discovery.v1.EndpointSlice": {
-   "required": [
-    "endpoints"
-   ],
    "properties": {
     "endpoints": {
      "items": "io.orch.api.discovery.v1.Endpoint"
-    },
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    }
    }
   },
   "io.orch.api.discovery.v1.EndpointSliceList": {
@@ -1277,7 +945,6 @@ export const validation: ContractValidationTable = {
     "eventTime"
    ],
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "series": "io.orch.api.events.v1.EventSeries"
    }
   },
@@ -1298,9 +965,7 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.flowcontrol.v1.FlowSchema": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.flowcontrol.v1.FlowSchemaSpec",
-    "status": "io.orch.api.flowcontrol.v1.FlowSchemaStatus"
+    "spec": "io.orch.api.flowcontrol.v1.FlowSchemaSpec"
    }
   },
   "io.orch.api.flowcontrol.v1.FlowSchemaList": {
@@ -1320,29 +985,11 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.flowcontrol.v1.FlowSchemaStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
   "io.orch.api.flowcontrol.v1.NonResourcePolicyRule": {
    "required": [
     "verbs",
     "nonResourceURLs"
-   ],
-   "properties": {
-    "nonResourceURLs": {
-     "listType": "set"
-    },
-    "verbs": {
-     "listType": "set"
-    }
-   }
+   ]
   },
   "io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects": {
    "required": [
@@ -1357,58 +1004,21 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "status": "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus"
-   }
-  },
   "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.flowcontrol.v1.PriorityLevelConfiguration"
-    }
-   }
-  },
-  "io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
+   ]
   },
   "io.orch.api.flowcontrol.v1.ResourcePolicyRule": {
    "required": [
     "verbs",
     "apiGroups",
     "resources"
-   ],
-   "properties": {
-    "apiGroups": {
-     "listType": "set"
-    },
-    "namespaces": {
-     "listType": "set"
-    },
-    "resources": {
-     "listType": "set"
-    },
-    "verbs": {
-     "listType": "set"
-    }
-   }
+   ]
   },
   "io.orch.api.flowcontrol.v1beta3.FlowSchema": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.flowcontrol.v1beta3.FlowSchemaSpec",
-    "status": "io.orch.api.flowcontrol.v1beta3.FlowSchemaStatus"
+    "spec": "io.orch.api.flowcontrol.v1beta3.FlowSchemaSpec"
    }
   },
   "io.orch.api.flowcontrol.v1beta3.FlowSchemaList": {
@@ -1428,29 +1038,11 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.flowcontrol.v1beta3.FlowSchemaStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
   "io.orch.api.flowcontrol.v1beta3.NonResourcePolicyRule": {
    "required": [
     "verbs",
     "nonResourceURLs"
-   ],
-   "properties": {
-    "nonResourceURLs": {
-     "listType": "set"
-    },
-    "verbs": {
-     "listType": "set"
-    }
-   }
+   ]
   },
   "io.orch.api.flowcontrol.v1beta3.PolicyRulesWithSubjects": {
    "required": [
@@ -1465,52 +1057,17 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "status": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus"
-   }
-  },
   "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfiguration"
-    }
-   }
-  },
-  "io.orch.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
+   ]
   },
   "io.orch.api.flowcontrol.v1beta3.ResourcePolicyRule": {
    "required": [
     "verbs",
     "apiGroups",
     "resources"
-   ],
-   "properties": {
-    "apiGroups": {
-     "listType": "set"
-    },
-    "namespaces": {
-     "listType": "set"
-    },
-    "resources": {
-     "listType": "set"
-    },
-    "verbs": {
-     "listType": "set"
-    }
-   }
+   ]
   },
   "io.orch.api.networking.v1.HTTPIngressPath": {
    "required": [
@@ -1529,24 +1086,13 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.networking.v1.Ingress": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.networking.v1.IngressSpec"
-   }
-  },
-  "io.orch.api.networking.v1.IngressClass": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
    }
   },
   "io.orch.api.networking.v1.IngressClassList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.networking.v1.IngressClass"
-    }
-   }
+   ]
   },
   "io.orch.api.networking.v1.IngressList": {
    "required": [
@@ -1570,20 +1116,10 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.networking.v1.NetworkPolicy": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.networking.v1.NetworkPolicyList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.networking.v1.NetworkPolicy"
-    }
-   }
+   ]
   },
   "io.orch.api.node.v1.Overhead": {
    "properties": {
@@ -1594,7 +1130,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.node.v1.RuntimeClass": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "overhead": "io.orch.api.node.v1.Overhead"
    }
   },
@@ -1610,7 +1145,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.policy.v1.PodDisruptionBudget": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "status": "io.orch.api.policy.v1.PodDisruptionBudgetStatus"
    }
   },
@@ -1637,26 +1171,15 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.rbac.v1.ClusterRole": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "rules": {
      "items": "io.orch.api.rbac.v1.PolicyRule"
     }
    }
   },
-  "io.orch.api.rbac.v1.ClusterRoleBinding": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.rbac.v1.ClusterRoleBindingList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.rbac.v1.ClusterRoleBinding"
-    }
-   }
+   ]
   },
   "io.orch.api.rbac.v1.ClusterRoleList": {
    "required": [
@@ -1675,26 +1198,15 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.rbac.v1.Role": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "rules": {
      "items": "io.orch.api.rbac.v1.PolicyRule"
     }
    }
   },
-  "io.orch.api.rbac.v1.RoleBinding": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-   }
-  },
   "io.orch.api.rbac.v1.RoleBindingList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.rbac.v1.RoleBinding"
-    }
-   }
+   ]
   },
   "io.orch.api.rbac.v1.RoleList": {
    "required": [
@@ -1706,32 +1218,13 @@ export const validation: ContractValidationTable = {
     }
    }
   },
-  "io.orch.api.storage.v1.CSIDriver": {
-   "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.api.storage.v1.CSIDriverSpec"
-   }
-  },
   "io.orch.api.storage.v1.CSIDriverList": {
    "required": [
     "items"
-   ],
-   "properties": {
-    "items": {
-     "items": "io.orch.api.storage.v1.CSIDriver"
-    }
-   }
-  },
-  "io.orch.api.storage.v1.CSIDriverSpec": {
-   "properties": {
-    "volumeLifecycleModes": {
-     "listType": "set"
-    }
-   }
+   ]
   },
   "io.orch.api.storage.v1.CSINode": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.storage.v1.CSINodeSpec"
    }
   },
@@ -1746,9 +1239,6 @@ export const validation: ContractValidationTable = {
    }
   },
   "io.orch.api.storage.v1.CSINodeSpec": {
-   "required": [
-    "drivers"
-   ],
    "properties": {
     "drivers": {
      "listType": "map",
@@ -1761,8 +1251,7 @@ export const validation: ContractValidationTable = {
   "io.orch.api.storage.v1.CSIStorageCapacity": {
    "properties": {
     "capacity": "io.orch.apimachinery.pkg.api.resource.Quantity",
-    "maximumVolumeSize": "io.orch.apimachinery.pkg.api.resource.Quantity",
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    "maximumVolumeSize": "io.orch.apimachinery.pkg.api.resource.Quantity"
    }
   },
   "io.orch.api.storage.v1.CSIStorageCapacityList": {
@@ -1779,8 +1268,7 @@ export const validation: ContractValidationTable = {
    "properties": {
     "allowedTopologies": {
      "items": "io.orch.api.core.v1.TopologySelectorTerm"
-    },
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    }
    }
   },
   "io.orch.api.storage.v1.StorageClassList": {
@@ -1795,7 +1283,6 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.storage.v1.VolumeAttachment": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "spec": "io.orch.api.storage.v1.VolumeAttachmentSpec"
    }
   },
@@ -1826,9 +1313,7 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {
    "properties": {
-    "metadata": "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-    "spec": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec",
-    "status": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus"
+    "spec": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"
    }
   },
   "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {
@@ -1846,59 +1331,7 @@ export const validation: ContractValidationTable = {
     "versions"
    ],
    "properties": {
-    "conversion": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion",
-    "versions": {
-     "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion"
-    }
-   }
-  },
-  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {
-   "properties": {
-    "conditions": {
-     "listType": "map",
-     "listMapKeys": [
-      "type"
-     ]
-    }
-   }
-  },
-  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": {
-   "properties": {
-    "schema": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation"
-   }
-  },
-  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation": {
-   "properties": {
-    "openAPIV3Schema": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-   }
-  },
-  "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps": {
-   "properties": {
-    "allOf": {
-     "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-    },
-    "anyOf": {
-     "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-    },
-    "definitions": {
-     "additionalProperties": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-    },
-    "not": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
-    "oneOf": {
-     "items": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-    },
-    "patternProperties": {
-     "additionalProperties": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-    },
-    "properties": {
-     "additionalProperties": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
-    },
-    "x-kubernetes-validations": {
-     "listType": "map",
-     "listMapKeys": [
-      "rule"
-     ]
-    }
+    "conversion": "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"
    }
   },
   "io.orch.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": {
@@ -1920,19 +1353,6 @@ export const validation: ContractValidationTable = {
    "required": [
     "lastTransitionTime"
    ]
-  },
-  "io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
-   "properties": {
-    "finalizers": {
-     "listType": "set"
-    },
-    "ownerReferences": {
-     "listType": "map",
-     "listMapKeys": [
-      "uid"
-     ]
-    }
-   }
   }
  }
 };

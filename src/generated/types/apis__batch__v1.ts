@@ -508,7 +508,7 @@ export interface components {
         /** @description PodFailurePolicy describes how failed pods influence the backoffLimit. */
         "io.orch.api.batch.v1.PodFailurePolicy": {
             /** @description A list of pod failure policy rules. The rules are evaluated in order. Once a rule matches a Pod failure, the remaining of the rules are ignored. When no rule matches the Pod failure, the default handling applies - the counter of pod failures is incremented and it is checked against the backoffLimit. At most 20 elements are allowed. */
-            rules: components["schemas"]["io.orch.api.batch.v1.PodFailurePolicyRule"][];
+            rules?: components["schemas"]["io.orch.api.batch.v1.PodFailurePolicyRule"][];
         };
         /** @description PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a failed pod based on its container exit codes. In particular, it lookups the .state.terminated.exitCode for each app container and init container status, represented by the .status.containerStatuses and .status.initContainerStatuses fields in the Pod status, respectively. Containers completed with success (exit code 0) are excluded from the requirement check. */
         "io.orch.api.batch.v1.PodFailurePolicyOnExitCodesRequirement": {

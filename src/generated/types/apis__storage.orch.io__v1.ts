@@ -1012,7 +1012,7 @@ export interface components {
         /** @description CSINodeSpec holds information about the specification of all CSI drivers installed on a node */
         "io.orch.api.storage.v1.CSINodeSpec": {
             /** @description drivers is a list of information of all CSI Drivers existing on a node. If all drivers in the list are uninstalled, this can become empty. */
-            drivers: components["schemas"]["io.orch.api.storage.v1.CSINodeDriver"][];
+            drivers?: components["schemas"]["io.orch.api.storage.v1.CSINodeDriver"][];
         };
         /**
          * @description CSIStorageCapacity stores the result of one CSI GetCapacity call. For a given StorageClass, this describes the available capacity in a particular topology segment.  This can be used when considering where to instantiate new PersistentVolumes.
