@@ -9,6 +9,11 @@ import assert from 'node:assert/strict';
 import { ContractRuleError, emitValidation } from '../codegen/validation.ts';
 import { ContractValidators, mergeFieldErrors } from '../src/registry/contract-validation.ts';
 import { fieldErrorText, invalid, required } from '../src/registry/validation/field-errors.ts';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './helpers/server.ts';
 
 const REF = (name: string) => ({ allOf: [{ $ref: `#/components/schemas/${name}` }] });
 
@@ -64,6 +69,20 @@ test('codegen refuses a keyword the server neither enforces nor understands', ()
   const broken = widgetSchemas();
   broken['io.example.v1.Part']['x-kubernetes-validations'] = [{ rule: 'self.weight >' }];
   assert.throws(() => emitValidation(broken), /io\.example\.v1\.Part: x-kubernetes-validations: .*compilation failed/);
+});
+
+test('npm run codegen:check fails on a contract that holds a keyword the server does not know', () => {
+  const work = mkdtempSync(join(tmpdir(), 'orch-contract-'));
+  try {
+    cpSync(join(ROOT, 'openapi'), join(work, 'openapi'), { recursive: true });
+    appendFileSync(join(work, 'openapi/kinds/core/ConfigMap.yaml'), '\npatches:\n  io.k8s.api.core.v1.ConfigMap:\n    properties:\n      data: {x-kubernetes-sparkle: true}\n');
+    assert.throws(
+      () => execFileSync(join(ROOT, 'node_modules/.bin/tsx'), ['codegen/generate.ts', '--check', '--contract', join(work, 'openapi')], { cwd: ROOT, stdio: 'pipe' }),
+      (err: any) => /io\.orch\.api\.core\.v1\.ConfigMap\.data: the contract holds "x-kubernetes-sparkle", which the server neither enforces nor understands/.test(String(err.stderr)),
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('the table holds only what the decoders leave to validation, and what leads to it', () => {
