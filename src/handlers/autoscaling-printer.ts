@@ -45,6 +45,4 @@ export const autoscalingFormatters: Record<string, Formatter> = {
   // printHorizontalPodAutoscaler: `Kind/name` of the scale target.
   scaleTargetRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   hpaTargets: formatMetrics,
-  // A pointer field: `<unset>` when absent.
-  unsetIfAbsent: (value) => (value === undefined || value === null ? '<unset>' : String(value)),
 };

@@ -105,8 +105,6 @@ export const coreFormatters: Record<string, Formatter> = {
   claimRef: (ref) => (isObj(ref) ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : ''),
   // GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName
   storageClass: (className, obj) => obj.metadata?.annotations?.[BETA_STORAGE_CLASS] ?? className ?? '',
-  // an optional string the printers show as <unset> when nil
-  unsetIfAbsent: (value) => (typeof value === 'string' ? value : '<unset>'),
   // printPersistentVolumeClaim: capacity and access modes only once the claim names a volume
   boundCapacity: (capacity, obj) => (obj.spec?.volumeName ? quantityText(isObj(capacity) ? capacity.storage : undefined) : ''),
   boundAccessModes: (modes, obj) => (obj.spec?.volumeName ? accessModes(modes) : ''),

@@ -6,7 +6,6 @@
  * and printIngressClass). The server prints Tables wide (upstream's
  * TableConvertor asks for GenerateOptions{Wide: true}), so nothing is clipped.
  */
-import { formatQuantity, parseQuantity, QuantityError } from '../registry/validation/quantity.ts';
 
 type Formatter = (value: unknown, obj: any) => unknown;
 
@@ -57,31 +56,12 @@ function ingressClassParameters(parameters: any): string {
   return `${parameters.kind ?? ''}${group}/${parameters.name ?? ''}`;
 }
 
-/** Quantity.String(): the canonical form of a stored quantity. */
-function quantityString(value: unknown): string {
-  if (typeof value !== 'string' && typeof value !== 'number') return '<unset>';
-  try {
-    return formatQuantity(parseQuantity(String(value)));
-  } catch (err) {
-    if (err instanceof QuantityError) return String(value);
-    throw err;
-  }
-}
-
 /** The named groups' formatters; every cell is the same at any request time. */
 export const groupFormatters: Record<string, Formatter> = {
   discoveryPorts: (value) => discoveryPorts(value),
   discoveryEndpoints: (value) => discoveryEndpoints(value),
-  // IntOrString.String(), `N/A` when unset
-  intOrStringOrNA: (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : 'N/A'),
   storageClassName: (value, obj) => (DEFAULT_STORAGE_CLASS_ANNOTATIONS.some((a) => obj.metadata?.annotations?.[a] === 'true') ? `${value} (default)` : value),
-  // *bool fields printed with their Go default
-  falseIfUnset: (value) => value === true,
-  trueIfUnset: (value) => value !== false,
   tokenAudiences: (value) => (Array.isArray(value) ? value.map((t) => t?.audience ?? '').join(',') : '<unset>'),
-  joinedOrNone: (value) => (arr(value).length ? arr(value).join(',') : '<none>'),
-  unsetIfAbsent: (value) => quantityString(value),
-  noneIfUnset: (value) => (typeof value === 'string' ? value : '<none>'),
   ingressHosts: (value) => ingressHosts(value),
   loadBalancerAddresses: (value) => loadBalancerAddresses(value),
   // formatPorts: TLS opens 443 too

@@ -50,5 +50,4 @@ export const nodeFormatters: Record<string, Formatter> = {
   nodeRoles: (labels) => nodeRoles(labels),
   nodeInternalIP: (addresses) => addressOf(addresses, 'InternalIP'),
   nodeExternalIP: (addresses) => addressOf(addresses, 'ExternalIP'),
-  unknownIfEmpty: (value) => (typeof value === 'string' && value !== '' ? value : '<unknown>'),
 };

@@ -5,7 +5,8 @@
  * Gates, and the row condition that marks a finished pod.
  */
 
-import { ageAt, timestampMs, type TimedFormatter } from './table-time.ts';
+import type { TimedCell } from '../registry/printer-cells.ts';
+import { ageAt, timestampMs } from './table-time.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -103,7 +104,6 @@ export const podFormatters: Record<string, Formatter> = {
     return `${s.ready}/${s.total}`;
   },
   podStatus: (_v, pod) => summarize(pod).reason,
-  noneIfEmpty: (value) => (typeof value === 'string' && value !== '' ? value : '<none>'),
   podReadinessGates: (_v, pod) => {
     const gates = arr(pod.spec?.readinessGates);
     if (gates.length === 0) return '<none>';
@@ -117,7 +117,7 @@ export const podFormatters: Record<string, Formatter> = {
  * Restarts, with the age of the last restart when there was one: the row keeps
  * the count's text, or the count and the restart's time for the age.
  */
-export const podRestarts: TimedFormatter = {
+export const podRestarts: TimedCell = {
   prepare: (_v, pod) => {
     const s = summarize(pod);
     return s.restarts !== 0 && s.lastRestart !== undefined ? { restarts: s.restarts, at: timestampMs(s.lastRestart) } : String(s.restarts);

@@ -1,10 +1,9 @@
 /**
- * The cells of a Table that depend on the request time (SPEC 4.7; FACTS 5):
- * upstream's HumanDuration of now − a timestamp. A row is encoded once per
- * object version, so such a cell is split in two: `prepare` reads the object
- * when the row is made and keeps only what the cell needs (a timestamp in ms),
- * `render` makes the cell from that at each request's time.
+ * What the cells of a Table that depend on the request time are made of (SPEC
+ * 4.7; FACTS 5): upstream's HumanDuration of now − a timestamp, and the age
+ * cell built from it (a TimedCell, registry/printer-cells.ts).
  */
+import type { TimedCell } from '../registry/printer-cells.ts';
 
 /** FACTS 5: upstream's HumanDuration. */
 export function humanDuration(ms: number): string {
@@ -26,13 +25,6 @@ export function humanDuration(ms: number): string {
   return `${years}y`;
 }
 
-/** A printer column formatter whose cell depends on the request time. */
-export interface TimedFormatter {
-  /** What the cell needs from the object, kept with the encoded row. */
-  prepare(value: unknown, obj: any): unknown;
-  render(prepared: unknown, now: number): unknown;
-}
-
 /** A timestamp as ms since the epoch (NaN when unparsable, as Date.parse), undefined when it is not a string. */
 export function timestampMs(timestamp: unknown): number | undefined {
   return typeof timestamp === 'string' ? Date.parse(timestamp) : undefined;
@@ -44,6 +36,6 @@ export function ageAt(ms: number | undefined, now: number): string {
 }
 
 /** An age column of the timestamp `pick` finds in the object. */
-export function ageFormatter(pick: (value: unknown, obj: any) => unknown): TimedFormatter {
+export function ageCell(pick: (value: unknown, obj: any) => unknown): TimedCell {
   return { prepare: (value, obj) => timestampMs(pick(value, obj)), render: (ms, now) => ageAt(ms as number | undefined, now) };
 }

@@ -4,7 +4,6 @@
  */
 import * as errors from '../api/status-error.ts';
 import { METADATA_DESCRIPTIONS, NAME_COLUMN, type KindDefinition, type PrinterColumnDefinition } from '../registry/kind.ts';
-import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import type { ResourceRequest } from './context.ts';
 import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
 import { nodeFormatters } from './node-printer.ts';
@@ -13,8 +12,9 @@ import { coreFormatters } from './core-printer.ts';
 import { groupFormatters } from './group-printer.ts';
 import { flowcontrolFormatters } from './flowcontrol-printer.ts';
 import { autoscalingFormatters } from './autoscaling-printer.ts';
-import { ageFormatter, type TimedFormatter } from './table-time.ts';
-import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
+import { ageCell } from './table-time.ts';
+import type { TimedCell } from '../registry/printer-cells.ts';
+import { genericCells, genericTimedCells } from './table-cells.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
 
 const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
@@ -22,20 +22,11 @@ const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
   { name: 'Created At', type: 'date', format: '', description: METADATA_DESCRIPTIONS.creationTimestamp, priority: 0, path: ['metadata', 'creationTimestamp'] },
 ];
 
-function count(value: unknown): number {
-  if (Array.isArray(value)) return value.length;
-  if (value && typeof value === 'object') return Object.keys(value).length;
-  return 0;
-}
-
 type Formatter = (value: unknown, obj: any) => unknown;
 
 /** Formatters whose cell is the same at any request time: encoded once per object version. */
 const FORMATTERS: Record<string, Formatter> = {
-  count,
-  dataCount: (_value, obj) => count(obj.data) + count(obj.binaryData),
-  labelSelector: (value) => formatLabelSelector(value as any),
-  trimSpace: (value) => (typeof value === 'string' ? value.trim() : value ?? ''),
+  ...genericCells,
   eventCount: (_v, obj) => obj.series?.count ?? obj.count ?? 1,
   eventObject: (_v, obj) => `${(obj.involvedObject?.kind ?? '').toLowerCase()}/${obj.involvedObject?.name ?? ''}`,
   eventSource: (_v, obj) => {
@@ -55,7 +46,6 @@ const FORMATTERS: Record<string, Formatter> = {
   subjectUsers: (value) => subjectsOf(value, 'User'),
   subjectGroups: (value) => subjectsOf(value, 'Group'),
   subjectServiceAccounts: (value) => subjectsOf(value, 'ServiceAccount'),
-  ...customResourceFormatters,
 };
 
 function subjectsOf(subjects: unknown, kind: string): string {
@@ -67,12 +57,11 @@ function subjectsOf(subjects: unknown, kind: string): string {
 }
 
 /** Formatters whose cell is an age at the request time (HumanDuration, FACTS 5). */
-const TIMED_FORMATTERS: Record<string, TimedFormatter> = {
-  age: ageFormatter((value) => value),
-  eventFirstSeen: ageFormatter((_v, obj) => obj.firstTimestamp ?? obj.eventTime),
-  eventLastSeen: ageFormatter((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
+const TIMED_FORMATTERS: Record<string, TimedCell> = {
+  ...genericTimedCells,
+  eventFirstSeen: ageCell((_v, obj) => obj.firstTimestamp ?? obj.eventTime),
+  eventLastSeen: ageCell((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
   podRestarts,
-  crdDate: customDate,
   ...workloadTimedFormatters,
 };
 
@@ -92,7 +81,7 @@ export function rowConditionsOf(kind: Pick<KindDefinition, 'group' | 'kind'>): (
 }
 
 /** The column's formatter when its cell depends on the request time. */
-export function timedFormatterOf(column: PrinterColumnDefinition): TimedFormatter | undefined {
+export function timedFormatterOf(column: PrinterColumnDefinition): TimedCell | undefined {
   return column.formatter ? TIMED_FORMATTERS[column.formatter] : undefined;
 }
 

@@ -4,19 +4,13 @@
  * 1.31: printDeployment, printReplicaSet, printDaemonSet, printStatefulSet,
  * printJob, printCronJob, printControllerRevision and layoutContainerCells).
  */
-import { ageAt, humanDuration, timestampMs, type TimedFormatter } from './table-time.ts';
+import type { TimedCell } from '../registry/printer-cells.ts';
+import { humanDuration, timestampMs } from './table-time.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const int = (v: unknown): number => (typeof v === 'number' ? v : 0);
 
 type Formatter = (value: unknown, obj: any) => unknown;
-
-/** labels.FormatLabels: `k=v` sorted by key and comma-joined, `<none>` when empty. */
-function formatLabels(labels: unknown): string {
-  if (!labels || typeof labels !== 'object') return '<none>';
-  const keys = Object.keys(labels).sort();
-  return keys.length ? keys.map((k) => `${k}=${(labels as Record<string, unknown>)[k]}`).join(',') : '<none>';
-}
 
 /** hasJobCondition: a condition of the type whose status is True. */
 function hasJobCondition(job: any, type: string): boolean {
@@ -55,22 +49,15 @@ function controllerOf(owners: unknown): string {
 
 /** The workload formatters whose cell is the same at any request time. */
 export const workloadFormatters: Record<string, Formatter> = {
-  // int64 fields of the status: an absent count is 0
-  integer: (value) => int(value),
   // printDeployment / printStatefulSet: `ready/desired`
   readyOfReplicas: (_v, obj) => `${int(obj.status?.readyReplicas)}/${int(obj.spec?.replicas)}`,
-  labels: (value) => formatLabels(value),
-  containerNames: (value) => arr(value).map((c) => c?.name ?? '').join(','),
-  containerImages: (value) => arr(value).map((c) => c?.image ?? '').join(','),
   controllerOf: (value) => controllerOf(value),
   jobStatus: (_v, job) => jobStatus(job),
   jobCompletions: (_v, job) => jobCompletions(job),
-  // printBoolPtr
-  boolPtr: (value) => (typeof value === 'boolean' ? (value ? 'True' : 'False') : '<unset>'),
 };
 
 /** printJob's duration: completion − start once complete, else the time since the start; '' before the start. */
-const jobDuration: TimedFormatter = {
+const jobDuration: TimedCell = {
   prepare: (_v, job) => ({ start: timestampMs(job.status?.startTime), end: timestampMs(job.status?.completionTime) }),
   render: (prepared, now) => {
     const { start, end } = prepared as { start: number | undefined; end: number | undefined };
@@ -80,8 +67,6 @@ const jobDuration: TimedFormatter = {
 };
 
 /** The workload formatters whose cell is an age at the request time. */
-export const workloadTimedFormatters: Record<string, TimedFormatter> = {
+export const workloadTimedFormatters: Record<string, TimedCell> = {
   jobDuration,
-  // printCronJob's Last Schedule: `<none>` before the first schedule
-  ageOrNone: { prepare: (value) => timestampMs(value), render: (ms, now) => (ms === undefined ? '<none>' : ageAt(ms as number, now)) },
 };

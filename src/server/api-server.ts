@@ -27,7 +27,7 @@ import type { RevisionSpace, RevisionSpaces } from '../storage/revision-spaces.t
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
 import { withBuiltinScale } from '../registry/builtin-scale.ts';
-import { withBuiltinConversion } from '../registry/conversions/index.ts';
+import { withBuiltinConversion } from '../registry/builtin-conversion.ts';
 import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';

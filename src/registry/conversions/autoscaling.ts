@@ -8,7 +8,7 @@
  * the behavior as upstream marshals its internal type (Go field names).
  */
 import type { ApiObject } from '../strategy.ts';
-import type { KindConversion } from './kind-conversion.ts';
+import type { KindConversion } from '../kind-conversion.ts';
 import { defaultedBehavior } from '../strategies/autoscaling-defaults.ts';
 
 /** pkg/apis/autoscaling annotations.go, renamed (FACTS §0). */

@@ -5,7 +5,7 @@
  * the deprecated* fields <-> source, firstTimestamp, lastTimestamp, count.
  */
 import type { ApiObject } from '../strategy.ts';
-import type { KindConversion } from './kind-conversion.ts';
+import type { KindConversion } from '../kind-conversion.ts';
 
 const CORE = 'v1';
 const EVENTS = 'events.orch.io/v1';

@@ -7,7 +7,7 @@
  * which the internal form (and so v1, the storage version) never carries.
  */
 import type { ApiObject } from '../strategy.ts';
-import type { KindConversion } from './kind-conversion.ts';
+import type { KindConversion } from '../kind-conversion.ts';
 
 /** k8s.io/api flowcontrol/v1beta3 PriorityLevelPreserveZeroConcurrencySharesKey, renamed (FACTS §0). */
 export const PRESERVE_ZERO_SHARES_ANNOTATION = 'flowcontrol.orch.io/v1beta3-preserve-zero-concurrency-shares';

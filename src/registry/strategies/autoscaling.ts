@@ -6,7 +6,7 @@
  */
 import type { ApiObject, Strategy } from '../strategy.ts';
 import { autoscalingConversions, DEFAULT_CPU_UTILIZATION } from '../conversions/autoscaling.ts';
-import { internalForm } from '../conversions/kind-conversion.ts';
+import { internalForm } from '../kind-conversion.ts';
 import { validateHorizontalPodAutoscaler } from '../validation/autoscaling.ts';
 import { nonNegative } from '../validation/workloads.ts';
 import { defaultedBehavior } from './autoscaling-defaults.ts';

@@ -6,7 +6,7 @@
  */
 import { emptyStatusAndSpecGeneration, type ApiObject, type Strategy } from '../strategy.ts';
 import { PRESERVE_ZERO_SHARES_ANNOTATION, flowcontrolConversions } from '../conversions/flowcontrol.ts';
-import { internalForm } from '../conversions/kind-conversion.ts';
+import { internalForm } from '../kind-conversion.ts';
 import { validateConditions, validateFlowSchema, validatePriorityLevel } from '../validation/flowcontrol.ts';
 
 /** PriorityLevelConfigurationDefaultNominalConcurrencyShares. */
