@@ -15,6 +15,7 @@ import { autoscalingFormatters } from './autoscaling-printer.ts';
 import { ageCell } from './table-time.ts';
 import type { TimedCell } from '../registry/printer-cells.ts';
 import { genericCells, genericTimedCells } from './table-cells.ts';
+import roleBinding from '../kinds/rbac.authorization.orch.io/role-binding/index.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
 
 const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
@@ -41,20 +42,8 @@ const FORMATTERS: Record<string, Formatter> = {
   ...groupFormatters,
   ...flowcontrolFormatters,
   ...autoscalingFormatters,
-  // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
-  roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
-  subjectUsers: (value) => subjectsOf(value, 'User'),
-  subjectGroups: (value) => subjectsOf(value, 'Group'),
-  subjectServiceAccounts: (value) => subjectsOf(value, 'ServiceAccount'),
+  ...roleBinding.cells,
 };
-
-function subjectsOf(subjects: unknown, kind: string): string {
-  if (!Array.isArray(subjects)) return '';
-  return subjects
-    .filter((s) => s?.kind === kind)
-    .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : String(s.name ?? '')))
-    .join(', ');
-}
 
 /** Formatters whose cell is an age at the request time (HumanDuration, FACTS 5). */
 const TIMED_FORMATTERS: Record<string, TimedCell> = {

@@ -3,7 +3,10 @@
  * gets the default strategy: ObjectMeta validation and schema decoding only,
  * which is all a kind added through the contract needs.
  */
-import { rbacStrategies } from './rbac.ts';
+import role from '../../kinds/rbac.authorization.orch.io/role/index.ts';
+import clusterRole from '../../kinds/rbac.authorization.orch.io/cluster-role/index.ts';
+import roleBinding from '../../kinds/rbac.authorization.orch.io/role-binding/index.ts';
+import clusterRoleBinding from '../../kinds/rbac.authorization.orch.io/cluster-role-binding/index.ts';
 import { specGeneration, validatedBy, type Strategy } from '../strategy.ts';
 import {
   defaultNamespace,
@@ -64,7 +67,10 @@ const event: Strategy = {
 };
 
 const strategies: Record<string, Strategy> = {
-  ...rbacStrategies,
+  'rbac.authorization.orch.io/Role': role.strategy,
+  'rbac.authorization.orch.io/ClusterRole': clusterRole.strategy,
+  'rbac.authorization.orch.io/RoleBinding': roleBinding.strategy,
+  'rbac.authorization.orch.io/ClusterRoleBinding': clusterRoleBinding.strategy,
   ...workloadStrategies,
   ...coreKindStrategies,
   ...namedGroupStrategies,
