@@ -12,9 +12,9 @@ import { coreFormatters } from './core-printer.ts';
 import { groupFormatters } from './group-printer.ts';
 import { flowcontrolFormatters } from './flowcontrol-printer.ts';
 import { autoscalingFormatters } from './autoscaling-printer.ts';
-import { ageCell } from './table-time.ts';
 import type { TimedCell } from '../registry/printer-cells.ts';
 import { genericCells, genericTimedCells } from './table-cells.ts';
+import coreEvent from '../kinds/core/event/index.ts';
 import roleBinding from '../kinds/rbac.authorization.orch.io/role-binding/index.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
 
@@ -28,13 +28,7 @@ type Formatter = (value: unknown, obj: any) => unknown;
 /** Formatters whose cell is the same at any request time: encoded once per object version. */
 const FORMATTERS: Record<string, Formatter> = {
   ...genericCells,
-  eventCount: (_v, obj) => obj.series?.count ?? obj.count ?? 1,
-  eventObject: (_v, obj) => `${(obj.involvedObject?.kind ?? '').toLowerCase()}/${obj.involvedObject?.name ?? ''}`,
-  eventSource: (_v, obj) => {
-    const component = obj.source?.component || obj.reportingComponent || '';
-    const host = obj.source?.host || obj.reportingInstance || '';
-    return host ? `${component}, ${host}` : component;
-  },
+  ...coreEvent.cells,
   ...podFormatters,
   ...nodeFormatters,
   ...workloadFormatters,
@@ -48,8 +42,7 @@ const FORMATTERS: Record<string, Formatter> = {
 /** Formatters whose cell is an age at the request time (HumanDuration, FACTS 5). */
 const TIMED_FORMATTERS: Record<string, TimedCell> = {
   ...genericTimedCells,
-  eventFirstSeen: ageCell((_v, obj) => obj.firstTimestamp ?? obj.eventTime),
-  eventLastSeen: ageCell((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
+  ...coreEvent.timedCells,
   podRestarts,
   ...workloadTimedFormatters,
 };

@@ -10,12 +10,12 @@ import type { KindConversion } from './kind-conversion.ts';
 import type { ApiObject } from './strategy.ts';
 import { flowcontrolConversions } from './conversions/flowcontrol.ts';
 import { autoscalingConversions } from './conversions/autoscaling.ts';
-import { eventConversions } from './conversions/events.ts';
+import event from '../kinds/events.orch.io/event/index.ts';
 
 const CONVERSIONS: Record<string, KindConversion> = {
   ...flowcontrolConversions,
   ...autoscalingConversions,
-  ...eventConversions,
+  'events.orch.io/Event': event.conversion,
 };
 
 /** The object at `apiVersion`, with apiVersion, kind and metadata leading (stored JSON relies on it: withResourceVersion). */

@@ -7,18 +7,14 @@ import role from '../../kinds/rbac.authorization.orch.io/role/index.ts';
 import clusterRole from '../../kinds/rbac.authorization.orch.io/cluster-role/index.ts';
 import roleBinding from '../../kinds/rbac.authorization.orch.io/role-binding/index.ts';
 import clusterRoleBinding from '../../kinds/rbac.authorization.orch.io/cluster-role-binding/index.ts';
-import { specGeneration, validatedBy, type Strategy } from '../strategy.ts';
-import {
-  defaultNamespace,
-  defaultNetworkPolicy,
-  mergeSecretStringData,
-  validateConfigMap,
-  validateEvent,
-  validateNamespace,
-  validateNetworkPolicy,
-  validateSecret,
-  validateServiceAccount,
-} from '../validation/kinds.ts';
+import type { Strategy } from '../strategy.ts';
+import networkPolicy from '../../kinds/networking.orch.io/network-policy/index.ts';
+import namespace from '../../kinds/core/namespace/index.ts';
+import secret from '../../kinds/core/secret/index.ts';
+import configMap from '../../kinds/core/config-map/index.ts';
+import serviceAccount from '../../kinds/core/service-account/index.ts';
+import coreEvent from '../../kinds/core/event/index.ts';
+import event from '../../kinds/events.orch.io/event/index.ts';
 import { podStrategy } from './pod.ts';
 import { nodeStrategy } from './node.ts';
 import { crdDeletion } from './crd-deletion.ts';
@@ -28,43 +24,6 @@ import { coreKindStrategies } from './core-kinds.ts';
 import { namedGroupStrategies } from './named-groups.ts';
 import { flowcontrolStrategies } from './flowcontrol.ts';
 import { autoscalingStrategies } from './autoscaling.ts';
-import { eventStrategies } from './events.ts';
-
-/** SPEC 2.6; FACTS 6: defaults, then every rule; generation follows spec changes. */
-const networkPolicy: Strategy = {
-  ...specGeneration,
-  applyDefaults: defaultNetworkPolicy,
-  ...validatedBy(validateNetworkPolicy),
-};
-
-/** Namespaces start Active with the `orch` finalizer; spec.finalizers change only through /finalize. */
-const namespace: Strategy = {
-  prepareForCreate: (obj) => defaultNamespace(obj),
-  prepareForUpdate: (obj, old) => defaultNamespace(obj, old),
-  ...validatedBy(validateNamespace),
-  // The namespace controller empties the namespace, then removes `orch` through /finalize.
-  holdsDeletion: (obj) => (obj.spec?.finalizers?.length ?? 0) > 0,
-  beginDeletion(obj) {
-    obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
-  },
-};
-
-const secret: Strategy = {
-  applyDefaults: mergeSecretStringData,
-  ...validatedBy(validateSecret),
-};
-
-const configMap: Strategy = {
-  ...validatedBy(validateConfigMap),
-};
-
-const serviceAccount: Strategy = {
-  ...validatedBy(validateServiceAccount),
-};
-
-const event: Strategy = {
-  ...validatedBy(validateEvent),
-};
 
 const strategies: Record<string, Strategy> = {
   'rbac.authorization.orch.io/Role': role.strategy,
@@ -76,13 +35,13 @@ const strategies: Record<string, Strategy> = {
   ...namedGroupStrategies,
   ...flowcontrolStrategies,
   ...autoscalingStrategies,
-  ...eventStrategies,
-  'networking.orch.io/NetworkPolicy': networkPolicy,
-  '/Namespace': namespace,
-  '/Secret': secret,
-  '/ConfigMap': configMap,
-  '/ServiceAccount': serviceAccount,
-  '/Event': event,
+  'events.orch.io/Event': event.strategy,
+  'networking.orch.io/NetworkPolicy': networkPolicy.strategy,
+  '/Namespace': namespace.strategy,
+  '/Secret': secret.strategy,
+  '/ConfigMap': configMap.strategy,
+  '/ServiceAccount': serviceAccount.strategy,
+  '/Event': coreEvent.strategy,
   '/Pod': podStrategy,
   '/Node': nodeStrategy,
   [`${CRD_GROUP}/CustomResourceDefinition`]: { ...crdStrategy, ...crdDeletion },

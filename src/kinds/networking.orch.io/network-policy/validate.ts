@@ -1,10 +1,9 @@
 /**
- * NetworkPolicy spec validation and defaulting (SPEC 2.6, FACTS 6.1, 6.2;
- * translated from upstream kubernetes pkg/apis/networking/validation and
- * networking/v1 defaults at the 1.31 line). ObjectMeta is validated by the
- * caller (name = DNS subdomain, namespaced).
+ * NetworkPolicy spec validation (SPEC 2.6, FACTS 6.1; translated from upstream
+ * kubernetes pkg/apis/networking/validation at the 1.31 line). ObjectMeta is
+ * validated by the store (name = DNS subdomain, namespaced).
  */
-import { isStrictSubset, parseCIDR } from './cidr.ts';
+import { isStrictSubset, parseCIDR } from '../../../registry/validation/cidr.ts';
 import {
   type FieldError,
   child,
@@ -14,13 +13,12 @@ import {
   invalid,
   notSupported,
   required,
-} from './field-errors.ts';
-import { type LabelSelectorValidationOptions, validateLabelSelector } from './label-selector.ts';
-import { isValidPortName, isValidPortNum } from './names.ts';
+} from '../../../registry/validation/field-errors.ts';
+import { type LabelSelectorValidationOptions, validateLabelSelector } from '../../../registry/validation/label-selector.ts';
+import { isValidPortName, isValidPortNum } from '../../../registry/validation/names.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function validatePort(port: any, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -121,14 +119,4 @@ export function validateNetworkPolicy(obj: any, old?: any): FieldError[] {
     opts.allowInvalidLabelValueInSelector = true;
   }
   return validateNetworkPolicySpec(obj?.spec, 'spec', opts);
-}
-
-/** Defaults policyTypes (FACTS 6.2); also materialises `spec`/`spec.podSelector` as Go serialises them. */
-export function defaultNetworkPolicy(obj: any): void {
-  if (!isObj(obj.spec)) obj.spec = {};
-  const spec = obj.spec;
-  if (!isObj(spec.podSelector)) spec.podSelector = {};
-  if (arr(spec.policyTypes).length === 0) {
-    spec.policyTypes = arr(spec.egress).length !== 0 ? ['Ingress', 'Egress'] : ['Ingress'];
-  }
 }

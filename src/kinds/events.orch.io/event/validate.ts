@@ -4,13 +4,12 @@
  * events/v1 request): core Events written through the new API meet the legacy
  * checks and the strict ones, on the internal (core) form.
  */
-import type { ApiObject, Strategy } from '../strategy.ts';
-import { eventConversions } from '../conversions/events.ts';
-import { invalid, required, type FieldError } from '../validation/field-errors.ts';
-import { FIELD_IMMUTABLE } from '../validation/object-meta.ts';
-import { validateEvent } from '../validation/kinds.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
+import { invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
+import { validateEvent } from '../../core/event/validate.ts';
+import { toCore } from './conversion.ts';
 
-const toCore = eventConversions['events.orch.io/Event'].toInternal['events.orch.io/v1'];
 const unset = (v: unknown) => v === undefined || v === null || v === '' || v === 0;
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -24,7 +23,7 @@ function validateSeries(event: ApiObject): FieldError[] {
 }
 
 /** ValidateEventCreate for events/v1: the legacy rules, then the strict ones (paths are the internal form's). */
-function validateCreate(obj: ApiObject): FieldError[] {
+export function validateCreate(obj: ApiObject): FieldError[] {
   const event = toCore(obj);
   const errs = [...validateEvent(event), ...validateSeries(event)];
   if (unset(event.eventTime)) errs.push(required('eventTime'));
@@ -42,7 +41,7 @@ const IMMUTABLE = ['involvedObject', 'reason', 'message', 'source', 'firstTimest
 const INTERNAL_PATH: Record<string, string> = { reportingComponent: 'reportingController' };
 
 /** ValidateEventUpdate for events/v1: legacy rules, a changed series valid, everything else immutable. */
-function validateUpdate(obj: ApiObject, old: ApiObject): FieldError[] {
+export function validateUpdate(obj: ApiObject, old: ApiObject): FieldError[] {
   const event = toCore(obj);
   const previous = toCore(old);
   const errs = validateEvent(event);
@@ -52,7 +51,3 @@ function validateUpdate(obj: ApiObject, old: ApiObject): FieldError[] {
   }
   return errs;
 }
-
-export const eventStrategies: Record<string, Strategy> = {
-  'events.orch.io/Event': { validate: validateCreate, validateUpdate },
-};

@@ -4,8 +4,8 @@
  * regarding <-> involvedObject, reportingController <-> reportingComponent and
  * the deprecated* fields <-> source, firstTimestamp, lastTimestamp, count.
  */
-import type { ApiObject } from '../strategy.ts';
-import type { KindConversion } from '../kind-conversion.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
+import type { KindConversion } from '../../../registry/kind-conversion.ts';
 
 const CORE = 'v1';
 const EVENTS = 'events.orch.io/v1';
@@ -34,9 +34,10 @@ const CORE_TO_EVENTS = EVENTS_TO_CORE.map(([events, core]) => [core, events] as 
 
 const sameFields = (obj: ApiObject): ApiObject => structuredClone(obj);
 
-export const eventConversions: Record<string, KindConversion> = {
-  'events.orch.io/Event': {
-    toInternal: { [CORE]: sameFields, [EVENTS]: (obj) => renamed(obj, EVENTS_TO_CORE) },
-    fromInternal: { [CORE]: sameFields, [EVENTS]: (internal) => renamed(internal, CORE_TO_EVENTS) },
-  },
+/** The events.orch.io/v1 form's renamed fields; the core form is the internal one. */
+export const toCore = (obj: ApiObject): ApiObject => renamed(obj, EVENTS_TO_CORE);
+
+export const conversion: KindConversion = {
+  toInternal: { [CORE]: sameFields, [EVENTS]: toCore },
+  fromInternal: { [CORE]: sameFields, [EVENTS]: (internal) => renamed(internal, CORE_TO_EVENTS) },
 };
