@@ -5,8 +5,8 @@
 import * as errors from '../api/status-error.ts';
 import { METADATA_DESCRIPTIONS, NAME_COLUMN, type KindDefinition, type PrinterColumnDefinition } from '../registry/kind.ts';
 import type { ResourceRequest } from './context.ts';
-import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
-import { nodeFormatters } from './node-printer.ts';
+import pod from '../kinds/core/pod/index.ts';
+import node from '../kinds/core/node/index.ts';
 import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
 import { coreFormatters } from './core-printer.ts';
 import { groupFormatters } from './group-printer.ts';
@@ -29,8 +29,8 @@ type Formatter = (value: unknown, obj: any) => unknown;
 const FORMATTERS: Record<string, Formatter> = {
   ...genericCells,
   ...coreEvent.cells,
-  ...podFormatters,
-  ...nodeFormatters,
+  ...pod.cells,
+  ...node.cells,
   ...workloadFormatters,
   ...coreFormatters,
   ...groupFormatters,
@@ -43,13 +43,13 @@ const FORMATTERS: Record<string, Formatter> = {
 const TIMED_FORMATTERS: Record<string, TimedCell> = {
   ...genericTimedCells,
   ...coreEvent.timedCells,
-  podRestarts,
+  ...pod.timedCells,
   ...workloadTimedFormatters,
 };
 
 /** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */
 const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {
-  '/Pod': podRowConditions,
+  '/Pod': pod.rowConditions,
 };
 
 /** The kind's printer columns (SPEC 4.7), or the default Name / Created At pair. */

@@ -12,7 +12,8 @@
  * as well as on every write.
  */
 import { specGeneration, validatedBy as validated, type ApiObject, type Strategy } from '../strategy.ts';
-import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
+import { defaultPodTemplate } from '../../kinds/core/pod/defaults.ts';
+import { canonicalResourceList } from '../validation/resource-list.ts';
 import { validateEndpoints } from '../validation/endpoints.ts';
 import { validatePodTemplateObject, validateReplicationController } from '../validation/replication-controller.ts';
 import { validateLimitRange, validateResourceQuota, validateResourceQuotaStatus } from '../validation/resource-policies.ts';

@@ -15,8 +15,8 @@ import configMap from '../../kinds/core/config-map/index.ts';
 import serviceAccount from '../../kinds/core/service-account/index.ts';
 import coreEvent from '../../kinds/core/event/index.ts';
 import event from '../../kinds/events.orch.io/event/index.ts';
-import { podStrategy } from './pod.ts';
-import { nodeStrategy } from './node.ts';
+import pod from '../../kinds/core/pod/index.ts';
+import node from '../../kinds/core/node/index.ts';
 import { crdDeletion } from './crd-deletion.ts';
 import { CRD_GROUP, crdStrategy } from './crd.ts';
 import { workloadStrategies } from './workloads.ts';
@@ -42,8 +42,8 @@ const strategies: Record<string, Strategy> = {
   '/ConfigMap': configMap.strategy,
   '/ServiceAccount': serviceAccount.strategy,
   '/Event': coreEvent.strategy,
-  '/Pod': podStrategy,
-  '/Node': nodeStrategy,
+  '/Pod': pod.strategy,
+  '/Node': node.strategy,
   [`${CRD_GROUP}/CustomResourceDefinition`]: { ...crdStrategy, ...crdDeletion },
 };
 

@@ -9,7 +9,8 @@
  * withStatusReset every kind with a status subresource gets.
  */
 import { emptyStatusAndSpecGeneration, validatedBy, type ApiObject, type Strategy } from '../strategy.ts';
-import { canonicalResourceList, defaultPodTemplate } from './pod-defaults.ts';
+import { defaultPodTemplate } from '../../kinds/core/pod/defaults.ts';
+import { canonicalResourceList } from '../validation/resource-list.ts';
 import { isDNS1123Label } from '../validation/names.ts';
 import {
   JOB_CONTROLLER_UID_LABEL,

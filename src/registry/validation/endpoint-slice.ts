@@ -9,7 +9,7 @@ import { child, duplicate, index, invalid, notSupported, required, tooMany, type
 import { validateLabels } from './label-selector.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { parseIPSloppy } from './pod.ts';
+import { parseIPSloppy } from './ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];

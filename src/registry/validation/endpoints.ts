@@ -5,7 +5,7 @@
  */
 import { invalid, notSupported, required, type FieldError } from './field-errors.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from './names.ts';
-import { parseIPSloppy, validateIP } from './pod.ts';
+import { parseIPSloppy, validateIP } from './ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 /** sets.List(supportedPortProtocols). */

@@ -8,7 +8,7 @@
 import { child, forbidden, goRepr, index, invalid, notSupported, required, tooLong, type FieldError } from './field-errors.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortName, isValidPortNum, isWildcardDNS1123Subdomain, regexError } from './names.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { parseIPSloppy, validateIP } from './pod.ts';
+import { parseIPSloppy, validateIP } from './ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -9,7 +9,7 @@
 import { duplicate, forbidden, goStringSlice, invalid, required, type FieldError } from './field-errors.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
 import { isQualifiedName } from './names.ts';
-import { isExtended, validateContainerResourceName, validateResourceName } from './pod-containers.ts';
+import { isExtended, validateContainerResourceName, validateResourceName } from '../../kinds/core/pod/validate-containers.ts';
 import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity, type Quantity } from './quantity.ts';
 import { deepEqual } from '../json-value.ts';
 

@@ -8,8 +8,8 @@ import { invalid, type FieldError } from './field-errors.ts';
 import { validateLabels } from './label-selector.ts';
 import { isDNS1123Label } from './names.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { validateTolerations } from './pod.ts';
-import { validateResources } from './pod-containers.ts';
+import { validateTolerations } from '../../kinds/core/pod/validate.ts';
+import { validateResources } from '../../kinds/core/pod/validate-containers.ts';
 
 /** ValidateRuntimeClass, and on update ValidateRuntimeClassUpdate's immutable handler. */
 export function validateRuntimeClass(rc: any, old?: any): FieldError[] {

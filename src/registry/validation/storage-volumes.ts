@@ -15,7 +15,7 @@ import { validateLabelSelector } from './label-selector.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
 import { isDNS1123Subdomain } from './names.ts';
 import { compareQuantities, parseQuantity, zeroQuantity } from './quantity.ts';
-import { validatePathNoBacksteps, validateVolumeSource } from './pod-volumes.ts';
+import { validatePathNoBacksteps, validateVolumeSource } from '../../kinds/core/pod/validate-volumes.ts';
 import { deepEqual } from '../json-value.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);

@@ -10,7 +10,7 @@
 import { child, forbidden, goQuote, goRepr, invalid, notSupported, required, type FieldError, type GoRepr } from './field-errors.ts';
 import { validateLabels, validateLabelSelector } from './label-selector.ts';
 import { FIELD_IMMUTABLE, validateAnnotations } from './object-meta.ts';
-import { validatePodSpec } from './pod.ts';
+import { validatePodSpec } from '../../kinds/core/pod/validate.ts';
 import { labelSelectorToRequirements, matchesLabels } from '../selectors/label-selector.ts';
 import { cronScheduleError, isTimeZone } from './cron-schedule.ts';
 import { validateIndexedHostnames, validateJobPolicies, validateJobRestartPolicy } from './job-policies.ts';

@@ -7,12 +7,15 @@
  * only from 1.33 on), and the status reset on update is the generic
  * withStatusReset the server applies to every kind with a status subresource.
  */
-import type { ApiObject, Strategy } from '../strategy.ts';
-import { isDNS1123Label } from '../validation/names.ts';
-import { validatePodCreate } from '../validation/pod.ts';
-import { podQOS } from '../validation/pod-qos.ts';
-import { validatePodStatusUpdate, validatePodUpdate } from '../validation/pod-update.ts';
-import { containerLists, defaultPod } from './pod-defaults.ts';
+import type { components } from '../../../generated/types/api__v1.ts';
+import type { ApiObject, Strategy } from '../../../registry/strategy.ts';
+import { isDNS1123Label } from '../../../registry/validation/names.ts';
+import { validatePodCreate } from './validate.ts';
+import { podQOS } from './qos.ts';
+import { validatePodStatusUpdate, validatePodUpdate } from './validate-update.ts';
+import { containerLists, defaultPod } from './defaults.ts';
+
+type Pod = components['schemas']['io.orch.api.core.v1.Pod'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -111,7 +114,7 @@ function warningsOnCreate(pod: ApiObject): string[] {
   return warnings;
 }
 
-export const podStrategy: Strategy = {
+export const strategy: Strategy<Pod> = {
   applyDefaults: defaultPod,
   prepareForCreate(pod) {
     // upstream computes the class from the pod as sent, status included (GetPodQOS)

@@ -7,12 +7,13 @@
  * added tolerations, removed scheduling gates and (gated pods) added node
  * selectors; the refusal carries a diff of what else changed.
  */
-import { deepEqual } from '../json-value.ts';
-import { type FieldError, child, duplicate, forbidden, goRepr, index, invalid, required } from './field-errors.ts';
-import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from './names.ts';
-import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { parseIPSloppy, validateIP, validatePodMetadataAndSpec, validateTolerations } from './pod.ts';
-import { computePodQOS, podQOS } from './pod-qos.ts';
+import { deepEqual } from '../../../registry/json-value.ts';
+import { type FieldError, child, duplicate, forbidden, goRepr, index, invalid, required } from '../../../registry/validation/field-errors.ts';
+import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../../../registry/validation/names.ts';
+import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
+import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
+import { validatePodMetadataAndSpec, validateTolerations } from './validate.ts';
+import { computePodQOS, podQOS } from './qos.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

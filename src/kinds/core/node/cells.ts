@@ -5,10 +5,9 @@
  * labels, the first internal and external address, and `<unknown>` for the
  * node-info fields a node has not reported.
  */
+import type { Cell } from '../../../registry/printer-cells.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
-
-type Formatter = (value: unknown, obj: any, now: number) => unknown;
 
 /** Upstream labelNodeRolePrefix and nodeLabelRole, renamed (FACTS 0). */
 const NODE_ROLE_PREFIX = 'node-role.orch.io/';
@@ -45,9 +44,9 @@ function addressOf(addresses: unknown, type: string): string {
   return typeof found?.address === 'string' ? found.address : '<none>';
 }
 
-export const nodeFormatters: Record<string, Formatter> = {
+export const cells = {
   nodeStatus: (_v, node) => nodeStatus(node),
   nodeRoles: (labels) => nodeRoles(labels),
   nodeInternalIP: (addresses) => addressOf(addresses, 'InternalIP'),
   nodeExternalIP: (addresses) => addressOf(addresses, 'ExternalIP'),
-};
+} satisfies Record<string, Cell>;

@@ -8,10 +8,9 @@
  * as OpenAPI `default` (ContainerPort.protocol TCP, RBD, ISCSI, ScaleIO and
  * AzureDisk fields) are applied by the generated decoder already.
  */
-import * as errors from '../../api/status-error.ts';
-import { imageTag } from '../validation/image-reference.ts';
-import { type Quantity, QuantityError, formatQuantity, quantityFromJson, roundUpQuantity } from '../validation/quantity.ts';
-import type { ApiObject } from '../strategy.ts';
+import { imageTag } from '../../../registry/validation/image-reference.ts';
+import { canonicalQuantity, canonicalResourceList } from '../../../registry/validation/resource-list.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
@@ -23,32 +22,6 @@ export function containerLists(spec: any): any[][] {
 
 /** Upstream v1 defaults SecretVolumeSourceDefaultMode and friends: 0644. */
 const DEFAULT_MODE = 0o644;
-
-/**
- * Parses one quantity field in place to its canonical text; a value upstream's
- * decoder refuses is the same 400 (`Pod in version "v1" cannot be handled as a
- * Pod: ...`). `roundToMilli`: SetDefaults_ResourceList rounds every ResourceList
- * entry up to milli units.
- */
-function canonicalQuantity(holder: Record<string, any>, key: string, roundToMilli: boolean, kind = 'Pod'): Quantity | undefined {
-  if (!Object.hasOwn(holder, key)) return undefined;
-  let q: Quantity;
-  try {
-    q = quantityFromJson(holder[key]);
-  } catch (err) {
-    if (err instanceof QuantityError) throw errors.badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${err.message}`);
-    throw err;
-  }
-  if (roundToMilli) q = roundUpQuantity(q, -3);
-  holder[key] = formatQuantity(q);
-  return q;
-}
-
-/** A v1 ResourceList in canonical form, each entry rounded up to milli units (SetDefaults_ResourceList). */
-export function canonicalResourceList(list: unknown, kind = 'Pod'): void {
-  if (!isObj(list)) return;
-  for (const name of Object.keys(list)) canonicalQuantity(list, name, true, kind);
-}
 
 function canonicalRequirements(resources: unknown, kind = 'Pod'): void {
   if (!isObj(resources)) return;
@@ -213,4 +186,3 @@ export function defaultPodTemplate(template: unknown, kind: string): void {
   defaultPodSpecFields(template.spec);
 }
 
-export { convertStatusIPs };

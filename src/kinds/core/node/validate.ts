@@ -6,13 +6,13 @@
  * including the taints reported under `metadata.taints`, the path upstream
  * has always used.
  */
-import * as errors from '../../api/status-error.ts';
-import { parseCIDR } from './cidr.ts';
-import { goJSONObjectError } from './go-json.ts';
-import { type FieldError, child, duplicate, forbidden, goRepr, goQuote, goStringSlice, index, internalError, invalid, notSupported, required } from './field-errors.ts';
-import { validateLabelName } from './label-selector.ts';
-import { isQualifiedName, isValidLabelValue } from './names.ts';
-import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from './quantity.ts';
+import * as errors from '../../../api/status-error.ts';
+import { parseCIDR } from '../../../registry/validation/cidr.ts';
+import { goJSONObjectError } from '../../../registry/validation/go-json.ts';
+import { type FieldError, child, duplicate, forbidden, goRepr, goQuote, goStringSlice, index, internalError, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
+import { validateLabelName } from '../../../registry/validation/label-selector.ts';
+import { isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
+import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -6,31 +6,17 @@
  * need nodes: affinity, topology spread, OS-specific and security-context
  * rules, probes and lifecycle handlers.
  */
-import { type FieldError, child, duplicate, forbidden, goStringSlice, index, invalid, notSupported, required } from './field-errors.ts';
-import { validateLabelName, validateLabels } from './label-selector.ts';
-import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.ts';
-import { parseIPv4Sloppy, parseIPv6Sloppy } from './cidr.ts';
-import { validateContainers, validateInitContainers } from './pod-containers.ts';
-import { validateVolumes } from './pod-volumes.ts';
+import { type FieldError, child, duplicate, forbidden, goStringSlice, index, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
+import { validateLabelName, validateLabels } from '../../../registry/validation/label-selector.ts';
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
+import { validateIP } from '../../../registry/validation/ip-address.ts';
+import { validateContainers, validateInitContainers } from './validate-containers.ts';
+import { validateVolumes } from './validate-volumes.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 const MAX_INT32 = 2147483647;
-
-/** Upstream netutils.ParseIPSloppy: the family the first separator names. */
-export function parseIPSloppy(s: string): Uint8Array | null {
-  for (const ch of s) {
-    if (ch === '.') return parseIPv4Sloppy(s);
-    if (ch === ':') return parseIPv6Sloppy(s);
-  }
-  return null;
-}
-
-/** Upstream validation.IsValidIP. */
-export function validateIP(value: string, path: string): FieldError[] {
-  return parseIPSloppy(value) ? [] : [invalid(path, value, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
-}
 
 function enumField(value: unknown, path: string, supported: readonly string[]): FieldError[] {
   const v = str(value);

@@ -8,9 +8,12 @@
  * of `nodes/status` the stored spec (the generic withStatusReset and status
  * subresource strategy).
  */
-import type { ApiObject, Strategy } from '../strategy.ts';
-import { validateNode, validateNodeUpdate } from '../validation/node.ts';
-import { canonicalResourceList } from './pod-defaults.ts';
+import type { components } from '../../../generated/types/api__v1.ts';
+import type { ApiObject, Strategy } from '../../../registry/strategy.ts';
+import { validateNode, validateNodeUpdate } from './validate.ts';
+import { canonicalResourceList } from '../../../registry/validation/resource-list.ts';
+
+type Node = components['schemas']['io.orch.api.core.v1.Node'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -68,7 +71,7 @@ function warnings(node: ApiObject): string[] {
   return out;
 }
 
-export const nodeStrategy: Strategy = {
+export const strategy: Strategy<Node> = {
   applyDefaults: defaultNode,
   prepareForCreate: (node) => dropDisabledFields(node, null),
   prepareForUpdate: (node, old) => dropDisabledFields(node, old),

@@ -5,8 +5,8 @@
  * system to mean anything (cloud disks, iSCSI, Ceph, ...) are counted for the
  * one-source rule and checked for their required fields only.
  */
-import { type FieldError, child, duplicate, forbidden, index, invalid, notSupported, required } from './field-errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from './names.ts';
+import { type FieldError, child, duplicate, forbidden, index, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../../registry/validation/names.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -6,10 +6,10 @@
  * ValidateResourceRequirements, 1.31). Probes, lifecycle handlers and
  * security contexts are only checked where their mere presence is refused.
  */
-import { type FieldError, child, duplicate, forbidden, index, invalid, notFound, notSupported, required } from './field-errors.ts';
-import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, maskTrailingDash, regexError } from './names.ts';
-import { validateLocalDescendingPath, validateObjectFieldSelector, validateResourceFieldSelector } from './pod-volumes.ts';
-import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from './quantity.ts';
+import { type FieldError, child, duplicate, forbidden, index, invalid, notFound, notSupported, required } from '../../../registry/validation/field-errors.ts';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, maskTrailingDash, regexError } from '../../../registry/validation/names.ts';
+import { validateLocalDescendingPath, validateObjectFieldSelector, validateResourceFieldSelector } from './validate-volumes.ts';
+import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

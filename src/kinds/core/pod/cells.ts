@@ -4,13 +4,10 @@
  * its reason logic, Restarts with the age of the last restart, Readiness
  * Gates, and the row condition that marks a finished pod.
  */
-
-import type { TimedCell } from '../registry/printer-cells.ts';
-import { ageAt, timestampMs } from './table-time.ts';
+import type { Cell, TimedCell } from '../../../registry/printer-cells.ts';
+import { ageAt, timestampMs } from '../../../handlers/table-time.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
-
-type Formatter = (value: unknown, obj: any, now: number) => unknown;
 
 /** Upstream podutil.IsRestartableInitContainer: a sidecar. */
 function isSidecar(pod: any, name: string): boolean {
@@ -97,8 +94,8 @@ function summarize(pod: any): PodSummary {
   return { ready, total, reason, restarts, lastRestart };
 }
 
-/** The Table formatters of the Pod columns that do not depend on the request time. */
-export const podFormatters: Record<string, Formatter> = {
+/** The cells of the Pod columns that do not depend on the request time. */
+export const cells = {
   podReady: (_v, pod) => {
     const s = summarize(pod);
     return `${s.ready}/${s.total}`;
@@ -111,13 +108,13 @@ export const podFormatters: Record<string, Formatter> = {
     const passed = gates.filter((g) => conditions.find((c) => c?.type === g?.conditionType)?.status === 'True').length;
     return `${passed}/${gates.length}`;
   },
-};
+} satisfies Record<string, Cell>;
 
 /**
  * Restarts, with the age of the last restart when there was one: the row keeps
  * the count's text, or the count and the restart's time for the age.
  */
-export const podRestarts: TimedCell = {
+const podRestarts: TimedCell = {
   prepare: (_v, pod) => {
     const s = summarize(pod);
     return s.restarts !== 0 && s.lastRestart !== undefined ? { restarts: s.restarts, at: timestampMs(s.lastRestart) } : String(s.restarts);
@@ -129,8 +126,10 @@ export const podRestarts: TimedCell = {
   },
 };
 
+export const timedCells = { podRestarts };
+
 /** printPod's row conditions: a finished pod's row is Completed (kubectl dims or hides it). */
-export function podRowConditions(pod: any): unknown[] | undefined {
+export function rowConditions(pod: any): unknown[] | undefined {
   switch (pod?.status?.phase) {
     case 'Succeeded':
       return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
