@@ -8,7 +8,10 @@ import type { ResourceRequest } from './context.ts';
 import pod from '../kinds/core/pod/index.ts';
 import node from '../kinds/core/node/index.ts';
 import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
-import { coreFormatters } from './core-printer.ts';
+import resourceQuota from '../kinds/core/resource-quota/index.ts';
+import persistentVolume from '../kinds/core/persistent-volume/index.ts';
+import persistentVolumeClaim from '../kinds/core/persistent-volume-claim/index.ts';
+import endpoints from '../kinds/core/endpoints/index.ts';
 import { groupFormatters } from './group-printer.ts';
 import { flowcontrolFormatters } from './flowcontrol-printer.ts';
 import { autoscalingFormatters } from './autoscaling-printer.ts';
@@ -32,7 +35,10 @@ const FORMATTERS: Record<string, Formatter> = {
   ...pod.cells,
   ...node.cells,
   ...workloadFormatters,
-  ...coreFormatters,
+  ...resourceQuota.cells,
+  ...persistentVolume.cells,
+  ...persistentVolumeClaim.cells,
+  ...endpoints.cells,
   ...groupFormatters,
   ...flowcontrolFormatters,
   ...autoscalingFormatters,

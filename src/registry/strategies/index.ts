@@ -20,7 +20,13 @@ import node from '../../kinds/core/node/index.ts';
 import { crdDeletion } from './crd-deletion.ts';
 import { CRD_GROUP, crdStrategy } from './crd.ts';
 import { workloadStrategies } from './workloads.ts';
-import { coreKindStrategies } from './core-kinds.ts';
+import limitRange from '../../kinds/core/limit-range/index.ts';
+import resourceQuota from '../../kinds/core/resource-quota/index.ts';
+import persistentVolume from '../../kinds/core/persistent-volume/index.ts';
+import persistentVolumeClaim from '../../kinds/core/persistent-volume-claim/index.ts';
+import replicationController from '../../kinds/core/replication-controller/index.ts';
+import endpoints from '../../kinds/core/endpoints/index.ts';
+import podTemplate from '../../kinds/core/pod-template/index.ts';
 import { namedGroupStrategies } from './named-groups.ts';
 import { flowcontrolStrategies } from './flowcontrol.ts';
 import { autoscalingStrategies } from './autoscaling.ts';
@@ -31,7 +37,13 @@ const strategies: Record<string, Strategy> = {
   'rbac.authorization.orch.io/RoleBinding': roleBinding.strategy,
   'rbac.authorization.orch.io/ClusterRoleBinding': clusterRoleBinding.strategy,
   ...workloadStrategies,
-  ...coreKindStrategies,
+  '/LimitRange': limitRange.strategy,
+  '/ResourceQuota': resourceQuota.strategy,
+  '/PersistentVolume': persistentVolume.strategy,
+  '/PersistentVolumeClaim': persistentVolumeClaim.strategy,
+  '/ReplicationController': replicationController.strategy,
+  '/Endpoints': endpoints.strategy,
+  '/PodTemplate': podTemplate.strategy,
   ...namedGroupStrategies,
   ...flowcontrolStrategies,
   ...autoscalingStrategies,

@@ -35,3 +35,8 @@ export function canonicalResourceList(list: unknown, kind = 'Pod'): void {
   if (!isObj(list)) return;
   for (const name of Object.keys(list)) canonicalQuantity(list, name, true, kind);
 }
+
+/** SetDefaults_ResourceList on the lists of a status (also on a status write: the status subresource's strategy takes no applyDefaults). */
+export function canonicalStatusLists(obj: Record<string, any>, kind: string, keys: string[]): void {
+  for (const key of keys) canonicalResourceList(obj.status?.[key], kind);
+}

@@ -10,7 +10,7 @@
 import { child, forbidden, goQuote, goRepr, invalid, notSupported, required, type FieldError, type GoRepr } from './field-errors.ts';
 import { validateLabels, validateLabelSelector } from './label-selector.ts';
 import { FIELD_IMMUTABLE, validateAnnotations } from './object-meta.ts';
-import { validatePodSpec } from '../../kinds/core/pod/validate.ts';
+import { alwaysRestarting, goLabels, validatePodTemplate } from '../../kinds/core/pod-template/validate.ts';
 import { labelSelectorToRequirements, matchesLabels } from '../selectors/label-selector.ts';
 import { cronScheduleError, isTimeZone } from './cron-schedule.ts';
 import { validateIndexedHostnames, validateJobPolicies, validateJobRestartPolicy } from './job-policies.ts';
@@ -26,24 +26,6 @@ export function nonNegative(value: unknown, path: string): FieldError[] {
 /** ValidateImmutableField. */
 function immutable(value: unknown, old: unknown, path: string): FieldError[] {
   return same(value, old) ? [] : [invalid(path, value ?? null, FIELD_IMMUTABLE)];
-}
-
-/** ValidatePodTemplateSpec: template labels and annotations, the pod spec, no ephemeral containers. */
-export function validatePodTemplate(template: any, path: string): FieldError[] {
-  const t = isObj(template) ? template : {};
-  const errs = [...validateLabels(t.metadata?.labels, child(child(path, 'metadata'), 'labels')), ...validateAnnotations(t.metadata?.annotations, child(child(path, 'metadata'), 'annotations'))];
-  errs.push(...validatePodSpec(t.spec, '', child(path, 'spec')));
-  if (Array.isArray(t.spec?.ephemeralContainers) && t.spec.ephemeralContainers.length > 0) {
-    errs.push(forbidden(child(child(path, 'spec'), 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
-  }
-  return errs;
-}
-
-/** Go `%#v` of a label map, as upstream prints the template labels it refuses. */
-export function goLabels(labels: unknown): GoRepr {
-  if (!isObj(labels)) return goRepr('map[string]string(nil)');
-  const keys = Object.keys(labels).sort();
-  return goRepr(`map[string]string{${keys.map((k) => `${goQuote(k)}:${goQuote(String(labels[k]))}`).join(', ')}}`);
 }
 
 interface SelectorRules {
@@ -81,15 +63,6 @@ function validateSelectorAndTemplate(spec: any, path: string, rules: SelectorRul
   if (!(requirements && requirements.length === 0) && !matchesLabels(requirements, labels ?? {})) {
     errs.push(invalid(`${path}.template.metadata.labels`, goLabels(labels), '`selector` does not match template `labels`'));
   }
-  return errs;
-}
-
-/** The template of a controller whose pods run forever: restartPolicy Always, no activeDeadlineSeconds. */
-export function alwaysRestarting(spec: any, kind: string, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const restartPolicy = spec.template?.spec?.restartPolicy;
-  if (restartPolicy !== 'Always') errs.push(notSupported(`${path}.template.spec.restartPolicy`, restartPolicy ?? '', ['Always']));
-  if (spec.template?.spec?.activeDeadlineSeconds !== undefined) errs.push(forbidden(`${path}.template.spec.activeDeadlineSeconds`, `activeDeadlineSeconds in ${kind} is not Supported`));
   return errs;
 }
 

@@ -3,9 +3,9 @@
  * pkg/apis/core/validation/validation.go 1.31 validateEndpointSubsets,
  * validateEndpointAddress, ValidateEndpointIP and validateEndpointPort.
  */
-import { invalid, notSupported, required, type FieldError } from './field-errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from './names.ts';
-import { parseIPSloppy, validateIP } from './ip-address.ts';
+import { invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../../../registry/validation/names.ts';
+import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 /** sets.List(supportedPortProtocols). */

@@ -1,12 +1,13 @@
 /**
- * Validation of core/v1 ReplicationController and PodTemplate (SPEC 9.7),
- * translated from K pkg/apis/core/validation/validation.go 1.31
- * ValidateReplicationControllerSpec, ValidatePodTemplateSpecForRC,
- * ValidateNonEmptySelector and ValidatePodTemplate: the template is validated
- * as the workload kinds' (validatePodTemplate of workloads.ts).
+ * Validation of core/v1 ReplicationController (SPEC 9.7), translated from K
+ * pkg/apis/core/validation/validation.go 1.31
+ * ValidateReplicationControllerSpec, ValidatePodTemplateSpecForRC and
+ * ValidateNonEmptySelector: the template is validated as every controller's
+ * (core/pod-template/validate.ts).
  */
-import { invalid, required, type FieldError } from './field-errors.ts';
-import { alwaysRestarting, goLabels, nonNegative, validatePodTemplate } from './workloads.ts';
+import { invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { nonNegative } from '../../../registry/validation/workloads.ts';
+import { alwaysRestarting, goLabels, validatePodTemplate } from '../pod-template/validate.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -29,9 +30,4 @@ export function validateReplicationController(rc: any): FieldError[] {
   }
   errs.push(...validatePodTemplate(spec.template, 'spec.template'), ...alwaysRestarting(spec, 'ReplicationController', 'spec'));
   return errs;
-}
-
-/** ValidatePodTemplate / ValidatePodTemplateUpdate: the template as a pod's, any restart policy. */
-export function validatePodTemplateObject(podTemplate: any): FieldError[] {
-  return validatePodTemplate(podTemplate.template, 'template');
 }

@@ -1,22 +1,21 @@
 /**
- * Validation of PersistentVolume and PersistentVolumeClaim (SPEC 9.7),
- * translated from K pkg/apis/core/validation/validation.go
- * ValidatePersistentVolumeSpec, ValidatePersistentVolumeUpdate,
- * ValidatePersistentVolumeClaimSpec and ValidatePersistentVolumeClaimUpdate
- * (1.31, VolumeAttributesClass and RecoverVolumeExpansionFailure off): the
- * rules a user meets, with upstream's paths and words. A source's checks are
- * the Pod volume source's of the same type (pod-volumes.ts); the fields only a
- * PersistentVolumeSource has (secret namespaces, CSI secret references) are
- * not checked. Upstream appends a cmp.Diff of the Go structs to its
- * immutability messages; those are the message without the diff here.
+ * Validation of PersistentVolume (SPEC 9.7), translated from K
+ * pkg/apis/core/validation/validation.go ValidatePersistentVolumeSpec and
+ * ValidatePersistentVolumeUpdate (1.31, VolumeAttributesClass off), and the
+ * rules a claim shares (access modes, class name, volume mode, a positive
+ * size): the rules a user meets, with upstream's paths and words. A source's
+ * checks are the Pod volume source's of the same type
+ * (core/pod/validate-volumes.ts); the fields only a PersistentVolumeSource has
+ * (secret namespaces, CSI secret references) are not checked. Upstream
+ * appends a cmp.Diff of the Go structs to its immutability messages; those are
+ * the message without the diff here.
  */
-import { child, forbidden, invalid, notSupported, required, type FieldError } from './field-errors.ts';
-import { validateLabelSelector } from './label-selector.ts';
-import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { isDNS1123Subdomain } from './names.ts';
-import { compareQuantities, parseQuantity, zeroQuantity } from './quantity.ts';
-import { validatePathNoBacksteps, validateVolumeSource } from '../../kinds/core/pod/validate-volumes.ts';
-import { deepEqual } from '../json-value.ts';
+import { forbidden, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
+import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { compareQuantities, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { validatePathNoBacksteps, validateVolumeSource } from '../pod/validate-volumes.ts';
+import { deepEqual } from '../../../registry/json-value.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 /** Go's DeepEqual of the decoded values: key order is irrelevant, nil and absent are alike. */
@@ -37,7 +36,7 @@ const VOLUME_SOURCES: Array<[field: string, path: string]> = [
 ];
 
 /** The access modes of a volume or claim: each supported, ReadWriteOncePod alone. */
-function validateAccessModes(modes: unknown, path: string): FieldError[] {
+export function validateAccessModes(modes: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   let once = false;
   let other = false;
@@ -51,16 +50,16 @@ function validateAccessModes(modes: unknown, path: string): FieldError[] {
 }
 
 /** ValidateClassName on a non-empty class name. */
-function validateClassName(name: unknown, path: string): FieldError[] {
+export function validateClassName(name: unknown, path: string): FieldError[] {
   return typeof name === 'string' && name ? isDNS1123Subdomain(name).map((m) => invalid(path, name, m)) : [];
 }
 
-function validateVolumeMode(mode: unknown, path: string): FieldError[] {
+export function validateVolumeMode(mode: unknown, path: string): FieldError[] {
   return mode !== undefined && !VOLUME_MODES.includes(mode as string) ? [notSupported(path, mode, VOLUME_MODES)] : [];
 }
 
 /** ValidatePositiveQuantityValue on canonical quantity text. */
-function positive(text: string, path: string): FieldError[] {
+export function positive(text: string, path: string): FieldError[] {
   return compareQuantities(parseQuantity(text), zeroQuantity()) <= 0 ? [invalid(path, text, 'must be greater than zero')] : [];
 }
 
@@ -137,65 +136,5 @@ export function validatePersistentVolume(pv: any, old?: any): FieldError[] {
   return errs;
 }
 
-/** ValidatePersistentVolumeClaimSpec. */
-function validateClaimSpec(spec: any): FieldError[] {
-  const errs: FieldError[] = [];
-  if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0) errs.push(required('spec.accessModes', 'at least 1 access mode is required'));
-  if (spec.selector !== undefined && spec.selector !== null) errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
-  errs.push(...validateAccessModes(spec.accessModes, 'spec.accessModes'));
-  const storage = spec.resources?.requests?.storage;
-  if (storage === undefined) errs.push(required('spec.resources[storage]'));
-  else errs.push(...positive(storage, 'spec.resources[storage]'));
-  errs.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'), ...validateVolumeMode(spec.volumeMode, 'spec.volumeMode'));
-  for (const key of ['dataSource', 'dataSourceRef']) {
-    const ref = spec[key];
-    if (!isObj(ref)) continue;
-    const path = child('spec', key);
-    if (!ref.name) errs.push(required(child(path, 'name')));
-    if (!ref.kind) errs.push(required(child(path, 'kind')));
-    if (!ref.apiGroup && ref.kind !== 'PersistentVolumeClaim') errs.push(invalid(path, ref.kind ?? '', "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
-    if (ref.apiGroup) errs.push(...isDNS1123Subdomain(ref.apiGroup).map((m) => invalid(child(path, 'apiGroup'), ref.apiGroup, m)));
-  }
-  return errs;
-}
-
 /** The annotation a volume's or claim's class was named by before spec.storageClassName (v1.BetaStorageClassAnnotation, renamed as FACTS 0). */
 export const BETA_STORAGE_CLASS = 'volume.beta.orch.io/storage-class';
-
-/**
- * ValidatePersistentVolumeClaim and, on update, ValidatePersistentVolumeClaimUpdate:
- * the spec is immutable except volumeName once, the storage request of a bound
- * claim (never below its previous value) and a class set where there was none.
- */
-export function validatePersistentVolumeClaim(pvc: any, old?: any): FieldError[] {
-  const spec = isObj(pvc.spec) ? pvc.spec : {};
-  const errs = validateClaimSpec(spec);
-  if (!old) return errs;
-  const oldSpec = isObj(old.spec) ? old.spec : {};
-  const newClone = structuredClone(spec);
-  const oldClone = structuredClone(oldSpec);
-  if (!oldSpec.volumeName) oldClone.volumeName = newClone.volumeName;
-  const oldAnnotation = old.metadata?.annotations?.[BETA_STORAGE_CLASS];
-  const newAnnotation = pvc.metadata?.annotations?.[BETA_STORAGE_CLASS];
-  const fromAnnotation = oldAnnotation !== undefined && oldSpec.storageClassName === undefined && spec.storageClassName !== undefined && spec.storageClassName === oldAnnotation && (newAnnotation === undefined || newAnnotation === oldAnnotation);
-  if (fromAnnotation) delete newClone.storageClassName;
-  else {
-    if ((newAnnotation ?? '') !== (oldAnnotation ?? '')) errs.push(invalid(`metadata.annotations.${BETA_STORAGE_CLASS}`, newAnnotation ?? '', FIELD_IMMUTABLE));
-    if (spec.storageClassName !== undefined && oldSpec.storageClassName === undefined && (oldAnnotation === undefined || spec.storageClassName === oldAnnotation)) {
-      newClone.storageClassName = oldClone.storageClassName;
-      if (newClone.storageClassName === undefined) delete newClone.storageClassName;
-    }
-  }
-  if (pvc.status?.phase === 'Bound' && isObj(newClone.resources?.requests)) newClone.resources.requests.storage = oldSpec.resources?.requests?.storage;
-  newClone.volumeAttributesClassName = oldClone.volumeAttributesClassName;
-  if (!same(newClone, oldClone)) errs.push(forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
-  const oldSize = oldSpec.resources?.requests?.storage;
-  const newSize = spec.resources?.requests?.storage;
-  const sizeOf = (text: unknown) => (typeof text === 'string' ? parseQuantity(text) : zeroQuantity());
-  if (compareQuantities(sizeOf(newSize), sizeOf(oldSize)) < 0) errs.push(forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
-  if (!same(spec.volumeMode, oldSpec.volumeMode)) errs.push(invalid('volumeMode', spec.volumeMode ?? null, FIELD_IMMUTABLE));
-  if (!same(spec.volumeAttributesClassName, oldSpec.volumeAttributesClassName)) {
-    errs.push(forbidden('spec.volumeAttributesClassName', 'update is forbidden when the VolumeAttributesClass feature gate is disabled'));
-  }
-  return errs;
-}
