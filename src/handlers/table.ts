@@ -7,7 +7,9 @@ import { METADATA_DESCRIPTIONS, NAME_COLUMN, type KindDefinition, type PrinterCo
 import type { ResourceRequest } from './context.ts';
 import pod from '../kinds/core/pod/index.ts';
 import node from '../kinds/core/node/index.ts';
-import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
+import deployment from '../kinds/apps/deployment/index.ts';
+import controllerRevision from '../kinds/apps/controller-revision/index.ts';
+import job from '../kinds/batch/job/index.ts';
 import resourceQuota from '../kinds/core/resource-quota/index.ts';
 import persistentVolume from '../kinds/core/persistent-volume/index.ts';
 import persistentVolumeClaim from '../kinds/core/persistent-volume-claim/index.ts';
@@ -34,7 +36,9 @@ const FORMATTERS: Record<string, Formatter> = {
   ...coreEvent.cells,
   ...pod.cells,
   ...node.cells,
-  ...workloadFormatters,
+  ...deployment.cells,
+  ...controllerRevision.cells,
+  ...job.cells,
   ...resourceQuota.cells,
   ...persistentVolume.cells,
   ...persistentVolumeClaim.cells,
@@ -50,7 +54,7 @@ const TIMED_FORMATTERS: Record<string, TimedCell> = {
   ...genericTimedCells,
   ...coreEvent.timedCells,
   ...pod.timedCells,
-  ...workloadTimedFormatters,
+  ...job.timedCells,
 };
 
 /** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */

@@ -87,6 +87,24 @@ export const emptyStatusAndSpecGeneration = {
 };
 
 /**
+ * The strategy of such a kind whose rules are the same on create and update:
+ * its defaults, status emptied on create, generation following the spec, and
+ * the rules of its status subresource (without them, the update's).
+ */
+export function specAndStatusStrategy(parts: {
+  applyDefaults?: (obj: ApiObject) => void;
+  validate: (obj: ApiObject, old?: ApiObject) => FieldError[];
+  validateStatus?: (obj: ApiObject, old: ApiObject) => FieldError[];
+}): Strategy {
+  return {
+    ...(parts.validateStatus ? { validateStatusUpdate: parts.validateStatus } : {}),
+    ...(parts.applyDefaults ? { applyDefaults: parts.applyDefaults } : {}),
+    ...emptyStatusAndSpecGeneration,
+    ...validatedBy(parts.validate),
+  };
+}
+
+/**
  * The strategy of a kind's main resource when it has a status subresource: writes to
  * the resource cannot change status (SPEC 1.3 subresources).
  */

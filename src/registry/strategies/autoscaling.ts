@@ -8,7 +8,7 @@ import type { ApiObject, Strategy } from '../strategy.ts';
 import { autoscalingConversions, DEFAULT_CPU_UTILIZATION } from '../conversions/autoscaling.ts';
 import { internalForm } from '../kind-conversion.ts';
 import { validateHorizontalPodAutoscaler } from '../validation/autoscaling.ts';
-import { nonNegative } from '../validation/workloads.ts';
+import { nonNegative } from '../validation/field-values.ts';
 import { defaultedBehavior } from './autoscaling-defaults.ts';
 
 const conversion = autoscalingConversions['autoscaling/HorizontalPodAutoscaler'];

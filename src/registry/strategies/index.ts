@@ -19,7 +19,13 @@ import pod from '../../kinds/core/pod/index.ts';
 import node from '../../kinds/core/node/index.ts';
 import { crdDeletion } from './crd-deletion.ts';
 import { CRD_GROUP, crdStrategy } from './crd.ts';
-import { workloadStrategies } from './workloads.ts';
+import deployment from '../../kinds/apps/deployment/index.ts';
+import replicaSet from '../../kinds/apps/replica-set/index.ts';
+import daemonSet from '../../kinds/apps/daemon-set/index.ts';
+import statefulSet from '../../kinds/apps/stateful-set/index.ts';
+import controllerRevision from '../../kinds/apps/controller-revision/index.ts';
+import job from '../../kinds/batch/job/index.ts';
+import cronJob from '../../kinds/batch/cron-job/index.ts';
 import limitRange from '../../kinds/core/limit-range/index.ts';
 import resourceQuota from '../../kinds/core/resource-quota/index.ts';
 import persistentVolume from '../../kinds/core/persistent-volume/index.ts';
@@ -36,7 +42,13 @@ const strategies: Record<string, Strategy> = {
   'rbac.authorization.orch.io/ClusterRole': clusterRole.strategy,
   'rbac.authorization.orch.io/RoleBinding': roleBinding.strategy,
   'rbac.authorization.orch.io/ClusterRoleBinding': clusterRoleBinding.strategy,
-  ...workloadStrategies,
+  'apps/Deployment': deployment.strategy,
+  'apps/ReplicaSet': replicaSet.strategy,
+  'apps/DaemonSet': daemonSet.strategy,
+  'apps/StatefulSet': statefulSet.strategy,
+  'apps/ControllerRevision': controllerRevision.strategy,
+  'batch/Job': job.strategy,
+  'batch/CronJob': cronJob.strategy,
   '/LimitRange': limitRange.strategy,
   '/ResourceQuota': resourceQuota.strategy,
   '/PersistentVolume': persistentVolume.strategy,

@@ -9,7 +9,7 @@
 import { goRepr, invalid, notSupported, type FieldError } from './field-errors.ts';
 import { validateLabelSelector } from './label-selector.ts';
 import { validateConditions } from './conditions.ts';
-import { intOrPercent, nonNegative, notOver100 } from './workloads.ts';
+import { intOrPercent, nonNegative, notOver100 } from './field-values.ts';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
 /** Where upstream prints a pointer it has, Go's %#v shows an address; one fixed address stands for it. */

@@ -9,7 +9,7 @@ import { validateLabelName, validateLabelSelector } from './label-selector.ts';
 import { isDNS1123Subdomain, isQualifiedName } from './names.ts';
 import { FIELD_IMMUTABLE } from './object-meta.ts';
 import { compareQuantities, formatQuantity, quantityFromJson, zeroQuantity } from './quantity.ts';
-import { nonNegative } from './workloads.ts';
+import { nonNegative } from './field-values.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

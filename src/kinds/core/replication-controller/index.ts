@@ -7,11 +7,18 @@
  */
 import { defineKind } from '../../../registry/kind-hooks.ts';
 import { specGeneration, validatedBy, type ApiObject, type Strategy } from '../../../registry/strategy.ts';
-import { validateReplicaStatus } from '../../../registry/validation/workload-status.ts';
+import { validateReplicaStatus, type ReplicaStatusRules } from '../../../registry/validation/replica-status.ts';
 import { defaultPodTemplate } from '../pod/defaults.ts';
 import { validateReplicationController } from './validate.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** ValidateReplicationControllerStatusUpdate's counters: a ReplicaSet's. */
+const STATUS: ReplicaStatusRules = {
+  counters: ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+  bounded: { counters: ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], availableAboveReady: 'cannot be greater than readyReplicas' },
+  collisionCount: false,
+};
 
 /** SetDefaults_ReplicationController: selector and labels from the template's labels when empty (replicas: x-orch-default). */
 function defaultReplicationController(obj: ApiObject): void {
@@ -33,7 +40,7 @@ const strategy: Strategy = {
     specGeneration.prepareForCreate(obj);
   },
   prepareForUpdate: specGeneration.prepareForUpdate,
-  validateStatusUpdate: (obj, old) => validateReplicaStatus('ReplicaSet', obj, old),
+  validateStatusUpdate: (obj, old) => validateReplicaStatus(STATUS, obj, old),
   // K pkg/registry/core/replicationcontroller/strategy.go DefaultGarbageCollectionPolicy: core/v1 orphans the pods
   defaultGarbageCollectionPolicy: 'Orphan',
 };

@@ -6,7 +6,7 @@
  * (core/pod-template/validate.ts).
  */
 import { invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { nonNegative } from '../../../registry/validation/workloads.ts';
+import { nonNegative } from '../../../registry/validation/field-values.ts';
 import { alwaysRestarting, goLabels, validatePodTemplate } from '../pod-template/validate.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);

@@ -5,8 +5,8 @@
  * validatePodFailurePolicy, validateSuccessPolicy, validatePodReplacementPolicy,
  * the template's restartPolicy); shared by a Job and a CronJob's jobTemplate.
  */
-import { child, duplicate, goQuote, goQuoteList, index, invalid, notSupported, required, tooLong, tooMany, type FieldError } from './field-errors.ts';
-import { isDNS1123Label, isQualifiedName } from './names.ts';
+import { child, duplicate, goQuote, goQuoteList, index, invalid, notSupported, required, tooLong, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { isDNS1123Label, isQualifiedName } from '../../../registry/validation/names.ts';
 
 const MAX_PARALLELISM_INDEXED = 100_000;
 const MAX_FAILED_INDEXES = 100_000;
