@@ -14,7 +14,11 @@ import resourceQuota from '../kinds/core/resource-quota/index.ts';
 import persistentVolume from '../kinds/core/persistent-volume/index.ts';
 import persistentVolumeClaim from '../kinds/core/persistent-volume-claim/index.ts';
 import endpoints from '../kinds/core/endpoints/index.ts';
-import { groupFormatters } from './group-printer.ts';
+import endpointSlice from '../kinds/discovery.orch.io/endpoint-slice/index.ts';
+import storageClass from '../kinds/storage.orch.io/storage-class/index.ts';
+import csiDriver from '../kinds/storage.orch.io/csi-driver/index.ts';
+import ingress from '../kinds/networking.orch.io/ingress/index.ts';
+import ingressClass from '../kinds/networking.orch.io/ingress-class/index.ts';
 import { flowcontrolFormatters } from './flowcontrol-printer.ts';
 import { autoscalingFormatters } from './autoscaling-printer.ts';
 import type { TimedCell } from '../registry/printer-cells.ts';
@@ -43,7 +47,11 @@ const FORMATTERS: Record<string, Formatter> = {
   ...persistentVolume.cells,
   ...persistentVolumeClaim.cells,
   ...endpoints.cells,
-  ...groupFormatters,
+  ...endpointSlice.cells,
+  ...storageClass.cells,
+  ...csiDriver.cells,
+  ...ingress.cells,
+  ...ingressClass.cells,
   ...flowcontrolFormatters,
   ...autoscalingFormatters,
   ...roleBinding.cells,

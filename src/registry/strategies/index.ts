@@ -33,7 +33,16 @@ import persistentVolumeClaim from '../../kinds/core/persistent-volume-claim/inde
 import replicationController from '../../kinds/core/replication-controller/index.ts';
 import endpoints from '../../kinds/core/endpoints/index.ts';
 import podTemplate from '../../kinds/core/pod-template/index.ts';
-import { namedGroupStrategies } from './named-groups.ts';
+import endpointSlice from '../../kinds/discovery.orch.io/endpoint-slice/index.ts';
+import podDisruptionBudget from '../../kinds/policy/pod-disruption-budget/index.ts';
+import runtimeClass from '../../kinds/node.orch.io/runtime-class/index.ts';
+import storageClass from '../../kinds/storage.orch.io/storage-class/index.ts';
+import volumeAttachment from '../../kinds/storage.orch.io/volume-attachment/index.ts';
+import csiDriver from '../../kinds/storage.orch.io/csi-driver/index.ts';
+import csiNode from '../../kinds/storage.orch.io/csi-node/index.ts';
+import csiStorageCapacity from '../../kinds/storage.orch.io/csi-storage-capacity/index.ts';
+import ingress from '../../kinds/networking.orch.io/ingress/index.ts';
+import ingressClass from '../../kinds/networking.orch.io/ingress-class/index.ts';
 import { flowcontrolStrategies } from './flowcontrol.ts';
 import { autoscalingStrategies } from './autoscaling.ts';
 
@@ -56,7 +65,16 @@ const strategies: Record<string, Strategy> = {
   '/ReplicationController': replicationController.strategy,
   '/Endpoints': endpoints.strategy,
   '/PodTemplate': podTemplate.strategy,
-  ...namedGroupStrategies,
+  'discovery.orch.io/EndpointSlice': endpointSlice.strategy,
+  'policy/PodDisruptionBudget': podDisruptionBudget.strategy,
+  'node.orch.io/RuntimeClass': runtimeClass.strategy,
+  'storage.orch.io/StorageClass': storageClass.strategy,
+  'storage.orch.io/VolumeAttachment': volumeAttachment.strategy,
+  'storage.orch.io/CSIDriver': csiDriver.strategy,
+  'storage.orch.io/CSINode': csiNode.strategy,
+  'storage.orch.io/CSIStorageCapacity': csiStorageCapacity.strategy,
+  'networking.orch.io/Ingress': ingress.strategy,
+  'networking.orch.io/IngressClass': ingressClass.strategy,
   ...flowcontrolStrategies,
   ...autoscalingStrategies,
   'events.orch.io/Event': event.strategy,

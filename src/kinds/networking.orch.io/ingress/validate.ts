@@ -1,14 +1,13 @@
 /**
- * Ingress and IngressClass validation (SPEC 9.7; translated from upstream
- * kubernetes pkg/apis/networking/validation 1.31: ValidateIngressSpec,
+ * Ingress validation (SPEC 9.7; translated from upstream kubernetes
+ * pkg/apis/networking/validation 1.31: ValidateIngressSpec,
  * validateIngressRules, validateHTTPIngressPath, validateIngressBackend,
- * validateIngressTLS, ValidateIngressLoadBalancerStatus, ValidateIngressClass
- * and its update). Paths and words are upstream's.
+ * validateIngressTLS, ValidateIngressLoadBalancerStatus), and the typed
+ * reference an IngressClass's parameters are. Paths and words are upstream's.
  */
-import { child, forbidden, goRepr, index, invalid, notSupported, required, tooLong, type FieldError } from './field-errors.ts';
-import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortName, isValidPortNum, isWildcardDNS1123Subdomain, regexError } from './names.ts';
-import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { parseIPSloppy, validateIP } from './ip-address.ts';
+import { child, goRepr, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortName, isValidPortNum, isWildcardDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -16,8 +15,6 @@ const has = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** The deprecated class annotation spec.ingressClassName replaced (networking/v1beta1 AnnotationIngressClass, renamed by FACTS §0). */
 export const INGRESS_CLASS_ANNOTATION = 'orch.io/ingress.class';
-/** networking/v1 AnnotationIsDefaultIngressClass, renamed. */
-export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
@@ -32,7 +29,7 @@ function hostErrors(host: string, path: string, rejectIP: boolean): FieldError[]
 }
 
 /** validateIngressTypedLocalObjectReference: apiGroup a DNS subdomain, kind and name path segments. */
-function validateTypedReference(ref: any, path: string): FieldError[] {
+export function validateTypedReference(ref: any, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (typeof ref.apiGroup === 'string') errs.push(...isDNS1123Subdomain(ref.apiGroup).map((m) => invalid(child(path, 'apiGroup'), ref.apiGroup, m)));
   for (const key of ['kind', 'name']) {
@@ -159,42 +156,5 @@ export function validateIngressStatus(ingress: any): FieldError[] {
       if (parseIPSloppy(hostname)) errs.push(invalid(child(path, 'hostname'), hostname, 'must be a DNS name, not an IP address'));
     }
   });
-  return errs;
-}
-
-const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
-const HTTP_PATH_RE = new RegExp(`^${HTTP_PATH_FMT}$`);
-const SCOPES = ['Cluster', 'Namespace'];
-
-/** IsDomainPrefixedPath: `host/path` with a DNS subdomain host. */
-function domainPrefixedPath(value: string, path: string): FieldError[] {
-  if (value === '') return [required(path)];
-  const slash = value.indexOf('/');
-  const host = slash < 0 ? value : value.slice(0, slash);
-  const rest = slash < 0 ? '' : value.slice(slash + 1);
-  if (slash < 0 || host === '' || rest === '') return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
-  const errs = isDNS1123Subdomain(host).map((m) => invalid(path, host, m));
-  if (!HTTP_PATH_RE.test(rest)) errs.push(invalid(path, rest, regexError('Invalid path', HTTP_PATH_FMT)));
-  return errs;
-}
-
-/** ValidateIngressClass, and on update the immutable controller. */
-export function validateIngressClass(ic: any, old?: any): FieldError[] {
-  const spec = ic.spec ?? {};
-  const controller = str(spec.controller);
-  const errs: FieldError[] = [];
-  if (old && controller !== str(old.spec?.controller)) errs.push(invalid('spec.controller', controller, FIELD_IMMUTABLE));
-  if (controller.length > 250) errs.push(tooLong('spec.controller', controller, 250));
-  errs.push(...domainPrefixedPath(controller, 'spec.controller'));
-  const params = spec.parameters;
-  if (has(params)) {
-    errs.push(...validateTypedReference(params, 'spec.parameters'));
-    if (!has(params.scope)) errs.push(required('spec.parameters.scope'));
-    else if (!SCOPES.includes(params.scope)) errs.push(notSupported('spec.parameters.scope', params.scope, SCOPES));
-    else if (params.scope === 'Namespace') {
-      if (!has(params.namespace)) errs.push(required('spec.parameters.namespace', "`parameters.scope` is set to 'Namespace'"));
-      else errs.push(...isDNS1123Label(params.namespace).map((m) => invalid('spec.parameters.namespace', params.namespace, m)));
-    } else if (has(params.namespace)) errs.push(forbidden('spec.parameters.namespace', "`parameters.scope` is set to 'Cluster'"));
-  }
   return errs;
 }

@@ -5,11 +5,11 @@
  * addresses checked against it, the endpoint and port limits, port names and
  * protocols. ObjectMeta is the store's (a DNS subdomain, namespaced).
  */
-import { child, duplicate, index, invalid, notSupported, required, tooMany, type FieldError } from './field-errors.ts';
-import { validateLabels } from './label-selector.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.ts';
-import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { parseIPSloppy } from './ip-address.ts';
+import { child, duplicate, index, invalid, notSupported, required, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { validateLabels } from '../../../registry/validation/label-selector.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
+import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
+import { parseIPSloppy } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];

@@ -6,10 +6,10 @@
  * a valid selector, a known unhealthy-pod eviction policy; the status
  * conditions valid and its counts non-negative. The spec is mutable.
  */
-import { goRepr, invalid, notSupported, type FieldError } from './field-errors.ts';
-import { validateLabelSelector } from './label-selector.ts';
-import { validateConditions } from './conditions.ts';
-import { intOrPercent, nonNegative, notOver100 } from './field-values.ts';
+import { goRepr, invalid, notSupported, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { validateLabelSelector } from '../../../registry/validation/label-selector.ts';
+import { validateConditions } from '../../../registry/validation/conditions.ts';
+import { intOrPercent, nonNegative, notOver100 } from '../../../registry/validation/field-values.ts';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
 /** Where upstream prints a pointer it has, Go's %#v shows an address; one fixed address stands for it. */

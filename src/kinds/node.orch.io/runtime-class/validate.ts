@@ -4,12 +4,12 @@
  * 1.31): the handler a DNS label, immutable; the overhead valid resources;
  * the scheduling node selector's labels and tolerations valid.
  */
-import { invalid, type FieldError } from './field-errors.ts';
-import { validateLabels } from './label-selector.ts';
-import { isDNS1123Label } from './names.ts';
-import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { validateTolerations } from '../../kinds/core/pod/validate.ts';
-import { validateResources } from '../../kinds/core/pod/validate-containers.ts';
+import { invalid, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { validateLabels } from '../../../registry/validation/label-selector.ts';
+import { isDNS1123Label } from '../../../registry/validation/names.ts';
+import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
+import { validateTolerations } from '../../core/pod/validate.ts';
+import { validateResources } from '../../core/pod/validate-containers.ts';
 
 /** ValidateRuntimeClass, and on update ValidateRuntimeClassUpdate's immutable handler. */
 export function validateRuntimeClass(rc: any, old?: any): FieldError[] {

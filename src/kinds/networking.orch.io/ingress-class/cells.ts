@@ -1,0 +1,13 @@
+/** The Table cells of IngressClass (SPEC 2.5, 4.7; upstream pkg/printers/internalversion/printers.go printIngressClass, 1.31). */
+import type { Cell } from '../../../registry/printer-cells.ts';
+
+/** printIngressClass: `Kind.apiGroup/name` of the parameters, `<none>` without them. */
+function ingressClassParameters(parameters: any): string {
+  if (!parameters || typeof parameters !== 'object') return '<none>';
+  const group = typeof parameters.apiGroup === 'string' ? `.${parameters.apiGroup}` : '';
+  return `${parameters.kind ?? ''}${group}/${parameters.name ?? ''}`;
+}
+
+export const cells = {
+  ingressClassParameters: (value) => ingressClassParameters(value),
+} satisfies Record<string, Cell>;
