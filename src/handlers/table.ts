@@ -19,8 +19,9 @@ import storageClass from '../kinds/storage.orch.io/storage-class/index.ts';
 import csiDriver from '../kinds/storage.orch.io/csi-driver/index.ts';
 import ingress from '../kinds/networking.orch.io/ingress/index.ts';
 import ingressClass from '../kinds/networking.orch.io/ingress-class/index.ts';
-import { flowcontrolFormatters } from './flowcontrol-printer.ts';
-import { autoscalingFormatters } from './autoscaling-printer.ts';
+import flowSchema from '../kinds/flowcontrol.orch.io/flow-schema/index.ts';
+import priorityLevelConfiguration from '../kinds/flowcontrol.orch.io/priority-level-configuration/index.ts';
+import horizontalPodAutoscaler from '../kinds/autoscaling/horizontal-pod-autoscaler/index.ts';
 import type { TimedCell } from '../registry/printer-cells.ts';
 import { genericCells, genericTimedCells } from './table-cells.ts';
 import coreEvent from '../kinds/core/event/index.ts';
@@ -52,8 +53,9 @@ const FORMATTERS: Record<string, Formatter> = {
   ...csiDriver.cells,
   ...ingress.cells,
   ...ingressClass.cells,
-  ...flowcontrolFormatters,
-  ...autoscalingFormatters,
+  ...flowSchema.cells,
+  ...priorityLevelConfiguration.cells,
+  ...horizontalPodAutoscaler.cells,
   ...roleBinding.cells,
 };
 

@@ -8,13 +8,15 @@ import { internalError } from '../api/status-error.ts';
 import { apiVersionOf, storageGroupOf, type DecodeContext, type Decoder, type KindDefinition } from './kind.ts';
 import type { KindConversion } from './kind-conversion.ts';
 import type { ApiObject } from './strategy.ts';
-import { flowcontrolConversions } from './conversions/flowcontrol.ts';
-import { autoscalingConversions } from './conversions/autoscaling.ts';
+import flowSchema from '../kinds/flowcontrol.orch.io/flow-schema/index.ts';
+import priorityLevelConfiguration from '../kinds/flowcontrol.orch.io/priority-level-configuration/index.ts';
+import horizontalPodAutoscaler from '../kinds/autoscaling/horizontal-pod-autoscaler/index.ts';
 import event from '../kinds/events.orch.io/event/index.ts';
 
 const CONVERSIONS: Record<string, KindConversion> = {
-  ...flowcontrolConversions,
-  ...autoscalingConversions,
+  'flowcontrol.orch.io/FlowSchema': flowSchema.conversion,
+  'flowcontrol.orch.io/PriorityLevelConfiguration': priorityLevelConfiguration.conversion,
+  'autoscaling/HorizontalPodAutoscaler': horizontalPodAutoscaler.conversion,
   'events.orch.io/Event': event.conversion,
 };
 

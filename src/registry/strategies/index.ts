@@ -43,8 +43,9 @@ import csiNode from '../../kinds/storage.orch.io/csi-node/index.ts';
 import csiStorageCapacity from '../../kinds/storage.orch.io/csi-storage-capacity/index.ts';
 import ingress from '../../kinds/networking.orch.io/ingress/index.ts';
 import ingressClass from '../../kinds/networking.orch.io/ingress-class/index.ts';
-import { flowcontrolStrategies } from './flowcontrol.ts';
-import { autoscalingStrategies } from './autoscaling.ts';
+import flowSchema from '../../kinds/flowcontrol.orch.io/flow-schema/index.ts';
+import priorityLevelConfiguration from '../../kinds/flowcontrol.orch.io/priority-level-configuration/index.ts';
+import horizontalPodAutoscaler from '../../kinds/autoscaling/horizontal-pod-autoscaler/index.ts';
 
 const strategies: Record<string, Strategy> = {
   'rbac.authorization.orch.io/Role': role.strategy,
@@ -75,8 +76,9 @@ const strategies: Record<string, Strategy> = {
   'storage.orch.io/CSIStorageCapacity': csiStorageCapacity.strategy,
   'networking.orch.io/Ingress': ingress.strategy,
   'networking.orch.io/IngressClass': ingressClass.strategy,
-  ...flowcontrolStrategies,
-  ...autoscalingStrategies,
+  'flowcontrol.orch.io/FlowSchema': flowSchema.strategy,
+  'flowcontrol.orch.io/PriorityLevelConfiguration': priorityLevelConfiguration.strategy,
+  'autoscaling/HorizontalPodAutoscaler': horizontalPodAutoscaler.strategy,
   'events.orch.io/Event': event.strategy,
   'networking.orch.io/NetworkPolicy': networkPolicy.strategy,
   '/Namespace': namespace.strategy,

@@ -2,16 +2,17 @@
  * HorizontalPodAutoscaler at autoscaling/v2 and v1 (SPEC 9.7; K
  * pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go): defaults per
  * served version, status `{}` on create (kept on updates by the status
- * reset), validation of the internal form.
+ * reset), validation of the internal form; the conversion between the
+ * versions, and the cells, printed from the stored (v2) form.
  */
-import type { ApiObject, Strategy } from '../strategy.ts';
-import { autoscalingConversions, DEFAULT_CPU_UTILIZATION } from '../conversions/autoscaling.ts';
-import { internalForm } from '../kind-conversion.ts';
-import { validateHorizontalPodAutoscaler } from '../validation/autoscaling.ts';
-import { nonNegative } from '../validation/field-values.ts';
-import { defaultedBehavior } from './autoscaling-defaults.ts';
-
-const conversion = autoscalingConversions['autoscaling/HorizontalPodAutoscaler'];
+import { internalForm } from '../../../registry/kind-conversion.ts';
+import { defineKind } from '../../../registry/kind-hooks.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
+import { nonNegative } from '../../../registry/validation/field-values.ts';
+import { cells } from './cells.ts';
+import { conversion, DEFAULT_CPU_UTILIZATION } from './conversion.ts';
+import { defaultedBehavior } from './defaults.ts';
+import { validateHorizontalPodAutoscaler } from './validate.ts';
 
 /** SetDefaults_HorizontalPodAutoscaler of v2 (minReplicas, the CPU target, the behavior) and of v1 (minReplicas). */
 function applyDefaults(obj: ApiObject): void {
@@ -29,8 +30,8 @@ function validate(obj: ApiObject) {
   return validateHorizontalPodAutoscaler(internalForm(conversion, obj));
 }
 
-export const autoscalingStrategies: Record<string, Strategy> = {
-  'autoscaling/HorizontalPodAutoscaler': {
+export default defineKind({
+  strategy: {
     applyDefaults,
     prepareForCreate(obj) {
       obj.status = {};
@@ -40,4 +41,6 @@ export const autoscalingStrategies: Record<string, Strategy> = {
     // ValidateHorizontalPodAutoscalerStatusUpdate: replica counts are never negative (upstream's path keeps its typo).
     validateStatusUpdate: (obj) => [...nonNegative(obj.status?.currentReplicas, 'status.currentReplicas'), ...nonNegative(obj.status?.desiredReplicas, 'status.desiredReplicasa')],
   },
-};
+  cells,
+  conversion,
+});

@@ -1,19 +1,17 @@
 /**
- * flowcontrol.orch.io FlowSchema and PriorityLevelConfiguration between v1 and
- * v1beta3 through their internal form (SPEC 9.4.2, 9.7; upstream
+ * flowcontrol.orch.io PriorityLevelConfiguration between v1 and v1beta3
+ * through its internal form (SPEC 9.4.2, 9.7; upstream
  * pkg/apis/flowcontrol/v1beta3/conversion.go and the generated conversions).
- * Both versions have the same fields; a v1beta3 PriorityLevelConfiguration
- * says "nominalConcurrencyShares is really 0" with a round-trip annotation,
- * which the internal form (and so v1, the storage version) never carries.
+ * Both versions have the same fields; a v1beta3 object says
+ * "nominalConcurrencyShares is really 0" with a round-trip annotation, which
+ * the internal form (and so v1, the storage version) never carries.
  */
-import type { ApiObject } from '../strategy.ts';
-import type { KindConversion } from '../kind-conversion.ts';
+import type { KindConversion } from '../../../registry/kind-conversion.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
+import { sameFields, V1, V1BETA3 } from '../flow-schema/conversion.ts';
 
 /** k8s.io/api flowcontrol/v1beta3 PriorityLevelPreserveZeroConcurrencySharesKey, renamed (FACTS §0). */
 export const PRESERVE_ZERO_SHARES_ANNOTATION = 'flowcontrol.orch.io/v1beta3-preserve-zero-concurrency-shares';
-
-/** Go's generated conversion: the same fields at another version. */
-const sameFields = (obj: ApiObject): ApiObject => structuredClone(obj);
 
 /** Convert_v1beta3_PriorityLevelConfiguration_To_flowcontrol_PriorityLevelConfiguration: the annotation is dropped. */
 function priorityLevelFromV1beta3(obj: ApiObject): ApiObject {
@@ -46,16 +44,7 @@ function priorityLevelToV1(internal: ApiObject): ApiObject {
   return out;
 }
 
-const V1 = 'flowcontrol.orch.io/v1';
-const V1BETA3 = 'flowcontrol.orch.io/v1beta3';
-
-export const flowcontrolConversions: Record<string, KindConversion> = {
-  'flowcontrol.orch.io/FlowSchema': {
-    toInternal: { [V1]: sameFields, [V1BETA3]: sameFields },
-    fromInternal: { [V1]: sameFields, [V1BETA3]: sameFields },
-  },
-  'flowcontrol.orch.io/PriorityLevelConfiguration': {
-    toInternal: { [V1]: sameFields, [V1BETA3]: priorityLevelFromV1beta3 },
-    fromInternal: { [V1]: priorityLevelToV1, [V1BETA3]: priorityLevelToV1beta3 },
-  },
+export const conversion: KindConversion = {
+  toInternal: { [V1]: sameFields, [V1BETA3]: priorityLevelFromV1beta3 },
+  fromInternal: { [V1]: priorityLevelToV1, [V1BETA3]: priorityLevelToV1beta3 },
 };

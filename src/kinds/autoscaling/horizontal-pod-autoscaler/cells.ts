@@ -3,7 +3,7 @@
  * every version (SPEC 2.5; upstream K pkg/printers/internalversion printers.go
  * printHorizontalPodAutoscaler and formatHPAMetrics).
  */
-type Formatter = (value: unknown, obj: any) => unknown;
+import type { Cell } from '../../../registry/printer-cells.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const text = (v: unknown): string => (v === undefined || v === null ? '0' : String(v));
@@ -41,8 +41,8 @@ function formatMetrics(specs: unknown, obj: any): string {
   return list.length > 2 ? `${list.slice(0, 2).join(', ')} + ${list.length - 2} more...` : list.join(', ');
 }
 
-export const autoscalingFormatters: Record<string, Formatter> = {
+export const cells = {
   // printHorizontalPodAutoscaler: `Kind/name` of the scale target.
   scaleTargetRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   hpaTargets: formatMetrics,
-};
+} satisfies Record<string, Cell>;

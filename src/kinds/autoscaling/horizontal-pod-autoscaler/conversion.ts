@@ -7,9 +7,9 @@
  * autoscaling/v1's (unserved) MetricSpec and MetricStatus, the conditions, and
  * the behavior as upstream marshals its internal type (Go field names).
  */
-import type { ApiObject } from '../strategy.ts';
-import type { KindConversion } from '../kind-conversion.ts';
-import { defaultedBehavior } from '../strategies/autoscaling-defaults.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
+import type { KindConversion } from '../../../registry/kind-conversion.ts';
+import { defaultedBehavior } from './defaults.ts';
 
 /** pkg/apis/autoscaling annotations.go, renamed (FACTS §0). */
 export const METRIC_SPECS_ANNOTATION = 'autoscaling.alpha.orch.io/metrics';
@@ -270,9 +270,7 @@ function fromV1(obj: ApiObject): ApiObject {
 
 const sameFields = (obj: ApiObject): ApiObject => structuredClone(obj);
 
-export const autoscalingConversions: Record<string, KindConversion> = {
-  'autoscaling/HorizontalPodAutoscaler': {
-    toInternal: { [V2]: sameFields, [V1]: fromV1 },
-    fromInternal: { [V2]: sameFields, [V1]: toV1 },
-  },
+export const conversion: KindConversion = {
+  toInternal: { [V2]: sameFields, [V1]: fromV1 },
+  fromInternal: { [V2]: sameFields, [V1]: toV1 },
 };

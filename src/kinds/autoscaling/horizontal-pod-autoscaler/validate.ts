@@ -5,9 +5,9 @@
  * each metric's source and target, the behavior's policies. Paths and words
  * are upstream's.
  */
-import { child, forbidden, index, invalid, notSupported, required, type FieldError } from './field-errors.ts';
-import { isValidPathSegmentName } from './names.ts';
-import { parseQuantity } from './quantity.ts';
+import { child, forbidden, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { isValidPathSegmentName } from '../../../registry/validation/names.ts';
+import { parseQuantity } from '../../../registry/validation/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const METRIC_SOURCE_TYPES = ['Object', 'Pods', 'Resource', 'External', 'ContainerResource'];
