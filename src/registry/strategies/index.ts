@@ -17,8 +17,7 @@ import coreEvent from '../../kinds/core/event/index.ts';
 import event from '../../kinds/events.orch.io/event/index.ts';
 import pod from '../../kinds/core/pod/index.ts';
 import node from '../../kinds/core/node/index.ts';
-import { crdDeletion } from './crd-deletion.ts';
-import { CRD_GROUP, crdStrategy } from './crd.ts';
+import customResourceDefinition from '../../kinds/apiextensions.orch.io/custom-resource-definition/index.ts';
 import deployment from '../../kinds/apps/deployment/index.ts';
 import replicaSet from '../../kinds/apps/replica-set/index.ts';
 import daemonSet from '../../kinds/apps/daemon-set/index.ts';
@@ -88,7 +87,7 @@ const strategies: Record<string, Strategy> = {
   '/Event': coreEvent.strategy,
   '/Pod': pod.strategy,
   '/Node': node.strategy,
-  [`${CRD_GROUP}/CustomResourceDefinition`]: { ...crdStrategy, ...crdDeletion },
+  'apiextensions.orch.io/CustomResourceDefinition': customResourceDefinition.strategy,
 };
 
 export function strategyFor(group: string, kind: string): Strategy {

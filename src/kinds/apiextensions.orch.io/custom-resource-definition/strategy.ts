@@ -2,18 +2,16 @@
  * CustomResourceDefinition (SPEC 9.7): upstream 1.31's defaults
  * (apiextensions-apiserver pkg/apis/apiextensions/v1/defaults.go), strategy
  * (pkg/registry/customresourcedefinition/strategy.go) and validation
- * (validation/crd*.ts). The store applies the status subresource's reset of
+ * (validate*.ts). The store applies the status subresource's reset of
  * status on main-resource writes.
  *
  * Upstream 1.31 gives no warnings on create or update (the warnings for
  * unrecognized formats and non-scalar set items came in 1.34 and 1.37), so
  * this strategy gives none either.
  */
-import type { ApiObject, Strategy } from '../strategy.ts';
-import { semanticEqual } from '../validation/crd-internal.ts';
-import { validateCRD, validateCRDStatusUpdate, validateCRDUpdate } from '../validation/crd.ts';
-
-export const CRD_GROUP = 'apiextensions.orch.io';
+import type { ApiObject, Strategy } from '../../../registry/strategy.ts';
+import { semanticEqual } from './internal.ts';
+import { validateCRD, validateCRDStatusUpdate, validateCRDUpdate } from './validate.ts';
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -54,7 +52,7 @@ function recordStorageVersion(crd: ApiObject): void {
   if (!stored.includes(storage)) crd.status.storedVersions = [...stored, storage];
 }
 
-export const crdStrategy: Strategy = {
+export const strategy: Strategy = {
   applyDefaults: defaultCRD,
   prepareForCreate(crd) {
     crd.status = { acceptedNames: { plural: '', kind: '' } };

@@ -5,12 +5,12 @@
  * selectable fields, subresources, conversion and its webhook, deprecation warnings.
  */
 import { X509Certificate } from 'node:crypto';
-import { child, duplicate, forbidden, goRepr, goStringSlice, index, invalid, notSupported, required, tooMany, type FieldError } from './field-errors.ts';
-import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from './names.ts';
-import { parseUrl } from '../../cel/go-url.ts';
-import { validFieldPath, FieldPathError } from '../schema/field-path.ts';
-import type { Structural } from '../schema/structural.ts';
-import type { InternalConversion } from './crd-internal.ts';
+import { child, duplicate, forbidden, goRepr, goStringSlice, index, invalid, notSupported, required, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../../../registry/validation/names.ts';
+import { parseUrl } from '../../../cel/go-url.ts';
+import { validFieldPath, FieldPathError } from '../../../registry/schema/field-path.ts';
+import type { Structural } from '../../../registry/schema/structural.ts';
+import type { InternalConversion } from './internal.ts';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];

@@ -7,7 +7,7 @@
  * a single-version CRD name `spec.validation.openAPIV3Schema...`. Also the Go
  * `%#v` renderings upstream prints for struct values in error messages.
  */
-import { goQuote, goRepr, type GoRepr } from './field-errors.ts';
+import { goQuote, goRepr, type GoRepr } from '../../../registry/validation/field-errors.ts';
 
 export interface InternalVersion {
   name: string;
@@ -128,20 +128,6 @@ export function versionsRepr(versions: InternalVersion[] | undefined): GoRepr {
       `SelectableFields:${sliceRepr('apiextensions.SelectableField', v.selectableFields, (f: any) => `apiextensions.SelectableField{JSONPath:${goQuote(str(f?.jsonPath))}}`)}}`,
     ),
   );
-}
-
-/** Go `%#v` of a decoded JSON value held in an `interface{}`. */
-export function jsonRepr(v: unknown): string {
-  if (v === null || v === undefined) return 'interface {}(nil)';
-  if (typeof v === 'string') return goQuote(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[]interface {}{${v.map(jsonRepr).join(', ')}}`;
-  return `map[string]interface {}{${Object.keys(v).sort().map((k) => `${goQuote(k)}:${jsonRepr((v as any)[k])}`).join(', ')}}`;
-}
-
-/** A bad value as upstream's ErrorBody prints a JSON value: scalars plainly, maps and lists in Go syntax. */
-export function jsonValue(v: unknown): unknown {
-  return typeof v === 'object' && v !== null ? goRepr(jsonRepr(v)) : v;
 }
 
 /**

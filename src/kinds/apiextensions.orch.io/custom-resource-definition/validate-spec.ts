@@ -2,18 +2,18 @@
  * Validation of a CustomResourceDefinition's spec (SPEC 9.7; upstream
  * apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go
  * `validateCustomResourceDefinitionSpec` and `...SpecUpdate`), on the internal
- * form of the spec (crd-internal.ts): group, scope, versions, names, schemas,
+ * form of the spec (internal.ts): group, scope, versions, names, schemas,
  * subresources, printer columns, selectable fields and conversion.
  */
-import { child, forbidden, index, invalid, required, type FieldError } from './field-errors.ts';
-import { isDNS1035Label, isDNS1123Subdomain } from './names.ts';
-import { FIELD_IMMUTABLE } from './object-meta.ts';
-import { notSupported } from './field-errors.ts';
-import { newStructural, StructuralSchemaError, type Structural } from '../schema/structural.ts';
-import { schemaHas, type JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { semanticEqual, versionsRepr, type InternalSpec, type InternalVersion } from './crd-internal.ts';
-import { suppressExpressionCostForUnchangedSchema, validateCRDValidation, type SchemaOptions } from './crd-schema.ts';
-import { deprecationWarningErrors, validateColumn, validateConversion, validateNames, validateSelectableFields, validateSubresources } from './crd-spec-parts.ts';
+import { child, forbidden, index, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { isDNS1035Label, isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
+import { notSupported } from '../../../registry/validation/field-errors.ts';
+import { newStructural, StructuralSchemaError, type Structural } from '../../../registry/schema/structural.ts';
+import { schemaHas, type JSONSchemaProps } from '../../../registry/schema/json-schema-props.ts';
+import { semanticEqual, versionsRepr, type InternalSpec, type InternalVersion } from './internal.ts';
+import { suppressExpressionCostForUnchangedSchema, validateCRDValidation, type SchemaOptions } from './validate-schema.ts';
+import { deprecationWarningErrors, validateColumn, validateConversion, validateNames, validateSelectableFields, validateSubresources } from './validate-spec-parts.ts';
 
 export interface SpecOptions extends SchemaOptions {
   requireRecognizedConversionReviewVersion: boolean;

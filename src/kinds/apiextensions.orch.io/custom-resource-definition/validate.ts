@@ -2,25 +2,25 @@
  * CustomResourceDefinition validation (SPEC 9.7; upstream apiextensions-apiserver
  * pkg/apis/apiextensions/validation/validation.go `ValidateCustomResourceDefinition`,
  * `ValidateCustomResourceDefinitionUpdate`, `ValidateUpdateCustomResourceDefinitionStatus`):
- * the name `<plural>.<group>`, the spec (crd-spec.ts), status.acceptedNames,
+ * the name `<plural>.<group>`, the spec (validate-spec.ts), status.acceptedNames,
  * status.storedVersions, API approval of protected groups and
  * spec.preserveUnknownFields. ObjectMeta's generic rules are the store's.
  *
  * On update, checks that would reject what an older server accepted are relaxed
  * when the stored object already breaks them, as upstream's options do.
  */
-import { child, forbidden, goRepr, goStringSlice, index, invalid, required, type FieldError } from './field-errors.ts';
-import { nestingDepth } from '../json-value.ts';
-import { parseRequestUri } from '../../cel/go-url.ts';
-import { newStructural } from '../schema/structural.ts';
-import { validateStructural } from '../schema/structural-validation.ts';
-import { prune } from '../schema/prune.ts';
-import { itemsOf, schemaHas, type JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { semanticEqual, toInternalSpec, type InternalSpec } from './crd-internal.ts';
-import { hasSchemaWith, validateSpec, validateSpecUpdate, type SpecOptions } from './crd-spec.ts';
-import { mapListKeysMapSetErrors } from './crd-schema.ts';
-import { caBundleError, hasValidConversionReviewVersionOrEmpty, validateNames } from './crd-spec-parts.ts';
-import type { ApiObject } from '../strategy.ts';
+import { child, forbidden, goRepr, goStringSlice, index, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { nestingDepth } from '../../../registry/json-value.ts';
+import { parseRequestUri } from '../../../cel/go-url.ts';
+import { newStructural } from '../../../registry/schema/structural.ts';
+import { validateStructural } from '../../../registry/schema/structural-validation.ts';
+import { prune } from '../../../registry/schema/prune.ts';
+import { itemsOf, schemaHas, type JSONSchemaProps } from '../../../registry/schema/json-schema-props.ts';
+import { semanticEqual, toInternalSpec, type InternalSpec } from './internal.ts';
+import { hasSchemaWith, validateSpec, validateSpecUpdate, type SpecOptions } from './validate-spec.ts';
+import { mapListKeysMapSetErrors } from './validate-schema.ts';
+import { caBundleError, hasValidConversionReviewVersionOrEmpty, validateNames } from './validate-spec-parts.ts';
+import type { ApiObject } from '../../../registry/strategy.ts';
 
 export const API_APPROVED_ANNOTATION = 'api-approved.orch.io';
 const OPENAPI_V3_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);

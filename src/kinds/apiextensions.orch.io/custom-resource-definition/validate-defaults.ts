@@ -7,14 +7,14 @@
  * x-kubernetes-validations rules (with oldSelf the default itself, then
  * without it), all of them under one runtime budget.
  */
-import { aggregateText, child, invalid, type FieldError } from './field-errors.ts';
-import { asResourceRoot, type Structural } from '../schema/structural.ts';
-import { prune } from '../schema/prune.ts';
-import { coerceError, validateEmbeddedResources } from '../schema/objectmeta.ts';
-import { validateValue } from '../schema/value-validation.ts';
-import { key } from '../schema/structural-validation.ts';
-import { jsonValue } from './crd-internal.ts';
-import { newRuleValidator, RUNTIME_CEL_COST_BUDGET, type Budget } from '../schema/cel-validate.ts';
+import { aggregateText, child, invalid, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { asResourceRoot, type Structural } from '../../../registry/schema/structural.ts';
+import { prune } from '../../../registry/schema/prune.ts';
+import { coerceError, validateEmbeddedResources } from '../../../registry/schema/objectmeta.ts';
+import { validateValue } from '../../../registry/schema/value-validation.ts';
+import { key } from '../../../registry/schema/structural-validation.ts';
+import { jsonValue } from '../../../registry/validation/field-errors.ts';
+import { newRuleValidator, RUNTIME_CEL_COST_BUDGET, type Budget } from '../../../registry/schema/cel-validate.ts';
 
 const META = new Set(['metadata', 'apiVersion', 'kind']);
 const TYPE_META = { apiVersion: 'validation/v1', kind: 'Validation' };

@@ -5,11 +5,11 @@
  * Terminating condition; the CRD finalizer controller deletes its objects and
  * then removes the finalizer, which completes the deletion.
  */
-import type { Strategy } from '../strategy.ts';
+import type { Strategy } from '../../../registry/strategy.ts';
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.orch.io';
 
-export const crdDeletion: Pick<Strategy, 'holdsDeletion' | 'beginDeletion' | 'genericObjectMeta'> = {
+export const deletion: Pick<Strategy, 'holdsDeletion' | 'beginDeletion' | 'genericObjectMeta'> = {
   genericObjectMeta: true,
   // Only the first DELETE: once marked, the finalizer holds it, and removing it completes the deletion.
   holdsDeletion: (obj) => !obj.metadata.deletionTimestamp,

@@ -8,17 +8,17 @@
  *
  * x-kubernetes-validations rules are checked for shape (rule, message,
  * messageExpression, reason, fieldPath) here, then compiled where the schema
- * has no errors (crd-cel.ts).
+ * has no errors (validate-cel.ts).
  */
-import { child, forbidden, goStringSlice, index, invalid, notSupported, required, type FieldError } from './field-errors.ts';
-import { additionalPropertiesOf, dependenciesOf, itemsOf, schemaList, schemaMap, type JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { newStructural, StructuralSchemaError } from '../schema/structural.ts';
-import { key, validateStructural } from '../schema/structural-validation.ts';
-import { validFieldPath } from '../schema/field-path.ts';
-import { isZeroField, SCHEMA_FIELDS, schemaRepr } from './crd-internal.ts';
-import { validateDefaults } from './crd-defaults.ts';
-import { CelSchemaContext, ruleCompilationErrors, totalCostErrors } from './crd-cel.ts';
-import { mapIsCorrelatable } from '../schema/cel-validate.ts';
+import { child, forbidden, goStringSlice, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { additionalPropertiesOf, dependenciesOf, itemsOf, schemaList, schemaMap, type JSONSchemaProps } from '../../../registry/schema/json-schema-props.ts';
+import { newStructural, StructuralSchemaError } from '../../../registry/schema/structural.ts';
+import { key, validateStructural } from '../../../registry/schema/structural-validation.ts';
+import { validFieldPath } from '../../../registry/schema/field-path.ts';
+import { isZeroField, SCHEMA_FIELDS, schemaRepr } from './internal.ts';
+import { validateDefaults } from './validate-defaults.ts';
+import { CelSchemaContext, ruleCompilationErrors, totalCostErrors } from './validate-cel.ts';
+import { mapIsCorrelatable } from '../../../registry/schema/cel-validate.ts';
 
 export interface SchemaOptions {
   allowDefaults: boolean;
@@ -104,7 +104,7 @@ export function validateCRDValidation(validation: { openAPIV3Schema?: JSONSchema
 
 /**
  * Upstream ValidateCustomResourceDefinitionOpenAPISchema: the schema errors of
- * the node and its descendants are returned; the rules' errors (crd-cel.ts),
+ * the node and its descendants are returned; the rules' errors (validate-cel.ts),
  * checked only where the node and its descendants have no schema error, are
  * collected in `celErrs`.
  */

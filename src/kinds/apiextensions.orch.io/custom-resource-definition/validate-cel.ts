@@ -8,13 +8,13 @@
  * oldSelf where old values cannot be correlated, or an optionalOldSelf on a
  * rule without oldSelf is a 422 cause at the rule.
  */
-import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { escapeName } from '../schema/cel-escaping.ts';
-import { compileRules } from '../schema/cel-compile.ts';
-import { schemaDeclType, type DeclType } from '../schema/cel-types.ts';
-import { newStructural, type Structural } from '../schema/structural.ts';
-import { validationRuleRepr } from './crd-internal.ts';
-import { child, forbidden, index, internalError, invalid, required, type FieldError } from './field-errors.ts';
+import type { JSONSchemaProps } from '../../../registry/schema/json-schema-props.ts';
+import { escapeName } from '../../../registry/schema/cel-escaping.ts';
+import { compileRules } from '../../../registry/schema/cel-compile.ts';
+import { schemaDeclType, type DeclType } from '../../../registry/schema/cel-types.ts';
+import { newStructural, type Structural } from '../../../registry/schema/structural.ts';
+import { validationRuleRepr } from './internal.ts';
+import { child, forbidden, index, internalError, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
 
 /** Upstream StaticEstimatedCostLimit: the most one expression may cost, estimated, times the times it may run. */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
