@@ -11,7 +11,7 @@ import { withResourceVersion } from '../registry/object-meta.ts';
 import { JSON_TYPE, writeJsonAround, writeJsonItems, writeObject } from '../server/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
-import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
+import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedCellOf, toTable, type IncludeObject } from './table.ts';
 import type { TimedCell } from '../registry/printer-cells.ts';
 import { derivedForm } from './derived-forms.ts';
 
@@ -41,7 +41,7 @@ export class TablePlan {
     this.apiVersion = readApiVersion(kind);
     this.printsStored = kind.printsStoredForm === true;
     this.columns = tableColumns(kind);
-    this.timedColumns = this.columns.map(timedFormatterOf);
+    this.timedColumns = this.columns.map(timedCellOf);
     this.timed = this.timedColumns.filter((f): f is TimedCell => f !== undefined);
     this.rowConditions = rowConditionsOf(kind);
     this.columnDefinitions = JSON.stringify(columnDefinitions(this.columns));

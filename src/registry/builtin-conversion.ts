@@ -8,17 +8,6 @@ import { internalError } from '../api/status-error.ts';
 import { apiVersionOf, storageGroupOf, type DecodeContext, type Decoder, type KindDefinition } from './kind.ts';
 import type { KindConversion } from './kind-conversion.ts';
 import type { ApiObject } from './strategy.ts';
-import flowSchema from '../kinds/flowcontrol.orch.io/flow-schema/index.ts';
-import priorityLevelConfiguration from '../kinds/flowcontrol.orch.io/priority-level-configuration/index.ts';
-import horizontalPodAutoscaler from '../kinds/autoscaling/horizontal-pod-autoscaler/index.ts';
-import event from '../kinds/events.orch.io/event/index.ts';
-
-const CONVERSIONS: Record<string, KindConversion> = {
-  'flowcontrol.orch.io/FlowSchema': flowSchema.conversion,
-  'flowcontrol.orch.io/PriorityLevelConfiguration': priorityLevelConfiguration.conversion,
-  'autoscaling/HorizontalPodAutoscaler': horizontalPodAutoscaler.conversion,
-  'events.orch.io/Event': event.conversion,
-};
 
 /** The object at `apiVersion`, with apiVersion, kind and metadata leading (stored JSON relies on it: withResourceVersion). */
 function atVersion(obj: ApiObject, apiVersion: string): ApiObject {
@@ -62,7 +51,7 @@ export function inProcessConverter(conversion: KindConversion, decoders: Readonl
  */
 export function withBuiltinConversion(kind: KindDefinition, kinds: readonly KindDefinition[]): KindDefinition {
   if (kind.storageVersion === undefined || kind.convert) return kind;
-  const conversion = CONVERSIONS[`${kind.group}/${kind.kind}`];
+  const conversion = kind.hooks?.conversion;
   const storedAt = apiVersionOf({ group: storageGroupOf(kind), version: kind.storageVersion });
   const served = apiVersionOf(kind);
   // Both ways: writes store at the storage version, reads serve at this one.

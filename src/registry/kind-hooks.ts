@@ -37,8 +37,3 @@ export interface KindHooks<T extends object = any> {
 export function defineKind<H extends KindHooks>(hooks: H & Record<Exclude<keyof H, keyof KindHooks>, never>): H {
   return hooks;
 }
-
-/** The strategy of the kind's writes: its definition's, else the default one (SPEC 2.6: schema and ObjectMeta only). */
-export function strategyOf(kind: { hooks?: KindHooks }): Strategy {
-  return kind.hooks?.strategy ?? {};
-}

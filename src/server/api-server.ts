@@ -12,11 +12,10 @@ import type { UserInfo } from '../auth/user.ts';
 import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
+import { apiVersionOf, storageGroupOf, strategyOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
-import { strategyFor } from '../registry/strategies/index.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
 import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
@@ -142,7 +141,7 @@ export class ApiServer {
         continue;
       }
       const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
-      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyFor(kind.group, kind.kind), fromStorage));
+      this.routes.set(routeKey(kind), this.storedRoute(kind, strategyOf(kind), fromStorage));
     }
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
     this.openapi = new OpenApiPublisher(options.api, (group, version, plural) => options.enablement.resourceEnabled(group, version, plural));
