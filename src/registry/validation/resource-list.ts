@@ -12,11 +12,11 @@ const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'obj
 
 /**
  * Parses one quantity field in place to its canonical text; a value upstream's
- * decoder refuses is the same 400 (`Pod in version "v1" cannot be handled as a
- * Pod: ...`). `roundToMilli`: SetDefaults_ResourceList rounds every ResourceList
- * entry up to milli units.
+ * decoder refuses is the same 400, naming the object's `kind` (`Pod in version
+ * "v1" cannot be handled as a Pod: ...`). `roundToMilli`: SetDefaults_ResourceList
+ * rounds every ResourceList entry up to milli units.
  */
-export function canonicalQuantity(holder: Record<string, any>, key: string, roundToMilli: boolean, kind = 'Pod'): Quantity | undefined {
+export function canonicalQuantity(holder: Record<string, any>, key: string, roundToMilli: boolean, kind: string): Quantity | undefined {
   if (!Object.hasOwn(holder, key)) return undefined;
   let q: Quantity;
   try {
@@ -31,7 +31,7 @@ export function canonicalQuantity(holder: Record<string, any>, key: string, roun
 }
 
 /** A v1 ResourceList in canonical form, each entry rounded up to milli units (SetDefaults_ResourceList). */
-export function canonicalResourceList(list: unknown, kind = 'Pod'): void {
+export function canonicalResourceList(list: unknown, kind: string): void {
   if (!isObj(list)) return;
   for (const name of Object.keys(list)) canonicalQuantity(list, name, true, kind);
 }

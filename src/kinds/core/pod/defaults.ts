@@ -23,7 +23,7 @@ export function containerLists(spec: any): any[][] {
 /** Upstream v1 defaults SecretVolumeSourceDefaultMode and friends: 0644. */
 const DEFAULT_MODE = 0o644;
 
-function canonicalRequirements(resources: unknown, kind = 'Pod'): void {
+function canonicalRequirements(resources: unknown, kind: string): void {
   if (!isObj(resources)) return;
   canonicalResourceList(resources.limits, kind);
   canonicalResourceList(resources.requests, kind);
@@ -58,8 +58,8 @@ function canonicalizeQuantities(pod: ApiObject): void {
   for (const key of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
     for (const s of arr(pod.status?.[key])) {
       if (!isObj(s)) continue;
-      canonicalResourceList(s.allocatedResources);
-      canonicalRequirements(s.resources);
+      canonicalResourceList(s.allocatedResources, 'Pod');
+      canonicalRequirements(s.resources, 'Pod');
     }
   }
 }
