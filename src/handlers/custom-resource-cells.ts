@@ -7,7 +7,7 @@
  */
 import { goPrint } from '../util/go-print.ts';
 import type { Cell, TimedCell } from '../registry/printer-cells.ts';
-import { humanDuration } from './table-time.ts';
+import { humanDuration } from '../registry/table-time.ts';
 
 /** By the column type; `value` is undefined when the JSONPath found nothing (a JSON null is a value found). */
 export const customResourceCells = {

@@ -11,7 +11,7 @@
 import type { Cell, TimedCell } from '../registry/printer-cells.ts';
 import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
 import { customDate, customResourceCells } from './custom-resource-cells.ts';
-import { ageAt, ageCell, timestampMs } from './table-time.ts';
+import { ageAt, ageCell, timestampMs } from '../registry/table-time.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const int = (v: unknown): number => (typeof v === 'number' ? v : 0);

@@ -1,6 +1,6 @@
 /** The Table cells of Job (SPEC 2.5, 4.7; upstream pkg/printers/internalversion/printers.go printJob, 1.31). */
 import type { Cell, TimedCell } from '../../../registry/printer-cells.ts';
-import { humanDuration, timestampMs } from '../../../handlers/table-time.ts';
+import { humanDuration, timestampMs } from '../../../registry/table-time.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const int = (v: unknown): number => (typeof v === 'number' ? v : 0);

@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell, TimedCell } from '../../../registry/printer-cells.ts';
-import { ageCell } from '../../../handlers/table-time.ts';
+import { ageCell } from '../../../registry/table-time.ts';
 
 type Event = components['schemas']['io.orch.api.core.v1.Event'];
 

@@ -5,7 +5,7 @@
  * Gates, and the row condition that marks a finished pod.
  */
 import type { Cell, TimedCell } from '../../../registry/printer-cells.ts';
-import { ageAt, timestampMs } from '../../../handlers/table-time.ts';
+import { ageAt, timestampMs } from '../../../registry/table-time.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 

@@ -1,9 +1,10 @@
 /**
  * What the cells of a Table that depend on the request time are made of (SPEC
  * 4.7; FACTS 5): upstream's HumanDuration of now − a timestamp, and the age
- * cell built from it (a TimedCell, registry/printer-cells.ts).
+ * cell built from it (a TimedCell, printer-cells.ts). The generic cells
+ * (handlers/table-cells.ts) and the kinds' own (src/kinds) are built of them.
  */
-import type { TimedCell } from '../registry/printer-cells.ts';
+import type { TimedCell } from './printer-cells.ts';
 
 /** FACTS 5: upstream's HumanDuration. */
 export function humanDuration(ms: number): string {
