@@ -1,5 +1,8 @@
 /** The Table cells of ControllerRevision (SPEC 2.5, 4.7; upstream pkg/printers/internalversion/printers.go printControllerRevision, 1.31). */
+import type { components } from '../../../generated/types/apis__apps__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type ControllerRevision = components['schemas']['io.orch.api.apps.v1.ControllerRevision'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -16,4 +19,4 @@ function controllerOf(owners: unknown): string {
 
 export const cells = {
   controllerOf: (value) => controllerOf(value),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<ControllerRevision>>;

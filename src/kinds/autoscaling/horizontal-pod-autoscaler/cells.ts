@@ -3,7 +3,10 @@
  * every version (SPEC 2.5; upstream K pkg/printers/internalversion printers.go
  * printHorizontalPodAutoscaler and formatHPAMetrics).
  */
+import type { components } from '../../../generated/types/apis__autoscaling__v2.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type HorizontalPodAutoscaler = components['schemas']['io.orch.api.autoscaling.v2.HorizontalPodAutoscaler'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const text = (v: unknown): string => (v === undefined || v === null ? '0' : String(v));
@@ -45,4 +48,4 @@ export const cells = {
   // printHorizontalPodAutoscaler: `Kind/name` of the scale target.
   scaleTargetRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
   hpaTargets: formatMetrics,
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<HorizontalPodAutoscaler>>;

@@ -1,6 +1,9 @@
 /** The Table cells of Job (SPEC 2.5, 4.7; upstream pkg/printers/internalversion/printers.go printJob, 1.31). */
+import type { components } from '../../../generated/types/apis__batch__v1.ts';
 import type { Cell, TimedCell } from '../../../registry/printer-cells.ts';
 import { humanDuration, timestampMs } from '../../../registry/table-time.ts';
+
+type Job = components['schemas']['io.orch.api.batch.v1.Job'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const int = (v: unknown): number => (typeof v === 'number' ? v : 0);
@@ -32,7 +35,7 @@ function jobCompletions(job: any): string {
 export const cells = {
   jobStatus: (_v, job) => jobStatus(job),
   jobCompletions: (_v, job) => jobCompletions(job),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<Job>>;
 
 export const timedCells = {
   /** printJob's duration: completion − start once complete, else the time since the start; '' before the start. */
@@ -44,4 +47,4 @@ export const timedCells = {
       return humanDuration((end ?? now) - start);
     },
   },
-} satisfies Record<string, TimedCell>;
+} satisfies Record<string, TimedCell<Job>>;

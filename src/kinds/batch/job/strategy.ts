@@ -6,11 +6,14 @@
  * generated selector and its labels, the JobManagedBy field dropped as the
  * alpha gate does, and deletes that orphan by default.
  */
+import type { components } from '../../../generated/types/apis__batch__v1.ts';
 import { objectAt } from '../../../registry/json-value.ts';
 import { specAndStatusStrategy, type ApiObject, type Strategy } from '../../../registry/strategy.ts';
 import { isDNS1123Label } from '../../../registry/validation/names.ts';
 import { defaultPodTemplate } from '../../core/pod/defaults.ts';
 import { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_JOB_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL, validateJob } from './validate.ts';
+
+type Job = components['schemas']['io.orch.api.batch.v1.Job'];
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 const MAX_INT32 = 2147483647;
@@ -68,7 +71,7 @@ function dropNewManagedBy(obj: ApiObject, old?: ApiObject): void {
 
 const jobWorkload = specAndStatusStrategy({ applyDefaults: defaultJob, validate: validateJob });
 
-export const strategy: Strategy = {
+export const strategy: Strategy<Job> = {
   ...jobWorkload,
   prepareForUpdate(obj, old) {
     dropNewManagedBy(obj, old);

@@ -3,7 +3,10 @@
  * pkg/printers/internalversion/printers.go printEndpoints and formatEndpoints,
  * 1.31).
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type Endpoints = components['schemas']['io.orch.api.core.v1.Endpoints'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -45,4 +48,4 @@ function formatEndpoints(subsets: unknown): string {
 
 export const cells = {
   endpoints: (subsets) => formatEndpoints(subsets),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<Endpoints>>;

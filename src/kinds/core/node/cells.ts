@@ -5,7 +5,10 @@
  * labels, the first internal and external address, and `<unknown>` for the
  * node-info fields a node has not reported.
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type Node = components['schemas']['io.orch.api.core.v1.Node'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -49,4 +52,4 @@ export const cells = {
   nodeRoles: (labels) => nodeRoles(labels),
   nodeInternalIP: (addresses) => addressOf(addresses, 'InternalIP'),
   nodeExternalIP: (addresses) => addressOf(addresses, 'ExternalIP'),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<Node>>;

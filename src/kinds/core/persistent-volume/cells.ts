@@ -4,9 +4,12 @@
  * printPersistentVolume, 1.31, and pkg/apis/core/helper
  * GetAccessModesAsString, GetPersistentVolumeClass).
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
 import { quantityText } from '../../../registry/validation/quantity.ts';
 import { BETA_STORAGE_CLASS } from './validate.ts';
+
+type PersistentVolume = components['schemas']['io.orch.api.core.v1.PersistentVolume'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -34,4 +37,4 @@ export const cells = {
   claimRef: (ref) => (isObj(ref) ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : ''),
   // GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName
   storageClass: (className, obj) => obj.metadata?.annotations?.[BETA_STORAGE_CLASS] ?? className ?? '',
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<PersistentVolume>>;

@@ -6,10 +6,13 @@
  * still reads phase Pending: the phase is set on create as well as on every
  * write.
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import type { ApiObject, Strategy } from '../../../registry/strategy.ts';
 import { canonicalResourceList } from '../../../registry/validation/resource-list.ts';
 import { validatedBy } from '../../../registry/strategy.ts';
 import { validatePersistentVolume } from './validate.ts';
+
+type PersistentVolume = components['schemas']['io.orch.api.core.v1.PersistentVolume'];
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -34,7 +37,7 @@ function stampPhaseTransition(obj: ApiObject, old: ApiObject): void {
   if (status.lastPhaseTransitionTime === undefined) delete status.lastPhaseTransitionTime;
 }
 
-export const strategy: Strategy = {
+export const strategy: Strategy<PersistentVolume> = {
   ...validatedBy(validatePersistentVolume),
   applyDefaults(obj) {
     canonicalResourceList(obj.spec?.capacity, 'PersistentVolume');

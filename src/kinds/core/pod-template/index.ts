@@ -3,16 +3,19 @@
  * 1.31): the template gets a pod's defaults and validation, and generation
  * follows the template.
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import { deepEqual } from '../../../registry/json-value.ts';
 import { defineKind } from '../../../registry/kind-hooks.ts';
 import { validatedBy, type Strategy } from '../../../registry/strategy.ts';
 import { defaultPodTemplate } from '../pod/defaults.ts';
 import { validatePodTemplateObject } from './validate.ts';
 
+type PodTemplate = components['schemas']['io.orch.api.core.v1.PodTemplate'];
+
 /** Go's DeepEqual of the decoded values: key order is irrelevant, nil and absent are alike. */
 const same = (a: unknown, b: unknown) => deepEqual(a ?? null, b ?? null);
 
-const strategy: Strategy = {
+const strategy: Strategy<PodTemplate> = {
   ...validatedBy(validatePodTemplateObject),
   applyDefaults: (obj) => defaultPodTemplate(obj.template, 'PodTemplate'),
   prepareForCreate(obj) {

@@ -4,8 +4,11 @@
  * its reason logic, Restarts with the age of the last restart, Readiness
  * Gates, and the row condition that marks a finished pod.
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell, TimedCell } from '../../../registry/printer-cells.ts';
 import { ageAt, timestampMs } from '../../../registry/table-time.ts';
+
+type Pod = components['schemas']['io.orch.api.core.v1.Pod'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -108,7 +111,7 @@ export const cells = {
     const passed = gates.filter((g) => conditions.find((c) => c?.type === g?.conditionType)?.status === 'True').length;
     return `${passed}/${gates.length}`;
   },
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<Pod>>;
 
 /**
  * Restarts, with the age of the last restart when there was one: the row keeps

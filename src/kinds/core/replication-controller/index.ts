@@ -5,11 +5,14 @@
  * status `{replicas: 0}` on create, generation following the spec, the status
  * rules of a ReplicaSet, and deletes that orphan by default.
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import { defineKind } from '../../../registry/kind-hooks.ts';
 import { specGeneration, validatedBy, type ApiObject, type Strategy } from '../../../registry/strategy.ts';
 import { validateReplicaStatus, type ReplicaStatusRules } from '../../../registry/validation/replica-status.ts';
 import { defaultPodTemplate } from '../pod/defaults.ts';
 import { validateReplicationController } from './validate.ts';
+
+type ReplicationController = components['schemas']['io.orch.api.core.v1.ReplicationController'];
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -32,7 +35,7 @@ function defaultReplicationController(obj: ApiObject): void {
   defaultPodTemplate(spec.template, 'ReplicationController');
 }
 
-const strategy: Strategy = {
+const strategy: Strategy<ReplicationController> = {
   ...validatedBy(validateReplicationController),
   applyDefaults: defaultReplicationController,
   prepareForCreate(obj) {

@@ -2,8 +2,11 @@
  * The Table cells of ResourceQuota (SPEC 2.5, 4.7; upstream
  * pkg/printers/internalversion/printers.go printResourceQuota, 1.31).
  */
+import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
 import { quantityText } from '../../../registry/validation/quantity.ts';
+
+type ResourceQuota = components['schemas']['io.orch.api.core.v1.ResourceQuota'];
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -28,4 +31,4 @@ function quotaCell(status: unknown, limits: boolean): string {
 export const cells = {
   quotaRequests: (status) => quotaCell(status, false),
   quotaLimits: (status) => quotaCell(status, true),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<ResourceQuota>>;

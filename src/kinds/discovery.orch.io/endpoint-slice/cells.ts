@@ -4,7 +4,10 @@
  * server prints Tables wide (upstream's TableConvertor asks for
  * GenerateOptions{Wide: true}), so nothing is clipped.
  */
+import type { components } from '../../../generated/types/apis__discovery.orch.io__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type EndpointSlice = components['schemas']['io.orch.api.discovery.v1.EndpointSlice'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -28,4 +31,4 @@ function discoveryEndpoints(endpoints: unknown): string {
 export const cells = {
   discoveryPorts: (value) => discoveryPorts(value),
   discoveryEndpoints: (value) => discoveryEndpoints(value),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<EndpointSlice>>;

@@ -3,7 +3,10 @@
  * pkg/printers/internalversion/printers.go printIngress, 1.31). The server
  * prints Tables wide, so the address is not clipped.
  */
+import type { components } from '../../../generated/types/apis__networking.orch.io__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type Ingress = components['schemas']['io.orch.api.networking.v1.Ingress'];
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -30,4 +33,4 @@ export const cells = {
   loadBalancerAddresses: (value) => loadBalancerAddresses(value),
   // formatPorts: TLS opens 443 too
   ingressPorts: (value) => (arr(value).length ? '80, 443' : '80'),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<Ingress>>;

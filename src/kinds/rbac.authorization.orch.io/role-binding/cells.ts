@@ -4,7 +4,10 @@
  * printClusterRoleBinding, 1.31): `Kind/name` of the role, and the subjects of
  * each kind joined by ", ".
  */
+import type { components } from '../../../generated/types/apis__rbac.authorization.orch.io__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
+
+type RoleBinding = components['schemas']['io.orch.api.rbac.v1.RoleBinding'];
 
 function subjectsOf(subjects: unknown, kind: string): string {
   if (!Array.isArray(subjects)) return '';
@@ -19,4 +22,4 @@ export const cells = {
   subjectUsers: (value) => subjectsOf(value, 'User'),
   subjectGroups: (value) => subjectsOf(value, 'Group'),
   subjectServiceAccounts: (value) => subjectsOf(value, 'ServiceAccount'),
-} satisfies Record<string, Cell>;
+} satisfies Record<string, Cell<RoleBinding>>;
