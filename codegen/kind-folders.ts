@@ -1,5 +1,5 @@
 /**
- * The kinds' folders (ARCHITECTURE "One folder per kind"): src/kinds/<group>/<kind>/
+ * The kinds' folders (ARCHITECTURE, "Adding a kind"): src/kinds/<group>/<kind>/
  * holds what a contract kind needs beyond the contract, its index.ts
  * default-exporting the kind's definition (registry/kind-hooks.ts defineKind).
  * Codegen imports every definition, attaches it to each version of its kind,

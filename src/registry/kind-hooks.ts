@@ -1,7 +1,8 @@
 /**
- * What one kind needs beyond its contract (ARCHITECTURE "One folder per
- * kind"): the hooks of its writes, the cells of its printer columns, the row
- * conditions of its printer and its conversions between served versions.
+ * What one kind needs beyond its contract (ARCHITECTURE, module map and
+ * "Adding a kind"): the hooks of its writes, the cells of its printer
+ * columns, the row conditions of its printer and its conversions between
+ * served versions.
  * Each src/kinds/<group>/<kind>/index.ts default-exports one, made by
  * defineKind; codegen imports it into the generated kind table as the kind's
  * `hooks` (KindDefinition.hooks), so nothing below src/kinds finds a kind's
