@@ -7,7 +7,7 @@
  * correlate, and stay within the per-rule and per-schema cost limits.
  */
 import { refName, type Schema } from './contract.ts';
-import { validateCRDValidation } from '../src/registry/validation/crd-schema.ts';
+import { validateCRDValidation } from '../src/kinds/apiextensions.orch.io/custom-resource-definition/validate-schema.ts';
 import { fieldErrorText } from '../src/registry/validation/field-errors.ts';
 import type { JSONSchemaProps } from '../src/registry/schema/json-schema-props.ts';
 

@@ -182,7 +182,7 @@ test('adding to a set or map list merges, as upstream; an atomic list concatenat
 });
 
 test('an update that leaves a version schema unchanged does not check its rules per-expression cost again', async () => {
-  const { validateCRDUpdate } = await import('../src/registry/validation/crd.ts');
+  const { validateCRDUpdate } = await import('../src/kinds/apiextensions.orch.io/custom-resource-definition/validate.ts');
   const pairItem = { type: 'object', properties: { v: { type: 'array', maxItems: 200, items: { type: 'integer' } } }, 'x-kubernetes-validations': [{ rule: 'self.v.all(x, self.v.all(y, x >= 0 || y >= 0))' }] };
   const crd = (description: string) => ({
     apiVersion: 'apiextensions.orch.io/v1',

@@ -188,6 +188,35 @@ test('kinds added to a copy of the contract as overlays alone are generated and 
   }
 });
 
+/** What codegen says on standard error when it refuses a copy of the contract that `edit` changed. */
+function codegenRefusal(edit: (contract: string) => void): string {
+  const work = mkdtempSync(join(tmpdir(), 'orch-refused-'));
+  const contract = join(work, 'openapi');
+  cpSync(join(ROOT, 'openapi'), contract, { recursive: true });
+  edit(contract);
+  try {
+    execFileSync(TSX, ['codegen/generate.ts', '--contract', contract, '--out', join(work, 'generated')], { cwd: ROOT, stdio: 'pipe', encoding: 'utf8' });
+    return assert.fail('codegen accepted the contract');
+  } catch (err: any) {
+    return String(err.stderr);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+test('a printer column whose formatter names no cell fails codegen, naming the kind and the formatter', () => {
+  const stderr = codegenRefusal((contract) => {
+    const file = join(contract, 'apis__batch__v1.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"formatter": "jobStatus"', '"formatter": "jobState"'));
+  });
+  assert.match(stderr, /batch\/v1 Job: printer column "Status" names formatter "jobState", which is no generic cell/);
+});
+
+test('a kind folder that names no kind of the contract fails codegen', () => {
+  const stderr = codegenRefusal((contract) => rmSync(join(contract, 'apis__node.orch.io__v1.json')));
+  assert.match(stderr, /src\/kinds\/node\.orch\.io\/runtime-class\/ names no kind of the contract/);
+});
+
 test('the published OpenAPI feeds a client generator (openapi-typescript)', async () => {
   const { startTestServer } = await import('./helpers/server.ts');
   const { default: openapiTS, astToString } = await import('openapi-typescript');

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeFormatters } from '../src/handlers/node-printer.ts';
+import { cells } from '../src/kinds/core/node/cells.ts';
+import type { Cell } from '../src/registry/printer-cells.ts';
 import { kinds } from '../src/generated/index.ts';
 import { selectableFields } from '../src/registry/list-filter.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -15,6 +16,8 @@ import { assertFailure } from './helpers/api.ts';
 import { hasKubectl, runKubectl } from './helpers/kubectl.ts';
 
 let server: TestServer;
+/** The Node cells as the Table calls them: the column's value and the object. */
+const nodeCells: Readonly<Record<string, Cell>> = cells;
 const NODES = '/api/v1/nodes';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.orch.io';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -224,9 +227,9 @@ describe('field selectors and Table', () => {
   });
 
   test('the formatters on their own', () => {
-    assert.equal(nodeFormatters.nodeStatus(undefined, { status: { conditions: [{ type: 'Ready', status: 'Unknown' }, { type: 'Ready', status: 'True' }] } }, 0), 'Ready');
-    assert.equal(nodeFormatters.nodeRoles({ 'node-role.orch.io/b': '', 'node-role.orch.io/a': 'x', 'orch.io/role': '' }, {}, 0), 'a,b');
-    assert.equal(nodeFormatters.nodeInternalIP(undefined, {}, 0), '<none>');
+    assert.equal(nodeCells.nodeStatus(undefined, { status: { conditions: [{ type: 'Ready', status: 'Unknown' }, { type: 'Ready', status: 'True' }] } }), 'Ready');
+    assert.equal(nodeCells.nodeRoles({ 'node-role.orch.io/b': '', 'node-role.orch.io/a': 'x', 'orch.io/role': '' }, {}), 'a,b');
+    assert.equal(nodeCells.nodeInternalIP(undefined, {}), '<none>');
   });
 });
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kinds } from '../src/generated/index.ts';
 import { GenericStore } from '../src/registry/store.ts';
-import { strategyFor } from '../src/registry/strategies/index.ts';
+import { strategyOf } from '../src/registry/kind.ts';
 import * as errors from '../src/api/status-error.ts';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { KeyValue } from '../src/storage/interface.ts';
@@ -24,7 +24,7 @@ test('a write computed from a stale cached copy is retried on the store\'s state
   const kind = kinds.find((k) => k.group === '' && k.kind === 'ConfigMap')!;
   // What the cache would answer: a copy that lags the store.
   const cached = new Map<string, KeyValue>();
-  const store = new GenericStore(kind, strategyFor('', 'ConfigMap'), storage, { mutate: async () => {}, validate: async () => {} }, (key) => cached.get(key));
+  const store = new GenericStore(kind, strategyOf(kind), storage, { mutate: async () => {}, validate: async () => {} }, (key) => cached.get(key));
   const write = { dryRun: false };
   try {
     await store.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { step: '1' } }, write);

@@ -31,18 +31,16 @@ import {
 import { validateLabelSelector } from '../src/registry/validation/label-selector.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../src/registry/validation/object-meta.ts';
 import { isStrictSubset, parseCIDR } from '../src/registry/validation/cidr.ts';
-import {
-  defaultNamespace,
-  defaultNetworkPolicy,
-  goJSONObjectError,
-  mergeSecretStringData,
-  validateConfigMap,
-  validateEvent,
-  validateNamespace,
-  validateNetworkPolicy,
-  validateSecret,
-  validateServiceAccount,
-} from '../src/registry/validation/kinds.ts';
+import { goJSONObjectError } from '../src/registry/validation/go-json.ts';
+import { defaultNamespace } from '../src/kinds/core/namespace/index.ts';
+import { validateNamespace } from '../src/kinds/core/namespace/validate.ts';
+import { defaultNetworkPolicy } from '../src/kinds/networking.orch.io/network-policy/index.ts';
+import { validateNetworkPolicy } from '../src/kinds/networking.orch.io/network-policy/validate.ts';
+import { mergeSecretStringData } from '../src/kinds/core/secret/index.ts';
+import { validateSecret } from '../src/kinds/core/secret/validate.ts';
+import { validateConfigMap } from '../src/kinds/core/config-map/validate.ts';
+import { validateServiceAccount } from '../src/kinds/core/service-account/index.ts';
+import { validateEvent } from '../src/kinds/core/event/validate.ts';
 
 const texts = (errs: FieldError[]) => errs.map(fieldErrorText);
 

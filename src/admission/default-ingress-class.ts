@@ -9,7 +9,10 @@
  */
 import type { AdmissionHook } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import { DEFAULT_INGRESS_CLASS_ANNOTATION, INGRESS_CLASS_ANNOTATION } from '../registry/validation/ingress.ts';
+import { INGRESS_CLASS_ANNOTATION } from '../kinds/networking.orch.io/ingress/validate.ts';
+
+/** networking/v1 AnnotationIsDefaultIngressClass, renamed (FACTS §0). */
+const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
 
 /** getDefaultClass: the newest class annotated default, or undefined. */
 function defaultClass(classes: readonly ApiObject[]): ApiObject | undefined {

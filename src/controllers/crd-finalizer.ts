@@ -8,7 +8,7 @@
  */
 import type { GenericStore } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import { CLEANUP_FINALIZER } from '../registry/strategies/crd-deletion.ts';
+import { CLEANUP_FINALIZER } from '../kinds/apiextensions.orch.io/custom-resource-definition/deletion.ts';
 import type { ResourceCaches } from '../storage/cacher/cacher.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import { findCondition, setCondition } from './crd-names.ts';

@@ -6,12 +6,11 @@
  * value as Go's fmt does; a date column is the age of an RFC 3339 timestamp.
  */
 import { goPrint } from '../util/go-print.ts';
-import { humanDuration, type TimedFormatter } from './table-time.ts';
-
-type Formatter = (value: unknown, obj: any) => unknown;
+import type { Cell, TimedCell } from '../registry/printer-cells.ts';
+import { humanDuration } from '../registry/table-time.ts';
 
 /** By the column type; `value` is undefined when the JSONPath found nothing (a JSON null is a value found). */
-export const customResourceFormatters: Record<string, Formatter> = {
+export const customResourceCells = {
   // int64(float64): a fraction is cut toward zero.
   crdInteger: (value) => (typeof value === 'number' ? Math.trunc(value) : null),
   crdNumber: (value) => (typeof value === 'number' ? value : null),
@@ -20,7 +19,7 @@ export const customResourceFormatters: Record<string, Formatter> = {
   crdString: (value) => (value === undefined ? null : value === null ? '<no value>' : goPrint(value)),
   // A type validation would have refused: cellForJSONValue shows nothing for it.
   crdOtherType: () => null,
-};
+} satisfies Record<string, Cell>;
 
 /** Go's time.Parse(time.RFC3339, ...): a full date, a time with optional fraction, and Z or an offset. */
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
@@ -40,7 +39,7 @@ function parseRfc3339(text: string): number | undefined {
  * '' or "null" is the zero time, `<unknown>`; an unparsable string `<invalid>`;
  * anything but a string a null cell. The row keeps the timestamp, or the fixed cell.
  */
-export const customDate: TimedFormatter = {
+export const customDate: TimedCell = {
   prepare: (value) => {
     if (typeof value !== 'string') return null;
     if (value === '' || value === 'null') return '<unknown>';

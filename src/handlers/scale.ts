@@ -11,7 +11,7 @@ import * as errors from '../api/status-error.ts';
 import { scaleFromCustomResource, ScaleAccessError, setNestedField } from '../registry/custom-resources/scale.ts';
 import { apiVersionOf, readApiVersion, type BodyKind, type KindDefinition, type ScalePaths } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import { nonNegative } from '../registry/validation/workloads.ts';
+import { nonNegative } from '../registry/validation/field-values.ts';
 import { writeObject } from '../server/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';

@@ -11,8 +11,8 @@ import { withResourceVersion } from '../registry/object-meta.ts';
 import { JSON_TYPE, writeJsonAround, writeJsonItems, writeObject } from '../server/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
-import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedFormatterOf, toTable, type IncludeObject } from './table.ts';
-import type { TimedFormatter } from './table-time.ts';
+import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedCellOf, toTable, type IncludeObject } from './table.ts';
+import type { TimedCell } from '../registry/printer-cells.ts';
 import { derivedForm } from './derived-forms.ts';
 
 /** Where `withResourceVersion` splices the resourceVersion in: the first metadata object. */
@@ -22,9 +22,9 @@ const METADATA_OPEN = '"metadata":{';
 export class TablePlan {
   readonly columns;
   /** Per column, its formatter when the cell depends on the request time. */
-  readonly timedColumns: Array<TimedFormatter | undefined>;
+  readonly timedColumns: Array<TimedCell | undefined>;
   /** The timed formatters in column order, one per timed cell of a row. */
-  readonly timed: TimedFormatter[];
+  readonly timed: TimedCell[];
   readonly rowConditions;
   /** `[{"name":...},...]`, the same for every Table of the kind. */
   readonly columnDefinitions: string;
@@ -41,8 +41,8 @@ export class TablePlan {
     this.apiVersion = readApiVersion(kind);
     this.printsStored = kind.printsStoredForm === true;
     this.columns = tableColumns(kind);
-    this.timedColumns = this.columns.map(timedFormatterOf);
-    this.timed = this.timedColumns.filter((f): f is TimedFormatter => f !== undefined);
+    this.timedColumns = this.columns.map(timedCellOf);
+    this.timed = this.timedColumns.filter((f): f is TimedCell => f !== undefined);
     this.rowConditions = rowConditionsOf(kind);
     this.columnDefinitions = JSON.stringify(columnDefinitions(this.columns));
   }
@@ -66,7 +66,7 @@ export class EncodedRow {
     readonly plan: TablePlan,
     /**
      * The encoded cells around the timed ones, with what each timed cell keeps
-     * of the object (TimedFormatter.prepare) in between: [text, kept, text, ...,
+     * of the object (TimedCell.prepare) in between: [text, kept, text, ...,
      * text]. One array of flat strings: a row costs little beside its object.
      */
     readonly cells: unknown[],

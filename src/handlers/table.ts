@@ -4,17 +4,9 @@
  */
 import * as errors from '../api/status-error.ts';
 import { METADATA_DESCRIPTIONS, NAME_COLUMN, type KindDefinition, type PrinterColumnDefinition } from '../registry/kind.ts';
-import { formatLabelSelector } from '../registry/selectors/label-selector.ts';
+import type { TimedCell } from '../registry/printer-cells.ts';
 import type { ResourceRequest } from './context.ts';
-import { podFormatters, podRestarts, podRowConditions } from './pod-printer.ts';
-import { nodeFormatters } from './node-printer.ts';
-import { workloadFormatters, workloadTimedFormatters } from './workload-printer.ts';
-import { coreFormatters } from './core-printer.ts';
-import { groupFormatters } from './group-printer.ts';
-import { flowcontrolFormatters } from './flowcontrol-printer.ts';
-import { autoscalingFormatters } from './autoscaling-printer.ts';
-import { ageFormatter, type TimedFormatter } from './table-time.ts';
-import { customDate, customResourceFormatters } from './custom-resource-cells.ts';
+import { genericCellNamed, genericTimedCellNamed } from './table-cells.ts';
 import { findResults, JsonPathError } from '../util/jsonpath.ts';
 
 const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
@@ -22,78 +14,23 @@ const DEFAULT_COLUMNS: PrinterColumnDefinition[] = [
   { name: 'Created At', type: 'date', format: '', description: METADATA_DESCRIPTIONS.creationTimestamp, priority: 0, path: ['metadata', 'creationTimestamp'] },
 ];
 
-function count(value: unknown): number {
-  if (Array.isArray(value)) return value.length;
-  if (value && typeof value === 'object') return Object.keys(value).length;
-  return 0;
-}
-
-type Formatter = (value: unknown, obj: any) => unknown;
-
-/** Formatters whose cell is the same at any request time: encoded once per object version. */
-const FORMATTERS: Record<string, Formatter> = {
-  count,
-  dataCount: (_value, obj) => count(obj.data) + count(obj.binaryData),
-  labelSelector: (value) => formatLabelSelector(value as any),
-  trimSpace: (value) => (typeof value === 'string' ? value.trim() : value ?? ''),
-  eventCount: (_v, obj) => obj.series?.count ?? obj.count ?? 1,
-  eventObject: (_v, obj) => `${(obj.involvedObject?.kind ?? '').toLowerCase()}/${obj.involvedObject?.name ?? ''}`,
-  eventSource: (_v, obj) => {
-    const component = obj.source?.component || obj.reportingComponent || '';
-    const host = obj.source?.host || obj.reportingInstance || '';
-    return host ? `${component}, ${host}` : component;
-  },
-  ...podFormatters,
-  ...nodeFormatters,
-  ...workloadFormatters,
-  ...coreFormatters,
-  ...groupFormatters,
-  ...flowcontrolFormatters,
-  ...autoscalingFormatters,
-  // K printers.go printRoleBinding: `Kind/name`, and the subjects of each kind joined by ", ".
-  roleRef: (value: any) => `${value?.kind ?? ''}/${value?.name ?? ''}`,
-  subjectUsers: (value) => subjectsOf(value, 'User'),
-  subjectGroups: (value) => subjectsOf(value, 'Group'),
-  subjectServiceAccounts: (value) => subjectsOf(value, 'ServiceAccount'),
-  ...customResourceFormatters,
-};
-
-function subjectsOf(subjects: unknown, kind: string): string {
-  if (!Array.isArray(subjects)) return '';
-  return subjects
-    .filter((s) => s?.kind === kind)
-    .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : String(s.name ?? '')))
-    .join(', ');
-}
-
-/** Formatters whose cell is an age at the request time (HumanDuration, FACTS 5). */
-const TIMED_FORMATTERS: Record<string, TimedFormatter> = {
-  age: ageFormatter((value) => value),
-  eventFirstSeen: ageFormatter((_v, obj) => obj.firstTimestamp ?? obj.eventTime),
-  eventLastSeen: ageFormatter((_v, obj) => obj.series?.lastObservedTime ?? obj.lastTimestamp ?? obj.eventTime),
-  podRestarts,
-  crdDate: customDate,
-  ...workloadTimedFormatters,
-};
-
-/** Row conditions (TableRow.conditions) a kind's printer sets, by `group/Kind`. */
-const ROW_CONDITIONS: Record<string, (obj: any) => unknown[] | undefined> = {
-  '/Pod': podRowConditions,
-};
-
 /** The kind's printer columns (SPEC 4.7), or the default Name / Created At pair. */
 export function tableColumns(kind: Pick<KindDefinition, 'printerColumns'>): readonly PrinterColumnDefinition[] {
   return kind.printerColumns.length ? kind.printerColumns : DEFAULT_COLUMNS;
 }
 
 /** The row conditions of the kind's printer, if it sets any. */
-export function rowConditionsOf(kind: Pick<KindDefinition, 'group' | 'kind'>): ((obj: any) => unknown[] | undefined) | undefined {
-  return ROW_CONDITIONS[`${kind.group}/${kind.kind}`];
+export function rowConditionsOf(kind: Pick<KindDefinition, 'hooks'>): ((obj: any) => unknown[] | undefined) | undefined {
+  return kind.hooks?.rowConditions;
 }
 
-/** The column's formatter when its cell depends on the request time. */
-export function timedFormatterOf(column: PrinterColumnDefinition): TimedFormatter | undefined {
-  return column.formatter ? TIMED_FORMATTERS[column.formatter] : undefined;
+/**
+ * The column's cell when it depends on the request time: the one codegen
+ * resolved, or (a custom resource's column) the generic one of that name.
+ */
+export function timedCellOf(column: PrinterColumnDefinition): TimedCell | undefined {
+  if (column.timedCell) return column.timedCell;
+  return column.formatter === undefined || column.cell ? undefined : genericTimedCellNamed(column.formatter);
 }
 
 /**
@@ -118,7 +55,7 @@ export function columnValue(column: PrinterColumnDefinition, obj: any): unknown 
 export function fixedCell(column: PrinterColumnDefinition, obj: any): unknown {
   const value: any = columnValue(column, obj);
   if (column.formatter) {
-    const format = FORMATTERS[column.formatter];
+    const format = column.cell ?? genericCellNamed(column.formatter);
     if (!format) throw errors.internalError(`unknown printer column formatter ${column.formatter}`);
     return format(value, obj);
   }
@@ -127,7 +64,7 @@ export function fixedCell(column: PrinterColumnDefinition, obj: any): unknown {
 }
 
 function cell(column: PrinterColumnDefinition, obj: any, now: number): unknown {
-  const timed = timedFormatterOf(column);
+  const timed = timedCellOf(column);
   return timed ? timed.render(timed.prepare(columnValue(column, obj), obj), now) : fixedCell(column, obj);
 }
 
@@ -153,7 +90,7 @@ export function includeObjectOf(ctx: ResourceRequest): IncludeObject {
  * rows encoded once per object version (table-rows.ts), with the same bytes.
  */
 export function toTable(
-  kind: Pick<KindDefinition, 'printerColumns' | 'group' | 'kind'>,
+  kind: Pick<KindDefinition, 'printerColumns' | 'hooks'>,
   objects: any[],
   listMetadata: Record<string, unknown>,
   includeObject: IncludeObject,

@@ -14,6 +14,12 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The object at `key` (a field name the code gives), made empty when the value there is none: a Go struct field is never absent upstream. */
+export function objectAt(holder: Record<string, any>, key: string): Record<string, any> {
+  if (!isObject(holder[key])) holder[key] = {};
+  return holder[key];
+}
+
 /** Own-property lookup that is safe for keys such as `__proto__`. */
 export function hasOwn(obj: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { JsonPath } from '../util/jsonpath.ts';
-import type { ApiObject } from './strategy.ts';
+import type { KindHooks } from './kind-hooks.ts';
+import type { Cell, TimedCell } from './printer-cells.ts';
+import type { ApiObject, Strategy } from './strategy.ts';
 import type { ProtobufTable } from '../api/protobuf/schema.ts';
 import type { ContractValidationTable } from './schema/contract-schema.ts';
 import { resourcePrefix } from '../storage/keys.ts';
@@ -36,7 +38,15 @@ export interface PrinterColumnDefinition {
   description: string;
   priority: number;
   path: readonly string[];
+  /** The name of the column's cell (the contract's `formatter`): a generic cell, or one of the kind's own. */
   formatter?: string;
+  /**
+   * The cell `formatter` names, as codegen resolved it (a generated kind's
+   * column); a custom resource's columns name generic cells only, found by name.
+   */
+  cell?: Cell;
+  /** The cell `formatter` names when it depends on the request time (an age). */
+  timedCell?: TimedCell;
   /** A custom resource's column: its value is the first the JSONPath finds (then `path` is unused). */
   compiledJsonPath?: JsonPath;
 }
@@ -110,6 +120,12 @@ export interface KindDefinition extends BodyKind {
   decodeList?: Decoder;
   /** The PATCH media types accepted, when not all four (custom resources take no strategic merge patch: SPEC 4.5). */
   patchTypes?: readonly string[];
+  /**
+   * What the kind needs beyond its contract: the definition of its folder
+   * src/kinds/<group>/<kind>/ (kind-hooks.ts), attached by codegen to every
+   * version of the kind. Undefined: the contract alone describes it.
+   */
+  hooks?: KindHooks;
 }
 
 /** A custom resource version's subresources.scale (CustomResourceSubresourceScale, SPEC 2.1). */
@@ -173,6 +189,11 @@ export function deprecationWarning(
   if (lifecycle.removedIn) text += `, unavailable in v${lifecycle.removedIn}+`;
   if (lifecycle.replacement) text += `; use ${apiVersionOf(lifecycle.replacement)} ${lifecycle.replacement.kind}`;
   return text;
+}
+
+/** The strategy of the kind's writes: its definition's (KindDefinition.hooks), else the default one: schema decoding and ObjectMeta validation only (SPEC 2.6). */
+export function strategyOf(kind: KindDefinition): Strategy {
+  return kind.hooks?.strategy ?? {};
 }
 
 /** The group whose key space holds the kind's objects (KindDefinition.storageGroup). */

@@ -8,29 +8,34 @@ import type { FieldError } from './validation/field-errors.ts';
 
 export type ApiObject = Record<string, any> & { metadata: Record<string, any> };
 
-export interface Strategy {
+/**
+ * The hooks of one kind's writes. `T` is the kind's object as its generated
+ * type (src/generated/types) where a kind's folder states it; the store calls
+ * them with the decoded object, which the kind's schema guarantees.
+ */
+export interface Strategy<T extends object = ApiObject> {
   /** Defaults beyond the schema's, applied to every object a write decodes (create, update, patch). */
-  applyDefaults?(obj: ApiObject): void;
+  applyDefaults?(obj: T): void;
   /** Sets server-owned fields of a new object (status, generation). */
-  prepareForCreate?(obj: ApiObject): void;
+  prepareForCreate?(obj: T): void;
   /** Carries server-owned fields over from the stored object. */
-  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  prepareForUpdate?(obj: T, old: T): void;
   /** Kind-specific validation of a new object; ObjectMeta is checked by the store. */
-  validate?(obj: ApiObject): FieldError[];
+  validate?(obj: T): FieldError[];
   /** Kind-specific validation of an update; ObjectMeta is checked by the store. `warn` takes warnings about a valid update. */
-  validateUpdate?(obj: ApiObject, old: ApiObject, warn?: (message: string) => void): FieldError[];
+  validateUpdate?(obj: T, old: T, warn?: (message: string) => void): FieldError[];
   /** Warnings for a valid new object, sent as Warning headers (upstream WarningsOnCreate). */
-  warningsOnCreate?(obj: ApiObject): string[];
+  warningsOnCreate?(obj: T): string[];
   /** Finalization beyond metadata.finalizers that keeps a deleted object (a namespace's spec.finalizers). */
-  holdsDeletion?(obj: ApiObject): boolean;
+  holdsDeletion?(obj: T): boolean;
   /** Called once when deletion starts (SPEC 3), e.g. a namespace turns Terminating. */
-  beginDeletion?(obj: ApiObject): void;
+  beginDeletion?(obj: T): void;
   /**
    * Graceful deletion (upstream RESTGracefulDeleteStrategy.CheckGracefulDelete):
    * the grace period in seconds for this object and the period the client asked
    * for. Kinds without it are deleted at once with a grace period of 0.
    */
-  gracefulDeletePeriod?(obj: ApiObject, requestedSeconds: number | undefined): number;
+  gracefulDeletePeriod?(obj: T, requestedSeconds: number | undefined): number;
   /**
    * The propagation policy of a delete that names none (upstream
    * GarbageCollectionDeleteStrategy.DefaultGarbageCollectionPolicy); undefined:
@@ -41,9 +46,9 @@ export interface Strategy {
   /** DELETE answers with the deleted object instead of a Status (upstream Store.ReturnDeletedObject). */
   returnDeletedObject?: boolean;
   /** Validation of an update through the status subresource (upstream's status strategy); defaults to validateUpdate. */
-  validateStatusUpdate?(obj: ApiObject, old: ApiObject, warn?: (message: string) => void): FieldError[];
+  validateStatusUpdate?(obj: T, old: T, warn?: (message: string) => void): FieldError[];
   /** Completes a status-subresource update once everything but status is the stored object's. */
-  prepareForStatusUpdate?(obj: ApiObject, old: ApiObject): void;
+  prepareForStatusUpdate?(obj: T, old: T): void;
   /**
    * ObjectMeta is validated by apimachinery's generic rules alone, as
    * apiextensions-apiserver does for definitions and custom objects: a
@@ -80,6 +85,24 @@ export const emptyStatusAndSpecGeneration = {
   },
   prepareForUpdate: specGeneration.prepareForUpdate,
 };
+
+/**
+ * The strategy of such a kind whose rules are the same on create and update:
+ * its defaults, status emptied on create, generation following the spec, and
+ * the rules of its status subresource (without them, the update's).
+ */
+export function specAndStatusStrategy(parts: {
+  applyDefaults?: (obj: ApiObject) => void;
+  validate: (obj: ApiObject, old?: ApiObject) => FieldError[];
+  validateStatus?: (obj: ApiObject, old: ApiObject) => FieldError[];
+}): Strategy {
+  return {
+    ...(parts.validateStatus ? { validateStatusUpdate: parts.validateStatus } : {}),
+    ...(parts.applyDefaults ? { applyDefaults: parts.applyDefaults } : {}),
+    ...emptyStatusAndSpecGeneration,
+    ...validatedBy(parts.validate),
+  };
+}
 
 /**
  * The strategy of a kind's main resource when it has a status subresource: writes to

@@ -12,11 +12,10 @@ import type { UserInfo } from '../auth/user.ts';
 import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
+import { apiVersionOf, storageGroupOf, strategyOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import { handleComputedCreate } from '../handlers/computed.ts';
 import type { ObjectReader } from '../registry/object-reader.ts';
-import { strategyFor } from '../registry/strategies/index.ts';
 import { ContractValidators, withContractValidation, withValidatedBody } from '../registry/contract-validation.ts';
 import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
 import type { CustomKind } from '../registry/custom-resources/kind.ts';
@@ -28,7 +27,7 @@ import type { RevisionSpace, RevisionSpaces } from '../storage/revision-spaces.t
 import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
 import { handlePatch } from '../handlers/patch.ts';
 import { withBuiltinScale } from '../registry/builtin-scale.ts';
-import { withBuiltinConversion } from '../registry/conversions/index.ts';
+import { withBuiltinConversion } from '../registry/builtin-conversion.ts';
 import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
 import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
 import type { HealthChecks, HealthEndpoint } from './health.ts';
@@ -146,7 +145,7 @@ export class ApiServer {
         continue;
       }
       const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
-      const strategy = withContractValidation(strategyFor(kind.group, kind.kind), contracts.forSchema(kind.schemaName));
+      const strategy = withContractValidation(strategyOf(kind), contracts.forSchema(kind.schemaName));
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategy, fromStorage));
     }
     this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);

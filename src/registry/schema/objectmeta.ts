@@ -5,11 +5,10 @@
  * node x-kubernetes-embedded-resource (and at the root), the value's
  * apiVersion and kind must be strings and its metadata a valid ObjectMeta.
  */
-import { child, index, invalid, required, type FieldError } from '../validation/field-errors.ts';
+import { child, index, invalid, jsonValue, required, type FieldError } from '../validation/field-errors.ts';
 import { isDNS1035Label, nameValidators } from '../validation/names.ts';
 import { validateObjectMetaAccessor } from '../validation/object-meta.ts';
 import { asResourceRoot, type Structural } from './structural.ts';
-import { jsonValue } from '../validation/crd-internal.ts';
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const key = (path: string, k: string) => `${path}[${k}]`;

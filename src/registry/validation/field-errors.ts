@@ -191,3 +191,17 @@ export function byteLength(s: string): number {
   // A lone surrogate counts 3, as Go counts the U+FFFD its JSON decoder puts there.
   return Buffer.byteLength(s, 'utf8');
 }
+
+/** Go `%#v` of a decoded JSON value held in an `interface{}`. */
+export function jsonRepr(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map(jsonRepr).join(', ')}}`;
+  return `map[string]interface {}{${Object.keys(v).sort().map((k) => `${goQuote(k)}:${jsonRepr((v as any)[k])}`).join(', ')}}`;
+}
+
+/** A bad value as upstream's ErrorBody prints a JSON value: scalars plainly, maps and lists in Go syntax. */
+export function jsonValue(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? goRepr(jsonRepr(v)) : v;
+}

@@ -228,6 +228,20 @@ export function quantityFromJson(value: unknown): Quantity {
   return parseQuantity(text.trim());
 }
 
+/**
+ * resource.Quantity String() of a stored value, as the printers show it: the
+ * canonical form; an absent entry is the zero Quantity, "0"; a value that does
+ * not parse is shown as it is.
+ */
+export function quantityText(value: unknown): string {
+  if (value === undefined || value === null) return '0';
+  try {
+    return formatQuantity(quantityFromJson(value));
+  } catch {
+    return String(value);
+  }
+}
+
 /** The zero quantity, for comparisons. */
 export function zeroQuantity(): Quantity {
   return { ...ZERO };

@@ -1,0 +1,6 @@
+/** core/v1 PersistentVolume (SPEC 9.7): its strategy and the cells of its printer columns. */
+import { defineKind } from '../../../registry/kind-hooks.ts';
+import { cells } from './cells.ts';
+import { strategy } from './strategy.ts';
+
+export default defineKind({ strategy, cells });
