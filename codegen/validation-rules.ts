@@ -60,14 +60,17 @@ export const isKindRoot = (node: Schema): boolean => Array.isArray(node['x-kuber
  * The node's schema for its rules, checked as a definition's schema is
  * (structural, rules compiled, cost within the limits). A kind's root keeps
  * only the metadata upstream shows a root's rules (name and generateName); any
- * other node is checked as a property of an object root. Throws with the
+ * other node is checked as the values of an unbounded map. Throws with the
  * definition's error texts.
  */
 export function validateRuleSchema(node: Schema, where: string, schemas: Record<string, Schema>): JSONSchemaProps {
   const resolved = resolveSchema(node, schemas, where);
   const root = isKindRoot(node);
   if (root) resolved.properties.metadata = { type: 'object' };
-  const checked = root ? resolved : { type: 'object', properties: { self: resolved } };
+  // A named schema may stand anywhere, inside any number of lists: its rules are costed as a custom
+  // resource's are under a map without maxProperties (as many times as the request size allows), where old
+  // values still correlate, as they do under the map lists and objects that lead to them.
+  const checked = root ? resolved : { type: 'object', properties: { self: { type: 'object', additionalProperties: resolved } } };
   const errs = validateCRDValidation(
     { openAPIV3Schema: checked },
     false,

@@ -206,15 +206,17 @@ function codegenRefusal(edit: (contract: string) => void): string {
 
 test('a printer column whose formatter names no cell fails codegen, naming the kind and the formatter', () => {
   const stderr = codegenRefusal((contract) => {
-    const file = join(contract, 'apis__batch__v1.json');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"formatter": "jobStatus"', '"formatter": "jobState"'));
+    const file = join(contract, 'kinds/batch/Job.yaml');
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /formatter: jobStatus/);
+    writeFileSync(file, text.replace('formatter: jobStatus', 'formatter: jobState'));
   });
   assert.match(stderr, /batch\/v1 Job: printer column "Status" names formatter "jobState", which is no generic cell/);
 });
 
 test('a kind folder that names no kind of the contract fails codegen', () => {
-  const stderr = codegenRefusal((contract) => rmSync(join(contract, 'apis__node.orch.io__v1.json')));
-  assert.match(stderr, /src\/kinds\/node\.orch\.io\/runtime-class\/ names no kind of the contract/);
+  const stderr = codegenRefusal((contract) => rmSync(join(contract, 'kinds/storage.orch.io/CSINode.yaml')));
+  assert.match(stderr, /src\/kinds\/storage\.orch\.io\/csi-node\/ names no kind of the contract/);
 });
 
 test('the published OpenAPI feeds a client generator (openapi-typescript)', async () => {

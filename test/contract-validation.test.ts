@@ -152,11 +152,15 @@ test('ratcheting: an update keeps what it did not change, and reports what it di
   assert.deepEqual(texts(v.validateUpdate(widget({ size: 3, color: 'red', tags: ['x', 'x'] }) as any, clean)), ['spec.tags[1]: Duplicate value: "x"']);
 });
 
-test('rules run on the expression environment custom resources use (RE2 matches, macros)', () => {
+test('rules run on the expression environment custom resources use, within its cost limits', () => {
   const schemas = widgetSchemas();
   schemas['io.example.v1.WidgetSpec']['x-kubernetes-validations'] = [{ rule: "self.tags.all(t, t.matches('^(a|b)+$'))" }];
   schemas['io.example.v1.WidgetSpec'].properties.tags.maxItems = 10;
   schemas['io.example.v1.WidgetSpec'].properties.tags.items.maxLength = 10;
+  // A schema may stand anywhere in an object, so its rules are costed as often as a request could hold it.
+  assert.throws(() => emitValidation(schemas), /estimated rule cost exceeds budget by factor of/);
+  schemas['io.example.v1.WidgetSpec'].properties.tags.maxItems = 2;
+  schemas['io.example.v1.WidgetSpec'].properties.tags.items.maxLength = 4;
   const v = validatorOf(schemas);
   assert.deepEqual(v.validate(widget({ size: 3, color: 'red', tags: ['ab', 'ba'] }) as any), []);
   assert.deepEqual(texts(v.validate(widget({ size: 3, color: 'red', tags: ['ab', 'c'] }) as any)), ['spec: Invalid value: "object": failed rule: self.tags.all(t, t.matches(\'^(a|b)+$\'))']);

@@ -36,6 +36,9 @@ import { defaultNamespace } from '../src/kinds/core/namespace/index.ts';
 import { validateNamespace } from '../src/kinds/core/namespace/validate.ts';
 import { defaultNetworkPolicy } from '../src/kinds/networking.orch.io/network-policy/index.ts';
 import { validateNetworkPolicy } from '../src/kinds/networking.orch.io/network-policy/validate.ts';
+import { kinds, validation } from '../src/generated/index.ts';
+import { strategyOf } from '../src/registry/kind.ts';
+import { ContractValidators, withContractValidation } from '../src/registry/contract-validation.ts';
 import { mergeSecretStringData } from '../src/kinds/core/secret/index.ts';
 import { validateSecret } from '../src/kinds/core/secret/validate.ts';
 import { validateConfigMap } from '../src/kinds/core/config-map/validate.ts';
@@ -284,8 +287,12 @@ test('CIDR parsing with ParseCIDRSloppy semantics (FACTS 6.1)', () => {
   for (const [inner, outer, want] of subset) assert.equal(isStrictSubset(inner, outer), want, `${inner} in ${outer}`);
 });
 
+/** NetworkPolicy's whole validation: its contract's rules (the protocol's values, the peers') and its hooks'. */
+const networkPolicyKind = kinds.find((k) => k.group === 'networking.orch.io' && k.kind === 'NetworkPolicy')!;
+const networkPolicyStrategy = withContractValidation(strategyOf(networkPolicyKind), new ContractValidators(validation).forSchema(networkPolicyKind.schemaName));
+
 test('NetworkPolicy spec rules (FACTS 6.1)', () => {
-  const sp = (spec: unknown) => texts(validateNetworkPolicy({ spec }));
+  const sp = (spec: unknown) => texts(networkPolicyStrategy.validate!({ spec } as any));
   const ing = (rule: unknown) => sp({ podSelector: {}, ingress: [rule] });
   const cases: Array<[string, string[], string[]]> = [
     ['empty spec', sp(undefined), []],

@@ -418,10 +418,40 @@ export const validation: ContractValidationTable = {
     "sizeLimit": "io.orch.apimachinery.pkg.api.resource.Quantity"
    }
   },
+  "io.orch.api.core.v1.EndpointPort": {
+   "properties": {
+    "protocol": {
+     "enum": [
+      "SCTP",
+      "TCP",
+      "UDP"
+     ]
+    }
+   }
+  },
+  "io.orch.api.core.v1.EndpointSubset": {
+   "properties": {
+    "ports": {
+     "items": "io.orch.api.core.v1.EndpointPort"
+    }
+   }
+  },
+  "io.orch.api.core.v1.Endpoints": {
+   "properties": {
+    "subsets": {
+     "items": "io.orch.api.core.v1.EndpointSubset"
+    }
+   }
+  },
   "io.orch.api.core.v1.EndpointsList": {
    "required": [
     "items"
-   ]
+   ],
+   "properties": {
+    "items": {
+     "items": "io.orch.api.core.v1.Endpoints"
+    }
+   }
   },
   "io.orch.api.core.v1.EnvVar": {
    "properties": {
@@ -923,10 +953,24 @@ export const validation: ContractValidationTable = {
     "addresses"
    ]
   },
+  "io.orch.api.discovery.v1.EndpointPort": {
+   "properties": {
+    "protocol": {
+     "enum": [
+      "SCTP",
+      "TCP",
+      "UDP"
+     ]
+    }
+   }
+  },
   "io.orch.api.discovery.v1.EndpointSlice": {
    "properties": {
     "endpoints": {
      "items": "io.orch.api.discovery.v1.Endpoint"
+    },
+    "ports": {
+     "items": "io.orch.api.discovery.v1.EndpointPort"
     }
    }
   },
@@ -1089,10 +1133,35 @@ export const validation: ContractValidationTable = {
     "spec": "io.orch.api.networking.v1.IngressSpec"
    }
   },
+  "io.orch.api.networking.v1.IngressClass": {
+   "properties": {
+    "spec": "io.orch.api.networking.v1.IngressClassSpec"
+   }
+  },
   "io.orch.api.networking.v1.IngressClassList": {
    "required": [
     "items"
-   ]
+   ],
+   "properties": {
+    "items": {
+     "items": "io.orch.api.networking.v1.IngressClass"
+    }
+   }
+  },
+  "io.orch.api.networking.v1.IngressClassParametersReference": {
+   "properties": {
+    "scope": {
+     "enum": [
+      "Cluster",
+      "Namespace"
+     ]
+    }
+   }
+  },
+  "io.orch.api.networking.v1.IngressClassSpec": {
+   "properties": {
+    "parameters": "io.orch.api.networking.v1.IngressClassParametersReference"
+   }
   },
   "io.orch.api.networking.v1.IngressList": {
    "required": [
@@ -1116,10 +1185,215 @@ export const validation: ContractValidationTable = {
     }
    }
   },
+  "io.orch.api.networking.v1.NetworkPolicy": {
+   "properties": {
+    "spec": "io.orch.api.networking.v1.NetworkPolicySpec"
+   }
+  },
+  "io.orch.api.networking.v1.NetworkPolicyEgressRule": {
+   "properties": {
+    "ports": {
+     "items": "io.orch.api.networking.v1.NetworkPolicyPort"
+    },
+    "to": {
+     "items": "io.orch.api.networking.v1.NetworkPolicyPeer"
+    }
+   }
+  },
+  "io.orch.api.networking.v1.NetworkPolicyIngressRule": {
+   "properties": {
+    "from": {
+     "items": "io.orch.api.networking.v1.NetworkPolicyPeer"
+    },
+    "ports": {
+     "items": "io.orch.api.networking.v1.NetworkPolicyPort"
+    }
+   }
+  },
   "io.orch.api.networking.v1.NetworkPolicyList": {
    "required": [
     "items"
-   ]
+   ],
+   "properties": {
+    "items": {
+     "items": "io.orch.api.networking.v1.NetworkPolicy"
+    }
+   }
+  },
+  "io.orch.api.networking.v1.NetworkPolicyPeer": {
+   "rules": [
+    {
+     "message": "must specify a peer",
+     "reason": "FieldValueRequired",
+     "rule": "has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)"
+    },
+    {
+     "message": "may not specify both ipBlock and another peer",
+     "reason": "FieldValueForbidden",
+     "rule": "!has(self.ipBlock) || !(has(self.podSelector) || has(self.namespaceSelector))"
+    }
+   ],
+   "type": "object",
+   "ruleSchema": {
+    "type": "object",
+    "description": "NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed",
+    "x-kubernetes-validations": [
+     {
+      "message": "must specify a peer",
+      "reason": "FieldValueRequired",
+      "rule": "has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)"
+     },
+     {
+      "message": "may not specify both ipBlock and another peer",
+      "reason": "FieldValueForbidden",
+      "rule": "!has(self.ipBlock) || !(has(self.podSelector) || has(self.namespaceSelector))"
+     }
+    ],
+    "properties": {
+     "ipBlock": {
+      "type": "object",
+      "description": "IPBlock describes a particular CIDR (Ex. \"192.168.1.0/24\",\"2001:db8::/64\") that is allowed to the pods matched by a NetworkPolicySpec's podSelector. The except entry describes CIDRs that should not be included within this rule.",
+      "required": [
+       "cidr"
+      ],
+      "properties": {
+       "cidr": {
+        "type": "string",
+        "description": "cidr is a string representing the IPBlock Valid examples are \"192.168.1.0/24\" or \"2001:db8::/64\"",
+        "default": ""
+       },
+       "except": {
+        "type": "array",
+        "description": "except is a slice of CIDRs that should not be included within an IPBlock Valid examples are \"192.168.1.0/24\" or \"2001:db8::/64\" Except values will be rejected if they are outside the cidr range",
+        "x-kubernetes-list-type": "atomic",
+        "items": {
+         "type": "string",
+         "default": ""
+        }
+       }
+      }
+     },
+     "namespaceSelector": {
+      "type": "object",
+      "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.",
+      "x-kubernetes-map-type": "atomic",
+      "properties": {
+       "matchExpressions": {
+        "type": "array",
+        "description": "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
+        "x-kubernetes-list-type": "atomic",
+        "items": {
+         "type": "object",
+         "description": "A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.",
+         "required": [
+          "key",
+          "operator"
+         ],
+         "properties": {
+          "key": {
+           "type": "string",
+           "description": "key is the label key that the selector applies to.",
+           "default": ""
+          },
+          "operator": {
+           "type": "string",
+           "description": "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.",
+           "default": ""
+          },
+          "values": {
+           "type": "array",
+           "description": "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.",
+           "x-kubernetes-list-type": "atomic",
+           "items": {
+            "type": "string",
+            "default": ""
+           }
+          }
+         }
+        }
+       },
+       "matchLabels": {
+        "type": "object",
+        "description": "matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is \"key\", the operator is \"In\", and the values array contains only \"value\". The requirements are ANDed.",
+        "additionalProperties": {
+         "type": "string",
+         "default": ""
+        }
+       }
+      }
+     },
+     "podSelector": {
+      "type": "object",
+      "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.",
+      "x-kubernetes-map-type": "atomic",
+      "properties": {
+       "matchExpressions": {
+        "type": "array",
+        "description": "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
+        "x-kubernetes-list-type": "atomic",
+        "items": {
+         "type": "object",
+         "description": "A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.",
+         "required": [
+          "key",
+          "operator"
+         ],
+         "properties": {
+          "key": {
+           "type": "string",
+           "description": "key is the label key that the selector applies to.",
+           "default": ""
+          },
+          "operator": {
+           "type": "string",
+           "description": "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.",
+           "default": ""
+          },
+          "values": {
+           "type": "array",
+           "description": "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.",
+           "x-kubernetes-list-type": "atomic",
+           "items": {
+            "type": "string",
+            "default": ""
+           }
+          }
+         }
+        }
+       },
+       "matchLabels": {
+        "type": "object",
+        "description": "matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is \"key\", the operator is \"In\", and the values array contains only \"value\". The requirements are ANDed.",
+        "additionalProperties": {
+         "type": "string",
+         "default": ""
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "io.orch.api.networking.v1.NetworkPolicyPort": {
+   "properties": {
+    "protocol": {
+     "enum": [
+      "TCP",
+      "UDP",
+      "SCTP"
+     ]
+    }
+   }
+  },
+  "io.orch.api.networking.v1.NetworkPolicySpec": {
+   "properties": {
+    "egress": {
+     "items": "io.orch.api.networking.v1.NetworkPolicyEgressRule"
+    },
+    "ingress": {
+     "items": "io.orch.api.networking.v1.NetworkPolicyIngressRule"
+    }
+   }
   },
   "io.orch.api.node.v1.Overhead": {
    "properties": {
@@ -1145,6 +1419,7 @@ export const validation: ContractValidationTable = {
   },
   "io.orch.api.policy.v1.PodDisruptionBudget": {
    "properties": {
+    "spec": "io.orch.api.policy.v1.PodDisruptionBudgetSpec",
     "status": "io.orch.api.policy.v1.PodDisruptionBudgetStatus"
    }
   },
@@ -1155,6 +1430,16 @@ export const validation: ContractValidationTable = {
    "properties": {
     "items": {
      "items": "io.orch.api.policy.v1.PodDisruptionBudget"
+    }
+   }
+  },
+  "io.orch.api.policy.v1.PodDisruptionBudgetSpec": {
+   "properties": {
+    "unhealthyPodEvictionPolicy": {
+     "enum": [
+      "AlwaysAllow",
+      "IfHealthyBudget"
+     ]
     }
    }
   },

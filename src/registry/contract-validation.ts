@@ -151,6 +151,18 @@ function comparePlaces(a: readonly number[], b: readonly number[]): number {
 }
 
 /**
+ * Whether a contract error goes before a hook error: when it stands at an
+ * earlier field. One inside the other, the contract error goes after: a hook
+ * error at an object opens its checks (a PodDisruptionBudget's `spec: ...
+ * cannot be both set`), and a contract rule at an object closes them (a
+ * NetworkPolicy peer's `must specify a peer`).
+ */
+function contractGoesFirst(contract: readonly number[], hook: readonly number[]): boolean {
+  for (let i = 0; i < Math.min(contract.length, hook.length); i++) if (contract[i] !== hook[i]) return contract[i] < hook[i];
+  return false;
+}
+
+/**
  * The contract's errors the hooks do not speak of, among the hooks': the
  * hooks' keep their order (upstream's), each contract error goes before the
  * first hook error that comes after it in the object's field order, as
@@ -165,7 +177,7 @@ export function mergeFieldErrors(contract: readonly FieldError[], hooks: readonl
   let next = 0;
   for (const hook of hooks) {
     const place = placeOf(obj, hook.field);
-    while (next < placed.length && comparePlaces(placed[next].place, place) < 0) merged.push(placed[next++].error);
+    while (next < placed.length && contractGoesFirst(placed[next].place, place)) merged.push(placed[next++].error);
     merged.push(hook);
   }
   while (next < placed.length) merged.push(placed[next++].error);

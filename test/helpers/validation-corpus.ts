@@ -148,6 +148,24 @@ const schemaRules: CorpusCase[] = [
   object('CustomResourceDefinition', '/apis/apiextensions.orch.io/v1/customresourcedefinitions', 'apiextensions.orch.io/v1', 'no-versions', {
     spec: { group: 'x.example.com', names: { plural: 'ys', kind: 'Y' }, scope: 'Namespaced' },
   }),
+  // Rules that moved into these kinds' contracts, alone and beside the rules their hooks keep.
+  object('IngressClass', '/apis/networking.orch.io/v1/ingressclasses', 'networking.orch.io/v1', 'scope', { spec: { controller: 'example.com/x', parameters: { kind: 'K', name: 'n', scope: 'Galaxy' } } }),
+  object('IngressClass', '/apis/networking.orch.io/v1/ingressclasses', 'networking.orch.io/v1', 'scope-and-reference', {
+    spec: { controller: 'bad controller', parameters: { apiGroup: 'a/b', kind: 'K/x', name: '', scope: 'Galaxy', namespace: 'n' } },
+  }),
+  object('IngressClass', '/apis/networking.orch.io/v1/ingressclasses', 'networking.orch.io/v1', 'namespace-scope', { spec: { controller: 'example.com/x', parameters: { kind: 'K', name: 'n', scope: 'Namespace' } } }),
+  object('PodDisruptionBudget', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', 'policy/v1', 'eviction-policy', { spec: { minAvailable: 1, unhealthyPodEvictionPolicy: 'Sometimes' } }),
+  object('PodDisruptionBudget', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', 'policy/v1', 'eviction-policy-and-more', {
+    spec: { minAvailable: '120%', maxUnavailable: 1, selector: { matchLabels: { 'a b': 'c' } }, unhealthyPodEvictionPolicy: 'Sometimes' },
+  }),
+  object('EndpointSlice', '/apis/discovery.orch.io/v1/namespaces/default/endpointslices', 'discovery.orch.io/v1', 'port-protocols', {
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.0.0.1'] }],
+    ports: [{ name: 'a', protocol: 'ICMP' }, { name: 'A_b', protocol: 'X', appProtocol: 'bad proto' }, { name: 'a', protocol: '' }],
+  }),
+  object('Endpoints', '/api/v1/namespaces/default/endpoints', 'v1', 'port-protocols', {
+    subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ name: 'a', port: 80, protocol: 'ICMP' }, { name: 'BAD', port: 0, protocol: 'X', appProtocol: '%' }, { name: 'c', port: 81, protocol: '' }] }],
+  }),
 ];
 // Duplicate finalizers: upstream accepts them (its ObjectMeta rules do not look for duplicates).
 schemaRules.find((c) => c.name === 'configmap/duplicate-finalizers')!.body.metadata.finalizers = ['a.io/x', 'a.io/x'];

@@ -1975,8 +1975,11 @@ export interface components {
              * @default 0
              */
             port: number;
-            /** @description The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP. */
-            protocol?: string;
+            /**
+             * @description The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+             * @enum {string}
+             */
+            protocol?: "SCTP" | "TCP" | "UDP";
         };
         /**
          * @description Endpoints is a collection of endpoints that implement the actual service. Example:

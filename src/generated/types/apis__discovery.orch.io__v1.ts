@@ -155,8 +155,11 @@ export interface components {
              * @description port represents the port number of the endpoint. If this is not specified, ports are not restricted and must be interpreted in the context of the specific consumer.
              */
             port?: number;
-            /** @description protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP. */
-            protocol?: string;
+            /**
+             * @description protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+             * @enum {string}
+             */
+            protocol?: "SCTP" | "TCP" | "UDP";
         };
         /** @description EndpointSlice represents a subset of the endpoints that implement a service. For a given service there may be multiple EndpointSlice objects, selected by labels, which must be joined to produce the full set of endpoints. */
         "io.orch.api.discovery.v1.EndpointSlice": {

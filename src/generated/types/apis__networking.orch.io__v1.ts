@@ -346,8 +346,11 @@ export interface components {
             name: string;
             /** @description namespace is the namespace of the resource being referenced. This field is required when scope is set to "Namespace" and must be unset when scope is set to "Cluster". */
             namespace?: string;
-            /** @description scope represents if this refers to a cluster or namespace scoped resource. This may be set to "Cluster" (default) or "Namespace". */
-            scope?: string;
+            /**
+             * @description scope represents if this refers to a cluster or namespace scoped resource. This may be set to "Cluster" (default) or "Namespace".
+             * @enum {string}
+             */
+            scope?: "Cluster" | "Namespace";
         };
         /** @description IngressClassSpec provides information about the class of an Ingress. */
         "io.orch.api.networking.v1.IngressClassSpec": {
@@ -540,8 +543,11 @@ export interface components {
             endPort?: number;
             /** @description port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched. */
             port?: components["schemas"]["io.orch.apimachinery.pkg.util.intstr.IntOrString"];
-            /** @description protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP. */
-            protocol?: string;
+            /**
+             * @description protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
+             * @enum {string}
+             */
+            protocol?: "TCP" | "UDP" | "SCTP";
         };
         /** @description NetworkPolicySpec provides the specification of a NetworkPolicy */
         "io.orch.api.networking.v1.NetworkPolicySpec": {

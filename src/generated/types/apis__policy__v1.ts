@@ -161,8 +161,9 @@ export interface components {
              *     Additional policies may be added in the future. Clients making eviction decisions should disallow eviction of unhealthy pods if they encounter an unrecognized policy in this field.
              *
              *     This field is beta-level. The eviction API uses this field when the feature gate PDBUnhealthyPodEvictionPolicy is enabled (enabled by default).
+             * @enum {string}
              */
-            unhealthyPodEvictionPolicy?: string;
+            unhealthyPodEvictionPolicy?: "AlwaysAllow" | "IfHealthyBudget";
         };
         /** @description PodDisruptionBudgetStatus represents information about the status of a PodDisruptionBudget. Status may trail the actual state of a system. */
         "io.orch.api.policy.v1.PodDisruptionBudgetStatus": {

@@ -3,13 +3,12 @@
  * pkg/apis/core/validation/validation.go 1.31 validateEndpointSubsets,
  * validateEndpointAddress, ValidateEndpointIP and validateEndpointPort.
  */
-import { invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../../../registry/validation/names.ts';
 import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 /** sets.List(supportedPortProtocols). */
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
 /**
  * ValidateEndpointIP: an address, and none of the unspecified, loopback or
@@ -49,9 +48,8 @@ function validatePort(port: any, requireName: boolean, path: string): FieldError
   if (requireName && !name) errs.push(required(`${path}.name`));
   else if (name) errs.push(...isDNS1123Label(name).map((m) => invalid(`${path}.name`, name, m)));
   errs.push(...isValidPortNum(port?.port ?? 0).map((m) => invalid(`${path}.port`, port?.port ?? 0, m)));
-  const protocol = port?.protocol;
-  if (!protocol) errs.push(required(`${path}.protocol`));
-  else if (!PROTOCOLS.includes(protocol)) errs.push(notSupported(`${path}.protocol`, protocol, PROTOCOLS));
+  // The protocol's values are the contract's (Endpoints.yaml).
+  if (!port?.protocol) errs.push(required(`${path}.protocol`));
   if (typeof port?.appProtocol === 'string') errs.push(...isQualifiedName(port.appProtocol).map((m) => invalid(`${path}.appProtocol`, port.appProtocol, m)));
   return errs;
 }

@@ -13,7 +13,6 @@ import { parseIPSloppy } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const MAX_TOPOLOGY_LABELS = 16;
 const MAX_ADDRESSES = 100;
 // The API's doc still says 100; validation allows 20000 since 1.21.
@@ -107,8 +106,8 @@ function validatePorts(ports: any[]): FieldError[] {
     if (name !== '') errs.push(...isDNS1123Label(name).map((m) => invalid(child(path, 'name'), name, m)));
     if (names.has(name)) errs.push(duplicate(child(path, 'name'), name));
     names.add(name);
+    // The protocol's values are the contract's (EndpointSlice.yaml).
     if (typeof port?.protocol !== 'string') errs.push(required(child(path, 'protocol')));
-    else if (!PROTOCOLS.includes(port.protocol)) errs.push(notSupported(child(path, 'protocol'), port.protocol, PROTOCOLS));
     if (typeof port?.appProtocol === 'string') errs.push(...isQualifiedName(port.appProtocol).map((m) => invalid(child(path, 'appProtocol'), port.appProtocol, m)));
   });
   return errs;

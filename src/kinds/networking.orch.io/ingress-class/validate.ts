@@ -3,7 +3,7 @@
  * pkg/apis/networking/validation, 1.31): a domain-prefixed controller that
  * never changes, parameters as an Ingress's typed reference with a scope.
  */
-import { forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { forbidden, invalid, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../../registry/validation/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { validateTypedReference } from '../ingress/validate.ts';
@@ -12,7 +12,6 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const has = (v: unknown): boolean => v !== undefined && v !== null;
 const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 const HTTP_PATH_RE = new RegExp(`^${HTTP_PATH_FMT}$`);
-const SCOPES = ['Cluster', 'Namespace'];
 
 /** IsDomainPrefixedPath: `host/path` with a DNS subdomain host. */
 function domainPrefixedPath(value: string, path: string): FieldError[] {
@@ -37,12 +36,12 @@ export function validateIngressClass(ic: any, old?: any): FieldError[] {
   const params = spec.parameters;
   if (has(params)) {
     errs.push(...validateTypedReference(params, 'spec.parameters'));
+    // The scope's values are the contract's (IngressClass.yaml); the namespace follows a valid one only.
     if (!has(params.scope)) errs.push(required('spec.parameters.scope'));
-    else if (!SCOPES.includes(params.scope)) errs.push(notSupported('spec.parameters.scope', params.scope, SCOPES));
     else if (params.scope === 'Namespace') {
       if (!has(params.namespace)) errs.push(required('spec.parameters.namespace', "`parameters.scope` is set to 'Namespace'"));
       else errs.push(...isDNS1123Label(params.namespace).map((m) => invalid('spec.parameters.namespace', params.namespace, m)));
-    } else if (has(params.namespace)) errs.push(forbidden('spec.parameters.namespace', "`parameters.scope` is set to 'Cluster'"));
+    } else if (params.scope === 'Cluster' && has(params.namespace)) errs.push(forbidden('spec.parameters.namespace', "`parameters.scope` is set to 'Cluster'"));
   }
   return errs;
 }

@@ -2,12 +2,19 @@
  * NetworkPolicy spec validation (SPEC 2.6, FACTS 6.1; translated from upstream
  * kubernetes pkg/apis/networking/validation at the 1.31 line). ObjectMeta is
  * validated by the store (name = DNS subdomain, namespaced).
+ *
+ * The rules whose upstream words a contract rule gives are the contract's
+ * (openapi/kinds/networking.orch.io/NetworkPolicy.yaml): the protocol's
+ * values, and a peer that names nothing or an ipBlock beside a selector. What
+ * stays here reports the field's value (`Invalid value: 70000: ...`), which a
+ * contract rule's error cannot (it names the schema's type), or hangs on
+ * another rule (policyTypes' values are checked only when there are at most
+ * two).
  */
 import { isStrictSubset, parseCIDR } from '../../../registry/validation/cidr.ts';
 import {
   type FieldError,
   child,
-  forbidden,
   goStringSlice,
   index,
   invalid,
@@ -23,9 +30,6 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined
 function validatePort(port: any, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const p = port ?? {};
-  if (p.protocol !== undefined && p.protocol !== null && !['TCP', 'UDP', 'SCTP'].includes(p.protocol)) {
-    errs.push(notSupported(child(path, 'protocol'), p.protocol, ['TCP', 'UDP', 'SCTP']));
-  }
   const hasEnd = p.endPort !== undefined && p.endPort !== null;
   if (p.port !== undefined && p.port !== null) {
     if (typeof p.port === 'number') {
@@ -65,25 +69,13 @@ function validateIPBlock(ipb: any, path: string): FieldError[] {
   return errs;
 }
 
+/** A peer's selectors and ipBlock; which of them a peer may name is the contract's rule. */
 function validatePeer(peer: any, path: string, opts: LabelSelectorValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   const p = peer ?? {};
-  let n = 0;
-  const has = (v: unknown) => v !== undefined && v !== null;
-  if (has(p.podSelector)) {
-    n++;
-    errs.push(...validateLabelSelector(p.podSelector, child(path, 'podSelector'), opts));
-  }
-  if (has(p.namespaceSelector)) {
-    n++;
-    errs.push(...validateLabelSelector(p.namespaceSelector, child(path, 'namespaceSelector'), opts));
-  }
-  if (has(p.ipBlock)) {
-    n++;
-    errs.push(...validateIPBlock(p.ipBlock, child(path, 'ipBlock')));
-  }
-  if (n === 0) errs.push(required(path, 'must specify a peer'));
-  else if (n > 1 && has(p.ipBlock)) errs.push(forbidden(path, 'may not specify both ipBlock and another peer'));
+  if (p.podSelector) errs.push(...validateLabelSelector(p.podSelector, child(path, 'podSelector'), opts));
+  if (p.namespaceSelector) errs.push(...validateLabelSelector(p.namespaceSelector, child(path, 'namespaceSelector'), opts));
+  if (p.ipBlock) errs.push(...validateIPBlock(p.ipBlock, child(path, 'ipBlock')));
   return errs;
 }
 
