@@ -9,7 +9,7 @@ import * as errors from '../api/status-error.ts';
 import { attributesFor, type Authorizer } from '../auth/authorization/authorizer.ts';
 import { authorizeRequest } from '../auth/authorization/forbidden.ts';
 import type { UserInfo } from '../auth/user.ts';
-import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
+import type { ResourceRequest } from '../handlers/context.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
 import { apiVersionOf, storageGroupOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
@@ -35,10 +35,11 @@ import { OpenApiPublisher } from './openapi.ts';
 import type { CustomOpenApiPart } from './custom-openapi.ts';
 import { impersonate } from '../auth/impersonation.ts';
 import { connectionVerdict } from './connection-guard.ts';
-import { resolveRequestInfo, type RequestInfo, type RequestInfoOptions } from './request-info.ts';
+import { resolveRequestInfo, type RequestInfo, type RequestInfoOptions } from '../http/request-info.ts';
 import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, type RequestLimits } from './request-limits.ts';
-import { parseRequestTarget } from './request-target.ts';
-import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
+import { parseRequestTarget } from '../http/request-target.ts';
+import { asksProtobufStatus, JSON_TYPE, negotiate, parseAccept, SERVED_MEDIA_TYPES, type PartialMetadataRequest } from '../http/negotiation.ts';
+import { wantsPretty, writeError, writeJsonText, writeText, type EncodeOptions } from '../http/respond.ts';
 import { versionInfo } from './version.ts';
 import { WatchCacheSettings } from './watch-cache-settings.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
@@ -48,7 +49,7 @@ import { singleProcessMetrics, type MetricsSource, type RegistryName } from './m
 import { monitorRequest } from './metrics/request-metrics.ts';
 import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
 import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
-import { acceptsGzip } from './gzip-body.ts';
+import { acceptsGzip } from '../http/gzip-body.ts';
 import type { ApiEnablement } from './runtime-config.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
@@ -100,9 +101,6 @@ interface Route {
   /** Whether the kind has a protobuf message (the built-in kinds; SPEC 4.7). */
   protobuf: boolean;
 }
-
-const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
-const PROTOBUF_SUBTYPE = PROTOBUF_TYPE.split('/')[1];
 
 /** Upstream's defaults: the watch cache on, events read from the store. */
 const DEFAULT_WATCH_CACHE = new WatchCacheSettings();
@@ -293,7 +291,7 @@ export class ApiServer {
       const info = (requestInfo = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo));
       // upstream's 401 and 403 on API resources are negotiated with the built-in codecs (ErrorNegotiated):
       // a client asking for protobuf gets its Status so. Discovery and other paths stay JSON.
-      if (info.isResourceRequest && req.headers.accept?.includes(PROTOBUF_SUBTYPE) && negotiate(req, '', true, false).mediaType === PROTOBUF_TYPE) encode.mediaType = PROTOBUF_TYPE;
+      if (info.isResourceRequest && asksProtobufStatus(req)) encode.mediaType = PROTOBUF_TYPE;
       if (!isLongRunning(info)) {
         this.shortInFlight++;
         counted = true;
@@ -567,64 +565,4 @@ class ResourceRequestContext implements ResourceRequest {
   get signal(): DeadlineSignal | undefined {
     return this.deadline?.signal;
   }
-}
-
-/**
- * The groups a Table or a PartialObjectMetadata(List) may be asked in: SPEC
- * 4.7's meta.orch.io, and meta.k8s.io, which kubectl sends for `get` and
- * client-go's metadata client and controller-runtime send for metadata-only
- * reads (a compatibility extension: the answer is the same, under the group
- * the client named, so kubectl prints the server's columns instead of its
- * own NAME/AGE fallback and metadata informers work).
- */
-const META_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
-
-/** The verbs whose answers may be transformed to PartialObjectMetadata(List): reads and writes (upstream transformResponseObject). */
-const PARTIAL_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
-
-/**
- * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
- * Protobuf is acceptable for kinds that have a message (`protobuf`: the
- * built-in kinds), not for custom resources, whose metadata-only forms may
- * still be asked in it; `stream=watch` is the stream
- * form of either, as upstream's negotiation allows it on every endpoint.
- * Not `strict`: JSON when nothing is acceptable, instead of the 406.
- */
-function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string }; partial?: PartialMetadataRequest } {
-  const ranges = parseAccept(req.headers.accept);
-  if (ranges.length === 0) return { mediaType: JSON_TYPE };
-  for (const range of ranges) {
-    const { type, subtype, params } = range;
-    if (params.as) {
-      if (!META_GROUPS.has(params.g) || (params.v !== 'v1' && params.v !== 'v1beta1')) continue;
-      if (params.as === 'Table' && (verb === 'get' || verb === 'list' || verb === 'watch')) {
-        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
-        // upstream AllowsMediaTypeTransform: Table in JSON or YAML; YAML has no stream form for a watch.
-        if (subtype === 'yaml' && verb !== 'watch') return { mediaType: YAML_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
-      }
-      // upstream AllowsMediaTypeTransform: either form on any read; the wrong one for the verb is the transform's 406 (partialFor).
-      if ((params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') && PARTIAL_VERBS.has(verb)) {
-        const partial = { apiVersion: `${params.g}/${params.v}`, kind: params.as } as const;
-        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, partial };
-        if (subtype === 'yaml') {
-          if (verb === 'watch' && strict) break;
-          return { mediaType: YAML_TYPE, partial };
-        }
-        // Every kind, custom ones too: the metadata forms have their own messages (codec.ts PARTIAL_SCHEMAS).
-        if (type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE, partial };
-      }
-      continue;
-    }
-    // upstream acceptMediaTypeOptions: `stream` names a streaming form, and `watch` is the only one.
-    if (params.stream !== undefined && params.stream !== 'watch') continue;
-    if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
-    if (type === 'application' && subtype === 'yaml') {
-      // upstream NegotiateOutputMediaTypeStream: YAML is chosen, and has no stream form for a watch.
-      if (verb === 'watch' && strict) break;
-      return { mediaType: YAML_TYPE };
-    }
-    if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
-  }
-  if (!strict) return { mediaType: JSON_TYPE };
-  throw errors.notAcceptable(protobuf ? [...SERVED_MEDIA_TYPES, PROTOBUF_TYPE] : SERVED_MEDIA_TYPES);
 }

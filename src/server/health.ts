@@ -5,7 +5,7 @@
  */
 import { observeHealthcheck } from '../metrics/sli-registry.ts';
 import type { ServerResponse } from 'node:http';
-import { writeText } from './respond.ts';
+import { writeText } from '../http/respond.ts';
 
 export interface HealthCheck {
   name: string;

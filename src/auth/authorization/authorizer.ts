@@ -3,7 +3,7 @@
  * upstream's union of authorizers; the first allow or deny is final, all
  * no-opinion is a deny.
  */
-import type { RequestInfo } from '../../server/request-info.ts';
+import type { RequestInfo } from '../../http/request-info.ts';
 import type { FieldRequirement } from '../../registry/selectors/field-selector.ts';
 import type { LabelRequirement } from '../../registry/selectors/label-selector.ts';
 import { MASTERS_GROUP, type UserInfo } from '../user.ts';
