@@ -1,8 +1,9 @@
 /**
- * The request path (DESIGN "One request, one direction"): request info ->
- * authentication -> authorization -> negotiation -> handler -> store ->
- * storage. Routes come from the generated kind registry; nothing here knows
- * a kind by name.
+ * The API server: the served resources (routes built from the generated kind
+ * registry and from custom resource definitions, each with its stores) and
+ * the entry of the request path (ARCHITECTURE "One request, one direction"):
+ * the filters of filters/chain.ts, then the resource router (routes/) or the
+ * non-resource endpoints (endpoints/). Nothing here knows a kind by name.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
