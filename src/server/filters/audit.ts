@@ -10,7 +10,6 @@ import { StatusError } from '../../api/status-error.ts';
 import type { Filter } from './filter.ts';
 
 export const audit: Filter = {
-  name: 'audit',
   run(request, { auditor }) {
     if (!auditor) return;
     const audit = (request.audit = auditor.begin(request.req, request.res, request.info!, request.authenticated!, !request.awaitedByShutdown));

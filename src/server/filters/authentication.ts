@@ -6,7 +6,6 @@
 import type { Filter } from './filter.ts';
 
 export const authentication: Filter = {
-  name: 'authentication',
   async run(request, { authenticate }) {
     request.authenticated = await authenticate(request.req, request.info!.path);
   },

@@ -34,7 +34,6 @@ export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationA
 }
 
 export const authorization: Filter = {
-  name: 'authorization',
   run(request, { authorizer }) {
     return authorizeRequest(authorizer, attributesFor(request.user!, request.info!), request.audit);
   },

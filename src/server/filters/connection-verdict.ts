@@ -8,7 +8,6 @@ import { connectionVerdict } from '../connection-guard.ts';
 import type { Filter } from './filter.ts';
 
 export const connectionGuard: Filter = {
-  name: 'connectionGuard',
   run(request) {
     const refused = connectionVerdict(request.req);
     if (refused) throw refused;

@@ -10,7 +10,6 @@ import { deadlineFor, isLongRunning } from '../request-limits.ts';
 import type { Filter } from './filter.ts';
 
 export const deadline: Filter = {
-  name: 'requestDeadline',
   run(request, { limits, deadlines }) {
     const { res, encode } = request;
     if (isLongRunning(request.info!)) return;

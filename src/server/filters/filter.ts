@@ -30,8 +30,6 @@ export interface FilterServices {
 }
 
 export interface Filter {
-  /** Upstream's name of the filter (WithAuthentication is `authentication`). */
-  readonly name: string;
   /** Passes the request on by returning, once a returned promise settles; throws to have the failure answered; sets `request.answered` when it answered itself. */
   run(request: ApiRequest, services: FilterServices): void | Promise<void>;
   /** Called for every request that failed, whichever filter or handler threw, before the failure is answered. */

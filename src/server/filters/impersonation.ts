@@ -8,7 +8,6 @@ import { impersonate } from '../../auth/impersonation.ts';
 import type { Filter } from './filter.ts';
 
 export const impersonation: Filter = {
-  name: 'impersonation',
   async run(request, { authorizer }) {
     const authenticated = request.authenticated!;
     const user = (request.user = await impersonate(request.req, authenticated, authorizer));

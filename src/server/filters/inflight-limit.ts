@@ -7,7 +7,6 @@
 import type { Filter } from './filter.ts';
 
 export const inflightLimit: Filter = {
-  name: 'maxInFlightLimit',
   run(request, { inflight }) {
     request.release = inflight.admit(request.info!, request.user!);
   },

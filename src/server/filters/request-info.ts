@@ -14,7 +14,6 @@ import { wantsPretty } from '../../http/respond.ts';
 import type { Filter } from './filter.ts';
 
 export const requestInfo: Filter = {
-  name: 'requestInfo',
   run(request, services) {
     const { req, encode } = request;
     const target = (request.target = parseRequestTarget(req.url ?? ''));

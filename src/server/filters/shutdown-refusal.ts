@@ -11,7 +11,6 @@ import type { Filter } from './filter.ts';
 const EXEMPT_FROM_RETRY_AFTER = /^\/(readyz|livez|healthz|metrics)/;
 
 export const shutdownRefusal: Filter = {
-  name: 'retryAfter',
   run(request, { shutdown }) {
     if (!shutdown.refusing || EXEMPT_FROM_RETRY_AFTER.test(request.req.url ?? '')) return;
     // Upstream's answer: try another replica in 5 s.

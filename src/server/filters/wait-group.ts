@@ -8,7 +8,6 @@ import { isLongRunning } from '../request-limits.ts';
 import type { Filter } from './filter.ts';
 
 export const waitGroup: Filter = {
-  name: 'waitGroup',
   run(request, { shutdown }) {
     if (isLongRunning(request.info!)) return;
     shutdown.add();
