@@ -38,10 +38,8 @@ export interface Row<C> {
 
 function resourceContext(request: ApiRequest, route: Route, target: Target, negotiated: Negotiated, namespace: string | undefined): ResourceRequestContext {
   const { storage, cacher } = route.space;
-  return new ResourceRequestContext(
-    request.req, request.res, request.info!, request.target!.query, request.user!, target.store!, storage, cacher,
-    namespace, request.encode, negotiated.table, negotiated.partial, request.deadline, route.fromStorage,
-  );
+  const { req, res, encode, deadline } = request;
+  return new ResourceRequestContext(req, res, request.info!, request.target!.query, request.user!, target.store!, storage, cacher, namespace, encode, negotiated.table, negotiated.partial, deadline, route.fromStorage);
 }
 
 /** The object, through the resource's store or a subresource's (status, finalize): the generic operations. */
