@@ -9,11 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { attributesFor, chain, privilegedGroups, type Authorizer, type AuthorizationResult } from '../src/auth/authorization/authorizer.ts';
+import { chain, privilegedGroups, type Authorizer, type AuthorizationResult } from '../src/auth/authorization/authorizer.ts';
 import { entriesFromFlags, validateAuthorizationFlags } from '../src/auth/authorization/authorizer-entries.ts';
 import { fieldSelectorAttribute, labelSelectorAttribute, selectorAttributeErrors } from '../src/auth/reviews/review-selectors.ts';
-import { resolveRequestInfo } from '../src/server/request-info.ts';
-import { parseRequestTarget } from '../src/server/request-target.ts';
+import { resolveRequestInfo } from '../src/http/request-info.ts';
+import { attributesFor } from '../src/server/filters/authorization.ts';
+import { parseRequestTarget } from '../src/http/request-target.ts';
 import { BIN, ROOT } from './helpers/server.ts';
 
 const user = { name: 'alice', groups: ['system:authenticated'] };

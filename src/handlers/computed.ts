@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from '../auth/user.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import type { BodyKind } from '../registry/kind.ts';
-import { writeObject, type EncodeOptions } from '../server/respond.ts';
+import { writeObject, type EncodeOptions } from '../http/respond.ts';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.ts';
 import { decodeObject, limitWarnings, objectMediaTypes, readBody, requestMediaType } from './request-body.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';

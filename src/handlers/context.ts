@@ -4,18 +4,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GenericStore } from '../registry/store.ts';
-import type { RequestInfo } from '../server/request-info.ts';
-import type { EncodeOptions } from '../server/respond.ts';
+import type { RequestInfo } from '../http/request-info.ts';
+import type { PartialMetadataRequest } from '../http/negotiation.ts';
+import type { EncodeOptions } from '../http/respond.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { Storage } from '../storage/interface.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';
-
-/** `as=PartialObjectMetadata` or `as=PartialObjectMetadataList` in a meta group-version (`meta.orch.io/v1`, ...). */
-export interface PartialMetadataRequest {
-  apiVersion: string;
-  kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList';
-}
 
 export interface ResourceRequest {
   req: IncomingMessage;

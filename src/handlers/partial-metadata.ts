@@ -11,7 +11,8 @@
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { JSON_TYPE, sendWhole, writeAround, writeJsonAround, writeJsonText, writeObject } from '../server/respond.ts';
+import { JSON_TYPE } from '../http/negotiation.ts';
+import { sendWhole, writeAround, writeJsonAround, writeJsonText, writeObject } from '../http/respond.ts';
 import { negotiatedProtobuf } from './protobuf-responses.ts';
 import * as errors from '../api/status-error.ts';
 import { encodeListItems, type ProtobufCodec } from '../api/protobuf/codec.ts';

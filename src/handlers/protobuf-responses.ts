@@ -11,7 +11,7 @@ import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
 import type { WatchEventType } from '../storage/interface.ts';
-import { sendWhole, writeAround, type EncodeOptions } from '../server/respond.ts';
+import { sendWhole, writeAround, type EncodeOptions } from '../http/respond.ts';
 import type { ResourceRequest } from './context.ts';
 
 /** A stored object (without resourceVersion) as served at `revision`. */

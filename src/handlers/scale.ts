@@ -12,7 +12,7 @@ import { scaleFromCustomResource, ScaleAccessError, setNestedField } from '../re
 import { apiVersionOf, readApiVersion, type BodyKind, type KindDefinition, type ScalePaths } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { nonNegative } from '../registry/validation/field-values.ts';
-import { writeObject } from '../server/respond.ts';
+import { writeObject } from '../http/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.ts';

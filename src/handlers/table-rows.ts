@@ -8,7 +8,8 @@
  */
 import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
 import { withResourceVersion } from '../registry/object-meta.ts';
-import { JSON_TYPE, writeJsonAround, writeJsonItems, writeObject } from '../server/respond.ts';
+import { JSON_TYPE } from '../http/negotiation.ts';
+import { writeJsonAround, writeJsonItems, writeObject } from '../http/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
 import type { ResourceRequest } from './context.ts';
 import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedCellOf, toTable, type IncludeObject } from './table.ts';

@@ -13,7 +13,7 @@ import type { ResourceRequest } from './context.ts';
 import { invalidOptions, parseBoolean, parseInt64 } from './options.ts';
 import { parseResourceVersion, TOO_LARGE_WAIT_MS } from './resource-version.ts';
 import { setLongTimeout } from '../util/timers.ts';
-import { toStatusError } from '../server/respond.ts';
+import { toStatusError } from '../http/respond.ts';
 import { convertForServing } from './conversion.ts';
 import { PROTOBUF_WATCH_TYPE } from '../api/protobuf/envelope.ts';
 import { negotiatedProtobuf, protobufWatchEncoding } from './protobuf-responses.ts';

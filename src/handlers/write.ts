@@ -13,7 +13,7 @@ import { parseDryRun, parseFieldValidation, parseInt64, parseBoolean, invalidOpt
 import { checkName, decodeObject, DocumentError, limitWarnings, OBJECT_MEDIA_TYPES, objectMediaTypes, parseDocument, readBody, requestMediaType } from './request-body.ts';
 import { ProtobufBodyError } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
-import { writeJsonText, writeObject } from '../server/respond.ts';
+import { writeJsonText, writeObject } from '../http/respond.ts';
 import { partialFor, writeAsAsked } from './partial-metadata.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 

@@ -114,7 +114,7 @@ export interface KindDefinition extends BodyKind {
    */
   storageGroup?: string;
 
-  /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's, registry/builtin-scale.ts). */
+  /** Where the scale subresource reads and writes replicas (a custom resource's subresources.scale, or a built-in kind's overlay `scale`, openapi/kinds/). */
   scale?: ScalePaths;
   decode: Decoder;
   decodeList?: Decoder;

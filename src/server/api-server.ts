@@ -1,56 +1,51 @@
 /**
- * The request path (DESIGN "One request, one direction"): request info ->
- * authentication -> authorization -> negotiation -> handler -> store ->
- * storage. Routes come from the generated kind registry; nothing here knows
- * a kind by name.
+ * The API server: the served resources (routes built from the generated kind
+ * registry and from custom resource definitions, each with its stores) and
+ * the entry of the request path (ARCHITECTURE "One request, one direction"):
+ * the filters of filters/chain.ts, then the resource router (routes/) or the
+ * non-resource endpoints (endpoints/). Nothing here knows a kind by name.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import * as errors from '../api/status-error.ts';
-import { attributesFor, type Authorizer } from '../auth/authorization/authorizer.ts';
-import { authorizeRequest } from '../auth/authorization/forbidden.ts';
-import type { UserInfo } from '../auth/user.ts';
-import type { PartialMetadataRequest, ResourceRequest } from '../handlers/context.ts';
-import { handleGet, handleList } from '../handlers/read.ts';
-import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from '../handlers/write.ts';
-import { apiVersionOf, storageGroupOf, strategyOf, type BodyKind, type GeneratedApi, type KindDefinition, storedResourcePrefix } from '../registry/kind.ts';
-import type { ComputedCreate } from '../registry/computed.ts';
-import { handleComputedCreate } from '../handlers/computed.ts';
-import type { ObjectReader } from '../registry/object-reader.ts';
-import { ContractValidators, withContractValidation, withValidatedBody } from '../registry/contract-validation.ts';
-import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
-import type { CustomKind } from '../registry/custom-resources/kind.ts';
-import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
-import type { KeyValue, Storage } from '../storage/interface.ts';
-import { parseResourcePrefix } from '../storage/keys.ts';
-import type { Cacher } from '../storage/cacher/cacher.ts';
-import type { RevisionSpace, RevisionSpaces } from '../storage/revision-spaces.ts';
-import { handleWatch, type WatchSettings } from '../handlers/watch.ts';
-import { handlePatch } from '../handlers/patch.ts';
-import { withBuiltinScale } from '../registry/builtin-scale.ts';
-import { withBuiltinConversion } from '../registry/builtin-conversion.ts';
-import { handleScaleGet, handleScalePatch, handleScaleUpdate } from '../handlers/scale.ts';
-import { buildDiscovery, type DiscoveryDocuments } from './discovery.ts';
-import type { HealthChecks, HealthEndpoint } from './health.ts';
-import { OpenApiPublisher } from './openapi.ts';
-import type { CustomOpenApiPart } from './custom-openapi.ts';
-import { impersonate } from '../auth/impersonation.ts';
-import { connectionVerdict } from './connection-guard.ts';
-import { resolveRequestInfo, type RequestInfo, type RequestInfoOptions } from './request-info.ts';
-import { deadlineFor, Deadlines, InflightLimiter, isLongRunning, type Deadline, type RequestLimits } from './request-limits.ts';
-import { parseRequestTarget } from './request-target.ts';
-import { JSON_TYPE, parseAccept, wantsPretty, writeError, writeJsonText, writeText, YAML_TYPE, type EncodeOptions } from './respond.ts';
-import { versionInfo } from './version.ts';
-import { WatchCacheSettings } from './watch-cache-settings.ts';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
-import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
-import type { StaticDocuments } from './issuer-discovery.ts';
-import { singleProcessMetrics, type MetricsSource, type RegistryName } from './metrics/pool-metrics.ts';
-import { monitorRequest } from './metrics/request-metrics.ts';
+import type { Auditor } from '../audit/request-audit.ts';
+import type { Authorizer } from '../auth/authorization/authorizer.ts';
+import type { UserInfo } from '../auth/user.ts';
+import type { WatchSettings } from '../handlers/watch.ts';
+import { acceptsGzip } from '../http/gzip-body.ts';
+import { JSON_TYPE } from '../http/negotiation.ts';
+import type { RequestInfoOptions } from '../http/request-info.ts';
 import { reportInflight, reportStoredObjects } from '../metrics/registry.ts';
-import { annotateRequest, type Auditor, type RequestAudit } from '../audit/request-audit.ts';
-import { acceptsGzip } from './gzip-body.ts';
+import type { ComputedCreate } from '../registry/computed.ts';
+import { withBuiltinConversion } from '../registry/builtin-conversion.ts';
+import { ContractValidators, withContractValidation, withValidatedBody } from '../registry/contract-validation.ts';
+import type { CustomKind } from '../registry/custom-resources/kind.ts';
+import { apiVersionOf, storageGroupOf, storedResourcePrefix, strategyOf, type BodyKind, type GeneratedApi, type KindDefinition } from '../registry/kind.ts';
+import type { ObjectReader } from '../registry/object-reader.ts';
+import { DEFAULT_DELETION, GenericStore, type Admission, type DeletionSettings } from '../registry/store.ts';
+import { finalizeSubresourceStrategy, statusSubresourceStrategy, withStatusReset, type Strategy } from '../registry/strategy.ts';
+import type { KeyValue } from '../storage/interface.ts';
+import { parseResourcePrefix } from '../storage/keys.ts';
+import type { RevisionSpaces } from '../storage/revision-spaces.ts';
+import type { CustomOpenApiPart } from './custom-openapi.ts';
+import { buildDiscovery, DiscoveryEndpoint } from './endpoints/discovery.ts';
+import { NonResourceRouter, type Endpoint } from './endpoints/endpoint.ts';
+import { healthEndpoint, type HealthChecks } from './endpoints/health.ts';
+import { metricsEndpoint } from './endpoints/metrics.ts';
+import { openApiEndpoint } from './endpoints/openapi.ts';
+import { staticDocumentsEndpoint } from './endpoints/static-documents.ts';
+import { versionEndpoint } from './endpoints/version.ts';
+import { ApiRequest } from './filters/api-request.ts';
+import { serveThroughChain } from './filters/chain.ts';
+import type { FilterServices } from './filters/filter.ts';
+import { ShutdownGate } from './filters/shutdown-gate.ts';
+import type { StaticDocuments } from './issuer-discovery.ts';
+import { singleProcessMetrics, type MetricsSource } from './metrics/pool-metrics.ts';
+import { OpenApiPublisher } from './openapi.ts';
+import { Deadlines, InflightLimiter, type RequestLimits } from './request-limits.ts';
+import { ResourceRouter } from './routes/resource-router.ts';
+import { storeTargets, type Route } from './routes/route.ts';
 import type { ApiEnablement } from './runtime-config.ts';
-import type { DeadlineSignal } from '../util/deadline-signal.ts';
+import { WatchCacheSettings } from './watch-cache-settings.ts';
 
 export interface ApiServerOptions {
   api: GeneratedApi;
@@ -85,25 +80,6 @@ export interface ApiServerOptions {
   protobuf?: ProtobufCodec;
 }
 
-interface Route {
-  kind: KindDefinition;
-  /** Absent for a kind that is not stored (a review). */
-  store?: GenericStore;
-  /** The store and watch cache that hold the kind's objects (the main ones for a kind not stored). */
-  space: RevisionSpace;
-  /** Stores of the kind's subresources that are the same object under another strategy. */
-  subresources: Map<string, GenericStore>;
-  /** What a POST computes, for a review or an action subresource ('' = the resource itself). */
-  computed: Map<string, { kind: BodyKind; compute: ComputedCreate }>;
-  /** Clients' reads and watches go to storage, not the watch cache (--watch-cache, --watch-cache-sizes). */
-  fromStorage: boolean;
-  /** Whether the kind has a protobuf message (the built-in kinds; SPEC 4.7). */
-  protobuf: boolean;
-}
-
-const SERVED_MEDIA_TYPES = [JSON_TYPE, YAML_TYPE];
-const PROTOBUF_SUBTYPE = PROTOBUF_TYPE.split('/')[1];
-
 /** Upstream's defaults: the watch cache on, events read from the store. */
 const DEFAULT_WATCH_CACHE = new WatchCacheSettings();
 
@@ -111,49 +87,66 @@ const routeKey = (kind: { group: string; version: string; plural: string }) => `
 
 export class ApiServer {
   private readonly routes = new Map<string, Route>();
-  private discovery: DiscoveryDocuments;
   /** The structure model of every schema, built-in and custom, for apply and strategic merge. */
   private readonly structure: Record<string, any>;
   private readonly customKinds = new Map<string, KindDefinition>();
   /** Routes of built-in resources --runtime-config disables: 404 as a path never served, but their stores stay for controllers and authorizers. */
   private readonly unserved = new Set<string>();
   private readonly openapi: OpenApiPublisher;
+  private readonly discovery: DiscoveryEndpoint;
   /** Protobuf of the built-in kinds (SPEC 4.7). */
   private readonly protobuf: ProtobufCodec;
   /** Which resources clients read through the watch cache. */
   private readonly watchCache: WatchCacheSettings;
-  private readonly inflight: InflightLimiter;
-  private readonly deadlines: Deadlines;
-  /** Requests in flight that are not long-running: a graceful shutdown waits for them (upstream WithWaitGroup). */
-  private shortInFlight = 0;
-  private readonly drained: Array<() => void> = [];
-  /** Set once a shutdown with --shutdown-send-retry-after has begun: new requests get 429. */
-  private refusingNewRequests = false;
+  private readonly shutdown = new ShutdownGate();
+  /** What every filter of the chain uses of this server. */
+  private readonly filterServices: FilterServices;
+  private readonly resources: ResourceRouter;
+  private readonly nonResources: NonResourceRouter;
   /** The contract's rules of every built-in kind and body (registry/contract-validation.ts). */
   private readonly contracts: ContractValidators;
 
   constructor(private readonly options: ApiServerOptions) {
     this.structure = { ...options.api.structure };
+    this.contracts = new ContractValidators(options.api.validation);
     this.protobuf = options.protobuf ?? new ProtobufCodec(options.api.protobuf);
     this.watchCache = options.watchCache ?? DEFAULT_WATCH_CACHE;
-    const contracts = (this.contracts = new ContractValidators(options.api.validation));
     for (const generated of options.api.kinds) {
-      const kind = withBuiltinConversion(withBuiltinScale(generated), options.api.kinds);
+      const kind = withBuiltinConversion(generated, options.api.kinds);
       if (!options.enablement.resourceEnabled(kind.group, kind.version, kind.plural)) this.unserved.add(routeKey(kind));
       if (!kind.stored) {
-        this.routes.set(routeKey(kind), { kind, space: options.spaces.main, subresources: new Map(), computed: new Map(), fromStorage: false, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) });
+        const subresources = new Map<string, GenericStore>();
+        const protobuf = this.protobuf.supports(apiVersionOf(kind), kind.kind);
+        this.routes.set(routeKey(kind), { kind, space: options.spaces.main, subresources, computed: new Map(), targets: storeTargets(kind, undefined, subresources), fromStorage: false, protobuf });
         continue;
       }
       const fromStorage = !this.watchCache.servesBuiltIn(storageGroupOf(kind), kind.plural);
-      const strategy = withContractValidation(strategyOf(kind), contracts.forSchema(kind.schemaName));
+      const strategy = withContractValidation(strategyOf(kind), this.contracts.forSchema(kind.schemaName));
       this.routes.set(routeKey(kind), this.storedRoute(kind, strategy, fromStorage));
     }
-    this.discovery = buildDiscovery(this.servedBuiltinKinds(), options.serverAddress);
+    this.discovery = new DiscoveryEndpoint(buildDiscovery(this.servedBuiltinKinds(), options.serverAddress));
     this.openapi = new OpenApiPublisher(options.api, (group, version, plural) => options.enablement.resourceEnabled(group, version, plural));
-    this.inflight = new InflightLimiter(options.limits);
-    reportInflight(() => Object.entries(this.inflight.current()));
+    const inflight = new InflightLimiter(options.limits);
+    reportInflight(() => Object.entries(inflight.current()));
     reportStoredObjects(() => storedObjectsByResource(options.spaces));
-    this.deadlines = new Deadlines(options.limits.requestTimeoutMs);
+    const { limits, authenticate, auditor, authorizer } = options;
+    this.filterServices = { shutdown: this.shutdown, requestInfo: options.requestInfo, limits, deadlines: new Deadlines(limits.requestTimeoutMs), authenticate, auditor, authorizer, inflight };
+    const scaleKind = options.api.bodyKinds.find(isScale);
+    this.resources = new ResourceRouter(this.routes, this.unserved, { structure: this.structure, watch: options.watch, scaleKind });
+    this.nonResources = new NonResourceRouter(this.nonResourceEndpoints());
+  }
+
+  /** The non-resource paths, in the order they are consulted. */
+  private nonResourceEndpoints(): Endpoint[] {
+    const { health, metrics, staticDocuments } = this.options;
+    return [
+      healthEndpoint(health),
+      metricsEndpoint(metrics ?? singleProcessMetrics()),
+      versionEndpoint,
+      ...(staticDocuments ? [staticDocumentsEndpoint(staticDocuments)] : []),
+      openApiEndpoint(this.openapi),
+      this.discovery,
+    ];
   }
 
   private servedBuiltinKinds(): KindDefinition[] {
@@ -181,7 +174,8 @@ export class ApiServer {
         sub.name === 'status' ? statusSubresourceStrategy(strategy) : sub.name === 'finalize' ? finalizeSubresourceStrategy(strategy) : sub.name === 'scale' && kind.scale ? mainStrategy : undefined;
       if (subStrategy) subresources.set(sub.name, new GenericStore(kind, subStrategy, storage, admission, cachedLookup, sub.name, deletion));
     }
-    return { kind, store, space, subresources, computed: new Map(), fromStorage, protobuf: this.protobuf.supports(apiVersionOf(kind), kind.kind) };
+    const protobuf = this.protobuf.supports(apiVersionOf(kind), kind.kind);
+    return { kind, store, space, subresources, computed: new Map(), targets: storeTargets(kind, store, subresources), fromStorage, protobuf };
   }
 
   /**
@@ -223,7 +217,7 @@ export class ApiServer {
 
   /** Publishes the served custom kinds in discovery, once a batch of changes is done. */
   rebuildDiscovery(): void {
-    this.discovery = buildDiscovery([...this.servedBuiltinKinds(), ...this.customKinds.values()], this.options.serverAddress);
+    this.discovery.documents = buildDiscovery([...this.servedBuiltinKinds(), ...this.customKinds.values()], this.options.serverAddress);
   }
 
   /** Publishes the served custom kinds' OpenAPI paths and schemas (SPEC 4.1), once a batch of changes is done. */
@@ -253,6 +247,7 @@ export class ApiServer {
         if (!body) throw new Error(`no body kind ${sub.group}/${sub.version} ${sub.kind}`);
         kind = body;
       }
+      route.targets.set(subresource, { kind: 'computed', verbs: sub.verbs, store: undefined });
     } else if (route.kind.stored) throw new Error(`${plural} is stored: its creates go through its store`);
     route.computed.set(subresource ?? '', { kind, compute: withValidatedBody(kind, this.contracts.forSchema(kind.schemaName), compute) });
   }
@@ -277,58 +272,17 @@ export class ApiServer {
   }
 
   /**
-   * One request, one direction: connection verdict, request target, request
-   * info, deadline, authentication, impersonation, in-flight limit,
-   * authorization, then the resource or non-resource handler.
+   * One request, one direction: the filters of filters/chain.ts in their
+   * order, then the resource or the non-resource router.
    */
-  handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const encode: EncodeOptions = { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf, gzip: this.options.responseCompression && acceptsGzip(req.headers['accept-encoding']) };
-    let deadline: Deadline | undefined;
-    let release = () => {};
-    let counted = false;
-    let audit: RequestAudit | undefined;
-    let requestInfo: RequestInfo | undefined;
-    try {
-      if (this.refusingNewRequests && !EXEMPT_FROM_RETRY_AFTER.test(req.url ?? '')) return refuseDuringShutdown(res);
-      const refused = connectionVerdict(req);
-      if (refused) throw refused;
-      const target = parseRequestTarget(req.url ?? '');
-      encode.pretty = wantsPretty(req, target.query);
-      const info = (requestInfo = resolveRequestInfo(req.method ?? 'GET', target, this.options.requestInfo));
-      // upstream's 401 and 403 on API resources are negotiated with the built-in codecs (ErrorNegotiated):
-      // a client asking for protobuf gets its Status so. Discovery and other paths stay JSON.
-      if (info.isResourceRequest && req.headers.accept?.includes(PROTOBUF_SUBTYPE) && negotiate(req, '', true, false).mediaType === PROTOBUF_TYPE) encode.mediaType = PROTOBUF_TYPE;
-      if (!isLongRunning(info)) {
-        this.shortInFlight++;
-        counted = true;
-        const ms = deadlineFor(target.query, this.options.limits.requestTimeoutMs);
-        deadline = this.deadlines.start(res, ms, () => writeError(res, errors.requestTimeout(), encode));
-      }
-      const authenticated = await this.options.authenticate(req, info.path);
-      // upstream's order: audit after authentication, before impersonation.
-      if (this.options.auditor && (audit = this.options.auditor.begin(req, res, info, authenticated, !counted))?.pending) await audit.pending;
-      const user = await impersonate(req, authenticated, this.options.authorizer);
-      if (audit && user !== authenticated) audit.impersonated(user);
-      release = this.inflight.admit(info, user);
-      const attributes = attributesFor(user, info);
-      await authorizeRequest(this.options.authorizer, attributes, audit);
-      if (info.isResourceRequest) await this.serveResource(req, res, info, target.query, user, encode, deadline);
-      else await this.serveNonResource(req, res, info.path, target.query, encode);
-    } catch (err) {
-      if (this.options.auditor) auditFailure(this.options.auditor, audit, req, res, requestInfo, err);
-      try {
-        writeError(res, err, encode);
-      } catch (failure) {
-        // Like upstream's panic recovery: one request's failure ends that request, never the server.
-        console.error('could not answer a request:', failure, 'after:', err);
-        res.destroy();
-      }
-    } finally {
-      release();
-      deadline?.clear();
-      if (counted && --this.shortInFlight === 0) for (const resolve of this.drained.splice(0)) resolve();
-    }
+  handle = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const gzip = this.options.responseCompression && acceptsGzip(req.headers['accept-encoding']);
+    const request = new ApiRequest(req, res, { pretty: false, mediaType: JSON_TYPE, protobuf: this.protobuf, gzip });
+    return serveThroughChain(request, this.filterServices, this.direct);
   };
+
+  /** The end of the chain (upstream's director): API resources to their router, every other path to the non-resource endpoints. */
+  private readonly direct = (request: ApiRequest): Promise<void> => (request.info!.isResourceRequest ? this.resources.route(request) : this.nonResources.serve(request));
 
   /**
    * --shutdown-send-retry-after (upstream WithRetryAfter): from now on every new
@@ -337,167 +291,7 @@ export class ApiServer {
    * flight that are not long-running have finished.
    */
   refuseNewRequests(): Promise<void> {
-    this.refusingNewRequests = true;
-    if (this.shortInFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drained.push(resolve));
-  }
-
-  private async serveNonResource(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, encode: EncodeOptions): Promise<void> {
-    const trimmed = path.length > 1 ? path.replace(/\/$/, '') : path;
-    const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(trimmed);
-    if (health) {
-      const endpoint = health[1] as HealthEndpoint;
-      if (!health[2]) return this.options.health.serveAll(endpoint, query, res);
-      if (await this.options.health.serveOne(endpoint, health[2], res)) return;
-      return writeText(res, 404, '404 page not found\n');
-    }
-    if ((trimmed === '/metrics' || trimmed === '/metrics/slis') && (req.method === 'GET' || req.method === 'HEAD')) {
-      return this.serveMetrics(req, res, trimmed === '/metrics' ? 'metrics' : 'slis');
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      if (this.discovery.legacy.has(trimmed) || trimmed === '/version') throw errors.methodNotAllowed();
-      return writeText(res, 404, '404 page not found\n');
-    }
-    if (trimmed === '/version') return writeJsonText(res, 200, JSON.stringify(versionInfo()), encode);
-    const document = await this.options.staticDocuments?.get(path);
-    if (document) {
-      // Upstream lets relying parties cache these for an hour.
-      res.writeHead(200, { 'Content-Type': document.contentType, 'Cache-Control': 'public, max-age=3600' });
-      res.end(req.method === 'HEAD' ? undefined : document.body);
-      return;
-    }
-    if (this.openapi.serve(req, res, trimmed, query)) return;
-    const aggregated = this.discovery.aggregated.get(trimmed);
-    if (aggregated && wantsAggregatedDiscovery(req)) {
-      if (req.headers['if-none-match'] === aggregated.etag) {
-        res.writeHead(304, { ETag: aggregated.etag, Vary: 'Accept' });
-        res.end();
-        return;
-      }
-      res.writeHead(200, {
-        'Content-Type': 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList',
-        ETag: aggregated.etag,
-        Vary: 'Accept',
-        'Cache-Control': 'public',
-      });
-      res.end(aggregated.body);
-      return;
-    }
-    const legacy = this.discovery.legacy.get(trimmed);
-    if (legacy) return writeJsonText(res, 200, legacy, encode);
-    if (/^\/apis?(\/|$)/.test(trimmed)) throw errors.routeNotFound();
-    writeText(res, 404, '404 page not found\n');
-  }
-
-  /**
-   * GET /metrics and /metrics/slis (SPEC 9.5): the pool's series in Prometheus
-   * text format 0.0.4, as upstream's legacyregistry and slis handlers.
-   */
-  private async serveMetrics(req: IncomingMessage, res: ServerResponse, registry: RegistryName): Promise<void> {
-    const source = this.options.metrics ?? singleProcessMetrics();
-    const text = await source.gather(registry);
-    res.writeHead(200, { 'Content-Type': source.contentType });
-    res.end(req.method === 'HEAD' ? undefined : text);
-  }
-
-  /** A custom resource's scale subresource (SPEC 2.1): get, update and patch of its autoscaling/v1 Scale. */
-  private serveScale(ctx: ResourceRequest): Promise<void> {
-    const scaleKind = this.options.api.bodyKinds.find(isScale);
-    if (!scaleKind) throw errors.routeNotFound();
-    if (ctx.info.verb === 'get') return handleScaleGet(ctx, scaleKind);
-    if (ctx.info.verb === 'update') return handleScaleUpdate(ctx, this.structure, scaleKind);
-    return handleScalePatch(ctx, this.structure, scaleKind);
-  }
-
-  private async serveResource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    info: RequestInfo,
-    query: URLSearchParams,
-    user: UserInfo,
-    encode: EncodeOptions,
-    deadline: Deadline | undefined,
-  ): Promise<void> {
-    const key = `${info.group}/${info.version}/${info.resource}`;
-    const route = this.routes.get(key);
-    if (!route || this.unserved.has(key)) throw errors.routeNotFound();
-    const { kind } = route;
-    monitorRequest(req, res, info, query, kind, kind.deprecated);
-    // A cluster-scoped kind has no namespaced path (`/api/v1/namespaces/{name}` is the namespace itself, not a prefix).
-    if (!kind.namespaced && info.namespacedPath) throw errors.routeNotFound();
-    if (kind.deprecated) {
-      annotateDeprecated(req, kind.deprecated);
-      // Upstream's installer adds the endpoint's deprecation warning ahead of whatever the handler warns.
-      if (kind.deprecated.warning) encode.warnings = [kind.deprecated.warning, ...(encode.warnings ?? [])];
-    }
-    if (info.parts.length > 3) throw errors.routeNotFound();
-    // SPEC 4.1, 4.2: a namespaced kind's objects live under a namespace; its cluster path is a
-    // list-only collection. Unrouted paths are 404, a known path with another method 405 (FACTS 1.1).
-    if (kind.namespaced && !info.namespacedPath && info.verb !== 'list' && info.verb !== 'watch') {
-      throw info.name ? errors.routeNotFound() : errors.methodNotAllowed();
-    }
-    // SPEC 4.2: create is POST to a collection; update and patch address one object.
-    if (info.verb === 'create' && info.name && !info.subresource) throw errors.methodNotAllowed();
-    if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw errors.methodNotAllowed();
-    // A review has no objects to address.
-    if (!kind.stored && info.name) throw errors.routeNotFound();
-    // The resource's own negotiation: a custom resource's 406 is JSON whatever the client asked for.
-    encode.mediaType = JSON_TYPE;
-    const negotiated = negotiate(req, info.verb, route.protobuf);
-    encode.mediaType = negotiated.mediaType;
-    const namespace = kind.namespaced ? info.namespace || undefined : undefined;
-    let store = route.store;
-    const scaleStore = info.subresource === 'scale' && kind.scale ? route.subresources.get('scale') : undefined;
-    if (scaleStore) {
-      if (!kind.subresources.some((s) => s.name === 'scale' && s.verbs.includes(info.verb))) throw errors.methodNotAllowed();
-      const { storage, cacher } = route.space;
-      return this.serveScale({ req, res, info, query, user, store: scaleStore, storage, cacher, namespace, encode, table: negotiated.table, partial: negotiated.partial, signal: deadline?.signal, fromStorage: route.fromStorage });
-    }
-    if (info.subresource) {
-      const sub = kind.subresources.find((s) => s.name === info.subresource);
-      const subStore = route.subresources.get(info.subresource);
-      const computed = route.computed.get(info.subresource);
-      if (!sub || (!subStore && !computed)) throw errors.routeNotFound();
-      if (!sub.verbs.includes(info.verb)) throw errors.methodNotAllowed();
-      if (computed) {
-        const ctx = { req, res, query, user, encode, kind: computed.kind, namespace, parentName: info.name, signal: deadline?.signal };
-        // A computed answer (a review, a token) is not transformed here: 406 before anything is done.
-        if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
-        return handleComputedCreate(ctx, computed.compute);
-      }
-      store = subStore;
-    } else if (!kind.verbs.includes(info.verb)) {
-      // No route serves this method here: upstream's router answers with its generic 405.
-      throw errors.methodNotAllowed();
-    }
-    if (!store) {
-      const computed = route.computed.get('');
-      if (!computed) throw errors.routeNotFound();
-      if (negotiated.partial) throw errors.notAcceptable(SERVED_MEDIA_TYPES);
-      return handleComputedCreate({ req, res, query, user, encode, kind: computed.kind, namespace, signal: deadline?.signal }, computed.compute);
-    }
-    const { storage, cacher } = route.space;
-    const ctx = new ResourceRequestContext(req, res, info, query, user, store, storage, cacher, namespace, encode, negotiated.table, negotiated.partial, deadline, route.fromStorage);
-    switch (info.verb) {
-      case 'get':
-        return handleGet(ctx);
-      case 'list':
-        return handleList(ctx);
-      case 'watch':
-        return handleWatch(ctx, cacher, this.options.watch);
-      case 'create':
-        return handleCreate(ctx, this.structure);
-      case 'update':
-        return handleUpdate(ctx, this.structure);
-      case 'patch':
-        return handlePatch(ctx, this.structure);
-      case 'delete':
-        return handleDelete(ctx);
-      case 'deletecollection':
-        return handleDeleteCollection(ctx);
-      default:
-        throw errors.methodNotSupported(store.groupResource, info.verb);
-    }
+    return this.shutdown.refuseNewRequests();
   }
 }
 
@@ -509,126 +303,5 @@ function* storedObjectsByResource(spaces: RevisionSpaces): Iterable<[string, num
   }
 }
 
-/**
- * What a failed request's audit records: a failed authentication is audited
- * without a user (upstream WithFailedAuthenticationAudit); anything thrown that
- * is not a Status is the Panic stage (upstream's recovered panic).
- */
-function auditFailure(auditor: Auditor, audit: RequestAudit | undefined, req: IncomingMessage, res: ServerResponse, info: RequestInfo | undefined, err: unknown): void {
-  if (!audit && info && err instanceof errors.StatusError && err.code === 401) auditor.unauthenticated(req, res, info);
-  else if (audit && !(err instanceof errors.StatusError) && !res.headersSent) audit.failed(err);
-}
-
-/** FACTS 9.5: a call to a deprecated version is marked on its audit event (upstream endpoints/metrics deprecatedAnnotationKey). */
-function annotateDeprecated(req: IncomingMessage, deprecation: { removedRelease?: string }): void {
-  annotateRequest(req, 'orch.io/deprecated', 'true');
-  if (deprecation.removedRelease) annotateRequest(req, 'orch.io/removed-release', deprecation.removedRelease);
-}
-
 /** The body kind of the scale subresource (autoscaling/v1 Scale, a contract body kind). */
 const isScale = (b: BodyKind) => b.group === 'autoscaling' && b.version === 'v1' && b.kind === 'Scale';
-
-function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
-  for (const range of parseAccept(req.headers.accept)) {
-    if (range.params.as === 'APIGroupDiscoveryList' && range.params.g === 'apidiscovery.orch.io' && (range.params.v === 'v2' || range.params.v === 'v2beta1')) return true;
-    if (!range.params.as) return false;
-  }
-  return false;
-}
-
-/** Probes and metrics keep being served while a shutdown refuses other requests (upstream's exempt path prefixes). */
-const EXEMPT_FROM_RETRY_AFTER = /^\/(readyz|livez|healthz|metrics)/;
-
-/** Upstream's answer to a request that arrives while the server shuts down: try another replica in 5 s. */
-function refuseDuringShutdown(res: ServerResponse): void {
-  writeText(res, 429, 'The apiserver is shutting down, please try again later.\n', { 'Retry-After': '5', Connection: 'close' });
-}
-
-/**
- * One resource request's context, of one shape for every request (an object
- * literal with a getter was a new shape per request at the hot path's call
- * sites). The deadline's AbortController is made only when a write asks for
- * `signal`.
- */
-class ResourceRequestContext implements ResourceRequest {
-  constructor(
-    public req: IncomingMessage,
-    public res: ServerResponse,
-    public info: RequestInfo,
-    public query: URLSearchParams,
-    public user: UserInfo,
-    public store: GenericStore,
-    public storage: Storage,
-    public cacher: Cacher,
-    public namespace: string | undefined,
-    public encode: EncodeOptions,
-    public table: { apiVersion: string } | undefined,
-    public partial: PartialMetadataRequest | undefined,
-    private readonly deadline: Deadline | undefined,
-    public fromStorage: boolean,
-  ) {}
-
-  get signal(): DeadlineSignal | undefined {
-    return this.deadline?.signal;
-  }
-}
-
-/**
- * The groups a Table or a PartialObjectMetadata(List) may be asked in: SPEC
- * 4.7's meta.orch.io, and meta.k8s.io, which kubectl sends for `get` and
- * client-go's metadata client and controller-runtime send for metadata-only
- * reads (a compatibility extension: the answer is the same, under the group
- * the client named, so kubectl prints the server's columns instead of its
- * own NAME/AGE fallback and metadata informers work).
- */
-const META_GROUPS = new Set(['meta.orch.io', 'meta.k8s.io']);
-
-/** The verbs whose answers may be transformed to PartialObjectMetadata(List): reads and writes (upstream transformResponseObject). */
-const PARTIAL_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
-
-/**
- * SPEC 4.7: the first acceptable media range wins; none acceptable is 406.
- * Protobuf is acceptable for kinds that have a message (`protobuf`: the
- * built-in kinds), not for custom resources, whose metadata-only forms may
- * still be asked in it; `stream=watch` is the stream
- * form of either, as upstream's negotiation allows it on every endpoint.
- * Not `strict`: JSON when nothing is acceptable, instead of the 406.
- */
-function negotiate(req: IncomingMessage, verb: string, protobuf: boolean, strict = true): { mediaType: string; table?: { apiVersion: string }; partial?: PartialMetadataRequest } {
-  const ranges = parseAccept(req.headers.accept);
-  if (ranges.length === 0) return { mediaType: JSON_TYPE };
-  for (const range of ranges) {
-    const { type, subtype, params } = range;
-    if (params.as) {
-      if (!META_GROUPS.has(params.g) || (params.v !== 'v1' && params.v !== 'v1beta1')) continue;
-      if (params.as === 'Table' && (verb === 'get' || verb === 'list' || verb === 'watch')) {
-        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
-        // upstream AllowsMediaTypeTransform: Table in JSON or YAML; YAML has no stream form for a watch.
-        if (subtype === 'yaml' && verb !== 'watch') return { mediaType: YAML_TYPE, table: { apiVersion: `${params.g}/${params.v}` } };
-      }
-      // upstream AllowsMediaTypeTransform: either form on any read; the wrong one for the verb is the transform's 406 (partialFor).
-      if ((params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') && PARTIAL_VERBS.has(verb)) {
-        const partial = { apiVersion: `${params.g}/${params.v}`, kind: params.as } as const;
-        if (subtype === 'json' || subtype === '*') return { mediaType: JSON_TYPE, partial };
-        if (subtype === 'yaml') {
-          if (verb === 'watch' && strict) break;
-          return { mediaType: YAML_TYPE, partial };
-        }
-        // Every kind, custom ones too: the metadata forms have their own messages (codec.ts PARTIAL_SCHEMAS).
-        if (type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE, partial };
-      }
-      continue;
-    }
-    // upstream acceptMediaTypeOptions: `stream` names a streaming form, and `watch` is the only one.
-    if (params.stream !== undefined && params.stream !== 'watch') continue;
-    if ((type === 'application' && subtype === 'json') || (type === 'application' && subtype === '*') || type === '*') return { mediaType: JSON_TYPE };
-    if (type === 'application' && subtype === 'yaml') {
-      // upstream NegotiateOutputMediaTypeStream: YAML is chosen, and has no stream form for a watch.
-      if (verb === 'watch' && strict) break;
-      return { mediaType: YAML_TYPE };
-    }
-    if (protobuf && type === 'application' && subtype === PROTOBUF_SUBTYPE) return { mediaType: PROTOBUF_TYPE };
-  }
-  if (!strict) return { mediaType: JSON_TYPE };
-  throw errors.notAcceptable(protobuf ? [...SERVED_MEDIA_TYPES, PROTOBUF_TYPE] : SERVED_MEDIA_TYPES);
-}

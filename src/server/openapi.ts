@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GeneratedApi } from '../registry/kind.ts';
 import type { JsonObject } from '../registry/json-value.ts';
 import { notAcceptable } from '../api/status-error.ts';
-import { parseAccept, writeSharedBody } from './respond.ts';
+import { parseAccept } from '../http/negotiation.ts';
+import { writeSharedBody } from '../http/respond.ts';
 import type { CustomOpenApiPart } from './custom-openapi.ts';
 
 interface PublishedDocument {

@@ -13,7 +13,7 @@ import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
 import { DeadlineExceededError } from '../storage/interface.ts';
 import { DeadlineAbort, type DeadlineSignal } from '../util/deadline-signal.ts';
 import { DurationError, parseGoDuration } from '../util/go-duration.ts';
-import type { RequestInfo } from './request-info.ts';
+import type { RequestInfo } from '../http/request-info.ts';
 
 export interface RequestLimits {
   /** --request-timeout in milliseconds; 0 = no deadline. */

@@ -59,7 +59,7 @@ import type { RunningServer, StartOptions } from './start-options.ts';
 export type { RunningServer, StartOptions } from './start-options.ts';
 import { controllerManager } from './controllers.ts';
 import { guardConnections, HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES } from './connection-guard.ts';
-import { HealthChecks, PostStartHook, type HealthCheck } from './health.ts';
+import { HealthChecks, PostStartHook, type HealthCheck } from './endpoints/health.ts';
 import { writeOrchconfig } from './orchconfig.ts';
 import { featureEnabled } from './feature-gates.ts';
 import { resolveRuntimeConfig } from './runtime-config.ts';

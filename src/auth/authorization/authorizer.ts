@@ -3,7 +3,6 @@
  * upstream's union of authorizers; the first allow or deny is final, all
  * no-opinion is a deny.
  */
-import type { RequestInfo } from '../../server/request-info.ts';
 import type { FieldRequirement } from '../../registry/selectors/field-selector.ts';
 import type { LabelRequirement } from '../../registry/selectors/label-selector.ts';
 import { MASTERS_GROUP, type UserInfo } from '../user.ts';
@@ -84,24 +83,6 @@ const everything = (): Rules => ({
   nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
   incomplete: false,
 });
-
-export function attributesFor(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
-  const attributes: AuthorizationAttributes = {
-    user,
-    verb: info.verb,
-    isResourceRequest: info.isResourceRequest,
-    path: info.path,
-    group: info.group,
-    version: info.version,
-    namespace: info.namespace,
-    resource: info.resource,
-    subresource: info.subresource,
-    name: info.name || info.selectedName,
-  };
-  if (info.fieldSelector) attributes.fieldSelector = info.fieldSelector;
-  if (info.labelSelector) attributes.labelSelector = info.labelSelector;
-  return attributes;
-}
 
 const ALLOW: AuthorizationResult = Object.freeze({ decision: 'Allow', reason: '' });
 /** upstream's AlwaysDeny has no opinion, with a reason: a later authorizer may still allow (SPEC 5.1 item 5). */

@@ -5,7 +5,7 @@
  * CleanScope, cleanDryRun; FACTS 13).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestInfo } from '../request-info.ts';
+import type { RequestInfo } from '../../http/request-info.ts';
 import { deprecatedApiRequests, longRunningRequests, requestSeries } from '../../metrics/registry.ts';
 import { isLongRunning } from '../request-limits.ts';
 

@@ -88,7 +88,7 @@ const textOf = (bytes: Buffer): string => bytes.toString();
 
 /**
  * Turns the client's errors into the storage errors the server renders
- * (src/server/respond.ts): a missed deadline is a 504 whose write outcome is
+ * (src/http/respond.ts): a missed deadline is a 504 whose write outcome is
  * unknown; an open circuit, an unreachable or failing etcd a 500.
  */
 function storageError(err: unknown): unknown {

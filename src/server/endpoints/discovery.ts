@@ -5,7 +5,12 @@
  * negotiation (`g=apidiscovery.orch.io;v=v2`).
  */
 import { createHash } from 'node:crypto';
-import type { KindDefinition } from '../registry/kind.ts';
+import type { IncomingMessage } from 'node:http';
+import { parseAccept } from '../../http/negotiation.ts';
+import { writeJsonText } from '../../http/respond.ts';
+import type { KindDefinition } from '../../registry/kind.ts';
+import type { ApiRequest } from '../filters/api-request.ts';
+import type { Endpoint } from './endpoint.ts';
 
 export interface DiscoveryDocuments {
   /** path -> JSON body */
@@ -139,4 +144,48 @@ export function buildDiscovery(kinds: readonly KindDefinition[], serverAddress: 
     ['/apis', aggregatedDocument(named)],
   ]);
   return { legacy, aggregated };
+}
+
+/** Whether the client asks for the aggregated form (its first media range that names a form). */
+function wantsAggregatedDiscovery(req: IncomingMessage): boolean {
+  for (const range of parseAccept(req.headers.accept)) {
+    if (range.params.as === 'APIGroupDiscoveryList' && range.params.g === 'apidiscovery.orch.io' && (range.params.v === 'v2' || range.params.v === 'v2beta1')) return true;
+    if (!range.params.as) return false;
+  }
+  return false;
+}
+
+/** The discovery paths: the aggregated document where asked for (with its ETag), else the legacy ones. */
+export class DiscoveryEndpoint implements Endpoint {
+  readonly methods = 'read';
+
+  /** Replaced whenever the served custom kinds change. */
+  constructor(public documents: DiscoveryDocuments) {}
+
+  serve({ req, res, encode }: ApiRequest, path: string): boolean {
+    const aggregated = this.documents.aggregated.get(path);
+    if (aggregated && wantsAggregatedDiscovery(req)) {
+      if (req.headers['if-none-match'] === aggregated.etag) {
+        res.writeHead(304, { ETag: aggregated.etag, Vary: 'Accept' });
+        res.end();
+        return true;
+      }
+      res.writeHead(200, {
+        'Content-Type': 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList',
+        ETag: aggregated.etag,
+        Vary: 'Accept',
+        'Cache-Control': 'public',
+      });
+      res.end(aggregated.body);
+      return true;
+    }
+    const legacy = this.documents.legacy.get(path);
+    if (!legacy) return false;
+    writeJsonText(res, 200, legacy, encode);
+    return true;
+  }
+
+  refusesOtherMethods(path: string): boolean {
+    return this.documents.legacy.has(path);
+  }
 }

@@ -13,35 +13,7 @@ import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import { createGzip } from 'node:zlib';
 import { GZIP_HEADERS, GZIP_OPTIONS, GZIP_THRESHOLD_BYTES, gzipAround, gzipBody, gzipShared } from './gzip-body.ts';
-
-export const JSON_TYPE = 'application/json';
-export const YAML_TYPE = 'application/yaml';
-
-export interface MediaRange {
-  type: string;
-  subtype: string;
-  params: Record<string, string>;
-}
-
-/** Parses an Accept header into media ranges in order of preference (q-values honoured). */
-export function parseAccept(header: string | undefined): MediaRange[] {
-  if (!header) return [];
-  const ranges = header.split(',').map((part, index) => {
-    const [mediaType, ...rawParams] = part.trim().split(';');
-    const [type = '', subtype = ''] = mediaType.trim().toLowerCase().split('/');
-    const params: Record<string, string> = {};
-    for (const p of rawParams) {
-      const eq = p.indexOf('=');
-      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
-    }
-    const q = params.q === undefined ? 1 : Number(params.q);
-    return { range: { type, subtype, params }, q: Number.isNaN(q) ? 0 : q, index };
-  });
-  return ranges
-    .filter((r) => r.q > 0 && r.range.type)
-    .sort((a, b) => b.q - a.q || a.index - b.index)
-    .map((r) => r.range);
-}
+import { JSON_TYPE, YAML_TYPE } from './negotiation.ts';
 
 /** upstream pretty-prints for browsers and command-line HTTP clients even without `pretty`. */
 const PRETTY_AGENTS = /^(curl|Wget|Mozilla\/5\.0)/;

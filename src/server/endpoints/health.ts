@@ -3,9 +3,10 @@
  * The checks of one endpoint run concurrently and each is bounded in time, so a
  * frozen store makes the probe fail within its check timeout instead of hanging.
  */
-import { observeHealthcheck } from '../metrics/sli-registry.ts';
+import { observeHealthcheck } from '../../metrics/sli-registry.ts';
 import type { ServerResponse } from 'node:http';
-import { writeText } from './respond.ts';
+import { writeText } from '../../http/respond.ts';
+import type { Endpoint } from './endpoint.ts';
 
 export interface HealthCheck {
   name: string;
@@ -133,4 +134,24 @@ export class HealthChecks {
   names(endpoint: HealthEndpoint): string[] {
     return this.checksFor(endpoint).map((c) => c.name);
   }
+}
+
+const HEALTH_PATH = /^\/(healthz|livez|readyz)(?:\/(.+))?$/;
+
+/** The probes for every method, as upstream's mux serves them; a check that does not exist is 404. */
+export function healthEndpoint(health: HealthChecks): Endpoint {
+  const serveCheck = async (endpoint: HealthEndpoint, name: string, res: ServerResponse): Promise<true> => {
+    if (!(await health.serveOne(endpoint, name, res))) writeText(res, 404, '404 page not found\n');
+    return true;
+  };
+  return {
+    methods: 'any',
+    serve(request, path) {
+      const match = HEALTH_PATH.exec(path);
+      if (!match) return false;
+      const endpoint = match[1] as HealthEndpoint;
+      if (!match[2]) return health.serveAll(endpoint, request.target!.query, request.res).then(() => true);
+      return serveCheck(endpoint, match[2], request.res);
+    },
+  };
 }
