@@ -50,7 +50,7 @@ export async function generate(contractDir: string, outDir: string): Promise<Map
   files.set(
     'validation.ts',
     `${HEADER}\n/** The contract's rules the validator enforces, for the schemas that hold them or lead to one (codegen/validation.ts). */\n` +
-      `import type { ContractValidationTable } from '../registry/schema/contract-schema.ts';\n\n` +
+      `import type { ContractValidationTable } from '../registry/schema/contract-table.ts';\n\n` +
       `export const validation: ContractValidationTable = ${JSON.stringify(validation, null, 1)};\n`,
   );
   files.set(

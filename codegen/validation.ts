@@ -9,7 +9,7 @@
  */
 import { refName, type Schema } from './contract.ts';
 import { isSupportedFormat } from '../src/registry/schema/formats.ts';
-import type { ContractNode, ContractChild, ContractValidationTable } from '../src/registry/schema/contract-schema.ts';
+import type { ContractNode, ContractChild, ContractValidationTable } from '../src/registry/schema/contract-table.ts';
 import { isKindRoot, validateRuleSchema } from './validation-rules.ts';
 
 /** Value validations (upstream kube-openapi's), enforced by the validator as for custom resources. */

@@ -4,7 +4,7 @@ import type { KindHooks } from './kind-hooks.ts';
 import type { Cell, TimedCell } from './printer-cells.ts';
 import type { ApiObject, Strategy } from './strategy.ts';
 import type { ProtobufTable } from '../api/protobuf/schema.ts';
-import type { ContractValidationTable } from './schema/contract-schema.ts';
+import type { ContractValidationTable } from './schema/contract-table.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 
 /**
