@@ -6,7 +6,6 @@ import {
   duplicate,
   fieldErrorText,
   forbidden,
-  goQuote,
   invalid,
   notFound,
   notSupported,
@@ -16,6 +15,7 @@ import {
   typeInvalid,
   type FieldError,
 } from '../src/registry/validation/field-errors.ts';
+import { goQuote } from '../src/util/go-print.ts';
 import {
   isConfigMapKey,
   isDNS1035Label,

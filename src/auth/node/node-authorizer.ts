@@ -19,7 +19,7 @@ import type { UserInfo } from '../user.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Rules } from '../authorization/authorizer.ts';
 import { noRules } from '../authorization/authorizer.ts';
 import { ruleAllows } from '../authorization/rbac-rules.ts';
-import { goQuote } from '../../registry/validation/field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 import type { NodeGraph, VertexType } from './node-graph.ts';
 import { nodeIdentity } from './node-identity.ts';
 import { NODE_RULES } from './node-rules.ts';

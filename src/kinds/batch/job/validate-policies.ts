@@ -5,7 +5,8 @@
  * validatePodFailurePolicy, validateSuccessPolicy, validatePodReplacementPolicy,
  * the template's restartPolicy); shared by a Job and a CronJob's jobTemplate.
  */
-import { child, duplicate, goQuote, goQuoteList, index, invalid, notSupported, required, tooLong, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { child, duplicate, index, invalid, notSupported, required, tooLong, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { goQuote, goQuoteList } from '../../../util/go-print.ts';
 import { isDNS1123Label, isQualifiedName } from '../../../registry/validation/names.ts';
 
 const MAX_PARALLELISM_INDEXED = 100_000;
