@@ -7,7 +7,7 @@
  * are not copied: they are views into the stored JSON the cache holds anyway.
  */
 import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
-import { withResourceVersion } from '../registry/object-meta.ts';
+import { withResourceVersion } from '../storage/stored-json.ts';
 import { JSON_TYPE } from '../http/negotiation.ts';
 import { writeJsonAround, writeJsonItems, writeObject } from '../http/respond.ts';
 import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';

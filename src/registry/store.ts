@@ -15,8 +15,8 @@ import {
   nowTimestamp,
   parseStored,
   serializeForStorage,
-  withResourceVersion,
 } from './object-meta.ts';
+import { withResourceVersion } from '../storage/stored-json.ts';
 import { objectReader, type ObjectReader } from './object-reader.ts';
 import type { ApiObject, Strategy } from './strategy.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from './validation/object-meta.ts';

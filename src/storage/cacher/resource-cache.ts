@@ -5,7 +5,7 @@
  * here. Each event is serialized at most once per form and shared by every
  * watcher (never copied per watcher).
  */
-import { withApiVersion, withResourceVersion } from '../../registry/object-meta.ts';
+import { withApiVersion, withResourceVersion } from '../stored-json.ts';
 import type { StorageEvent, WatchEventType } from '../interface.ts';
 import type { CacheWatcher, WatchEncoding } from './cache-watcher.ts';
 import { prefixEnd } from '../keys.ts';
