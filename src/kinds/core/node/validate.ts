@@ -13,7 +13,7 @@ import { type FieldError, child, duplicate, forbidden, goRepr, goStringSlice, in
 import { goQuote } from '../../../util/go-print.ts';
 import { validateLabelName } from '../../../registry/validation/label-selector.ts';
 import { isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
-import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
