@@ -25,7 +25,7 @@ import { buildAuthorizer } from '../src/auth/authorization/build-authorizer.ts';
 import { rbacAuthorizer, resolveGrants, type RbacSource } from '../src/auth/authorization/rbac-authorizer.ts';
 import { compileMatchConditions } from '../src/auth/authorization/match-conditions.ts';
 import type { ApiObject } from '../src/registry/strategy.ts';
-import type { UserInfo } from '../src/auth/user.ts';
+import type { UserInfo } from '../src/api/user.ts';
 
 // ---------------------------------------------------------------- the chain
 

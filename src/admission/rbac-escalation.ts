@@ -18,7 +18,7 @@ import { compactRules, compactString, covers } from '../auth/authorization/rbac-
 import { goQuote, goQuoteList } from '../util/go-print.ts';
 import { missingRolesText, roleOf, rulesHeld, type GrantResolver, type RbacSource } from '../auth/authorization/rbac-authorizer.ts';
 import type { PolicyRule } from '../auth/authorization/rbac-rules.ts';
-import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
+import { MASTERS_GROUP, type UserInfo } from '../api/user.ts';
 import type { AdmissionAttributes, AdmissionHook } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { stableJson } from '../util/stable-json.ts';

@@ -36,7 +36,7 @@ import { nominalEstimate, traverse } from './estimate-standard.ts';
 import type { CelLibrary } from './library.ts';
 import { selectorAttribute, type AuthorizationAttributes, type AuthorizationResult, type Authorizer, type Decision as AuthorizationDecision } from '../auth/authorization/authorizer.ts';
 import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceaccount/tokens.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import { parseFieldSelector } from '../registry/selectors/field-selector.ts';
 import { parseLabelSelector } from '../registry/selectors/label-selector.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../registry/validation/names.ts';

@@ -23,7 +23,7 @@ import { validateObjectMetaCreate, validateObjectMetaUpdate } from './validation
 import type { FieldError } from './validation/field-errors.ts';
 import type { NameValidation } from './validation/names.ts';
 import type { ObjectFilter } from './list-filter.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 /** What an admission step is told about a write (SPEC 5.1 item 1; upstream admission.Attributes). */

@@ -15,7 +15,7 @@
  *    resourceclaims, csinodes, resourceslices: as upstream, though this server
  *    serves none of them; only access reviews ever ask.
  */
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Rules } from '../authorization/authorizer.ts';
 import { noRules } from '../authorization/authorizer.ts';
 import { ruleAllows } from '../authorization/rbac-rules.ts';

@@ -9,7 +9,7 @@ import type { ObjectReader } from '../../registry/object-reader.ts';
 import type { GenericStore } from '../../registry/store.ts';
 import type { ApiObject } from '../../registry/strategy.ts';
 import type { AuthenticationResult, TokenAuthenticator } from '../authentication/authenticator.ts';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import { jose } from '../../util/lazy-packages.ts';
 import type { SigningKey, VerificationKey } from './keys.ts';
 

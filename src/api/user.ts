@@ -1,3 +1,9 @@
+/**
+ * Users as authentication gives them and every layer above reads them
+ * (upstream apiserver pkg/authentication/user): a request's identity and the
+ * well-known names of users and groups.
+ */
+
 /** The identity a request is evaluated as (SPEC 5.1 user, groups, extra). */
 export interface UserInfo {
   name: string;
