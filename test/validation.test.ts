@@ -27,7 +27,7 @@ import {
   isValidPortName,
   maskTrailingDash,
   nameValidators,
-} from '../src/registry/validation/names.ts';
+} from '../src/api/names.ts';
 import { validateLabelSelector } from '../src/registry/validation/label-selector.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../src/registry/validation/object-meta.ts';
 import { isStrictSubset, parseCIDR } from '../src/registry/validation/cidr.ts';

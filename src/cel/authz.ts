@@ -39,7 +39,7 @@ import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceacc
 import type { UserInfo } from '../api/user.ts';
 import { parseFieldSelector } from '../registry/selectors/field-selector.ts';
 import { parseLabelSelector } from '../registry/selectors/label-selector.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../registry/validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/names.ts';
 
 export const AUTHORIZER_TYPE = 'kubernetes.authorization.Authorizer';
 export const PATH_CHECK_TYPE = 'kubernetes.authorization.PathCheck';

@@ -158,12 +158,6 @@ export function index(path: string, i: number | string): string {
   return `${path}[${i}]`;
 }
 
-/** UTF-8 byte length (Go `len(string)`). */
-export function byteLength(s: string): number {
-  // A lone surrogate counts 3, as Go counts the U+FFFD its JSON decoder puts there.
-  return Buffer.byteLength(s, 'utf8');
-}
-
 /** Go `%#v` of a decoded JSON value held in an `interface{}`. */
 export function jsonRepr(v: unknown): string {
   if (v === null || v === undefined) return 'interface {}(nil)';

@@ -5,7 +5,7 @@
  * its text where upstream prints the Go struct (as validateResources does).
  */
 import { duplicate, forbidden, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isQualifiedName } from '../../../registry/validation/names.ts';
+import { isQualifiedName } from '../../../api/names.ts';
 import { validateContainerResourceName, validateResourceName } from '../pod/validate-containers.ts';
 import { compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../../../api/quantity.ts';
 

@@ -12,7 +12,7 @@ import { goJSONObjectError } from '../../../registry/validation/go-json.ts';
 import { type FieldError, child, duplicate, forbidden, goRepr, goStringSlice, index, internalError, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
 import { goQuote } from '../../../util/go-print.ts';
 import { validateLabelName } from '../../../registry/validation/label-selector.ts';
-import { isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
+import { isQualifiedName, isValidLabelValue } from '../../../api/names.ts';
 import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

@@ -4,7 +4,7 @@
  */
 import { goRepr, invalid, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { validateLabelSelector } from '../../../registry/validation/label-selector.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { compareQuantities, formatQuantity, quantityFromJson, zeroQuantity } from '../../../api/quantity.ts';
 
