@@ -16,3 +16,13 @@ export const ANONYMOUS_USER = 'system:anonymous';
 export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const MASTERS_GROUP = 'system:masters';
+
+/** The user a service account authenticates as (upstream serviceaccount.MakeUsername). */
+export function serviceAccountUsername(namespace: string, name: string): string {
+  return `system:serviceaccount:${namespace}:${name}`;
+}
+
+/** The groups of a service account's user (upstream serviceaccount.MakeGroupNames). */
+export function serviceAccountGroups(namespace: string): string[] {
+  return ['system:serviceaccounts', `system:serviceaccounts:${namespace}`];
+}
