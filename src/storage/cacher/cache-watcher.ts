@@ -58,6 +58,28 @@ export interface CacheWatcherOptions {
   onEvent?: (bytes: number) => void;
 }
 
+/** A client's watch as the cacher starts it: served by the cache (Cacher.startWatch) or by the store (startStorageWatch, storage-watcher.ts). */
+export interface WatchRequest {
+  resourcePrefix: string;
+  selection: WatchSelection;
+  /** undefined = unset (consistent state then changes), 0 = any state then changes, n = changes after n. */
+  resourceVersion: number | undefined;
+  /** Send the current state as ADDED events first (SPEC 4.6 "Get State and Start at ..."). */
+  initialEvents: boolean;
+  /** BOOKMARK with the initial-events-end annotation after the initial events (SPEC 4.4 item 4). */
+  initialEventsEndBookmark: boolean;
+  bookmarkHead?: string;
+  /** The version the watcher's objects are served as, when it may differ from the stored one (CacheWatcherOptions). */
+  apiVersion?: string;
+  /** CacheWatcherOptions.prepare. */
+  prepare?: CacheWatcherOptions['prepare'];
+  /** CacheWatcherOptions.onEvent. */
+  onEvent?: CacheWatcherOptions['onEvent'];
+  /** CacheWatcherOptions.encoding: JSON lines when undefined. */
+  encoding?: CacheWatcherOptions['encoding'];
+  out: Writable;
+}
+
 const dirty = new Set<CacheWatcher>();
 let flushScheduled = false;
 /** A flush cycle's slices are still being written: the next cycle waits for its end. */

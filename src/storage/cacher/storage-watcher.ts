@@ -9,8 +9,7 @@
  */
 import * as errors from '../../api/status-error.ts';
 import { CompactedError, type Storage, type StorageEvent, type Watch } from '../interface.ts';
-import { CacheWatcher } from './cache-watcher.ts';
-import type { WatchRequest } from './cacher.ts';
+import { CacheWatcher, type WatchRequest } from './cache-watcher.ts';
 import { CacheEvent, CachedObject } from './resource-cache.ts';
 
 function cacheEventOf(event: StorageEvent): CacheEvent {
