@@ -21,8 +21,8 @@
 import { cpus } from 'node:os';
 import { etcdAvailable } from '../test/helpers/etcd.ts';
 import { backendBudgetMs, parseArgs, scaleBudgetMs, USAGE, UsageError, type Options } from './bench/args.ts';
-import { runBackend } from './bench/load-backend.ts';
-import { report, type BackendResult } from './bench/report.ts';
+import { runBackend, type BackendResult } from './bench/load-backend.ts';
+import { report } from './bench/report.ts';
 import { runScale } from './bench/scale.ts';
 import { cleanup, isStopping, log } from './bench/util.ts';
 import { ensureWrk } from './bench/wrk.ts';

@@ -20,7 +20,7 @@ import { runInNewContext } from 'node:vm';
 import { kinds } from '../src/generated/index.ts';
 import { rowRenderer, tablePlan } from '../src/handlers/table-rows.ts';
 import { serializeForStorage } from '../src/registry/object-meta.ts';
-import { CachedObject } from '../src/storage/cacher/resource-cache.ts';
+import { CachedObject } from '../src/storage/cacher/cached-object.ts';
 import { startTestServer } from '../test/helpers/server.ts';
 import { bounded, percentile } from './bench/util.ts';
 import { networkPolicy, NP_PATH } from './bench/orch.ts';

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 
 import { structure } from '../src/generated/structure.ts';
 import {
-  comparePathElements, diffFieldSet, difference, equals, fieldSet, fieldSetOf, fromFieldsV1, intersection, isEmpty, pathString,
+  comparePathElements, difference, equals, fieldSet, fromFieldsV1, intersection, isEmpty, pathString,
   toFieldsV1, union,
 } from '../src/registry/apply/field-set.ts';
+import { diffFieldSet, fieldSetOf } from '../src/registry/apply/object-fields.ts';
 import {
   ApplyConflictError, applyIntent, chooseManagedFields, conflictMessage, managerFromUserAgent, managerIdentifier,
   recordUpdate, type ManagedFieldsEntry,

@@ -13,7 +13,7 @@ import { decodePolicyLine, type PolicySpec } from '../src/auth/authorization/aba
 import { loadPolicyFile } from '../src/auth/authorization/abac-policy-file.ts';
 import { abacAuthorizer } from '../src/auth/authorization/abac-authorizer.ts';
 import type { AuthorizationAttributes } from '../src/auth/authorization/authorizer.ts';
-import type { UserInfo } from '../src/auth/user.ts';
+import type { UserInfo } from '../src/api/user.ts';
 import { BIN, ROOT, startTestServer, type TestServer } from './helpers/server.ts';
 
 const v1 = (spec: object) => JSON.stringify({ apiVersion: 'abac.authorization.orch.io/v1beta1', kind: 'Policy', spec });

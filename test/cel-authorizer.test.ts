@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { CelCompileError, CelEnvironment, CelEvaluationError } from '../src/cel/environment.ts';
 import {
   AUTHORIZER_TYPE,
-  authorizerActivation,
   authzSelectorsLibrary,
   CHECK_COST,
   REQUEST_RESOURCE_VARIABLE,
@@ -19,13 +18,14 @@ import {
   selectorCost,
   type RequestResource,
 } from '../src/cel/authz.ts';
+import { authorizerActivation } from '../src/auth/authorization/authorizer-activation.ts';
 import { COST_LIMIT_MESSAGE, PER_CALL_LIMIT } from '../src/cel/cost.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../src/auth/authorization/authorizer.ts';
 import { buildAuthorizer } from '../src/auth/authorization/build-authorizer.ts';
 import { rbacAuthorizer, resolveGrants, type RbacSource } from '../src/auth/authorization/rbac-authorizer.ts';
 import { compileMatchConditions } from '../src/auth/authorization/match-conditions.ts';
 import type { ApiObject } from '../src/registry/strategy.ts';
-import type { UserInfo } from '../src/auth/user.ts';
+import type { UserInfo } from '../src/api/user.ts';
 
 // ---------------------------------------------------------------- the chain
 

@@ -12,7 +12,7 @@ import {
   parseQuantity,
   quantityFromJson,
   roundUpQuantity,
-} from '../src/registry/validation/quantity.ts';
+} from '../src/api/quantity.ts';
 import { imageTag } from '../src/registry/validation/image-reference.ts';
 
 const canonical = (text: string) => formatQuantity(parseQuantity(text));

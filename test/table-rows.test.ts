@@ -9,7 +9,7 @@ import { kinds } from '../src/generated/index.ts';
 import { rowRenderer, tablePlan, EncodedRow } from '../src/handlers/table-rows.ts';
 import { toTable, type IncludeObject } from '../src/handlers/table.ts';
 import { serializeForStorage } from '../src/registry/object-meta.ts';
-import { CachedObject } from '../src/storage/cacher/resource-cache.ts';
+import { CachedObject } from '../src/storage/cacher/cached-object.ts';
 import { expectWrite } from './helpers/api.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

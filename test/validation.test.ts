@@ -6,7 +6,6 @@ import {
   duplicate,
   fieldErrorText,
   forbidden,
-  goQuote,
   invalid,
   notFound,
   notSupported,
@@ -16,6 +15,7 @@ import {
   typeInvalid,
   type FieldError,
 } from '../src/registry/validation/field-errors.ts';
+import { goQuote } from '../src/util/go-print.ts';
 import {
   isConfigMapKey,
   isDNS1035Label,
@@ -27,7 +27,7 @@ import {
   isValidPortName,
   maskTrailingDash,
   nameValidators,
-} from '../src/registry/validation/names.ts';
+} from '../src/api/names.ts';
 import { validateLabelSelector } from '../src/registry/validation/label-selector.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../src/registry/validation/object-meta.ts';
 import { isStrictSubset, parseCIDR } from '../src/registry/validation/cidr.ts';

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withApiVersion, withResourceVersion } from '../src/registry/object-meta.ts';
-import { CachedObject, ResourceCache, joinJson } from '../src/storage/cacher/resource-cache.ts';
+import { withApiVersion, withResourceVersion } from '../src/storage/stored-json.ts';
+import { ResourceCache } from '../src/storage/cacher/resource-cache.ts';
+import { CachedObject, joinJson } from '../src/storage/cacher/cached-object.ts';
 import { leadingApiVersion, packServed, resourceVersionSpan, servedBytesAt, storedTextOf, textAfter } from '../src/storage/cacher/stored-bytes.ts';
 import { packValue, slabStats } from '../src/storage/value-slabs.ts';
 

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SortedKeys } from '../src/storage/cacher/sorted-keys.ts';
-import { CachedObject, ResourceCache } from '../src/storage/cacher/resource-cache.ts';
+import { ResourceCache } from '../src/storage/cacher/resource-cache.ts';
+import { CachedObject } from '../src/storage/cacher/cached-object.ts';
 import { CacheWatcher, FLUSH_SLICE, MAX_FLUSH_REST_MS, MIN_FLUSH_INTERVAL_MS } from '../src/storage/cacher/cache-watcher.ts';
 import { PassThrough, Writable } from 'node:stream';
 

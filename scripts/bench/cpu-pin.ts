@@ -2,11 +2,10 @@
  * CPU affinity for the one-core vs all-cores comparison: which CPUs this
  * process may use, a server's whole process tree (children and threads
  * included, so a server that forks workers is pinned as a whole), pinning it
- * with `taskset -a -p`, and the CPU time the tree used.
+ * with `taskset -a -p`, and the CPU time a process, or its whole tree, used.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cpuSeconds } from './util.ts';
 
 /** "0-2,5" → [0, 1, 2, 5]. */
 export function parseCpuList(list: string): number[] {
@@ -127,6 +126,18 @@ function safeReaddir(path: string): string[] {
     return readdirSync(path);
   } catch {
     return [];
+  }
+}
+
+/** User + system CPU seconds a live process has used so far (from /proc/<pid>/stat, in clock ticks of 1/100 s). */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
   }
 }
 

@@ -12,17 +12,41 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd } from '../../test/helpers/etcd.ts';
 import type { Backend, Options } from './args.ts';
-import { measure, type Target } from './autocannon.ts';
+import { measure, type Measurement, type Target } from './autocannon.ts';
 import { startBaselines, type BaselineBodies, type BaselineOptions } from './baselines.ts';
-import { coresComparison } from './cores.ts';
+import { coresComparison, type CoresResult } from './cores.ts';
 import { allowedCpus, processTree } from './cpu-pin.ts';
 import { collectionRevision, createNamespace, createPolicies, launchOrch, networkPolicy, NP_PATH, startingWorkers } from './orch.ts';
-import type { BackendResult } from './report.ts';
-import { fullListTarget, listRuns, listSettings, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget } from './list-targets.ts';
-import { updateTarget } from './targets.ts';
+import { fullListTarget, listRuns, listSettings, pagedListTarget, rawListTargets, TABLE_ACCEPT, tableListTarget, type PagedStats } from './list-targets.ts';
+import { updateTarget, type UpdateStats } from './targets.ts';
 import { assertRunning, bytes, fmt, log, onCleanup, peakRss, rss, stopChild } from './util.ts';
-import { watchFanout } from './watch-fanout.ts';
+import { watchFanout, type WatchResult } from './watch-fanout.ts';
 import { baselineTargets, createFloorTarget, createTarget, getTarget, measureWrk, rbacGetTarget, wrkSettings, type WrkTarget } from './wrk-targets.ts';
+
+/** What one backend's run measured, as the report reads it (report.ts). */
+export interface BackendResult {
+  backend: string;
+  readyMs: number;
+  servingLineMs: number;
+  idleRss?: number;
+  peakRss?: number;
+  etcdPeakRss?: number;
+  baselinePeakRss?: number;
+  getBytes?: number;
+  listCreate?: { count: number; ms: number; listBytes: number; tableBytes: number };
+  measurements: Map<string, Measurement>;
+  /** The paged LIST's walks, by measurement key ("paged", "paged-1"). */
+  paged?: Map<string, PagedStats>;
+  update?: UpdateStats;
+  created?: number;
+  watch?: WatchResult;
+  watchError?: string;
+  cores?: CoresResult;
+  coresSkipped?: string;
+  aborted?: string;
+  serverLog: string;
+  skipped?: string;
+}
 
 /** A user RBAC allows the GET fixture through a RoleBinding (the other targets run as the admin, in system:masters). */
 const RBAC_USER = { name: 'bench-reader', token: `bench-reader-${Date.now().toString(36)}` };

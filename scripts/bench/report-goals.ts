@@ -7,7 +7,7 @@
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import { RAW_KEY } from './cores.ts';
-import type { BackendResult } from './report.ts';
+import type { BackendResult } from './load-backend.ts';
 import { listRuns } from './list-targets.ts';
 import { fmt, int, percentile } from './util.ts';
 import type { PhaseResult } from './watch-fanout.ts';

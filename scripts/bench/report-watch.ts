@@ -1,6 +1,6 @@
 /** The WATCH fan-out tables of the report. */
 import { cpus } from 'node:os';
-import type { BackendResult } from './report.ts';
+import type { BackendResult } from './load-backend.ts';
 import { bytes, fmt, int, percentile } from './util.ts';
 
 const ms = (n: number | undefined) => fmt(n, 2);

@@ -3,38 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import type { Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
-import { listRuns, type PagedStats } from './list-targets.ts';
-import type { UpdateStats } from './targets.ts';
+import { listRuns } from './list-targets.ts';
+import type { BackendResult } from './load-backend.ts';
 import { bytes, fmt, int, percentile, ratio } from './util.ts';
-import type { WatchResult } from './watch-fanout.ts';
 import { watchRows } from './report-watch.ts';
 import { goalTables } from './report-goals.ts';
-import type { CoresResult } from './cores.ts';
 import { SERVER_NODE_ARGS, SERVER_ARGS } from './orch.ts';
-
-export interface BackendResult {
-  backend: string;
-  readyMs: number;
-  servingLineMs: number;
-  idleRss?: number;
-  peakRss?: number;
-  etcdPeakRss?: number;
-  baselinePeakRss?: number;
-  getBytes?: number;
-  listCreate?: { count: number; ms: number; listBytes: number; tableBytes: number };
-  measurements: Map<string, Measurement>;
-  /** The paged LIST's walks, by measurement key ("paged", "paged-1"). */
-  paged?: Map<string, PagedStats>;
-  update?: UpdateStats;
-  created?: number;
-  watch?: WatchResult;
-  watchError?: string;
-  cores?: CoresResult;
-  coresSkipped?: string;
-  aborted?: string;
-  serverLog: string;
-  skipped?: string;
-}
 
 const ms = (n: number | undefined) => fmt(n, 2);
 const ORDER = ['http', 'https', 'get', 'get-rbac', 'create', 'create-floor', 'update', ...['', '-1'].flatMap((s) => ['raw-list', 'raw-table', 'list', 'paged', 'table'].map((k) => k + s))];

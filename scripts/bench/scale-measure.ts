@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Options } from './args.ts';
+import type { Backend, Options } from './args.ts';
 import type { Measurement } from './autocannon.ts';
 import { NP_PATH, startingWorkers, type Orch } from './orch.ts';
 import { FIXED_NS, namespaceName, objectPath, objectPathFormat } from './scale-load.ts';
@@ -190,4 +190,36 @@ export function diskUsage(dir: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Everything measured at one size (scale.ts records the load, the restart's times and the disk usage). */
+export interface ScaleStep extends Partial<SizeMeasurements>, Partial<RestartMeasurements> {
+  size: number;
+  /** Objects created to reach this size, and how long that took. */
+  loaded: number;
+  loadMs: number;
+  /** SIGTERM → exit of the server that loaded them, and spawn → first 200 on /readyz of the one restarted on them. */
+  stopMs?: number;
+  readyMs?: number;
+  /** Bytes on disk (the server's data dir, and etcd's) at this size. */
+  disk?: number;
+  /** etcd's VmRSS after the measurements (etcd3). */
+  etcdRss?: number;
+  /** Why the measurements on the loaded server failed, or the restart did. */
+  error?: string;
+  restartError?: string;
+}
+
+/** One backend's run of the scale benchmark, size by size, as the report reads it (scale-report.ts). */
+export interface ScaleResult {
+  backend: Backend;
+  sizes: number[];
+  /** The server restarted with the namespaces and the fixed namespace only. */
+  empty?: { readyMs: number; rss?: number };
+  steps: ScaleStep[];
+  /** Why the remaining sizes were not measured (disk, memory). */
+  refused?: string;
+  aborted?: string;
+  skipped?: string;
+  serverLog?: string;
 }

@@ -9,8 +9,7 @@ import { cpus } from 'node:os';
 import type { Options } from './args.ts';
 import { REVISION } from './report.ts';
 import { FIXED_NS, namespaceName } from './scale-load.ts';
-import { SETTLE_MS } from './scale-measure.ts';
-import type { ScaleResult, ScaleStep } from './scale.ts';
+import { SETTLE_MS, type ScaleResult, type ScaleStep } from './scale-measure.ts';
 import { bytes, fmt, int, percentile } from './util.ts';
 
 const MILLION = 1_000_000;

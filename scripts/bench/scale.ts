@@ -18,39 +18,9 @@ import type { Backend, Options } from './args.ts';
 import { throwAwayEtcd } from './load-backend.ts';
 import { launchOrch, type Launched } from './orch.ts';
 import { createScaleNamespaces, FIXED_NS, loadObjects } from './scale-load.ts';
-import { diskUsage, measureRestart, measureSize, type RestartMeasurements, type SizeMeasurements } from './scale-measure.ts';
+import { diskUsage, measureRestart, measureSize, type ScaleResult, type ScaleStep } from './scale-measure.ts';
 import { scaleReport } from './scale-report.ts';
 import { bytes, dataDirOf, fmt, int, isStopping, log, onCleanup, rss } from './util.ts';
-
-export interface ScaleStep extends Partial<SizeMeasurements>, Partial<RestartMeasurements> {
-  size: number;
-  /** Objects created to reach this size, and how long that took. */
-  loaded: number;
-  loadMs: number;
-  /** SIGTERM → exit of the server that loaded them, and spawn → first 200 on /readyz of the one restarted on them. */
-  stopMs?: number;
-  readyMs?: number;
-  /** Bytes on disk (the server's data dir, and etcd's) at this size. */
-  disk?: number;
-  /** etcd's VmRSS after the measurements (etcd3). */
-  etcdRss?: number;
-  /** Why the measurements on the loaded server failed, or the restart did. */
-  error?: string;
-  restartError?: string;
-}
-
-export interface ScaleResult {
-  backend: Backend;
-  sizes: number[];
-  /** The server restarted with the namespaces and the fixed namespace only. */
-  empty?: { readyMs: number; rss?: number };
-  steps: ScaleStep[];
-  /** Why the remaining sizes were not measured (disk, memory). */
-  refused?: string;
-  aborted?: string;
-  skipped?: string;
-  serverLog?: string;
-}
 
 /** Guesses before anything was measured: bytes on disk and in the server per object, with room to spare. */
 const DISK_GUESS = { sqlite: 6_000, etcd3: 12_000 };

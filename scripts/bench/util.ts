@@ -90,18 +90,6 @@ export const peakRss = (pid: number | undefined) => treeKb(pid, 'VmHWM');
 /** Current resident set size (VmRSS) of a live process tree in bytes. */
 export const rss = (pid: number | undefined) => treeKb(pid, 'VmRSS');
 
-/** User + system CPU seconds a live process has used so far (from /proc/<pid>/stat, in clock ticks of 1/100 s). */
-export function cpuSeconds(pid: number | undefined): number | undefined {
-  if (!pid) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Busy and total jiffies of the whole machine (first line of /proc/stat). */
 export function machineCpu(): { busy: number; total: number } {
   const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);

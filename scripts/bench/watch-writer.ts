@@ -10,8 +10,8 @@ import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from '../../test/helpers/server.ts';
 import { NP_PATH, send } from './orch.ts';
-import { cpuSeconds, log, machineCpu, percentile, rss, Samples } from './util.ts';
-import { treeCpuSeconds } from './cpu-pin.ts';
+import { log, machineCpu, percentile, rss, Samples } from './util.ts';
+import { cpuSeconds, treeCpuSeconds } from './cpu-pin.ts';
 
 export interface PhaseResult {
   rate: number;

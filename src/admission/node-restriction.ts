@@ -26,7 +26,7 @@ import { NODE_LEASE_NAMESPACE } from '../auth/node/node-authorizer.ts';
 import { podConfigMapNames, podSecretNames } from '../auth/node/pod-references.ts';
 import type { AdmissionAttributes, AdmissionHook } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
-import { goQuote } from '../registry/validation/field-errors.ts';
+import { goQuote } from '../util/go-print.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

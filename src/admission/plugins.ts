@@ -11,7 +11,7 @@
  * node could write every node and every pod's status.
  */
 import type { AdmissionAttributes, AdmissionHook } from '../registry/store.ts';
-import { goQuote } from '../registry/validation/field-errors.ts';
+import { goQuote } from '../util/go-print.ts';
 
 export const ADMISSION_PLUGINS = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'DefaultIngressClass'] as const;
 export type AdmissionPluginName = (typeof ADMISSION_PLUGINS)[number];

@@ -15,10 +15,10 @@
 import * as errors from '../api/status-error.ts';
 import type { AuthorizationAttributes, Authorizer } from '../auth/authorization/authorizer.ts';
 import { compactRules, compactString, covers } from '../auth/authorization/rbac-covers.ts';
-import { goQuote, goQuoteList } from '../registry/validation/field-errors.ts';
+import { goQuote, goQuoteList } from '../util/go-print.ts';
 import { missingRolesText, roleOf, rulesHeld, type GrantResolver, type RbacSource } from '../auth/authorization/rbac-authorizer.ts';
 import type { PolicyRule } from '../auth/authorization/rbac-rules.ts';
-import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
+import { MASTERS_GROUP, type UserInfo } from '../api/user.ts';
 import type { AdmissionAttributes, AdmissionHook } from '../registry/store.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { stableJson } from '../util/stable-json.ts';

@@ -189,8 +189,12 @@ export function buffered(delegate: AuditBackend, config: BatchConfig, plugin: st
   };
 }
 
+/** How a backend's events reach it (--audit-<plugin>-mode): queued in batches, or written as they come. */
+export const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const;
+export type AuditMode = (typeof AUDIT_MODES)[number];
+
 /** How a mode wraps a backend (upstream AuditBatchOptions.wrapBackend). */
-export function withMode(delegate: AuditBackend, mode: 'batch' | 'blocking' | 'blocking-strict', batch: BatchConfig, plugin: string): AuditBackend {
+export function withMode(delegate: AuditBackend, mode: AuditMode, batch: BatchConfig, plugin: string): AuditBackend {
   if (mode === 'batch') return buffered(delegate, batch, plugin);
   if (mode === 'blocking-strict') return delegate;
   // blocking: the write is waited for, its failure only logged (upstream ignoreErrorsBackend).

@@ -6,7 +6,7 @@
  * matches gives the level, the stages to omit and whether managed fields go.
  */
 import { readFileSync } from 'node:fs';
-import { isDNS1123Subdomain } from '../registry/validation/names.ts';
+import { isDNS1123Subdomain } from '../api/names.ts';
 import { aggregateText, goStringSlice, invalid, notSupported, required, type FieldError } from '../registry/validation/field-errors.ts';
 import { DecodeError, decodeStrict, parseConfigDocument, type Shape } from '../util/strict-decode.ts';
 

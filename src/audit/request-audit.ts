@@ -13,7 +13,7 @@ import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import { microTimeNow, type AuditEvent } from './event.ts';
 import { attemptedMethods, auditUser, decodeBody, orderRef, sourceIPs } from './request-facts.ts';
 import { AUDIT_GROUP_VERSION, LEVEL_RANK, type AuditAttributes, type PolicyEvaluator, type RequestAuditConfig, type Stage } from './policy.ts';

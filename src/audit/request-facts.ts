@@ -7,7 +7,7 @@
 import type { ProtobufCodec } from '../api/protobuf/codec.ts';
 import { openEnvelope, PROTOBUF_TYPE } from '../api/protobuf/envelope.ts';
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import { yaml } from '../util/lazy-packages.ts';
 import type { AuditUser, ObjectReference } from './event.ts';
 

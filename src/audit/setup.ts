@@ -6,8 +6,8 @@
  * worker hands its events to the primary over the IPC pipe, coalesced per
  * turn of its event loop, in order.
  */
-import type { AuditFlags, AuditMode } from '../cli/audit-flags.ts';
-import { logBackend, truncating, union, webhookBackend, withMode, type AuditBackend } from './backends.ts';
+import type { AuditFlags } from './audit-options.ts';
+import { logBackend, truncating, union, webhookBackend, withMode, type AuditBackend, type AuditMode } from './backends.ts';
 import type { AuditEvent } from './event.ts';
 import { RotatingLogFile } from './log-file.ts';
 import { loadPolicyFile, PolicyEvaluator } from './policy.ts';

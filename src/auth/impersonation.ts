@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import * as errors from '../api/status-error.ts';
 import type { AuthorizationAttributes, Authorizer } from './authorization/authorizer.ts';
 import { authorizeRequest } from './authorization/forbidden.ts';
-import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from './user.ts';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '../api/user.ts';
 
 const USER = 'impersonate-user';
 const GROUP = 'impersonate-group';

@@ -10,7 +10,7 @@
 import { RequestTimeoutError, requestJson, type JsonResponse } from '../client/http-client.ts';
 import { inClusterConnection } from '../client/in-cluster.ts';
 import { loadOrchconfig, type ClusterConnection } from '../client/orchconfig.ts';
-import { goQuote } from '../registry/validation/field-errors.ts';
+import { goQuote } from '../util/go-print.ts';
 import { goJSONObjectError } from '../registry/validation/go-json.ts';
 import { formatGoDuration } from '../util/go-duration.ts';
 import { sleep } from '../util/timers.ts';

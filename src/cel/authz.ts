@@ -14,6 +14,12 @@
  * parsed when the check runs, and one that does not parse reaches the
  * authorizers as its error with no requirements (the expression goes on).
  *
+ * Every environment declares the library, the registry's too, so it stands
+ * below the authorizers and the selector grammar and names neither: a check
+ * asks a CheckAuthorizer, which the layer that holds the server's chain lends
+ * with the activation (auth/authorization/authorizer-activation.ts, which also
+ * parses the selectors), rather than the chain being registered here.
+ *
  * The values are opaque, as upstream's receiver-only objects: no fields, no
  * equality. The builders are pure; `check` asks the chain, which answers
  * asynchronously, so an expression that checks must be evaluated with
@@ -34,12 +40,8 @@ import { awaited } from './deferred.ts';
 import { add, byFactor, fixed, type CostEstimate, type SizeEstimate } from './estimate-math.ts';
 import { nominalEstimate, traverse } from './estimate-standard.ts';
 import type { CelLibrary } from './library.ts';
-import { selectorAttribute, type AuthorizationAttributes, type AuthorizationResult, type Authorizer, type Decision as AuthorizationDecision } from '../auth/authorization/authorizer.ts';
-import { serviceAccountGroups, serviceAccountUsername } from '../auth/serviceaccount/tokens.ts';
-import type { UserInfo } from '../auth/user.ts';
-import { parseFieldSelector } from '../registry/selectors/field-selector.ts';
-import { parseLabelSelector } from '../registry/selectors/label-selector.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../registry/validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/names.ts';
+import { serviceAccountGroups, serviceAccountUsername, type UserInfo } from '../api/user.ts';
 
 export const AUTHORIZER_TYPE = 'kubernetes.authorization.Authorizer';
 export const PATH_CHECK_TYPE = 'kubernetes.authorization.PathCheck';
@@ -58,12 +60,44 @@ export const CHECK_COST = 350_000;
 const SELECTOR_LIST_BASE = 10;
 const SELECTOR_REQUIREMENT_COST = 10 + 40;
 
+/**
+ * A check as the library asks it (upstream's authorizer.AttributesRecord, as
+ * authz.go fills it in), its selectors as the expression wrote them ('' for
+ * none): the authorizer's side parses them.
+ */
+export interface CheckAttributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  path: string;
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  fieldSelector: string;
+  labelSelector: string;
+}
+
+/** The chain's answer (upstream's decision, reason and error); `error`: the chain could not decide. */
+export interface CheckResult {
+  decision: 'Allow' | 'Deny' | 'NoOpinion';
+  reason: string;
+  error?: string;
+}
+
+/** Whom the checks ask: the server's authorizer chain, as the layer that holds it lends it (authorizer-activation.ts). */
+export interface CheckAuthorizer {
+  authorize(check: CheckAttributes): Promise<CheckResult>;
+}
+
 /** `kubernetes.authorization.Authorizer`: who checks, against which chain. */
 export class CelAuthorizer {
   readonly #user: UserInfo;
-  readonly #authorizer: Authorizer;
+  readonly #authorizer: CheckAuthorizer;
 
-  constructor(user: UserInfo, authorizer: Authorizer) {
+  constructor(user: UserInfo, authorizer: CheckAuthorizer) {
     this.#user = user;
     this.#authorizer = authorizer;
   }
@@ -72,7 +106,7 @@ export class CelAuthorizer {
     return this.#user;
   }
 
-  get authorizer(): Authorizer {
+  get authorizer(): CheckAuthorizer {
     return this.#authorizer;
   }
 }
@@ -117,7 +151,7 @@ export class ResourceCheck {
 /** `kubernetes.authorization.Decision`: the chain's answer. */
 export class CelDecision {
   constructor(
-    readonly decision: AuthorizationDecision,
+    readonly decision: CheckResult['decision'],
     readonly reason: string,
     /** Why the chain could not decide, if it could not. */
     readonly error?: string,
@@ -148,7 +182,7 @@ export function requestResourceCheck(authz: CelAuthorizer, request: RequestResou
  * The activation entries of an authorizer (`authorizer`, and with `request`
  * `authorizer.requestResource`) for `user` against `authorizer`.
  */
-export function authorizerActivation(user: UserInfo, authorizer: Authorizer, request?: RequestResource): Record<string, unknown> {
+export function authorizerVariables(user: UserInfo, authorizer: CheckAuthorizer, request?: RequestResource): Record<string, unknown> {
   const authz = new CelAuthorizer(user, authorizer);
   const activation: Record<string, unknown> = { [AUTHORIZER_VARIABLE]: authz };
   if (request) activation[REQUEST_RESOURCE_VARIABLE] = requestResourceCheck(authz, request);
@@ -176,16 +210,16 @@ function serviceAccount(authz: CelAuthorizer, namespace: string, name: string): 
 
 
 /** Which chain an evaluation asked, so that two chains' answers are never confused. */
-const chainIds = new WeakMap<Authorizer, number>();
+const chainIds = new WeakMap<CheckAuthorizer, number>();
 let nextChainId = 0;
-const chainId = (a: Authorizer) => chainIds.get(a) ?? (chainIds.set(a, ++nextChainId), nextChainId);
+const chainId = (a: CheckAuthorizer) => chainIds.get(a) ?? (chainIds.set(a, ++nextChainId), nextChainId);
 
 /** Asks the chain (once per evaluation: deferred.ts); a rejection is a decision that errored, with no opinion. */
-function decide(authz: CelAuthorizer, attributes: AuthorizationAttributes): CelDecision {
+function decide(authz: CelAuthorizer, attributes: CheckAttributes): CelDecision {
   const key = `authorization ${chainId(authz.authorizer)} ${JSON.stringify(attributes)}`;
-  const result = awaited<AuthorizationResult>(
+  const result = awaited<CheckResult>(
     key,
-    () => authz.authorizer.authorize(attributes).catch((err: unknown): AuthorizationResult => ({ decision: 'NoOpinion', reason: '', error: (err as Error)?.message ?? String(err) })),
+    () => authz.authorizer.authorize(attributes).catch((err: unknown): CheckResult => ({ decision: 'NoOpinion', reason: '', error: (err as Error)?.message ?? String(err) })),
     'an authorization check',
   );
   return new CelDecision(result.decision, result.reason, result.error);
@@ -203,13 +237,15 @@ function checkPath(check: PathCheck, verb: string): CelDecision {
     resource: '',
     subresource: '',
     name: '',
+    fieldSelector: '',
+    labelSelector: '',
   });
 }
 
 function checkResource(check: ResourceCheck, verb: string): CelDecision {
   const { authz, group } = check.groupCheck;
   const { subresource, namespace, name, fieldSelector, labelSelector } = check.fields;
-  const attributes: AuthorizationAttributes = {
+  return decide(authz, {
     user: authz.user,
     verb,
     isResourceRequest: true,
@@ -221,13 +257,10 @@ function checkResource(check: ResourceCheck, verb: string): CelDecision {
     resource: check.resource,
     subresource,
     name,
-  };
-  // Set only through authzSelectorsLibrary, which is there only under AuthorizeWithSelectors.
-  const fields = fieldSelector ? selectorAttribute(fieldSelector, parseFieldSelector) : undefined;
-  const labels = labelSelector ? selectorAttribute(labelSelector, parseLabelSelector) : undefined;
-  if (fields) attributes.fieldSelector = fields;
-  if (labels) attributes.labelSelector = labels;
-  return decide(authz, attributes);
+    // Set only through authzSelectorsLibrary, which is there only under AuthorizeWithSelectors.
+    fieldSelector,
+    labelSelector,
+  });
 }
 
 const nominal = () => 1;

@@ -3,7 +3,7 @@
  * quantity.go, pkg/cel/quantity.go and apimachinery's resource.Quantity):
  * `isQuantity`, `quantity` and the functions of the opaque type
  * `kubernetes.Quantity`, on the project's resource.Quantity parser
- * (registry/validation/quantity.ts). Arithmetic and comparison are exact
+ * (api/quantity.ts). Arithmetic and comparison are exact
  * (decimal digits and BigInt, never floats). As upstream, a quantity is
  * either an int64 amount (what the parser's fast path and int64 arithmetic
  * give) or an arbitrary decimal, and only an int64 amount with a
@@ -15,7 +15,7 @@
 import { actualSize, traversal } from './cost.ts';
 import { nominalEstimate, traverse } from './estimate-standard.ts';
 import type { CallEstimate, CelLibrary } from './library.ts';
-import { compareQuantities, parseQuantity, type Quantity } from '../registry/validation/quantity.ts';
+import { compareQuantities, parseQuantity, type Quantity } from '../api/quantity.ts';
 
 const MAX_INT64 = 2n ** 63n - 1n;
 const MIN_INT64 = -(2n ** 63n);

@@ -2,25 +2,11 @@
  * The --audit-* flags with upstream's names, defaults, help and start-up
  * validation messages (k8s.io/apiserver pkg/server/options/audit.go).
  */
-import type { BatchConfig, TruncateConfig } from '../audit/backends.ts';
+import type { AuditBackendFlags, AuditFlags } from '../audit/audit-options.ts';
+import { AUDIT_MODES, type TruncateConfig } from '../audit/backends.ts';
 
-export const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const;
-export type AuditMode = (typeof AUDIT_MODES)[number];
 const FORMATS = ['legacy', 'json'];
 const AUDIT_V1 = 'audit.orch.io/v1';
-
-export interface AuditBackendFlags {
-  mode: string;
-  batch: BatchConfig;
-  truncate: TruncateConfig;
-  version: string;
-}
-
-export interface AuditFlags {
-  policyFile: string;
-  log: AuditBackendFlags & { path: string; maxAge: number; maxBackups: number; maxSize: number; format: string; compress: boolean };
-  webhook: AuditBackendFlags & { configFile: string; initialBackoffMs: number };
-}
 
 const truncateDefaults = (): TruncateConfig => ({ enabled: false, maxBatchSize: 10 * 1024 * 1024, maxEventSize: 100 * 1024 });
 

@@ -14,7 +14,7 @@
  */
 import { CasFailedError, type Storage } from '../storage/interface.ts';
 import type { ResourceCaches } from '../storage/cacher/cacher.ts';
-import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Controller } from './controller-manager.ts';
 

@@ -11,7 +11,8 @@
 import { storedResourcePrefix } from '../registry/kind.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ResourceCaches } from '../storage/cacher/cacher.ts';
-import type { CacheEvent, CachedObject } from '../storage/cacher/resource-cache.ts';
+import type { CacheEvent } from '../storage/cacher/cache-event.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
 import { WorkQueue } from './work-queue.ts';
 
 interface Located {

@@ -4,7 +4,7 @@
  * the resource's function instead of the store.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import type { ComputedCreate } from '../registry/computed.ts';
 import type { BodyKind } from '../registry/kind.ts';
 import { writeObject, type EncodeOptions } from '../http/respond.ts';

@@ -7,7 +7,7 @@ import type { GenericStore } from '../registry/store.ts';
 import type { RequestInfo } from '../http/request-info.ts';
 import type { PartialMetadataRequest } from '../http/negotiation.ts';
 import type { EncodeOptions } from '../http/respond.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import type { Storage } from '../storage/interface.ts';
 import type { Cacher } from '../storage/cacher/cacher.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';

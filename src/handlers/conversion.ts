@@ -7,7 +7,7 @@
  */
 import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
 import { serializeForStorage } from '../registry/object-meta.ts';
-import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
 
 /** Webhook calls one read keeps in flight at once. */
 const CONVERSIONS_IN_FLIGHT = 8;

@@ -5,7 +5,7 @@
  * one form keeps that form alone; one read in several keeps a few, keyed by
  * what made them.
  */
-import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
 
 /** A derived form that names what made it (a Table plan, a form's own key). */
 export interface DerivedForm {

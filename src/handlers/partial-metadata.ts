@@ -8,8 +8,9 @@
  * reader (ResourceCache.sharedBody); watch events are encoded once for
  * every watcher of the same group-version (CacheEvent.frame).
  */
-import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
-import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
+import type { ResourceCache } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
+import type { WatchEncoding } from '../storage/cacher/cache-event.ts';
 import type { WatchEventType } from '../storage/interface.ts';
 import { JSON_TYPE } from '../http/negotiation.ts';
 import { sendWhole, writeAround, writeJsonAround, writeJsonText, writeObject } from '../http/respond.ts';

@@ -8,8 +8,9 @@
 import { encodeListItems, type ProtobufCodec } from '../api/protobuf/codec.ts';
 import { PROTOBUF_TYPE, rawOf, watchFrame } from '../api/protobuf/envelope.ts';
 import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
-import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
-import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
+import type { ResourceCache } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
+import type { WatchEncoding } from '../storage/cacher/cache-event.ts';
 import type { WatchEventType } from '../storage/interface.ts';
 import { sendWhole, writeAround, type EncodeOptions } from '../http/respond.ts';
 import type { ResourceRequest } from './context.ts';

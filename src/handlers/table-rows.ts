@@ -7,10 +7,11 @@
  * are not copied: they are views into the stored JSON the cache holds anyway.
  */
 import { readApiVersion, type KindDefinition } from '../registry/kind.ts';
-import { withResourceVersion } from '../registry/object-meta.ts';
+import { withResourceVersion } from '../storage/stored-json.ts';
 import { JSON_TYPE } from '../http/negotiation.ts';
 import { writeJsonAround, writeJsonItems, writeObject } from '../http/respond.ts';
-import type { CachedObject, ResourceCache } from '../storage/cacher/resource-cache.ts';
+import type { ResourceCache } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
 import type { ResourceRequest } from './context.ts';
 import { columnDefinitions, columnValue, fixedCell, includeObjectOf, rowConditionsOf, tableColumns, timedCellOf, toTable, type IncludeObject } from './table.ts';
 import type { TimedCell } from '../registry/printer-cells.ts';

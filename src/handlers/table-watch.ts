@@ -7,8 +7,8 @@
  * line is shared by the watchers of the same form (CacheEvent.frame).
  */
 import { apiVersionOf, type KindDefinition } from '../registry/kind.ts';
-import { CachedObject } from '../storage/cacher/resource-cache.ts';
-import type { WatchEncoding } from '../storage/cacher/cache-watcher.ts';
+import { CachedObject } from '../storage/cacher/cached-object.ts';
+import type { WatchEncoding } from '../storage/cacher/cache-event.ts';
 import type { WatchEventType } from '../storage/interface.ts';
 import { rowRenderer, tablePlan } from './table-rows.ts';
 import type { IncludeObject } from './table.ts';

@@ -2,7 +2,7 @@ import { queryBoolean } from '../api/query-values.ts';
 import { selectorAttribute, type SelectorAttribute } from '../auth/authorization/authorizer.ts';
 import { parseFieldSelector, requiresExactMatch, type FieldRequirement } from '../registry/selectors/field-selector.ts';
 import { parseLabelSelector, type LabelRequirement } from '../registry/selectors/label-selector.ts';
-import { isValidPathSegmentName } from '../registry/validation/names.ts';
+import { isValidPathSegmentName } from '../api/names.ts';
 import type { RequestTarget } from './request-target.ts';
 
 /**

@@ -4,7 +4,7 @@
  * action subresources such as serviceaccounts/token. Upstream's REST objects
  * that implement only rest.Creater.
  */
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import type { ApiObject } from './strategy.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';
 

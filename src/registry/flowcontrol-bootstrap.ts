@@ -10,7 +10,7 @@
  */
 import type { GenericStore } from './store.ts';
 import type { ApiObject } from './strategy.ts';
-import { ensureBootstrapObject } from './rbac-bootstrap.ts';
+import { ensureBootstrapObject } from './bootstrap-object.ts';
 
 /** flowcontrol v1 AutoUpdateAnnotationKey, renamed (FACTS §0). */
 export const AUTO_UPDATE_ANNOTATION = 'apf.orch.io/autoupdate-spec';

@@ -71,42 +71,6 @@ export function serializeForStorage(obj: ApiObject): string {
   return text;
 }
 
-const METADATA_OPEN = '"metadata":{';
-
-/**
- * Splices the resourceVersion into stored JSON without parsing it: the hot GET
- * and list paths serve stored bytes as they are (DESIGN "watch cache").
- */
-export function withResourceVersion(stored: string, revision: number): string {
-  const at = stored.indexOf(METADATA_OPEN);
-  if (at < 0) throw new Error('stored object has no metadata');
-  const insertAt = at + METADATA_OPEN.length;
-  const separator = stored[insertAt] === '}' ? '' : ',';
-  return `${stored.slice(0, insertAt)}"resourceVersion":"${revision}"${separator}${stored.slice(insertAt)}`;
-}
-
-const API_VERSION_OPEN = '{"apiVersion":"';
-
-/**
- * Stored JSON as another version of the same kind serves it, when the
- * conversion only renames the version (SPEC 2.1; upstream
- * apiextensions-apiserver nopConverter, strategy None): the leading apiVersion
- * is replaced, the rest is served as stored. The same string when it already
- * names `apiVersion`.
- */
-export function withApiVersion(stored: string, apiVersion: string): string {
-  if (stored.startsWith(API_VERSION_OPEN)) {
-    const end = stored.indexOf('"', API_VERSION_OPEN.length);
-    const current = stored.slice(API_VERSION_OPEN.length, end);
-    if (end > 0 && !current.includes('\\')) {
-      return current === apiVersion ? stored : `${API_VERSION_OPEN}${apiVersion}${stored.slice(end)}`;
-    }
-  }
-  // Not written by a store (which puts apiVersion first): rebuilt with apiVersion leading.
-  const { apiVersion: _stored, ...rest } = JSON.parse(stored);
-  return JSON.stringify({ apiVersion, ...rest });
-}
-
 export function parseStored(stored: string, revision: number): ApiObject {
   const obj = JSON.parse(stored) as ApiObject;
   obj.metadata.resourceVersion = String(revision);

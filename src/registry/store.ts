@@ -15,15 +15,15 @@ import {
   nowTimestamp,
   parseStored,
   serializeForStorage,
-  withResourceVersion,
 } from './object-meta.ts';
+import { withResourceVersion } from '../storage/stored-json.ts';
 import { objectReader, type ObjectReader } from './object-reader.ts';
 import type { ApiObject, Strategy } from './strategy.ts';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import type { FieldError } from './validation/field-errors.ts';
-import type { NameValidation } from './validation/names.ts';
+import type { NameValidation } from '../api/names.ts';
 import type { ObjectFilter } from './list-filter.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import type { DeadlineSignal } from '../util/deadline-signal.ts';
 
 /** What an admission step is told about a write (SPEC 5.1 item 1; upstream admission.Attributes). */

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtobufCodec } from '../api/protobuf/codec.ts';
 import type { Auditor } from '../audit/request-audit.ts';
 import type { Authorizer } from '../auth/authorization/authorizer.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { UserInfo } from '../api/user.ts';
 import type { WatchSettings } from '../handlers/watch.ts';
 import { acceptsGzip } from '../http/gzip-body.ts';
 import { JSON_TYPE } from '../http/negotiation.ts';

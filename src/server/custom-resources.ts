@@ -10,7 +10,7 @@ import type { Decoder, KindDefinition } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { customKinds } from '../registry/custom-resources/kind.ts';
 import type { RuntimeResourceCaches } from '../storage/cacher/cacher.ts';
-import type { CachedObject } from '../storage/cacher/resource-cache.ts';
+import type { CachedObject } from '../storage/cacher/cached-object.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { ApiServer } from './api-server.ts';
 import { customOpenApiParts, type CustomOpenApiPart } from './custom-openapi.ts';

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
+import { MASTERS_GROUP, type UserInfo } from '../api/user.ts';
 
 export const ADMIN_USER = 'orch-admin';
 

@@ -9,7 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import * as errors from '../api/status-error.ts';
-import { MASTERS_GROUP, type UserInfo } from '../auth/user.ts';
+import { MASTERS_GROUP, type UserInfo } from '../api/user.ts';
 import { DeadlineExceededError } from '../storage/interface.ts';
 import { DeadlineAbort, type DeadlineSignal } from '../util/deadline-signal.ts';
 import { DurationError, parseGoDuration } from '../util/go-duration.ts';

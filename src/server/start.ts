@@ -41,7 +41,7 @@ import { readAuthorizationConfiguration, serverAuthorizer } from './authorizatio
 import { rbacAuthorizer } from '../auth/authorization/rbac-authorizer.ts';
 import { CachedRbacSource } from '../auth/authorization/rbac-source.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles, RBAC_GROUP } from '../auth/authorization/bootstrap-policy.ts';
-import { reconcileBootstrapPolicy } from '../registry/rbac-bootstrap.ts';
+import { reconcileBootstrapPolicy } from '../auth/authorization/rbac-bootstrap.ts';
 import { ensureMandatoryFlowControl } from '../registry/flowcontrol-bootstrap.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { parseStored } from '../registry/object-meta.ts';

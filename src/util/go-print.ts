@@ -1,7 +1,7 @@
 /**
  * Go's fmt printing of decoded JSON values (unstructured content: int64 and
- * float64 numbers, map[string]interface {}, []interface {}), as upstream's
- * messages and printer cells show them.
+ * float64 numbers, map[string]interface {}, []interface {}) and Go's quoting
+ * of strings (`%q`), as upstream's messages and printer cells show them.
  */
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -61,4 +61,33 @@ export function goPrint(value: unknown): string {
     }
   }
   return out.join('');
+}
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** Go `strconv.Quote` (`%q`): double-quoted, Go escapes for non-printable runes (FACTS 1.1). */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += '\\' + ch;
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
+    else if (PRINTABLE.test(ch)) out += ch;
+    else if (ch === '\x07') out += '\\a';
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\v') out += '\\v';
+    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + cp.toString(16).padStart(2, '0');
+    else if (cp < 0x10000) out += '\\u' + cp.toString(16).padStart(4, '0');
+    else out += '\\U' + cp.toString(16).padStart(8, '0');
+  }
+  return out + '"';
+}
+
+/** Go `%q` of a `[]string`: `["a" "b"]`. */
+export function goQuoteList(values: readonly string[]): string {
+  return `[${values.map(goQuote).join(' ')}]`;
 }

@@ -7,7 +7,7 @@
  * `strict decoding error: unknown field "a[0].b", ...`.
  */
 import { yaml } from './lazy-packages.ts';
-import { goQuote } from '../registry/validation/field-errors.ts';
+import { goQuote } from './go-print.ts';
 import { DurationError, parseGoDuration } from './go-duration.ts';
 import { OutcomeError } from './outcome-error.ts';
 

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import * as errors from '../../api/status-error.ts';
-import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '../user.ts';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '../../api/user.ts';
 
 export interface AuthenticationResult {
   user: UserInfo;

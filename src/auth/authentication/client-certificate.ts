@@ -14,7 +14,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_USAGE = '2.5.29.37.0';

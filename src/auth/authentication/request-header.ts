@@ -7,7 +7,7 @@
  * its other credentials. Upstream's headerrequest authenticator.
  */
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import { presentedCertificates, subjectOf, type CertificateBundle } from './client-certificate.ts';
 import type { RequestAuthenticator } from './authenticator.ts';
 

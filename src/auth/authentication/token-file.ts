@@ -3,7 +3,7 @@
  * `token,user,uid,"group1,group2"`, as kube-apiserver reads them.
  */
 import { readFileSync } from 'node:fs';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 
 /** Splits one CSV line, honouring double quotes around a field. */
 function splitCsvLine(line: string): string[] {

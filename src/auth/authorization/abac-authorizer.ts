@@ -6,7 +6,7 @@
  * non-resource path; otherwise ABAC has no opinion. The policies come from
  * the policy file, read once at start-up (abac-policy-file.ts).
  */
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Rules } from './authorizer.ts';
 import type { PolicySpec } from './abac-policy.ts';
 import { nonResourcePathMatches } from './rbac-rules.ts';

@@ -9,7 +9,7 @@
  */
 import { yaml } from '../../util/lazy-packages.ts';
 import { goJSONObjectError, jsonDepthError } from '../../registry/validation/go-json.ts';
-import { AUTHENTICATED_GROUP } from '../user.ts';
+import { AUTHENTICATED_GROUP } from '../../api/user.ts';
 
 /** upstream's abac.GroupName, renamed. */
 export const ABAC_GROUP = 'abac.authorization.orch.io';

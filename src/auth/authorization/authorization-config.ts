@@ -13,8 +13,9 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { isDNS1123Subdomain } from '../../registry/validation/names.ts';
-import { aggregateText, duplicate, goQuote, goRepr, invalid, notSupported, required, type FieldError } from '../../registry/validation/field-errors.ts';
+import { isDNS1123Subdomain } from '../../api/names.ts';
+import { aggregateText, duplicate, goRepr, invalid, notSupported, required, type FieldError } from '../../registry/validation/field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 import { formatGoDuration } from '../../util/go-duration.ts';
 import { DecodeError, decodeStrict, parseConfigDocument, type Shape } from '../../util/strict-decode.ts';
 import type { AuthorizerEntry, WebhookSettings } from './authorizer-entries.ts';

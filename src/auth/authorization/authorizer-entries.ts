@@ -6,7 +6,7 @@
  * the configuration file build one kind of chain.
  */
 
-import { goQuote, goQuoteList } from '../../registry/validation/field-errors.ts';
+import { goQuote, goQuoteList } from '../../util/go-print.ts';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];

@@ -5,7 +5,7 @@
  */
 import type { FieldRequirement } from '../../registry/selectors/field-selector.ts';
 import type { LabelRequirement } from '../../registry/selectors/label-selector.ts';
-import { MASTERS_GROUP, type UserInfo } from '../user.ts';
+import { MASTERS_GROUP, type UserInfo } from '../../api/user.ts';
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
 

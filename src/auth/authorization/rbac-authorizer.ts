@@ -7,7 +7,7 @@
  * cache's index in the server, plain lists in tests).
  */
 import type { ApiObject } from '../../registry/strategy.ts';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Rules } from './authorizer.ts';
 import { ruleAllows, subjectMatches, type PolicyRule, type Subject } from './rbac-rules.ts';
 

@@ -4,7 +4,7 @@
  * policy_compact.go), and upstream's compact text of a rule. Escalation checks
  * and the default-role reconciliation both ask it.
  */
-import { goQuoteList } from '../../registry/validation/field-errors.ts';
+import { goQuoteList } from '../../util/go-print.ts';
 import type { PolicyRule } from './rbac-rules.ts';
 
 /** breakdownRule: one verb, one group, one resource and at most one name per rule. */

@@ -5,7 +5,7 @@
  * authorizer that serves `--authorization-mode=RBAC` (issue 9) evaluates these
  * over an index the watch cache keeps current.
  */
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { AuthorizationAttributes } from './authorizer.ts';
 
 export interface PolicyRule {

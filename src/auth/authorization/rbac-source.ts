@@ -9,7 +9,7 @@
 import type { ApiObject } from '../../registry/strategy.ts';
 import type { ResourceCaches } from '../../storage/cacher/cacher.ts';
 import { collectionPrefix, objectKey, resourcePrefix } from '../../storage/keys.ts';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import { resolveGrants, type GrantResolver, type Grants, type RbacSource } from './rbac-authorizer.ts';
 import type { Subject } from './rbac-rules.ts';
 

@@ -15,7 +15,7 @@ import type { AuthorizationAttributes, Authorizer, Rules } from './authorizer.ts
 import type { AuthorizerEntry } from './authorizer-entries.ts';
 import { loadAuthorizationConfig, readAuthorizationConfigFile, type AuthorizationConfigOptions } from './authorization-config.ts';
 import type { ReloadMetrics } from './reload-metrics.ts';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 
 export interface ReloadingAuthorizerOptions {
   file: string;

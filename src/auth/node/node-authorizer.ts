@@ -15,11 +15,11 @@
  *    resourceclaims, csinodes, resourceslices: as upstream, though this server
  *    serves none of them; only access reviews ever ask.
  */
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Rules } from '../authorization/authorizer.ts';
 import { noRules } from '../authorization/authorizer.ts';
 import { ruleAllows } from '../authorization/rbac-rules.ts';
-import { goQuote } from '../../registry/validation/field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 import type { NodeGraph, VertexType } from './node-graph.ts';
 import { nodeIdentity } from './node-identity.ts';
 import { NODE_RULES } from './node-rules.ts';

@@ -12,7 +12,8 @@
  * node), changing or deleting a pod updates it within the watch-cache event
  * that reports the change; no request reads storage.
  */
-import type { CacheEvent, ResourceCache } from '../../storage/cacher/resource-cache.ts';
+import type { ResourceCache } from '../../storage/cacher/resource-cache.ts';
+import type { CacheEvent } from '../../storage/cacher/cache-event.ts';
 import { podClaimNames, podConfigMapNames, podSecretNames } from './pod-references.ts';
 
 /** upstream vertexTypes, by the names its messages use. */

@@ -4,7 +4,7 @@
  * the name prefix and the group but nothing after the prefix is a node whose
  * name is unknown; the Node authorizer and NodeRestriction refuse it.
  */
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';

@@ -10,7 +10,7 @@ import type { ComputedCreate } from '../../registry/computed.ts';
 import type { ApiObject } from '../../registry/strategy.ts';
 import { invalid, type FieldError } from '../../registry/validation/field-errors.ts';
 import type { AuthorizationAttributes, Authorizer } from '../authorization/authorizer.ts';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import { fieldSelectorAttribute, labelSelectorAttribute, selectorAttributeErrors } from './review-selectors.ts';
 
 /** Feature gates the reviews follow. */

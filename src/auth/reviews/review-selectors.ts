@@ -7,7 +7,8 @@
 import type { SelectorAttribute } from '../authorization/authorizer.ts';
 import { parseFieldSelector, type FieldRequirement } from '../../registry/selectors/field-selector.ts';
 import { parseLabelSelector, requirementError, type LabelOperator, type LabelRequirement } from '../../registry/selectors/label-selector.ts';
-import { child, forbidden, goQuote, index, invalid, required, type FieldError } from '../../registry/validation/field-errors.ts';
+import { child, forbidden, index, invalid, required, type FieldError } from '../../registry/validation/field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 import { validateLabelSelectorRequirement } from '../../registry/validation/label-selector.ts';
 
 const VERBS_WITH_SELECTORS = new Set(['list', 'watch', 'deletecollection']);

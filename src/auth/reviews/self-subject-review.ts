@@ -3,7 +3,7 @@
  * impersonation, as upstream's registry/authentication/selfsubjectreview does.
  */
 import type { ComputedCreate } from '../../registry/computed.ts';
-import type { UserInfo } from '../user.ts';
+import type { UserInfo } from '../../api/user.ts';
 
 /** authentication.orch.io/v1 UserInfo: empty fields are omitted, as Go's omitempty does. */
 export function userInfoStatus(user: UserInfo): Record<string, unknown> {

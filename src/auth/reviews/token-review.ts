@@ -8,7 +8,7 @@ import * as errors from '../../api/status-error.ts';
 import type { ComputedCreate } from '../../registry/computed.ts';
 import type { AuthenticationResult } from '../authentication/authenticator.ts';
 import { userInfoStatus } from './self-subject-review.ts';
-import { goQuoteList } from '../../registry/validation/field-errors.ts';
+import { goQuoteList } from '../../util/go-print.ts';
 
 export interface TokenReviewOptions {
   /** Every configured token authenticator, as a bearer token in a request would meet them. */

@@ -9,7 +9,7 @@ import type { ObjectReader } from '../../registry/object-reader.ts';
 import type { GenericStore } from '../../registry/store.ts';
 import type { ApiObject } from '../../registry/strategy.ts';
 import type { AuthenticationResult, TokenAuthenticator } from '../authentication/authenticator.ts';
-import type { UserInfo } from '../user.ts';
+import { serviceAccountGroups, serviceAccountUsername, type UserInfo } from '../../api/user.ts';
 import { jose } from '../../util/lazy-packages.ts';
 import type { SigningKey, VerificationKey } from './keys.ts';
 
@@ -26,14 +26,6 @@ export interface BoundObject {
   kind: 'Pod' | 'Secret';
   name: string;
   uid: string;
-}
-
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
-}
-
-export function serviceAccountGroups(namespace: string): string[] {
-  return ['system:serviceaccounts', `system:serviceaccounts:${namespace}`];
 }
 
 /** Issues bound tokens (claims.go Claims + the issuer's signing). */

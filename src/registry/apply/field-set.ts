@@ -9,7 +9,7 @@
  * removes exactly the listed paths, not their descendants).
  *
  * The typed walks (which paths an object sets, what changed between two objects)
- * live in ./object-fields.ts and are re-exported here.
+ * live in ./object-fields.ts, which builds on these sets.
  */
 
 /** One path element in fieldsV1 spelling: `f:<field>`, `k:<json>`, `v:<json>` or `i:<n>`. */
@@ -22,8 +22,6 @@ export interface FieldSet {
   members: Set<PathElement>;
   children: Map<PathElement, FieldSet>;
 }
-
-export { fieldSetOf, diffFieldSet, compareObjects, type Comparison } from './object-fields.ts';
 
 /** Go's encoding/json escapes these; SMD writes path-element JSON the same way. */
 function goJson(v: unknown): string {

@@ -6,7 +6,8 @@
  */
 import { CelEvaluationError, type CompiledExpression } from '../../cel/environment.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
-import { duplicate, forbidden, goQuote, invalid, required, type FieldError } from '../validation/field-errors.ts';
+import { duplicate, forbidden, invalid, required, type FieldError } from '../validation/field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 import type { ValidationRule } from './structural.ts';
 
 /** Upstream celconfig.MaxEvaluatedMessageExpressionSizeBytes. */

@@ -6,7 +6,7 @@
  * apiVersion and kind must be strings and its metadata a valid ObjectMeta.
  */
 import { child, index, invalid, jsonValue, required, type FieldError } from '../validation/field-errors.ts';
-import { isDNS1035Label, nameValidators } from '../validation/names.ts';
+import { isDNS1035Label, nameValidators } from '../../api/names.ts';
 import { validateObjectMetaAccessor } from '../validation/object-meta.ts';
 import { asResourceRoot, type Structural } from './structural.ts';
 

@@ -6,7 +6,8 @@
  * messages are kube-openapi's (`spec.replicas in body must be of type
  * integer: "string"`); the error fields are upstream's.
  */
-import { child, goQuote, invalid, notSupported, required, tooLong, tooMany, typeInvalid, type FieldError } from '../validation/field-errors.ts';
+import { child, invalid, notSupported, required, tooLong, tooMany, typeInvalid, type FieldError } from '../validation/field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 import { compileRe2 } from '../../cel/regex.ts';
 import { matchesFormat, isSupportedFormat } from './formats.ts';
 import type { NestedValueValidation, Structural, ValueValidation } from './structural.ts';

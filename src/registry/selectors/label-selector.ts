@@ -12,7 +12,7 @@ import {
   invalid,
   notSupported,
 } from '../validation/field-errors.ts';
-import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
+import { isQualifiedName, isValidLabelValue } from '../../api/names.ts';
 
 /** Upstream selection operators: `=`, `==`, `!=`, `in`, `notin`, `exists`, `!` (does not exist), `gt`, `lt`. */
 export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';

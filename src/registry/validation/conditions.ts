@@ -7,7 +7,7 @@
  */
 import { child, duplicate, index, invalid, notSupported, required, tooLong, type FieldError } from './field-errors.ts';
 import { validateLabelName } from './label-selector.ts';
-import { regexError } from './names.ts';
+import { regexError } from '../../api/names.ts';
 
 const STATUSES = ['False', 'True', 'Unknown'];
 const MAX_REASON = 1024;

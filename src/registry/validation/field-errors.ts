@@ -4,6 +4,7 @@
  * a 422 `Invalid` status: `type` becomes the cause `reason`, `field` the cause
  * `field` and `message` the cause `message` (the error body without the field).
  */
+import { goQuote } from '../../util/go-print.ts';
 
 export type FieldErrorType =
   | 'FieldValueRequired'
@@ -41,35 +42,6 @@ export function goRepr(text: string): GoRepr {
 /** Go `%#v` of a string slice: `[]string{"a", "b"}` (or another element type name). */
 export function goStringSlice(values: readonly string[], typeName = '[]string'): GoRepr {
   return new GoRepr(`${typeName}{${values.map(goQuote).join(', ')}}`);
-}
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-/** Go `strconv.Quote` (`%q`): double-quoted, Go escapes for non-printable runes (FACTS 1.1). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
-    else if (PRINTABLE.test(ch)) out += ch;
-    else if (ch === '\x07') out += '\\a';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\v') out += '\\v';
-    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + cp.toString(16).padStart(2, '0');
-    else if (cp < 0x10000) out += '\\u' + cp.toString(16).padStart(4, '0');
-    else out += '\\U' + cp.toString(16).padStart(8, '0');
-  }
-  return out + '"';
-}
-
-/** Go `%q` of a `[]string`: `["a" "b"]`. */
-export function goQuoteList(values: readonly string[]): string {
-  return `[${values.map(goQuote).join(' ')}]`;
 }
 
 /**
@@ -184,12 +156,6 @@ export function child(path: string, name: string): string {
 
 export function index(path: string, i: number | string): string {
   return `${path}[${i}]`;
-}
-
-/** UTF-8 byte length (Go `len(string)`). */
-export function byteLength(s: string): number {
-  // A lone surrogate counts 3, as Go counts the U+FFFD its JSON decoder puts there.
-  return Buffer.byteLength(s, 'utf8');
 }
 
 /** Go `%#v` of a decoded JSON value held in an `interface{}`. */

@@ -4,7 +4,7 @@
  * upstream core ValidateSecret reports `json.Unmarshal`'s error as the detail;
  * ABAC policy lines). Pure re-implementation of the Go scanner's messages.
  */
-import { goQuote } from './field-errors.ts';
+import { goQuote } from '../../util/go-print.ts';
 
 /** Go encoding/json's maxNestingDepth: a JSON document nested deeper is refused. */
 export const MAX_JSON_DEPTH = 10_000;

@@ -4,7 +4,7 @@
  * apis/meta/v1/validation/validation.go).
  */
 import { type FieldError, child, forbidden, index, invalid, required } from './field-errors.ts';
-import { isQualifiedName, isValidLabelValue } from './names.ts';
+import { isQualifiedName, isValidLabelValue } from '../../api/names.ts';
 
 export interface LabelSelectorValidationOptions {
   /** Skip label-value checks of matchExpressions values (update of an already invalid stored selector). */

@@ -9,7 +9,6 @@
  */
 import {
   type FieldError,
-  byteLength,
   child,
   dedupeFieldErrors,
   forbidden,
@@ -21,7 +20,7 @@ import {
   tooLong,
 } from './field-errors.ts';
 import { validateLabels } from './label-selector.ts';
-import { type NameValidation, type NameValidator, isDNS1123Label, isQualifiedName, nameValidators } from './names.ts';
+import { type NameValidation, type NameValidator, byteLength, isDNS1123Label, isQualifiedName, nameValidators } from '../../api/names.ts';
 
 export interface ObjectMetaOptions {
   namespaced: boolean;

@@ -6,7 +6,7 @@
  * upstream's decoder refuses is its 400.
  */
 import * as errors from '../../api/status-error.ts';
-import { type Quantity, QuantityError, formatQuantity, quantityFromJson, roundUpQuantity } from './quantity.ts';
+import { type Quantity, QuantityError, formatQuantity, quantityFromJson, roundUpQuantity } from '../../api/quantity.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestAudit } from '../../audit/request-audit.ts';
-import type { UserInfo } from '../../auth/user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { RequestInfo } from '../../http/request-info.ts';
 import type { RequestTarget } from '../../http/request-target.ts';
 import type { EncodeOptions } from '../../http/respond.ts';

@@ -6,7 +6,7 @@
  */
 import type { AuthorizationAttributes } from '../../auth/authorization/authorizer.ts';
 import { authorizeRequest } from '../../auth/authorization/forbidden.ts';
-import type { UserInfo } from '../../auth/user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { RequestInfo } from '../../http/request-info.ts';
 import type { Filter } from './filter.ts';
 

@@ -10,7 +10,7 @@
  */
 import type { Auditor } from '../../audit/request-audit.ts';
 import type { Authorizer } from '../../auth/authorization/authorizer.ts';
-import type { UserInfo } from '../../auth/user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { IncomingMessage } from 'node:http';
 import type { RequestInfoOptions } from '../../http/request-info.ts';
 import type { Deadlines, InflightLimiter, RequestLimits } from '../request-limits.ts';

@@ -5,7 +5,7 @@
  * when a write asks for `signal`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '../../auth/user.ts';
+import type { UserInfo } from '../../api/user.ts';
 import type { ResourceRequest } from '../../handlers/context.ts';
 import type { PartialMetadataRequest } from '../../http/negotiation.ts';
 import type { RequestInfo } from '../../http/request-info.ts';

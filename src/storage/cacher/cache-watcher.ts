@@ -7,34 +7,14 @@
  */
 import type { Writable } from 'node:stream';
 import type { WatchEventType } from '../interface.ts';
-import type { CacheEvent, CachedObject } from './resource-cache.ts';
+import type { CacheEvent, WatchEncoding } from './cache-event.ts';
+import type { CachedObject } from './cached-object.ts';
 
 export interface WatchSelection {
   /** Key prefix of the namespace (or of the resource, for all namespaces). */
   keyPrefix: string;
   /** Label/field selector predicate over the parsed object; undefined selects all. */
   matches?: (obj: any) => boolean;
-}
-
-/**
- * How a watcher writes events when not as JSON lines (the protobuf frames of
- * SPEC 4.7), made by the layer that negotiated the encoding. Watchers of one
- * encoding share each event's frame (CacheEvent.frame).
- */
-export interface WatchEncoding {
-  /** Tells apart the frames of different encodings of one event. */
-  readonly key: string;
-  /** An event of `type` carrying `object` at `revision`. */
-  event(type: WatchEventType, object: CachedObject, revision: number): Buffer;
-  /** A BOOKMARK at `revision`, marked as the end of the initial events when asked (SPEC 2.4, 4.4 item 4). */
-  bookmark(revision: number, initialEventsEnd: boolean): Buffer;
-  /** A terminal ERROR event carrying `status`. */
-  error(status: unknown): Buffer;
-  /**
-   * The encoding of a watcher's first event, when it differs (upstream's
-   * Table watch sends the column definitions in the first event only).
-   */
-  readonly first?: WatchEncoding;
 }
 
 export interface CacheWatcherOptions {
@@ -56,6 +36,28 @@ export interface CacheWatcherOptions {
   onClose: (watcher: CacheWatcher) => void;
   /** Told of every event written (its line's length), for the watch-event metrics. */
   onEvent?: (bytes: number) => void;
+}
+
+/** A client's watch as the cacher starts it: served by the cache (Cacher.startWatch) or by the store (startStorageWatch, storage-watcher.ts). */
+export interface WatchRequest {
+  resourcePrefix: string;
+  selection: WatchSelection;
+  /** undefined = unset (consistent state then changes), 0 = any state then changes, n = changes after n. */
+  resourceVersion: number | undefined;
+  /** Send the current state as ADDED events first (SPEC 4.6 "Get State and Start at ..."). */
+  initialEvents: boolean;
+  /** BOOKMARK with the initial-events-end annotation after the initial events (SPEC 4.4 item 4). */
+  initialEventsEndBookmark: boolean;
+  bookmarkHead?: string;
+  /** The version the watcher's objects are served as, when it may differ from the stored one (CacheWatcherOptions). */
+  apiVersion?: string;
+  /** CacheWatcherOptions.prepare. */
+  prepare?: CacheWatcherOptions['prepare'];
+  /** CacheWatcherOptions.onEvent. */
+  onEvent?: CacheWatcherOptions['onEvent'];
+  /** CacheWatcherOptions.encoding: JSON lines when undefined. */
+  encoding?: CacheWatcherOptions['encoding'];
+  out: Writable;
 }
 
 const dirty = new Set<CacheWatcher>();

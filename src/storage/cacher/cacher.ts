@@ -17,7 +17,7 @@
  */
 import * as errors from '../../api/status-error.ts';
 import type { KeyValue, Storage, StorageEvent, Watch } from '../interface.ts';
-import { CacheWatcher, type CacheWatcherOptions, type WatchSelection } from './cache-watcher.ts';
+import { CacheWatcher, type WatchRequest } from './cache-watcher.ts';
 import { ResourceCache, type ResourceCacheOptions } from './resource-cache.ts';
 import { watchFromStorage } from './storage-watcher.ts';
 import { resourcePrefixOfKey } from '../keys.ts';
@@ -35,27 +35,6 @@ export interface CacherOptions extends ResourceCacheOptions {
   bookmarkIntervalMs: number;
   /** Per-watcher unsent-bytes budget before the watcher is closed as too slow. */
   maxWatcherBufferedBytes: number;
-}
-
-export interface WatchRequest {
-  resourcePrefix: string;
-  selection: WatchSelection;
-  /** undefined = unset (consistent state then changes), 0 = any state then changes, n = changes after n. */
-  resourceVersion: number | undefined;
-  /** Send the current state as ADDED events first (SPEC 4.6 "Get State and Start at ..."). */
-  initialEvents: boolean;
-  /** BOOKMARK with the initial-events-end annotation after the initial events (SPEC 4.4 item 4). */
-  initialEventsEndBookmark: boolean;
-  bookmarkHead?: string;
-  /** The version the watcher's objects are served as, when it may differ from the stored one (CacheWatcherOptions). */
-  apiVersion?: string;
-  /** CacheWatcherOptions.prepare. */
-  prepare?: CacheWatcherOptions['prepare'];
-  /** CacheWatcherOptions.onEvent. */
-  onEvent?: CacheWatcherOptions['onEvent'];
-  /** CacheWatcherOptions.encoding: JSON lines when undefined. */
-  encoding?: CacheWatcherOptions['encoding'];
-  out: import('node:stream').Writable;
 }
 
 /** What reads a resource's watch cache by its key prefix, whatever store holds it (a Cacher, or storage/revision-spaces.ts over several). */

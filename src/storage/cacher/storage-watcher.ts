@@ -9,9 +9,9 @@
  */
 import * as errors from '../../api/status-error.ts';
 import { CompactedError, type Storage, type StorageEvent, type Watch } from '../interface.ts';
-import { CacheWatcher } from './cache-watcher.ts';
-import type { WatchRequest } from './cacher.ts';
-import { CacheEvent, CachedObject } from './resource-cache.ts';
+import { CacheWatcher, type WatchRequest } from './cache-watcher.ts';
+import { CacheEvent } from './cache-event.ts';
+import { CachedObject } from './cached-object.ts';
 
 function cacheEventOf(event: StorageEvent): CacheEvent {
   const object = new CachedObject(event.key, event.value, event.revision);

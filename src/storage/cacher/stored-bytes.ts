@@ -5,7 +5,7 @@
  * withResourceVersion does for text, so a GET, a list body or a watch event
  * never decodes them.
  */
-import { withResourceVersion } from '../../registry/object-meta.ts';
+import { withResourceVersion } from '../stored-json.ts';
 import { packSpliced, packValue } from '../value-slabs.ts';
 
 const METADATA_OPEN = Buffer.from('"metadata":{');

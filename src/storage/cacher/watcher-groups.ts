@@ -7,7 +7,7 @@
  * nanoseconds in V8). As upstream's cacher indexes its watchers by namespace.
  */
 import type { CacheWatcher } from './cache-watcher.ts';
-import type { CacheEvent } from './resource-cache.ts';
+import type { CacheEvent } from './cache-event.ts';
 
 export class WatcherGroups implements Iterable<CacheWatcher> {
   private readonly byPrefix = new Map<string, Set<CacheWatcher>>();

@@ -7,7 +7,8 @@
  * a single-version CRD name `spec.validation.openAPIV3Schema...`. Also the Go
  * `%#v` renderings upstream prints for struct values in error messages.
  */
-import { goQuote, goRepr, type GoRepr } from '../../../registry/validation/field-errors.ts';
+import { goRepr, type GoRepr } from '../../../registry/validation/field-errors.ts';
+import { goQuote } from '../../../util/go-print.ts';
 
 export interface InternalVersion {
   name: string;

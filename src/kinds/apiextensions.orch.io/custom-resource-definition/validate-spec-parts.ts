@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { child, duplicate, forbidden, goRepr, goStringSlice, index, invalid, notSupported, required, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../../../registry/validation/names.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../../../api/names.ts';
 import { parseUrl } from '../../../cel/go-url.ts';
 import { validFieldPath, FieldPathError } from '../../../registry/schema/field-path.ts';
 import type { Structural } from '../../../registry/schema/structural.ts';

@@ -6,7 +6,7 @@
  * subresources, printer columns, selectable fields and conversion.
  */
 import { child, forbidden, index, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1035Label, isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1035Label, isDNS1123Subdomain } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { notSupported } from '../../../registry/validation/field-errors.ts';
 import { newStructural, StructuralSchemaError, type Structural } from '../../../registry/schema/structural.ts';

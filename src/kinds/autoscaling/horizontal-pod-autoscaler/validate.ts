@@ -6,8 +6,8 @@
  * are upstream's.
  */
 import { child, forbidden, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isValidPathSegmentName } from '../../../registry/validation/names.ts';
-import { parseQuantity } from '../../../registry/validation/quantity.ts';
+import { isValidPathSegmentName } from '../../../api/names.ts';
+import { parseQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const METRIC_SOURCE_TYPES = ['Object', 'Pods', 'Resource', 'External', 'ContainerResource'];

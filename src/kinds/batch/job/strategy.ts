@@ -9,7 +9,7 @@
 import type { components } from '../../../generated/types/apis__batch__v1.ts';
 import { objectAt } from '../../../registry/json-value.ts';
 import { specAndStatusStrategy, type ApiObject, type Strategy } from '../../../registry/strategy.ts';
-import { isDNS1123Label } from '../../../registry/validation/names.ts';
+import { isDNS1123Label } from '../../../api/names.ts';
 import { defaultPodTemplate } from '../../core/pod/defaults.ts';
 import { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_JOB_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL, validateJob } from './validate.ts';
 

@@ -4,7 +4,7 @@
  * 1 MiB limit and what `immutable` freezes.
  */
 import { forbidden, index, invalid, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isConfigMapKey } from '../../../registry/validation/names.ts';
+import { isConfigMapKey } from '../../../api/names.ts';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);

@@ -4,7 +4,7 @@
  * validateEndpointAddress, ValidateEndpointIP and validateEndpointPort.
  */
 import { invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../../../registry/validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../../../api/names.ts';
 import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

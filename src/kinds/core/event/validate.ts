@@ -4,7 +4,7 @@
  * adds its strict ones (src/kinds/events.orch.io/event).
  */
 import { invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Subdomain, isQualifiedName } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain, isQualifiedName } from '../../../api/names.ts';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 const isZeroTime = (v: unknown) => v === undefined || v === null || v === '' || str(v).startsWith('0001-01-01T00:00:00');

@@ -5,9 +5,9 @@
  * its text where upstream prints the Go struct (as validateResources does).
  */
 import { duplicate, forbidden, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isQualifiedName } from '../../../registry/validation/names.ts';
+import { isQualifiedName } from '../../../api/names.ts';
 import { validateContainerResourceName, validateResourceName } from '../pod/validate-containers.ts';
-import { compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../../../registry/validation/quantity.ts';
+import { compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../../../api/quantity.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 const entries = (list: unknown): Array<[string, string]> => (isObj(list) ? Object.entries(list).map(([k, v]) => [k, String(v)]) : []);

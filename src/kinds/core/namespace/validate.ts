@@ -1,6 +1,6 @@
 /** ValidateNamespace (SPEC 2.6; upstream pkg/apis/core/validation, 1.31). */
 import { invalid, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isQualifiedName } from '../../../registry/validation/names.ts';
+import { isQualifiedName } from '../../../api/names.ts';
 import { validateStandardFinalizerName } from '../../../registry/validation/object-meta.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

@@ -9,10 +9,11 @@
 import * as errors from '../../../api/status-error.ts';
 import { parseCIDR } from '../../../registry/validation/cidr.ts';
 import { goJSONObjectError } from '../../../registry/validation/go-json.ts';
-import { type FieldError, child, duplicate, forbidden, goRepr, goQuote, goStringSlice, index, internalError, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
+import { type FieldError, child, duplicate, forbidden, goRepr, goStringSlice, index, internalError, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
+import { goQuote } from '../../../util/go-print.ts';
 import { validateLabelName } from '../../../registry/validation/label-selector.ts';
-import { isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
-import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { isQualifiedName, isValidLabelValue } from '../../../api/names.ts';
+import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -6,7 +6,7 @@
  */
 import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
-import { quantityText } from '../../../registry/validation/quantity.ts';
+import { quantityText } from '../../../api/quantity.ts';
 import { accessModes, cells as volumeCells } from '../persistent-volume/cells.ts';
 
 type PersistentVolumeClaim = components['schemas']['io.orch.api.core.v1.PersistentVolumeClaim'];

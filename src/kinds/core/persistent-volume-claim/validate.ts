@@ -10,8 +10,8 @@
 import { child, forbidden, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { validateLabelSelector } from '../../../registry/validation/label-selector.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
-import { compareQuantities, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
+import { compareQuantities, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 import { deepEqual } from '../../../registry/json-value.ts';
 import { BETA_STORAGE_CLASS, positive, validateAccessModes, validateClassName, validateVolumeMode } from '../persistent-volume/validate.ts';
 

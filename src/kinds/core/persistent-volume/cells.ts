@@ -6,7 +6,7 @@
  */
 import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
-import { quantityText } from '../../../registry/validation/quantity.ts';
+import { quantityText } from '../../../api/quantity.ts';
 import { BETA_STORAGE_CLASS } from './validate.ts';
 
 type PersistentVolume = components['schemas']['io.orch.api.core.v1.PersistentVolume'];

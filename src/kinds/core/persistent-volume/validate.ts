@@ -12,8 +12,8 @@
  */
 import { forbidden, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
-import { compareQuantities, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
+import { compareQuantities, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 import { validatePathNoBacksteps, validateVolumeSource } from '../pod/validate-volumes.ts';
 import { deepEqual } from '../../../registry/json-value.ts';
 

@@ -6,7 +6,8 @@
  * pods that restart Always): the template is validated as a pod's
  * (core/pod/validate.ts).
  */
-import { child, forbidden, goQuote, goRepr, invalid, notSupported, required, type FieldError, type GoRepr } from '../../../registry/validation/field-errors.ts';
+import { child, forbidden, goRepr, invalid, notSupported, required, type FieldError, type GoRepr } from '../../../registry/validation/field-errors.ts';
+import { goQuote } from '../../../util/go-print.ts';
 import { validateLabels, validateLabelSelector } from '../../../registry/validation/label-selector.ts';
 import { labelSelectorToRequirements, matchesLabels } from '../../../registry/selectors/label-selector.ts';
 import { validateAnnotations } from '../../../registry/validation/object-meta.ts';

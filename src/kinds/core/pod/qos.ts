@@ -4,7 +4,7 @@
  * without cpu or memory requests and limits, Guaranteed when every container
  * limits both and requests equal limits, Burstable otherwise.
  */
-import { type Quantity, addQuantities, compareQuantities, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { type Quantity, addQuantities, compareQuantities, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const COMPUTE = ['cpu', 'memory'];

@@ -9,7 +9,7 @@
  */
 import type { components } from '../../../generated/types/api__v1.ts';
 import type { ApiObject, Strategy } from '../../../registry/strategy.ts';
-import { isDNS1123Label } from '../../../registry/validation/names.ts';
+import { isDNS1123Label } from '../../../api/names.ts';
 import { validatePodCreate } from './validate.ts';
 import { podQOS } from './qos.ts';
 import { validatePodStatusUpdate, validatePodUpdate } from './validate-update.ts';

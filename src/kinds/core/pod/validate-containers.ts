@@ -7,9 +7,9 @@
  * security contexts are only checked where their mere presence is refused.
  */
 import { type FieldError, child, duplicate, forbidden, index, invalid, notFound, notSupported, required } from '../../../registry/validation/field-errors.ts';
-import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, maskTrailingDash, regexError } from '../../../registry/validation/names.ts';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, maskTrailingDash, regexError } from '../../../api/names.ts';
 import { validateLocalDescendingPath, validateObjectFieldSelector, validateResourceFieldSelector } from './validate-volumes.ts';
-import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { compareQuantities, formatQuantity, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

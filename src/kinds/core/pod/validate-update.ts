@@ -9,7 +9,7 @@
  */
 import { deepEqual } from '../../../registry/json-value.ts';
 import { type FieldError, child, duplicate, forbidden, goRepr, index, invalid, required } from '../../../registry/validation/field-errors.ts';
-import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../../../registry/validation/names.ts';
+import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
 import { validatePodMetadataAndSpec, validateTolerations } from './validate.ts';

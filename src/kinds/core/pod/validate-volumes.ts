@@ -6,7 +6,7 @@
  * one-source rule and checked for their required fields only.
  */
 import { type FieldError, child, duplicate, forbidden, index, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../../registry/validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../../api/names.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

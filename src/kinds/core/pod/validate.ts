@@ -8,7 +8,7 @@
  */
 import { type FieldError, child, duplicate, forbidden, goStringSlice, index, invalid, notSupported, required } from '../../../registry/validation/field-errors.ts';
 import { validateLabelName, validateLabels } from '../../../registry/validation/label-selector.ts';
-import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../api/names.ts';
 import { validateIP } from '../../../registry/validation/ip-address.ts';
 import { validateContainers, validateInitContainers } from './validate-containers.ts';
 import { validateVolumes } from './validate-volumes.ts';

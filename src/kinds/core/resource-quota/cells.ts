@@ -4,7 +4,7 @@
  */
 import type { components } from '../../../generated/types/api__v1.ts';
 import type { Cell } from '../../../registry/printer-cells.ts';
-import { quantityText } from '../../../registry/validation/quantity.ts';
+import { quantityText } from '../../../api/quantity.ts';
 
 type ResourceQuota = components['schemas']['io.orch.api.core.v1.ResourceQuota'];
 

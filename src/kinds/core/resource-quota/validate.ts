@@ -9,7 +9,7 @@
 import { goStringSlice, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { isExtended, validateResourceName } from '../pod/validate-containers.ts';
-import { compareQuantities, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { compareQuantities, isIntegerQuantity, parseQuantity, zeroQuantity } from '../../../api/quantity.ts';
 import { deepEqual } from '../../../registry/json-value.ts';
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);

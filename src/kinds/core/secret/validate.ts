@@ -6,7 +6,7 @@
 import { BOOTSTRAP_TOKEN_TYPE, validateBootstrapTokenSecret } from '../../../registry/bootstrap-token.ts';
 import { index, invalid, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { goJSONObjectError } from '../../../registry/validation/go-json.ts';
-import { isConfigMapKey } from '../../../registry/validation/names.ts';
+import { isConfigMapKey } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { b64Len, immutableFlagErrors, MAX_DATA_SIZE } from '../config-map/validate.ts';
 

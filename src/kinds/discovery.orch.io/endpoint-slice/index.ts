@@ -6,7 +6,7 @@
  */
 import { defineKind } from '../../../registry/kind-hooks.ts';
 import { validatedBy, type ApiObject } from '../../../registry/strategy.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
 import { cells } from './cells.ts';
 import { validateEndpointSlice } from './validate.ts';
 

@@ -7,7 +7,7 @@
  */
 import { child, duplicate, index, invalid, notSupported, required, tooMany, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { validateLabels } from '../../../registry/validation/label-selector.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../registry/validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { parseIPSloppy } from '../../../registry/validation/ip-address.ts';
 

@@ -5,8 +5,9 @@
  * update), and the status conditions a PriorityLevelConfiguration's share:
  * the rules a user meets, with upstream's paths and words.
  */
-import { child, duplicate, forbidden, goQuote, goRepr, goStringSlice, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { child, duplicate, forbidden, goRepr, goStringSlice, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
+import { goQuote } from '../../../util/go-print.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../../api/names.ts';
 import type { ApiObject } from '../../../registry/strategy.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

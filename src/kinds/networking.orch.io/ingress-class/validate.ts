@@ -4,7 +4,7 @@
  * never changes, parameters as an Ingress's typed reference with a scope.
  */
 import { forbidden, invalid, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../../registry/validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { validateTypedReference } from '../ingress/validate.ts';
 

@@ -6,7 +6,7 @@
  * reference an IngressClass's parameters are. Paths and words are upstream's.
  */
 import { child, goRepr, index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortName, isValidPortNum, isWildcardDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortName, isValidPortNum, isWildcardDNS1123Subdomain } from '../../../api/names.ts';
 import { parseIPSloppy, validateIP } from '../../../registry/validation/ip-address.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

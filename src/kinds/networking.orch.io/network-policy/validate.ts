@@ -22,7 +22,7 @@ import {
   required,
 } from '../../../registry/validation/field-errors.ts';
 import { type LabelSelectorValidationOptions, validateLabelSelector } from '../../../registry/validation/label-selector.ts';
-import { isValidPortName, isValidPortNum } from '../../../registry/validation/names.ts';
+import { isValidPortName, isValidPortNum } from '../../../api/names.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));

@@ -6,7 +6,7 @@
  */
 import { invalid, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { validateLabels } from '../../../registry/validation/label-selector.ts';
-import { isDNS1123Label } from '../../../registry/validation/names.ts';
+import { isDNS1123Label } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { validateTolerations } from '../../core/pod/validate.ts';
 import { validateResources } from '../../core/pod/validate-containers.ts';

@@ -6,7 +6,7 @@
  */
 import type { ApiObject } from '../../../registry/strategy.ts';
 import { index, invalid, notSupported, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Subdomain, isValidPathSegmentName } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain, isValidPathSegmentName } from '../../../api/names.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.orch.io';
 

@@ -4,7 +4,7 @@
  * kind that names a driver validates with. Paths and words are upstream's.
  */
 import { child, duplicate, goStringSlice, index, invalid, notSupported, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

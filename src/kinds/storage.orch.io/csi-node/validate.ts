@@ -3,7 +3,7 @@
  * pkg/apis/storage/validation, 1.31). Paths and words are upstream's.
  */
 import { child, duplicate, goRepr, goStringSlice, index, invalid, required, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isQualifiedName } from '../../../registry/validation/names.ts';
+import { isQualifiedName } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { nonNegative } from '../../../registry/validation/field-values.ts';
 import { validateCSIDriverName } from '../csi-driver/validate.ts';

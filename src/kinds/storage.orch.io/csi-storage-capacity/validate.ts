@@ -4,9 +4,9 @@
  */
 import { goRepr, invalid, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { validateLabelSelector } from '../../../registry/validation/label-selector.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
-import { compareQuantities, formatQuantity, quantityFromJson, zeroQuantity } from '../../../registry/validation/quantity.ts';
+import { compareQuantities, formatQuantity, quantityFromJson, zeroQuantity } from '../../../api/quantity.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -4,7 +4,7 @@
  */
 import { child, duplicate, forbidden, index, invalid, notSupported, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
 import { validateLabelName } from '../../../registry/validation/label-selector.ts';
-import { isQualifiedName } from '../../../registry/validation/names.ts';
+import { isQualifiedName } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

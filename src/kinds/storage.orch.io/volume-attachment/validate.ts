@@ -4,7 +4,7 @@
  * status bounded. Paths and words are upstream's.
  */
 import { forbidden, goRepr, invalid, required, tooLong, type FieldError } from '../../../registry/validation/field-errors.ts';
-import { isDNS1123Subdomain } from '../../../registry/validation/names.ts';
+import { isDNS1123Subdomain } from '../../../api/names.ts';
 import { FIELD_IMMUTABLE } from '../../../registry/validation/object-meta.ts';
 import { validateCSIDriverName } from '../csi-driver/validate.ts';
 

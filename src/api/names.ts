@@ -1,10 +1,11 @@
 /**
  * Name, key and value format checks (FACTS 7; translated from upstream
  * apimachinery util/validation/validation.go, api/validation/generic.go and
- * api/validation/path/name.go). Each check returns the list of upstream
- * messages; an empty list means valid.
+ * api/validation/path/name.go), below every layer that checks a name: the
+ * registry's and the kinds' validation, selectors, and the expression
+ * language (an authorizer's serviceAccount). Each check returns the list of
+ * upstream messages; an empty list means valid.
  */
-import { byteLength } from './field-errors.ts';
 
 const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const QNAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
@@ -34,6 +35,12 @@ const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
 const CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const CONFIG_MAP_KEY_RE = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
+
+/** UTF-8 byte length (Go `len(string)`), what upstream's length limits count. */
+export function byteLength(s: string): number {
+  // A lone surrogate counts 3, as Go counts the U+FFFD its JSON decoder puts there.
+  return Buffer.byteLength(s, 'utf8');
+}
 
 /** Upstream `MaxLenError`. */
 export function maxLenError(n: number): string {
