@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,8 @@ function generate(work: string, name: string, rules: boolean): { dir: string; ov
   mkdirSync(join(contract, 'kinds/example.orch.io'));
   const overlay = widgetOverlay(rules);
   writeFileSync(join(contract, 'kinds/example.orch.io/Widget.yaml'), overlay);
+  // A rule on a body kind too: every Scale written through a scale subresource keeps it.
+  if (rules) appendFileSync(join(contract, 'kinds/autoscaling/Scale.yaml'), '\npatches:\n  io.k8s.api.autoscaling.v1.ScaleSpec:\n    properties:\n      replicas: {maximum: 100}\n');
   const dir = join(work, `generated-${name}`);
   execFileSync(TSX, ['codegen/generate.ts', '--contract', contract, '--out', dir], { cwd: ROOT });
   return { dir, overlay };
@@ -201,6 +203,16 @@ test('a kind written as its contract alone is served, its rules enforced as a cu
       const event = await watched;
       assert.equal(event.type, 'ADDED');
       assert.equal(event.object.metadata.name, 'w5');
+
+      // The body kind's rule, on a Deployment's scale subresource.
+      const deployments = '/apis/apps/v1/namespaces/default/deployments';
+      const template = { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+      assert.equal((await call('POST', deployments, { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template } })).status, 201);
+      const scale = await call('GET', `${deployments}/d/scale`);
+      const tooMany = await call('PUT', `${deployments}/d/scale`, { ...scale.body, spec: { replicas: 1000 } });
+      assert.equal(tooMany.status, 422, tooMany.text);
+      assert.equal(tooMany.body.message, 'Scale.autoscaling "d" is invalid: spec.replicas: Invalid value: 1000: spec.replicas in body should be less than or equal to 100');
+      assert.equal((await call('PUT', `${deployments}/d/scale`, { ...scale.body, spec: { replicas: 3 } })).status, 200);
     } finally {
       await running.shutdown();
     }

@@ -12,6 +12,7 @@ import { scaleFromCustomResource, ScaleAccessError, setNestedField } from '../re
 import { apiVersionOf, readApiVersion, type BodyKind, type KindDefinition, type ScalePaths } from '../registry/kind.ts';
 import type { ApiObject } from '../registry/strategy.ts';
 import { nonNegative } from '../registry/validation/field-values.ts';
+import { mergeFieldErrors, type ContractValidator } from '../registry/contract-validation.ts';
 import { writeObject } from '../http/respond.ts';
 import type { ResourceRequest } from './context.ts';
 import { fieldTracker, managerFor } from './field-manager.ts';
@@ -64,7 +65,7 @@ export async function handleScaleGet(ctx: ResourceRequest, scaleKind: BodyKind):
  * precondition. `newScale` gets the current Scale (replicas marked unset when
  * the object has none) and answers the one to write.
  */
-function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: ScalePaths, newScale: (old: ApiObject) => ApiObject): ApiObject {
+function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: ScalePaths, newScale: (old: ApiObject) => ApiObject, contract: ContractValidator | undefined): ApiObject {
   if (!current) throw errors.notFound(ctx.store.groupResource, ctx.info.name);
   const { scale: old, replicasFound } = scaleOf(current, paths);
   if (!replicasFound) old.spec.replicas = INVALID_SPEC_REPLICAS;
@@ -74,11 +75,11 @@ function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: Scale
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   const replicas = scale.spec?.replicas ?? 0;
-  // A built-in kind's ScaleREST validates the Scale itself first (autoscaling validation ValidateScale).
-  if (paths.selectorObjectPath !== undefined || paths.selectorMapPath !== undefined) {
-    const scaleErrors = nonNegative(replicas, 'spec.replicas');
-    if (scaleErrors.length) throw errors.invalid('Scale', 'autoscaling', ctx.info.name, scaleErrors);
-  }
+  // The Scale keeps its contract's rules; a built-in kind's ScaleREST validates it itself first (autoscaling
+  // validation ValidateScale), in upstream's words.
+  const builtin = paths.selectorObjectPath !== undefined || paths.selectorMapPath !== undefined;
+  const scaleErrors = mergeFieldErrors(contract?.validate(scale) ?? [], builtin ? nonNegative(replicas, 'spec.replicas') : [], scale);
+  if (scaleErrors.length) throw errors.invalid('Scale', 'autoscaling', ctx.info.name, scaleErrors);
   if (replicas === INVALID_SPEC_REPLICAS) throw errors.badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`);
   try {
     setNestedField(current, paths.specReplicasPath, replicas);
@@ -91,12 +92,12 @@ function withScale(ctx: ResourceRequest, current: ApiObject | null, paths: Scale
 }
 
 /** Writes the object through the main store and answers its Scale (200, as upstream's ScaleREST.Update). */
-async function writeScale(ctx: ResourceRequest, structure: Record<string, any>, manager: string, dryRun: boolean, newScale: (old: ApiObject) => ApiObject): Promise<void> {
+async function writeScale(ctx: ResourceRequest, structure: Record<string, any>, manager: string, dryRun: boolean, newScale: (old: ApiObject) => ApiObject, contract: ContractValidator | undefined): Promise<void> {
   const partial = partialFor(ctx, 'PartialObjectMetadata');
   const { store } = ctx;
   const paths = pathsOf(store.kind);
   const warn = (message: string) => (ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), message]));
-  const result = await store.update(ctx.namespace, ctx.info.name, (current) => withScale(ctx, current, paths, newScale), {
+  const result = await store.update(ctx.namespace, ctx.info.name, (current) => withScale(ctx, current, paths, newScale, contract), {
     dryRun,
     // The manager owns the replicas it set through the scale subresource.
     trackFields: fieldTracker(manager, apiVersionOf(store.kind), structure, store.kind.schemaName, 'scale'),
@@ -113,7 +114,7 @@ async function writeScale(ctx: ResourceRequest, structure: Record<string, any>, 
 }
 
 /** PUT: the body is the Scale to write (decoded as autoscaling/v1 Scale with the request's field validation). */
-export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<string, any>, scaleKind: BodyKind): Promise<void> {
+export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<string, any>, scaleKind: BodyKind, contract?: ContractValidator): Promise<void> {
   pathsOf(ctx.store.kind);
   const body = await readBody(ctx.req);
   const dryRun = parseDryRun(ctx.query, 'UpdateOptions');
@@ -121,7 +122,7 @@ export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<
   const manager = managerFor(parseFieldManager(ctx.query, 'UpdateOptions'), ctx.req);
   const decoded = await decodeObject(scaleKind, body, requestMediaType(ctx.req), fieldValidation, ctx.signal);
   ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
-  await writeScale(ctx, structure, manager, dryRun, () => structuredClone(decoded.object));
+  await writeScale(ctx, structure, manager, dryRun, () => structuredClone(decoded.object), contract);
 }
 
 /**
@@ -132,7 +133,7 @@ export async function handleScaleUpdate(ctx: ResourceRequest, structure: Record<
  * of the replicas mapped between the Scale and the object, which this server
  * does not do.
  */
-export async function handleScalePatch(ctx: ResourceRequest, structure: Record<string, any>, scaleKind: BodyKind): Promise<void> {
+export async function handleScalePatch(ctx: ResourceRequest, structure: Record<string, any>, scaleKind: BodyKind, contract?: ContractValidator): Promise<void> {
   pathsOf(ctx.store.kind);
   const request = await readPatchRequest(ctx, apiVersionOf(scaleKind));
   if (request.isApply) throw errors.unsupportedMediaType(request.mediaType, ['application/json-patch+json', 'application/merge-patch+json']);
@@ -142,5 +143,5 @@ export async function handleScalePatch(ctx: ResourceRequest, structure: Record<s
     // Deduplicated: every attempt of the store's loop decodes again.
     ctx.encode.warnings = limitWarnings([...(ctx.encode.warnings ?? []), ...decoded.warnings]);
     return decoded.object;
-  });
+  }, contract);
 }

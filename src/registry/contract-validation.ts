@@ -68,28 +68,39 @@ function validateRules(node: ContractGraphNode, path: string, value: unknown, ol
     return;
   }
   if (Array.isArray(value)) {
-    if (!node.items?.rulesBelow) return;
-    const keys = node.listType === 'map' ? (node.listMapKeys ?? []) : undefined;
-    const oldByKey = new Map<string, unknown>();
-    if (keys && Array.isArray(old)) {
-      for (const item of old) {
+    const items = node.items;
+    if (!items?.rulesBelow) return;
+    const keys = node.listType === 'map' && Array.isArray(old) ? (node.listMapKeys ?? []) : undefined;
+    // Old items correlate by their keys in a map list only, and there is an old list only on an update.
+    let oldByKey: Map<string, unknown> | undefined;
+    if (keys) {
+      oldByKey = new Map();
+      for (const item of old as unknown[]) {
         const key = mapListKey(item, keys);
         if (key !== undefined && !oldByKey.has(key)) oldByKey.set(key, item);
       }
     }
-    value.forEach((item, i) => {
-      const key = keys && mapListKey(item, keys);
-      validateRules(node.items!, `${path}[${i}]`, item, key === undefined ? undefined : oldByKey.get(key), budget, errs, warn);
-    });
+    for (let i = 0; i < value.length; i++) {
+      const key = keys && mapListKey(value[i], keys);
+      validateRules(items, `${path}[${i}]`, value[i], key === undefined ? undefined : oldByKey!.get(key), budget, errs, warn);
+    }
     return;
   }
   if (!isObject(value)) return;
   const oldMap = isObject(old) ? old : undefined;
-  for (const [k, v] of Object.entries(value)) {
-    const sub = node.properties?.[k] ?? node.additionalProperties?.schema;
-    if (!sub?.rulesBelow) continue;
-    const at = node.properties?.[k] ? (path ? `${path}.${k}` : k) : `${path}[${k}]`;
-    validateRules(sub, at, v, oldMap && Object.hasOwn(oldMap, k) ? oldMap[k] : undefined, budget, errs, warn);
+  const oldOf = (k: string) => (oldMap && Object.hasOwn(oldMap, k) ? oldMap[k] : undefined);
+  const ap = node.additionalProperties?.schema;
+  if (ap) {
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      const sub = node.properties?.[k] ?? ap;
+      if (sub.rulesBelow) validateRules(sub, node.properties?.[k] ? (path ? `${path}.${k}` : k) : `${path}[${k}]`, value[k], oldOf(k), budget, errs, warn);
+    }
+    return;
+  }
+  for (const k in node.properties) {
+    const sub = node.properties[k];
+    if (sub.rulesBelow && Object.hasOwn(value, k)) validateRules(sub, path ? `${path}.${k}` : k, value[k], oldOf(k), budget, errs, warn);
   }
 }
 
@@ -198,7 +209,7 @@ export class ContractValidators {
     let validator = this.validators.get(schemaName);
     if (validator === undefined) {
       const root = this.schemas.node(schemaName);
-      if (root) this.schemas.markRules(root);
+      if (root) this.schemas.markBelow(root);
       validator = root ? new ContractValidator(root) : null;
       this.validators.set(schemaName, validator);
     }

@@ -132,7 +132,8 @@ export class ApiServer {
     const { limits, authenticate, auditor, authorizer } = options;
     this.filterServices = { shutdown: this.shutdown, requestInfo: options.requestInfo, limits, deadlines: new Deadlines(limits.requestTimeoutMs), authenticate, auditor, authorizer, inflight };
     const scaleKind = options.api.bodyKinds.find(isScale);
-    this.resources = new ResourceRouter(this.routes, this.unserved, { structure: this.structure, watch: options.watch, scaleKind });
+    const scaleContract = scaleKind && this.contracts.forSchema(scaleKind.schemaName);
+    this.resources = new ResourceRouter(this.routes, this.unserved, { structure: this.structure, watch: options.watch, scaleKind, scaleContract });
     this.nonResources = new NonResourceRouter(this.nonResourceEndpoints());
   }
 

@@ -228,9 +228,13 @@ function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldOb
   const self = toCelValue(obj, v.declType);
   const hasOld = oldObj !== null && oldObj !== undefined;
   const oldSelf = hasOld ? toCelValue(oldObj, v.declType) : undefined;
-  const Optional = cel().Optional;
   const activation: Record<string, unknown> = hasOld ? { self, oldSelf } : { self };
-  const optionalActivation: Record<string, unknown> = { self, oldSelf: hasOld ? Optional.of(oldSelf) : Optional.none() };
+  // Only a rule with optionalOldSelf needs oldSelf as an optional: made on first need.
+  let optionalActivation: Record<string, unknown> | undefined;
+  const optional = () => {
+    const Optional = cel().Optional;
+    return (optionalActivation ??= { self, oldSelf: hasOld ? Optional.of(oldSelf) : Optional.none() });
+  };
   for (const compiled of v.rules) {
     const rule = compiled.rule;
     if (compiled.error) {
@@ -241,7 +245,7 @@ function validateExpressions(v: RuleValidator, path: string, obj: unknown, oldOb
     const optionalOldSelf = rule.optionalOldSelf === true;
     // A transition rule runs only where there is an old value, unless it takes oldSelf as optional.
     if (compiled.usesOldSelf && !hasOld && !optionalOldSelf) continue;
-    const { value, cost, error } = evaluate(compiled.program, optionalOldSelf ? optionalActivation : activation);
+    const { value, cost, error } = evaluate(compiled.program, optionalOldSelf ? optional() : activation);
     if (cost > budget.remaining) {
       errs.push(invalid(fldPath, type, OUT_OF_BUDGET));
       budget.remaining = -1;

@@ -11,6 +11,7 @@ import { emptyExtensions, emptyValueValidation, newStructural, type NestedValueV
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import type { ContractChild, ContractNode, ContractValidationTable } from './contract-table.ts';
 import type { ValueNode } from './value-validation.ts';
+import { isEmptyValueValidation } from './structural-validation.ts';
 import { newRuleValidator, type RuleValidator } from './cel-validate.ts';
 
 export type { ContractChild, ContractNode, ContractValidationTable } from './contract-table.ts';
@@ -92,6 +93,8 @@ export class ContractSchemas {
     node.nullable = false;
     node.vv = valueValidation(c);
     node.rulesBelow = false;
+    node.valuesBelow = false;
+    node.listsBelow = false;
     if (c.listType) node.listType = c.listType;
     if (c.listMapKeys) node.listMapKeys = c.listMapKeys;
     if (c.duplicatesTolerated) node.duplicatesTolerated = true;
@@ -101,18 +104,26 @@ export class ContractSchemas {
     if (c.rules && c.ruleSchema) node.rules = { schema: c.ruleSchema, isResourceRoot: c.resourceRoot === true };
   }
 
-  /** Marks `rulesBelow` over the graph reachable from `root`; a cycle contributes what its other paths do. */
-  markRules(root: ContractGraphNode): void {
+  /**
+   * Marks what each node reachable from `root` holds at or below it: value
+   * validations, set and map lists to check, rules; each walk then skips the
+   * subtrees that hold none of its own. A cycle contributes what its other
+   * paths do.
+   */
+  markBelow(root: ContractGraphNode): void {
     const state = new Map<ContractGraphNode, boolean>();
-    const visit = (n: ContractGraphNode): boolean => {
-      const known = state.get(n);
-      if (known !== undefined) return known;
-      state.set(n, false);
-      let below = n.rules !== undefined;
-      for (const c of childrenOf(n)) if (visit(c)) below = true;
-      n.rulesBelow = below;
-      state.set(n, below);
-      return below;
+    const visit = (n: ContractGraphNode): void => {
+      if (state.has(n)) return;
+      state.set(n, true);
+      n.valuesBelow = !isEmptyValueValidation(n.vv);
+      n.listsBelow = n.listType !== undefined && !n.duplicatesTolerated;
+      n.rulesBelow = n.rules !== undefined;
+      for (const c of childrenOf(n)) {
+        visit(c);
+        if (c.valuesBelow) n.valuesBelow = true;
+        if (c.listsBelow) n.listsBelow = true;
+        if (c.rulesBelow) n.rulesBelow = true;
+      }
     };
     visit(root);
   }

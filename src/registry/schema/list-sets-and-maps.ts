@@ -92,6 +92,7 @@ function validateObject(path: string, node: ValueNode, obj: Record<string, unkno
 }
 
 function validateValue(path: string, node: ValueNode, value: unknown, errs: FieldError[]): void {
+  if (node.listsBelow === false) return;
   if (Array.isArray(value)) validateArray(path, node, value, errs);
   else if (isObject(value)) validateObject(path, node, value, errs);
 }

@@ -32,6 +32,10 @@ export interface ValueNode {
   listMapKeys?: readonly string[];
   /** The list's type only correlates items: upstream accepts its duplicates (list-sets-and-maps.ts skips it). */
   duplicatesTolerated?: boolean;
+  /** false: no value validation at or below the node, which the value validation then skips (undefined: walked). */
+  valuesBelow?: boolean;
+  /** false: no set or map list to check at or below the node (undefined: walked). */
+  listsBelow?: boolean;
 }
 type Node = ValueNode;
 
@@ -103,53 +107,68 @@ const IN = 'body';
 const typeError = (name: string, typeName: string, value: string): OAError => ({ code: 'type', name, value, message: `${name} in ${IN} must be of type ${typeName}: ${goQuote(value)}` });
 
 /**
- * One node's violations and its children's. With `corr` (an update), a node
- * whose value equals its old value drops them all (upstream
- * ratchetingValueValidator: the errors become warnings, which are not
- * reported); its children are ratcheted on their own correlated values.
+ * One node's violations and its children's, appended to `out` in
+ * kube-openapi's order. With `corr` (an update), a node whose value equals its
+ * old value drops them all (upstream ratchetingValueValidator: the errors
+ * become warnings, which are not reported); its children are ratcheted on
+ * their own correlated values. A child whose subtree holds no value
+ * validation (`valuesBelow` false) is not visited.
  */
-function validateNode(n: Node, data: unknown, path: string, corr?: Correlation): OAError[] {
-  const errs: OAError[] = [...checkType(n, data, path)];
-  if (data === null || data === undefined) errs.push(...checkEnum(n, data, path));
+function validateNode(n: Node, data: unknown, path: string, corr: Correlation | undefined, out: OAError[]): void {
+  const start = out.length;
+  checkType(n, data, path, out);
+  if (data === null || data === undefined) checkEnum(n, data, path, out);
   else {
-    errs.push(...checkJunctors(n, data, path));
+    checkJunctors(n, data, path, out);
     const kind = jsonType(data);
-    if (kind === 'string') errs.push(...checkString(n.vv, data as string, path));
-    if (kind === 'string' && isSupportedFormat(n.vv.format) && !matchesFormat(n.vv.format, data as string)) errs.push(typeError(path, n.vv.format, data as string));
-    if (kind === 'integer' || kind === 'number') errs.push(...checkNumber(n.vv, data as number, path));
-    if (kind === 'array') errs.push(...checkArray(n, data as unknown[], path, corr));
-    errs.push(...checkEnum(n, data, path));
-    if (kind === 'object') errs.push(...checkObject(n, data as Record<string, unknown>, path, corr));
+    if (kind === 'string') {
+      checkString(n.vv, data as string, path, out);
+      if (isSupportedFormat(n.vv.format) && !matchesFormat(n.vv.format, data as string)) out.push(typeError(path, n.vv.format, data as string));
+    } else if (kind === 'integer' || kind === 'number') checkNumber(n.vv, data as number, path, out);
+    else if (kind === 'array') checkArray(n, data as unknown[], path, corr, out);
+    checkEnum(n, data, path, out);
+    if (kind === 'object') checkObject(n, data as Record<string, unknown>, path, corr, out);
   }
-  return errs.length > 0 && corr?.unchanged() ? [] : errs;
+  if (out.length > start && corr?.unchanged()) out.length = start;
 }
 
-function checkType(n: Node, data: unknown, path: string): OAError[] {
-  if (n.type.length === 0 && !n.vv.format) return [];
+/** A node's violations alone, for a junctor's alternative. */
+function violations(n: Node, data: unknown, path: string): OAError[] {
+  const out: OAError[] = [];
+  validateNode(n, data, path, undefined, out);
+  return out;
+}
+
+const visited = (n: Node | undefined): n is Node => n !== undefined && n.valuesBelow !== false;
+
+function checkType(n: Node, data: unknown, path: string, out: OAError[]): void {
+  if (n.type.length === 0 && !n.vv.format) return;
   if (data === null || data === undefined) {
-    return n.type.length > 0 && !n.type.includes('null') && !n.nullable ? [typeError(path, n.type.join(','), 'null')] : [];
+    if (n.type.length > 0 && !n.type.includes('null') && !n.nullable) out.push(typeError(path, n.type.join(','), 'null'));
+    return;
   }
   const schType = jsonType(data);
   const format = schType === 'integer' ? 'int64' : schType === 'number' ? 'float64' : '';
   const isIntFloat = schType === 'integer' && n.type.includes('number');
   const scalar = schType !== 'string' && schType !== 'array';
-  if (scalar && n.vv.format && !(n.type.includes(schType) || format === n.vv.format || isIntFloat)) return [typeError(path, n.vv.format, format)];
-  if (!(n.type.includes('number') || n.type.includes('integer')) && n.vv.format && !scalar) return [];
-  if (!(n.type.includes(schType) || isIntFloat)) return [typeError(path, n.type.join(','), schType)];
-  return [];
+  if (scalar && n.vv.format && !(n.type.includes(schType) || format === n.vv.format || isIntFloat)) return void out.push(typeError(path, n.vv.format, format));
+  if (!(n.type.includes('number') || n.type.includes('integer')) && n.vv.format && !scalar) return;
+  if (!(n.type.includes(schType) || isIntFloat)) out.push(typeError(path, n.type.join(','), schType));
 }
 
-function checkEnum(n: Node, data: unknown, path: string): OAError[] {
+function checkEnum(n: Node, data: unknown, path: string, out: OAError[]): void {
   const values = n.vv.enum;
-  if (!values || values.length === 0) return [];
-  if (values.some((v) => deepEqual(v, data))) return [];
-  return [{ code: 'enum', name: path, value: data, values, message: `${path} in ${IN} should be one of ${goV(values)}` }];
+  if (!values || values.length === 0) return;
+  if (values.some((v) => deepEqual(v, data))) return;
+  out.push({ code: 'enum', name: path, value: data, values, message: `${path} in ${IN} should be one of ${goV(values)}` });
 }
 
-function checkString(vv: ValueValidation, data: string, path: string): OAError[] {
-  const runes = [...data].length;
-  if (vv.maxLength !== undefined && runes > vv.maxLength) return [{ code: 'tooLong', name: path, value: data, valid: vv.maxLength, message: `${path} in ${IN} should be at most ${vv.maxLength} chars long` }];
-  if (vv.minLength !== undefined && runes < vv.minLength) return [{ code: 'other', name: path, value: data, message: `${path} in ${IN} should be at least ${vv.minLength} chars long` }];
+function checkString(vv: ValueValidation, data: string, path: string, out: OAError[]): void {
+  if (vv.maxLength !== undefined || vv.minLength !== undefined) {
+    const runes = [...data].length;
+    if (vv.maxLength !== undefined && runes > vv.maxLength) return void out.push({ code: 'tooLong', name: path, value: data, valid: vv.maxLength, message: `${path} in ${IN} should be at most ${vv.maxLength} chars long` });
+    if (vv.minLength !== undefined && runes < vv.minLength) return void out.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be at least ${vv.minLength} chars long` });
+  }
   if (vv.pattern) {
     let re: RegExp | undefined;
     let why = '';
@@ -158,87 +177,102 @@ function checkString(vv: ValueValidation, data: string, path: string): OAError[]
     } catch (err) {
       why = (err as Error).message;
     }
-    if (!re) return [{ code: 'other', name: path, value: data, message: `${path} in ${IN} should match '${vv.pattern}, but pattern is invalid: ${why}'` }];
+    if (!re) return void out.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should match '${vv.pattern}, but pattern is invalid: ${why}'` });
     re.lastIndex = 0;
-    if (!re.test(data)) return [{ code: 'other', name: path, value: data, message: `${path} in ${IN} should match '${vv.pattern}'` }];
+    if (!re.test(data)) out.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should match '${vv.pattern}'` });
   }
-  return [];
 }
 
-function checkNumber(vv: ValueValidation, data: number, path: string): OAError[] {
-  const errs: OAError[] = [];
+function checkNumber(vv: ValueValidation, data: number, path: string, out: OAError[]): void {
   if (vv.multipleOf !== undefined) {
-    if (vv.multipleOf <= 0) errs.push({ code: 'other', name: path, value: vv.multipleOf, message: `factor MultipleOf declared for ${path} must be positive: ${vv.multipleOf}` });
+    if (vv.multipleOf <= 0) out.push({ code: 'other', name: path, value: vv.multipleOf, message: `factor MultipleOf declared for ${path} must be positive: ${vv.multipleOf}` });
     else {
       const mult = vv.multipleOf < 1 ? (1 / vv.multipleOf) * data : data / vv.multipleOf;
-      if (!Number.isInteger(mult)) errs.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be a multiple of ${vv.multipleOf}` });
+      if (!Number.isInteger(mult)) out.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be a multiple of ${vv.multipleOf}` });
     }
   }
   if (vv.minimum !== undefined && (vv.exclusiveMinimum ? data <= vv.minimum : data < vv.minimum)) {
-    errs.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be greater than ${vv.exclusiveMinimum ? '' : 'or equal to '}${vv.minimum}` });
+    out.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be greater than ${vv.exclusiveMinimum ? '' : 'or equal to '}${vv.minimum}` });
   }
   if (vv.maximum !== undefined && (vv.exclusiveMaximum ? data >= vv.maximum : data > vv.maximum)) {
-    errs.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be less than ${vv.exclusiveMaximum ? '' : 'or equal to '}${vv.maximum}` });
+    out.push({ code: 'other', name: path, value: data, message: `${path} in ${IN} should be less than ${vv.exclusiveMaximum ? '' : 'or equal to '}${vv.maximum}` });
   }
-  return errs;
 }
 
-function checkArray(n: Node, data: unknown[], path: string, corr: Correlation | undefined): OAError[] {
-  const errs: OAError[] = [];
-  if (n.items) data.forEach((v, i) => errs.push(...validateNode(n.items!, v, `${path}[${i}]`, corr?.index(i, n))));
+function checkArray(n: Node, data: unknown[], path: string, corr: Correlation | undefined, out: OAError[]): void {
+  if (visited(n.items)) for (let i = 0; i < data.length; i++) validateNode(n.items, data[i], `${path}[${i}]`, corr?.index(i, n), out);
   const vv = n.vv;
-  if (vv.minItems !== undefined && data.length < vv.minItems) errs.push({ code: 'other', name: path, value: data.length, message: `${path} in ${IN} should have at least ${vv.minItems} items` });
-  if (vv.maxItems !== undefined && data.length > vv.maxItems) errs.push({ code: 'maxItems', name: path, value: data.length, valid: vv.maxItems, message: `${path} in ${IN} should have at most ${vv.maxItems} items` });
-  if (vv.uniqueItems && data.some((v, i) => data.findIndex((u) => deepEqual(u, v)) < i)) errs.push({ code: 'other', name: path, message: `${path} in ${IN} shouldn't contain duplicates` });
-  return errs;
+  if (vv.minItems !== undefined && data.length < vv.minItems) out.push({ code: 'other', name: path, value: data.length, message: `${path} in ${IN} should have at least ${vv.minItems} items` });
+  if (vv.maxItems !== undefined && data.length > vv.maxItems) out.push({ code: 'maxItems', name: path, value: data.length, valid: vv.maxItems, message: `${path} in ${IN} should have at most ${vv.maxItems} items` });
+  if (vv.uniqueItems && data.some((v, i) => data.findIndex((u) => deepEqual(u, v)) < i)) out.push({ code: 'other', name: path, message: `${path} in ${IN} shouldn't contain duplicates` });
 }
 
-function checkObject(n: Node, data: Record<string, unknown>, path: string, corr: Correlation | undefined): OAError[] {
-  const errs: OAError[] = [];
-  const size = Object.keys(data).length;
+/** Each node's property names in sorted order (kube-openapi validates them so), computed once. */
+const sortedProperties = new WeakMap<Node, string[]>();
+
+function propertyNames(n: Node): string[] {
+  let names = sortedProperties.get(n);
+  if (!names) sortedProperties.set(n, (names = Object.keys(n.properties ?? {}).sort()));
+  return names;
+}
+
+function checkObject(n: Node, data: Record<string, unknown>, path: string, corr: Correlation | undefined, out: OAError[]): void {
   const vv = n.vv;
-  if (vv.minProperties !== undefined && size < vv.minProperties) errs.push({ code: 'other', name: path, value: size, message: `${path} in ${IN} should have at least ${vv.minProperties} properties` });
-  if (vv.maxProperties !== undefined && size > vv.maxProperties) errs.push({ code: 'maxProperties', name: path, value: size, valid: vv.maxProperties, message: `${path} in ${IN} should have at most ${vv.maxProperties} properties` });
-  const keys = Object.keys(data).sort();
+  if (vv.minProperties !== undefined || vv.maxProperties !== undefined) {
+    const size = Object.keys(data).length;
+    if (vv.minProperties !== undefined && size < vv.minProperties) out.push({ code: 'other', name: path, value: size, message: `${path} in ${IN} should have at least ${vv.minProperties} properties` });
+    if (vv.maxProperties !== undefined && size > vv.maxProperties) out.push({ code: 'maxProperties', name: path, value: size, valid: vv.maxProperties, message: `${path} in ${IN} should have at most ${vv.maxProperties} properties` });
+  }
   const ap = n.additionalProperties;
   if (ap && !ap.allows) {
-    for (const k of keys) if (!n.properties?.[k]) errs.push({ code: 'other', name: path, value: k, message: `${path}.${k} in ${IN} is a forbidden property` });
-  } else if (ap?.schema) {
-    for (const k of keys) if (!n.properties?.[k]) errs.push(...validateNode(ap.schema, data[k], `${path}.${k}`, corr?.key(k)));
+    for (const k of Object.keys(data).sort()) if (!n.properties?.[k]) out.push({ code: 'other', name: path, value: k, message: `${path}.${k} in ${IN} is a forbidden property` });
+  } else if (visited(ap?.schema)) {
+    for (const k of Object.keys(data).sort()) if (!n.properties?.[k]) validateNode(ap.schema, data[k], `${path}.${k}`, corr?.key(k), out);
   }
-  for (const k of Object.keys(n.properties ?? {}).sort()) {
-    // Upstream never ratchets apiVersion and kind at the root: both sides were converted to one version.
-    const correlated = path === '' && (k === 'apiVersion' || k === 'kind') ? undefined : corr?.key(k);
-    if (Object.hasOwn(data, k)) errs.push(...validateNode(n.properties![k], data[k], path ? `${path}.${k}` : k, correlated));
+  if (n.properties) {
+    for (const k of propertyNames(n)) {
+      const sub = n.properties[k];
+      if (!visited(sub) || !Object.hasOwn(data, k)) continue;
+      // Upstream never ratchets apiVersion and kind at the root: both sides were converted to one version.
+      const correlated = path === '' && (k === 'apiVersion' || k === 'kind') ? undefined : corr?.key(k);
+      validateNode(sub, data[k], path ? `${path}.${k}` : k, correlated, out);
+    }
   }
-  for (const k of vv.required ?? []) if (!Object.hasOwn(data, k)) errs.push({ code: 'required', name: `${path}.${k}`, message: `${path}.${k} in ${IN} is required` });
-  return errs;
+  for (const k of vv.required ?? []) if (!Object.hasOwn(data, k)) out.push({ code: 'required', name: `${path}.${k}`, message: `${path}.${k} in ${IN} is required` });
 }
 
-function checkJunctors(n: Node, data: unknown, path: string): OAError[] {
-  const errs: OAError[] = [];
+/** Each junctor alternative's node, built once. */
+const nestedNodes = new WeakMap<NestedValueValidation, Node>();
+
+function nestedNode(v: NestedValueValidation): Node {
+  let node = nestedNodes.get(v);
+  if (!node) nestedNodes.set(v, (node = fromNested(v)));
+  return node;
+}
+
+function checkJunctors(n: Node, data: unknown, path: string, out: OAError[]): void {
   const vv = n.vv;
+  if (!vv.anyOf?.length && !vv.oneOf?.length && !vv.allOf?.length && !vv.not) return;
   const composite = (message: string): OAError => ({ code: 'composite', name: path, message });
   if (vv.anyOf?.length) {
-    const results = vv.anyOf.map((x) => validateNode(fromNested(x), data, path));
-    if (!results.some((r) => r.length === 0)) errs.push(composite(`${goQuote(path)} must validate at least one schema (anyOf)`), ...results[0]);
+    const results = vv.anyOf.map((x) => violations(nestedNode(x), data, path));
+    if (!results.some((r) => r.length === 0)) out.push(composite(`${goQuote(path)} must validate at least one schema (anyOf)`), ...results[0]);
   }
   if (vv.oneOf?.length) {
-    const results = vv.oneOf.map((x) => validateNode(fromNested(x), data, path));
+    const results = vv.oneOf.map((x) => violations(nestedNode(x), data, path));
     const valid = results.filter((r) => r.length === 0).length;
     if (valid !== 1) {
-      errs.push(composite(`${goQuote(path)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`));
-      if (valid === 0) errs.push(...results[0]);
+      out.push(composite(`${goQuote(path)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`));
+      if (valid === 0) out.push(...results[0]);
     }
   }
   if (vv.allOf?.length) {
-    const results = vv.allOf.map((x) => validateNode(fromNested(x), data, path));
-    results.forEach((r) => errs.push(...r));
+    const results = vv.allOf.map((x) => violations(nestedNode(x), data, path));
+    results.forEach((r) => out.push(...r));
     const valid = results.filter((r) => r.length === 0).length;
-    if (valid !== results.length) errs.push(composite(`${goQuote(path)} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`));
+    if (valid !== results.length) out.push(composite(`${goQuote(path)} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`));
   }
-  if (vv.not && validateNode(fromNested(vv.not), data, path).length === 0) errs.push(composite(`${goQuote(path)} must not validate the schema (not)`));
-  return errs;
+  if (vv.not && violations(nestedNode(vv.not), data, path).length === 0) out.push(composite(`${goQuote(path)} must not validate the schema (not)`));
 }
 
 /** Upstream kubeOpenAPIResultToFieldErrors. */
@@ -285,5 +319,8 @@ export function valueNodeOf(s: Structural): ValueNode {
  * ratcheting) the unchanged parts of the value keep passing.
  */
 export function validateValueNode(fldPath: string, value: unknown, node: ValueNode, old?: { value: unknown }): FieldError[] {
-  return validateNode(node, value, '', old && new Correlation(value, old.value)).map((e) => toFieldError(fldPath, e));
+  if (node.valuesBelow === false) return [];
+  const out: OAError[] = [];
+  validateNode(node, value, '', old && new Correlation(value, old.value), out);
+  return out.length === 0 ? [] : out.map((e) => toFieldError(fldPath, e));
 }

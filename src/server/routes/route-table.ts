@@ -18,6 +18,7 @@ import type { BodyKind } from '../../registry/kind.ts';
 import type { ApiRequest } from '../filters/api-request.ts';
 import { ResourceRequestContext } from './resource-request-context.ts';
 import type { Route, Target, TargetKind } from './route.ts';
+import type { ContractValidator } from '../../registry/contract-validation.ts';
 
 /** What handlers take of the server beyond the request: shared, never per request. */
 export interface RouteServices {
@@ -26,6 +27,8 @@ export interface RouteServices {
   readonly watch: WatchSettings;
   /** autoscaling/v1 Scale, the body of every scale subresource; absent from a contract without it (then scale is 404). */
   readonly scaleKind: BodyKind | undefined;
+  /** The rules Scale's contract states, which a Scale written through the subresource must keep (contract-validation.ts). */
+  readonly scaleContract: ContractValidator | undefined;
 }
 
 type Handler<C> = (context: C, services: RouteServices) => Promise<void>;
@@ -67,8 +70,8 @@ const SCALE: Row<ResourceRequestContext> = {
   context: resourceContext,
   verbs: {
     get: (ctx, services) => handleScaleGet(ctx, scaleKindOf(services)),
-    update: (ctx, services) => handleScaleUpdate(ctx, services.structure, scaleKindOf(services)),
-    patch: (ctx, services) => handleScalePatch(ctx, services.structure, scaleKindOf(services)),
+    update: (ctx, services) => handleScaleUpdate(ctx, services.structure, scaleKindOf(services), services.scaleContract),
+    patch: (ctx, services) => handleScalePatch(ctx, services.structure, scaleKindOf(services), services.scaleContract),
   },
 };
 
